@@ -1,0 +1,55 @@
+/**
+ * Opens the database: embedded PGlite under DATA_DIR/db when no DATABASE_URL
+ * is set, postgres.js otherwise. Both run the same migrations folder and the
+ * same drizzle queries, so services never know which one they talk to.
+ */
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
+import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import postgres from "postgres";
+import * as schema from "./schema.ts";
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+/** The handle passed into a `db.transaction` callback. */
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+/** Repositories accept either the database or an open transaction. */
+export type DbOrTx = Db | Tx;
+
+export interface Database {
+  db: Db;
+  kind: "pglite" | "postgres";
+  close(): Promise<void>;
+}
+
+const MIGRATIONS = new URL("../migrations", import.meta.url).pathname;
+
+export interface OpenOptions {
+  /** postgres:// URL; when absent PGlite is used. */
+  url?: string;
+  /** PGlite data directory; undefined means in-memory (tests). */
+  dataDir?: string;
+  /** A prepared PGlite data dir tarball to start from (tests clone one migrated database). */
+  loadDataDir?: Blob;
+}
+
+export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  if (opts.url) {
+    // Quiet NOTICEs ("relation already exists, skipping") from the migrator.
+    const client = postgres(opts.url, { max: 10, onnotice: () => {} });
+    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    await migratePostgres(db as never, { migrationsFolder: MIGRATIONS });
+    return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
+  }
+  if (opts.dataDir) Deno.mkdirSync(opts.dataDir, { recursive: true });
+  const client = new PGlite({
+    dataDir: opts.dataDir,
+    loadDataDir: opts.loadDataDir,
+  });
+  await client.waitReady;
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
+  return { db, kind: "pglite", close: () => client.close() };
+}

@@ -1,0 +1,59 @@
+/**
+ * StyleTwin: one process serving the API under /api, the generation job
+ * runner and the built client. Configuration comes from the environment
+ * (server/config.ts; every variable is listed in README.md).
+ */
+import { join } from "node:path";
+import { openDatabase } from "./db/client.ts";
+import { createApp } from "./server/app.ts";
+import { loadJwtSecret } from "./server/auth/jwt-secret.ts";
+import { ConfigError, loadConfig } from "./server/config.ts";
+import { log, setLogLevel } from "./server/log.ts";
+import { LocalDiskStorage } from "./server/storage/local-disk-storage.ts";
+
+let config;
+try {
+  config = loadConfig();
+} catch (e) {
+  if (e instanceof ConfigError) {
+    console.error(e.message);
+    Deno.exit(1);
+  }
+  throw e;
+}
+setLogLevel(config.logLevel);
+
+const database = await openDatabase({
+  url: config.databaseUrl,
+  dataDir: join(config.dataDir, "db"),
+});
+const jwtSecret = await loadJwtSecret(config);
+const storage = new LocalDiskStorage(join(config.dataDir, "uploads"));
+const app = createApp({ db: database.db, config, jwtSecret, storage });
+
+const controller = new AbortController();
+const server = Deno.serve({
+  port: config.port,
+  hostname: config.host,
+  signal: controller.signal,
+  onListen: ({ port, hostname }) => {
+    log.info("listening", {
+      port,
+      url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`,
+      database: database.kind,
+    });
+  },
+}, app.fetch);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down", { signal });
+  controller.abort();
+  await server.finished;
+  await database.close();
+  Deno.exit(0);
+}
+Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));
+Deno.addSignalListener("SIGTERM", () => shutdown("SIGTERM"));

@@ -1,0 +1,98 @@
+/**
+ * Builds the Hono app: middleware, the /api routers, the static client and
+ * its SPA fallback. Everything the app needs arrives in `deps`, so tests
+ * build the same app on PGlite or Postgres.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
+import { sql } from "drizzle-orm";
+import type { Db } from "../db/client.ts";
+import type { Config } from "./config.ts";
+import type { BlobStorage } from "./storage/storage.ts";
+import { authRoutes } from "./auth/auth.routes.ts";
+import { AppError } from "./http/errors.ts";
+import { staticClient } from "./http/static-client.ts";
+import { usersRoutes } from "./users/users.routes.ts";
+import { log } from "./log.ts";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  jwtSecret: string;
+  storage: BlobStorage;
+  /** Directory of the built client (static/build). */
+  staticDir?: string;
+}
+
+/** JSON bodies larger than this are refused before they are read whole. */
+export const JSON_BODY_LIMIT = 64 * 1024;
+
+export function createApp(deps: AppDeps) {
+  const app = new Hono();
+
+  app.use(
+    "*",
+    secureHeaders({
+      crossOriginResourcePolicy: "same-origin",
+      contentSecurityPolicy: undefined,
+    }),
+  );
+
+  // Uploads set their own (larger) limit on their route; everything else is small JSON.
+  app.use("/api/*", async (c, next) => {
+    if (
+      c.req.path === "/api/upload-photo" ||
+      c.req.path === "/api/users/profile/image"
+    ) return next();
+    return bodyLimit({
+      maxSize: JSON_BODY_LIMIT,
+      onError: () => {
+        throw new AppError(413, "Request body too large");
+      },
+    })(c, next);
+  });
+
+  app.get("/api/health", async (c) => {
+    await deps.db.execute(sql`select 1`);
+    return c.json({ status: "ok" });
+  });
+
+  app.route("/api/auth", authRoutes(deps));
+  app.route("/api", usersRoutes(deps));
+
+  app.all("/api/*", () => {
+    throw new AppError(404, "Not found");
+  });
+
+  app.use(
+    "*",
+    staticClient(
+      deps.staticDir ?? new URL("../static/build", import.meta.url).pathname,
+    ),
+  );
+
+  app.onError((err, c) => {
+    if (err instanceof AppError) {
+      for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
+      return c.json({ detail: err.message }, err.status);
+    }
+    if (err instanceof HTTPException && err.status < 500) {
+      // Hono's own 4xx (malformed JSON, ...): keep the status, answer our shape.
+      return c.json({ detail: err.message || "Bad request" }, err.status);
+    }
+    const requestId = crypto.randomUUID();
+    log.error("unhandled error", {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      error: err,
+    });
+    return c.json({ detail: "Internal Server Error" }, 500, {
+      "X-Request-Id": requestId,
+    });
+  });
+
+  return app;
+}

@@ -1,0 +1,61 @@
+/**
+ * The image model interface (ARCHITECTURE.md, "The image model"). The job
+ * runner only knows this interface; models live beside it (local/, and hosted
+ * ones later) and are chosen by config.IMAGE_MODEL.
+ */
+import type { Angle, Intensity, OptionKey, SelectedOptions, StudioType } from "../styling/option-keys.ts";
+
+export interface ImageRequest {
+  /** The normalised avatar photo (as stored on upload: webp/jpeg/png bytes). */
+  photo: Uint8Array;
+  /** Optional product reference photos (at most 3). */
+  references: Uint8Array[];
+  studioType: StudioType;
+  /** Catalog ids, every key present (defaults where the user chose nothing). */
+  options: SelectedOptions;
+  intensity: Intensity;
+  instructions: string | null;
+  angle: Angle;
+  width: number;
+  height: number;
+  signal?: AbortSignal;
+}
+
+export interface ImageResult {
+  image: Uint8Array;
+  mime: string;
+  /** User-facing notes on what was not applied (unsupported options, skipped hair recolour). */
+  notes: string[];
+}
+
+export interface ModelCapabilities {
+  /** Angles the model can really render; others are absent from results, never faked. */
+  angles: Angle[];
+  /**
+   * For each option key, the catalog ids the model honours. A key that is
+   * missing, or an id not listed, is not applied (the default id is always a no-op).
+   */
+  supported: Partial<Record<OptionKey, string[]>>;
+}
+
+export interface ImageModel {
+  readonly name: string;
+  readonly capabilities: ModelCapabilities;
+  generate(req: ImageRequest): Promise<ImageResult>;
+  /** Release workers and native resources. */
+  close(): Promise<void>;
+}
+
+/**
+ * A failure the model can explain to the user. `transient` failures (a busy
+ * provider, a worker crash) are retried by the runner; permanent ones (no face
+ * found) fail the job at once. Either way `message` is what the user sees.
+ */
+export class ModelError extends Error {
+  readonly transient: boolean;
+  constructor(message: string, opts: { transient: boolean }) {
+    super(message);
+    this.name = "ModelError";
+    this.transient = opts.transient;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Blob storage behind a small interface (local disk by default; an
+ * S3-compatible one can be added beside it). Keys are generated here, never
+ * taken from user input, so a key can be trusted to name one file.
+ */
+import { encodeHex } from "./hex.ts";
+
+export interface BlobStorage {
+  put(key: string, bytes: Uint8Array): Promise<void>;
+  /** Null when the key does not exist. */
+  get(key: string): Promise<Uint8Array | null>;
+  delete(key: string): Promise<void>;
+}
+
+/** 128-bit random keys: `<32 hex>.<ext>`. */
+const KEY_PATTERN = /^[0-9a-f]{32}\.(png|jpg|webp)$/;
+
+export function newKey(ext: "png" | "jpg" | "webp"): string {
+  return `${encodeHex(crypto.getRandomValues(new Uint8Array(16)))}.${ext}`;
+}
+
+/** True for keys this module could have made; everything else is refused before touching disk. */
+export function isValidKey(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function mimeForKey(key: string): string {
+  if (key.endsWith(".png")) return "image/png";
+  if (key.endsWith(".webp")) return "image/webp";
+  return "image/jpeg";
+}

@@ -1,0 +1,31 @@
+/** Shapes users for the API; knows who is an admin. */
+import type { Config } from "../config.ts";
+import { ADMIN_CREDITS, type PublicUser } from "../auth/auth.schemas.ts";
+import type { UserRow } from "./users.repository.ts";
+
+/** Admins are listed in ADMIN_EMAILS or promoted in the database (`deno task admin`). */
+export function isAdmin(
+  user: Pick<UserRow, "email" | "role">,
+  config: Pick<Config, "adminEmails">,
+) {
+  return user.role === "admin" || config.adminEmails.has(user.email);
+}
+
+/** What a user may see of their own row. Admins read the spec's 999999 sentinel. */
+export function toPublicUser(
+  user: UserRow,
+  config: Pick<Config, "adminEmails">,
+): PublicUser {
+  const admin = isAdmin(user, config);
+  return {
+    id: user.id,
+    email: user.email,
+    full_name: user.fullName,
+    profile_image_url: user.profileImageUrl,
+    credits: admin ? ADMIN_CREDITS : user.credits,
+    created_at: user.createdAt.toISOString(),
+    is_active: user.isActive,
+    is_verified: user.isVerified,
+    role: admin ? "admin" : "user",
+  };
+}
