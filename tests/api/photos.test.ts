@@ -1,0 +1,724 @@
+/**
+ * Photo upload, normalisation, claiming, expiry and serving through the
+ * real app, on PGlite and Postgres. Real portraits come from face-api's demo
+ * folder at test time; every other fixture is generated here.
+ */
+import assert from "node:assert/strict";
+import { deflateSync } from "node:zlib";
+import { eq } from "drizzle-orm";
+import sharp from "sharp";
+import type { Db } from "../../db/client.ts";
+import { generations, photos } from "../../db/schema.ts";
+import { MULTIPART_OVERHEAD_BYTES } from "../../server/photos/photos.routes.ts";
+import {
+  FILE_TOO_LARGE,
+  INVALID_FILE_TYPE,
+  MAX_UPLOAD_BYTES,
+  PHOTO_NOT_FOUND,
+  UPLOADS_PER_MINUTE,
+} from "../../server/photos/photos.schemas.ts";
+import {
+  startPhotoSweeper,
+  sweepExpiredPhotos,
+  uploadPhoto,
+  usablePhotoFor,
+} from "../../server/photos/photos.service.ts";
+import { newKey } from "../../server/storage/storage.ts";
+import { backends } from "../helpers/backends.ts";
+import { openTestContext, type TestContext } from "../helpers/test-app.ts";
+
+// ---------- fixtures (built once, shared by both backends) ----------
+
+const portrait = await Deno.readFile(
+  new URL("../../node_modules/@vladmandic/face-api/demo/sample1.jpg", import.meta.url),
+);
+const small = sharp(portrait).resize(480); // 480x320
+const fixtures = {
+  jpeg: new Uint8Array(await small.clone().jpeg().toBuffer()),
+  png: new Uint8Array(await small.clone().png().toBuffer()),
+  webp: new Uint8Array(await small.clone().webp().toBuffer()),
+  avif: new Uint8Array(await small.clone().avif({ effort: 0 }).toBuffer()),
+  // A HEIF container with the generic "mif1" brand (AV1-coded: this sharp build has no HEVC encoder).
+  heif: asHeifBrand(new Uint8Array(await small.clone().heif({ compression: "av1", effort: 0 }).toBuffer())),
+};
+const transparentPng = new Uint8Array(
+  await sharp({ create: { width: 64, height: 48, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+    .png().toBuffer(),
+);
+const gif = new Uint8Array(
+  await sharp({ create: { width: 16, height: 16, channels: 3, background: "red" } }).gif().toBuffer(),
+);
+const svg = new TextEncoder().encode(
+  `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`,
+);
+
+/** Rewrites an AVIF's ftyp brands to the generic HEIF brand (sharp then reports image/heic). */
+function asHeifBrand(avif: Uint8Array): Uint8Array {
+  const out = avif.slice();
+  const size = new DataView(out.buffer).getUint32(0);
+  const enc = new TextEncoder();
+  out.set(enc.encode("mif1"), 8);
+  for (let i = 16; i + 4 <= size; i += 4) out.set(enc.encode("mif1"), i);
+  return out;
+}
+
+/** A valid PNG of 20000x20000 1-bit pixels (400 megapixels) that is ~50 KB on disk. */
+function pngBomb(width = 20_000, height = 20_000): Uint8Array {
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc32 = (bytes: Uint8Array) => {
+    let c = 0xffffffff;
+    for (const b of bytes) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type: string, data: Uint8Array) => {
+    const body = new Uint8Array(4 + data.length);
+    body.set(new TextEncoder().encode(type));
+    body.set(data, 4);
+    const out = new Uint8Array(12 + data.length);
+    const view = new DataView(out.buffer);
+    view.setUint32(0, data.length);
+    out.set(body, 4);
+    view.setUint32(8 + data.length, crc32(body));
+    return out;
+  };
+  const ihdr = new Uint8Array(13);
+  const v = new DataView(ihdr.buffer);
+  v.setUint32(0, width);
+  v.setUint32(4, height);
+  ihdr.set([1, 0, 0, 0, 0], 8); // bit depth 1, greyscale, deflate, no filter, no interlace
+  const raw = new Uint8Array((1 + Math.ceil(width / 8)) * height); // all zero: filter 0, black pixels
+  const idat = new Uint8Array(deflateSync(raw, { level: 9 }));
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", idat),
+    chunk("IEND", new Uint8Array()),
+  ];
+  const png = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) (png.set(p, o), o += p.length);
+  return png;
+}
+
+// ---------- helpers ----------
+
+let ipCounter = 0;
+/** A fresh client address per call (TRUST_PROXY is on), so only the rate-limit step shares one. */
+const freshIp = () => `10.1.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
+
+async function upload(
+  ctx: TestContext,
+  file: Uint8Array | null,
+  opts: { name?: string; type?: string; token?: string; ip?: string; field?: string } = {},
+) {
+  const form = new FormData();
+  if (file) {
+    form.append(
+      opts.field ?? "file",
+      new File([file as Uint8Array<ArrayBuffer>], opts.name ?? "photo.jpg", {
+        type: opts.type ?? "image/jpeg",
+      }),
+    );
+  }
+  const headers: Record<string, string> = { "X-Forwarded-For": opts.ip ?? freshIp() };
+  if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
+  const res = await ctx.app.request("/api/upload-photo", { method: "POST", body: form, headers });
+  const text = await res.text();
+  // deno-lint-ignore no-explicit-any
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch { /* not JSON */ }
+  return { status: res.status, body, headers: res.headers };
+}
+
+async function uploadOk(ctx: TestContext, file: Uint8Array, opts: Parameters<typeof upload>[2] = {}) {
+  const res = await upload(ctx, file, opts);
+  assert.equal(res.status, 201, JSON.stringify(res.body));
+  return res.body as { photoId: string; url: string; message: string };
+}
+
+async function photoRow(db: Db, id: string) {
+  const [row] = await db.select().from(photos).where(eq(photos.id, id));
+  return row;
+}
+
+const keyOf = (url: string) => url.slice(url.lastIndexOf("/") + 1);
+
+async function get(ctx: TestContext, path: string, headers: Record<string, string> = {}) {
+  const res = await ctx.app.request(path, { headers });
+  return { status: res.status, headers: res.headers, bytes: new Uint8Array(await res.arrayBuffer()) };
+}
+
+const json = (bytes: Uint8Array) => JSON.parse(new TextDecoder().decode(bytes));
+
+// ---------- the suite ----------
+
+for (const backend of backends()) {
+  Deno.test({ name: `[${backend.name}] photos`, ignore: backend.skip }, async (t) => {
+    const ctx = await openTestContext(backend, { TRUST_PROXY: "true" });
+    const db = ctx.database.db;
+    try {
+      await t.step(
+        "accepts JPEG, PNG, WebP, AVIF and HEIF by content; stores a JPEG row and blob",
+        async () => {
+          for (const [format, bytes] of Object.entries(fixtures)) {
+            const before = Date.now();
+            // The declared type and name are ignored: only the bytes decide.
+            const body = await uploadOk(ctx, bytes, {
+              name: `x.${format}`,
+              type: "application/octet-stream",
+            });
+            assert.match(body.photoId, /^[0-9a-f-]{36}$/, format);
+            assert.match(body.url, /^\/api\/uploads\/[0-9a-f]{32}\.jpg$/, format);
+            assert.equal(typeof body.message, "string");
+
+            const row = await photoRow(db, body.photoId);
+            assert.equal(row.storageKey, keyOf(body.url));
+            assert.equal(row.ownerId, null);
+            assert.equal(row.mime, "image/jpeg");
+            assert.deepEqual([row.width, row.height], [480, 320], format);
+            const ttl = row.expiresAt!.getTime() - before;
+            assert.ok(
+              ttl > 24 * 3600_000 - 60_000 && ttl <= 24 * 3600_000 + 60_000,
+              `${format} expires in 24 h`,
+            );
+
+            const stored = (await ctx.storage.get(row.storageKey))!;
+            assert.equal(row.bytes, stored.length);
+            const digest = new Uint8Array(
+              await crypto.subtle.digest("SHA-256", stored as Uint8Array<ArrayBuffer>),
+            );
+            assert.equal(row.sha256, Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join(""));
+            const meta = await sharp(stored).metadata();
+            assert.equal(meta.format, "jpeg", format);
+          }
+        },
+      );
+
+      await t.step("a transparent PNG is flattened to an opaque JPEG", async () => {
+        const body = await uploadOk(ctx, transparentPng, { name: "t.png", type: "image/png" });
+        const stored = (await ctx.storage.get(keyOf(body.url)))!;
+        const { data } = await sharp(stored).raw().toBuffer({ resolveWithObject: true });
+        assert.ok(data[0] > 240 && data[1] > 240 && data[2] > 240, "white behind transparency, not black");
+      });
+
+      await t.step("anything that is not an accepted image is 415 with the spec's message", async () => {
+        const cases: [string, Uint8Array, string][] = [
+          [
+            "a text file renamed to .jpg",
+            new TextEncoder().encode("just some notes, not a photo\n".repeat(20)),
+            "image/jpeg",
+          ],
+          ["a GIF", gif, "image/gif"],
+          ["an SVG", svg, "image/svg+xml"],
+          [
+            "a PNG signature on a text body",
+            new Uint8Array([...fixtures.png.subarray(0, 8), ...new TextEncoder().encode("x".repeat(64))]),
+            "image/png",
+          ],
+          ["a PDF", new TextEncoder().encode("%PDF-1.4\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n"), "image/jpeg"],
+        ];
+        for (const [label, bytes, type] of cases) {
+          const res = await upload(ctx, bytes, { name: "photo.jpg", type });
+          // A PNG signature with garbage after it is the right type but unreadable: 422 "damaged".
+          if (label.startsWith("a PNG signature")) {
+            assert.equal(res.status, 422, label);
+            assert.match(res.body.detail, /damaged/, label);
+            continue;
+          }
+          assert.equal(res.status, 415, label);
+          assert.deepEqual(res.body, { detail: INVALID_FILE_TYPE }, label);
+        }
+      });
+
+      await t.step("a damaged JPEG is 422 with a clear detail", async () => {
+        const truncated = fixtures.jpeg.slice(0, 400);
+        const res = await upload(ctx, truncated);
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.match(res.body.detail, /damaged|incomplete/i);
+      });
+
+      await t.step(
+        "a file of 10485761 bytes is 413 with the spec's message; 10485760 bytes pass the size check",
+        async () => {
+          const before = (await db.select({ id: photos.id }).from(photos)).length;
+          const tooBig = new Uint8Array(MAX_UPLOAD_BYTES + 1);
+          tooBig.set(fixtures.jpeg.subarray(0, 64));
+          const res = await upload(ctx, tooBig);
+          assert.equal(res.status, 413);
+          assert.deepEqual(res.body, { detail: FILE_TOO_LARGE });
+          // Exactly at the limit the size is fine; these bytes are not an image, so the type check answers.
+          const atLimit = new Uint8Array(MAX_UPLOAD_BYTES);
+          const res2 = await upload(ctx, atLimit);
+          assert.equal(res2.status, 415);
+          assert.equal(
+            (await db.select({ id: photos.id }).from(photos)).length,
+            before,
+            "refused uploads store nothing",
+          );
+        },
+      );
+
+      await t.step("a 30 MB streamed body is refused with 413 without being read whole", async () => {
+        const boundary = "----styletwin-test-boundary";
+        const head = new TextEncoder().encode(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.jpg"\r\n` +
+            `Content-Type: image/jpeg\r\n\r\n`,
+        );
+        const total = 30 * 1024 * 1024;
+        const chunk = new Uint8Array(64 * 1024);
+        let sent = 0;
+        const stream = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent === 0) {
+              controller.enqueue(head);
+              sent += head.length;
+            } else if (sent < total) {
+              controller.enqueue(chunk);
+              sent += chunk.length;
+            } else {
+              controller.enqueue(new TextEncoder().encode(`\r\n--${boundary}--\r\n`));
+              controller.close();
+            }
+          },
+        }, { highWaterMark: 0 });
+        const res = await ctx.app.request("/api/upload-photo", {
+          method: "POST",
+          body: stream,
+          headers: {
+            "Content-Type": `multipart/form-data; boundary=${boundary}`,
+            "X-Forwarded-For": freshIp(),
+          },
+          duplex: "half",
+        } as RequestInit);
+        assert.equal(res.status, 413);
+        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE });
+        const limit = MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
+        assert.ok(
+          sent <= limit + 2 * chunk.length,
+          `read ${sent} bytes of ${total}; stops just past ${limit}`,
+        );
+        await stream.cancel().catch(() => {});
+      });
+
+      await t.step("a declared Content-Length over the limit is refused before reading", async () => {
+        const res = await ctx.app.request("/api/upload-photo", {
+          method: "POST",
+          body: "x",
+          headers: {
+            "Content-Type": "multipart/form-data; boundary=b",
+            "Content-Length": String(1024 ** 3),
+            "X-Forwarded-For": freshIp(),
+          },
+        });
+        assert.equal(res.status, 413);
+        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE });
+      });
+
+      await t.step("a 20000x20000 PNG (decompression bomb) is 422 before decoding", async () => {
+        const bomb = pngBomb();
+        assert.ok(bomb.length < 200_000, `bomb is ${bomb.length} bytes on disk`);
+        const started = performance.now();
+        const res = await upload(ctx, bomb, { name: "bomb.png", type: "image/png" });
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.match(res.body.detail, /20000x20000/);
+        assert.match(res.body.detail, /50 megapixels/);
+        assert.ok(performance.now() - started < 5_000, "refused from the header, not by decoding 400 MP");
+      });
+
+      await t.step("a missing file field is 422", async () => {
+        const none = await upload(ctx, null);
+        assert.equal(none.status, 422);
+        assert.match(none.body.detail, /No file uploaded/);
+
+        const wrongField = await upload(ctx, fixtures.jpeg, { field: "photo" });
+        assert.equal(wrongField.status, 422);
+        assert.match(wrongField.body.detail, /No file uploaded/);
+
+        const form = new FormData();
+        form.append("file", "not a file, a string");
+        const asString = await ctx.app.request("/api/upload-photo", {
+          method: "POST",
+          body: form,
+          headers: { "X-Forwarded-For": freshIp() },
+        });
+        assert.equal(asString.status, 422);
+
+        const asJson = await ctx.call("POST", "/api/upload-photo", {
+          body: { file: "x" },
+          headers: { "X-Forwarded-For": freshIp() },
+        });
+        assert.equal(asJson.status, 422);
+        assert.match(asJson.body.detail, /No file uploaded/);
+
+        const empty = await upload(ctx, new Uint8Array());
+        assert.equal(empty.status, 422);
+      });
+
+      await t.step("EXIF orientation is applied (orientation 6: width and height swap)", async () => {
+        const rotated = new Uint8Array(
+          await sharp(portrait).resize(600, 400).withMetadata({ orientation: 6 }).jpeg().toBuffer(),
+        );
+        assert.equal((await sharp(rotated).metadata()).orientation, 6);
+        const body = await uploadOk(ctx, rotated);
+        const row = await photoRow(db, body.photoId);
+        assert.deepEqual([row.width, row.height], [400, 600]);
+        const meta = await sharp((await ctx.storage.get(row.storageKey))!).metadata();
+        assert.deepEqual([meta.width, meta.height, meta.orientation], [400, 600, undefined]);
+      });
+
+      await t.step("GPS and all other metadata are stripped", async () => {
+        const withGps = new Uint8Array(
+          await sharp(portrait).resize(640).withExif({
+            IFD0: { Make: "SpyCam", Model: "Serial-12345", Copyright: "someone" },
+            IFD3: {
+              GPSLatitudeRef: "N",
+              GPSLatitude: "51/1 30/1 2637/100",
+              GPSLongitudeRef: "W",
+              GPSLongitude: "0/1 7/1 3947/100",
+            },
+          }).jpeg().toBuffer(),
+        );
+        const srcMeta = await sharp(withGps).metadata();
+        assert.ok(srcMeta.exif && srcMeta.exif.length > 0, "fixture carries EXIF");
+        const body = await uploadOk(ctx, withGps);
+        const stored = (await ctx.storage.get(keyOf(body.url)))!;
+        const meta = await sharp(stored).metadata();
+        assert.equal(meta.exif, undefined, "no EXIF block");
+        assert.equal(meta.xmp, undefined, "no XMP block");
+        assert.equal(meta.iptc, undefined, "no IPTC block");
+        assert.equal(meta.hasProfile, false, "no ICC profile");
+        const text = new TextDecoder("latin1").decode(stored);
+        for (const needle of ["Exif", "SpyCam", "Serial-12345", "GPS"]) {
+          assert.ok(!text.includes(needle), needle);
+        }
+      });
+
+      await t.step("the long side is capped at 2048 px and the aspect ratio kept", async () => {
+        const big = new Uint8Array(await sharp(portrait).resize(3000, 2000).jpeg({ quality: 70 }).toBuffer());
+        const body = await uploadOk(ctx, big);
+        const row = await photoRow(db, body.photoId);
+        assert.deepEqual([row.width, row.height], [2048, 1365]);
+        const tall = new Uint8Array(
+          await sharp(portrait).resize(900, 2600, { fit: "fill" }).jpeg().toBuffer(),
+        );
+        const row2 = await photoRow(db, (await uploadOk(ctx, tall)).photoId);
+        assert.equal(row2.height, 2048);
+        assert.equal(row2.width, Math.round(900 * 2048 / 2600));
+        // Small photos are never enlarged.
+        const row3 = await photoRow(db, (await uploadOk(ctx, fixtures.jpeg)).photoId);
+        assert.deepEqual([row3.width, row3.height], [480, 320]);
+      });
+
+      await t.step("a signed-in upload is owned and does not expire; a bad token is 401", async () => {
+        const alice = await ctx.register();
+        const body = await uploadOk(ctx, fixtures.jpeg, { token: alice.access_token });
+        const row = await photoRow(db, body.photoId);
+        assert.equal(row.ownerId, alice.user.id);
+        assert.equal(row.expiresAt, null);
+        const bad = await upload(ctx, fixtures.jpeg, { token: "not-a-jwt" });
+        assert.equal(bad.status, 401);
+      });
+
+      await t.step(
+        "usablePhotoFor: a signed-in user claims an anonymous photo; others then get 404",
+        async () => {
+          const alice = await ctx.register();
+          const bob = await ctx.register();
+          const { photoId } = await uploadOk(ctx, fixtures.jpeg);
+
+          // A claim inside a transaction that then fails is rolled back with it.
+          await assert.rejects(
+            db.transaction(async (tx) => {
+              await usablePhotoFor(tx, photoId, alice.user.id);
+              throw new Error("generate failed later");
+            }),
+            /generate failed later/,
+          );
+          assert.equal((await photoRow(db, photoId)).ownerId, null);
+
+          const claimed = await db.transaction((tx) => usablePhotoFor(tx, photoId, alice.user.id));
+          assert.equal(claimed.id, photoId);
+          assert.equal(claimed.ownerId, alice.user.id);
+          assert.equal(claimed.expiresAt, null);
+          const row = await photoRow(db, photoId);
+          assert.equal(row.ownerId, alice.user.id);
+          assert.equal(row.expiresAt, null);
+
+          // The owner keeps using it; anyone else is told it does not exist.
+          assert.equal((await usablePhotoFor(db, photoId, alice.user.id)).id, photoId);
+          await assert.rejects(usablePhotoFor(db, photoId, bob.user.id), {
+            status: 404,
+            message: PHOTO_NOT_FOUND,
+          });
+
+          // Bob's own upload is not Alice's to claim.
+          const bobs = await uploadOk(ctx, fixtures.jpeg, { token: bob.access_token });
+          await assert.rejects(usablePhotoFor(db, bobs.photoId, alice.user.id), { status: 404 });
+
+          // Not uuids (never a 500 from Postgres' uuid parser) and unknown ids: the same 404.
+          for (
+            const id of [
+              "",
+              "nope",
+              "' or 1=1 --",
+              `${photoId}x`,
+              "00000000-0000-0000-0000-00000000000g",
+              crypto.randomUUID(),
+            ]
+          ) {
+            await assert.rejects(usablePhotoFor(db, id, alice.user.id), {
+              status: 404,
+              message: PHOTO_NOT_FOUND,
+            }, id);
+          }
+
+          // An expired anonymous photo cannot be claimed.
+          const old = await uploadOk(ctx, fixtures.jpeg);
+          await db.update(photos).set({ expiresAt: new Date(Date.now() - 1000) }).where(
+            eq(photos.id, old.photoId),
+          );
+          await assert.rejects(usablePhotoFor(db, old.photoId, alice.user.id), { status: 404 });
+          assert.equal((await photoRow(db, old.photoId)).ownerId, null);
+        },
+      );
+
+      await t.step("POST /api/generate claims an anonymous photo for the caller", async () => {
+        const carol = await ctx.register();
+        const { photoId } = await uploadOk(ctx, fixtures.jpeg);
+        const res = await ctx.call("POST", "/api/generate", {
+          token: carol.access_token,
+          body: { photoId, studioType: "makeup", view360: false, options: {} },
+        });
+        assert.ok(res.status >= 200 && res.status < 300, JSON.stringify(res.body));
+        assert.equal((await photoRow(db, photoId)).ownerId, carol.user.id);
+        const dave = await ctx.register();
+        const other = await ctx.call("POST", "/api/generate", {
+          token: dave.access_token,
+          body: { photoId, studioType: "makeup", view360: false, options: {} },
+        });
+        assert.equal(other.status, 404);
+        assert.equal(other.body.detail, PHOTO_NOT_FOUND);
+      });
+
+      await t.step(
+        "expired anonymous photos are swept (rows and blobs); owned ones and references survive",
+        async () => {
+          const owner = await ctx.register();
+          const expired = await uploadOk(ctx, fixtures.jpeg);
+          const fresh = await uploadOk(ctx, fixtures.jpeg);
+          const owned = await uploadOk(ctx, fixtures.jpeg, { token: owner.access_token });
+          const past = new Date(Date.now() - 60_000);
+          await db.update(photos).set({ expiresAt: past }).where(eq(photos.id, expired.photoId));
+          // A generation pointing at the expired photo (generations.photo_id is ON DELETE SET NULL).
+          const [gen] = await db.insert(generations).values({
+            userId: owner.user.id,
+            photoId: expired.photoId,
+            studioType: "makeup",
+            options: {},
+            intensity: {},
+            status: "completed",
+          }).returning();
+
+          const now = new Date();
+          const due = (await db.select().from(photos)).filter((p) =>
+            p.ownerId === null && p.expiresAt! <= now
+          );
+          assert.ok(due.some((p) => p.id === expired.photoId));
+          const removed = await sweepExpiredPhotos({ db, storage: ctx.storage }, now);
+          assert.equal(removed, due.length);
+
+          assert.equal(await photoRow(db, expired.photoId), undefined);
+          assert.equal(await ctx.storage.get(keyOf(expired.url)), null, "blob removed");
+          assert.equal((await get(ctx, expired.url)).status, 404);
+          const [genAfter] = await db.select().from(generations).where(eq(generations.id, gen.id));
+          assert.equal(genAfter.photoId, null);
+          assert.equal(genAfter.status, "completed");
+          assert.ok(await photoRow(db, fresh.photoId));
+          assert.ok(await ctx.storage.get(keyOf(fresh.url)));
+
+          // 25 hours later every anonymous upload is gone; owned photos never expire.
+          await sweepExpiredPhotos({ db, storage: ctx.storage }, new Date(Date.now() + 25 * 3600_000));
+          assert.equal(await photoRow(db, fresh.photoId), undefined);
+          assert.equal(await ctx.storage.get(keyOf(fresh.url)), null);
+          assert.ok(await photoRow(db, owned.photoId));
+          assert.ok(await ctx.storage.get(keyOf(owned.url)));
+          const anonymousLeft = (await db.select().from(photos)).filter((p) => p.ownerId === null);
+          assert.equal(anonymousLeft.length, 0);
+          assert.equal(await sweepExpiredPhotos({ db, storage: ctx.storage }), 0, "nothing left to sweep");
+        },
+      );
+
+      await t.step("startPhotoSweeper sweeps at start and stops cleanly", async () => {
+        const { photoId, url } = await uploadOk(ctx, fixtures.jpeg);
+        await db.update(photos).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(photos.id, photoId));
+        const sweeper = startPhotoSweeper({ db, storage: ctx.storage }, 60_000);
+        try {
+          for (let i = 0; i < 100 && await photoRow(db, photoId); i++) {
+            await new Promise((r) => setTimeout(r, 20));
+          }
+          assert.equal(await photoRow(db, photoId), undefined);
+          assert.equal(await ctx.storage.get(keyOf(url)), null);
+        } finally {
+          sweeper.stop();
+        }
+      });
+
+      await t.step("a failed row insert leaves no blob behind", async () => {
+        const keys: string[] = [];
+        const storage = {
+          put: (key: string, bytes: Uint8Array) => (keys.push(key), ctx.storage.put(key, bytes)),
+          get: (key: string) => ctx.storage.get(key),
+          delete: (key: string) => ctx.storage.delete(key),
+        };
+        const failingDb = {
+          insert: () => {
+            throw new Error("database unavailable");
+          },
+        } as unknown as Db;
+        await assert.rejects(
+          uploadPhoto({ db: failingDb, storage }, { file: new Blob([fixtures.jpeg]), ownerId: null }),
+          /database unavailable/,
+        );
+        assert.equal(keys.length, 1, "the blob was written first");
+        assert.equal(await ctx.storage.get(keys[0]), null, "and removed after the insert failed");
+      });
+
+      await t.step(
+        "GET /api/uploads/<key> serves inline with cache headers; /api/download/<key> as an attachment",
+        async () => {
+          const { url } = await uploadOk(ctx, fixtures.jpeg);
+          const key = keyOf(url);
+          const stored = (await ctx.storage.get(key))!;
+
+          const inline = await get(ctx, url);
+          assert.equal(inline.status, 200);
+          assert.deepEqual(inline.bytes, stored);
+          assert.equal(inline.headers.get("Content-Type"), "image/jpeg");
+          assert.equal(inline.headers.get("ETag"), `"${key}"`);
+          assert.equal(inline.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+          assert.equal(inline.headers.get("X-Content-Type-Options"), "nosniff");
+          assert.equal(inline.headers.get("Content-Disposition"), "inline");
+
+          const download = await get(ctx, `/api/download/${key}`);
+          assert.equal(download.status, 200);
+          assert.deepEqual(download.bytes, stored);
+          assert.equal(download.headers.get("Content-Type"), "image/jpeg");
+          assert.equal(download.headers.get("X-Content-Type-Options"), "nosniff");
+          assert.equal(download.headers.get("ETag"), `"${key}"`);
+          assert.equal(
+            download.headers.get("Content-Disposition"),
+            `attachment; filename="styletwin-${key.slice(0, 8)}.jpg"`,
+          );
+
+          const names: [string, string][] = [
+            ["styletwin-result.png", "styletwin-result.jpg"], // the real extension wins
+            ["styletwin-360-front", "styletwin-360-front.jpg"],
+            ["makeup-1234", "styletwin-makeup-1234.jpg"],
+            ['../../Evil "Name"\r\nX-Injected: 1', "styletwin-evil-name-x-injected-1.jpg"],
+            ["%2e%2e%2fetc", "styletwin-2e-2e-2fetc.jpg"],
+            ["日本語", `styletwin-${key.slice(0, 8)}.jpg`],
+            ["styletwin", `styletwin-${key.slice(0, 8)}.jpg`],
+          ];
+          for (const [name, expected] of names) {
+            const res = await get(ctx, `/api/download/${key}?name=${encodeURIComponent(name)}`);
+            assert.equal(res.status, 200, name);
+            assert.equal(res.headers.get("Content-Disposition"), `attachment; filename="${expected}"`, name);
+          }
+
+          const head = await ctx.app.request(url, { method: "HEAD" });
+          assert.equal(head.status, 200);
+          assert.equal(head.headers.get("Content-Type"), "image/jpeg");
+          assert.equal((await head.arrayBuffer()).byteLength, 0);
+        },
+      );
+
+      await t.step("If-None-Match with the ETag answers 304 without a body", async () => {
+        const { url } = await uploadOk(ctx, fixtures.jpeg);
+        const etag = `"${keyOf(url)}"`;
+        for (const inm of [etag, `W/${etag}`, `"other", ${etag}`, "*"]) {
+          const res = await get(ctx, url, { "If-None-Match": inm });
+          assert.equal(res.status, 304, inm);
+          assert.equal(res.bytes.length, 0);
+          assert.equal(res.headers.get("ETag"), etag);
+          assert.equal(res.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+        }
+        assert.equal((await get(ctx, url, { "If-None-Match": '"something-else"' })).status, 200);
+        assert.equal((await get(ctx, `/api/download/${keyOf(url)}`, { "If-None-Match": etag })).status, 304);
+      });
+
+      await t.step("any stored image is served by key (generated results share the storage)", async () => {
+        const key = newKey("png");
+        const png = new Uint8Array(await sharp(portrait).resize(90, 160).png().toBuffer());
+        await ctx.storage.put(key, png);
+        const res = await get(ctx, `/api/uploads/${key}`);
+        assert.equal(res.status, 200);
+        assert.equal(res.headers.get("Content-Type"), "image/png");
+        assert.deepEqual(res.bytes, png);
+        const dl = await get(ctx, `/api/download/${key}?name=styletwin-result`);
+        assert.equal(dl.headers.get("Content-Disposition"), 'attachment; filename="styletwin-result.png"');
+      });
+
+      await t.step("unknown keys and path traversal attempts are 404 {detail}", async () => {
+        // A real file just outside the storage root, and one inside under a non-key name.
+        await Deno.writeTextFile(`${ctx.dataDir}/secret.jpg`, "secret");
+        await Deno.mkdir(`${ctx.dataDir}/uploads/ab`, { recursive: true });
+        await Deno.writeTextFile(`${ctx.dataDir}/uploads/ab/notakey.jpg`, "secret");
+        const { url } = await uploadOk(ctx, fixtures.jpeg);
+        const key = keyOf(url);
+        const paths = [
+          `${newKey("jpg")}`,
+          key.toUpperCase(),
+          key.replace(".jpg", ".svg"),
+          `${key}%00.jpg`,
+          `${key}%2F..%2F..%2Fsecret.jpg`,
+          "..%2Fsecret.jpg",
+          "..%2F..%2Fsecret.jpg",
+          "%2e%2e%2fsecret.jpg",
+          "%2E%2E%2F%2E%2E%2Fsecret.jpg",
+          "..%5csecret.jpg",
+          "ab%2Fnotakey.jpg",
+          "%252e%252e%252fsecret.jpg",
+          "....%2F%2Fsecret.jpg",
+          "secret.jpg",
+          "",
+        ];
+        for (const p of paths) {
+          for (const prefix of ["/api/uploads/", "/api/download/"]) {
+            const res = await get(ctx, prefix + p);
+            assert.equal(res.status, 404, prefix + p);
+            assert.equal(typeof json(res.bytes).detail, "string", prefix + p);
+            assert.ok(!new TextDecoder().decode(res.bytes).includes('secret"'), prefix + p);
+          }
+        }
+        // Dot segments the URL parser resolves land outside /api/uploads/ and never reach storage.
+        const dots = await get(ctx, "/api/uploads/../../secret.jpg");
+        assert.notEqual(new TextDecoder().decode(dots.bytes), "secret");
+      });
+
+      await t.step(
+        `uploads are rate limited per IP (${UPLOADS_PER_MINUTE} a minute), 429 with Retry-After`,
+        async () => {
+          const ip = "203.0.113.7";
+          // Refused uploads count too (they cost the server work); empty forms keep this fast.
+          for (let i = 0; i < UPLOADS_PER_MINUTE; i++) {
+            assert.equal((await upload(ctx, null, { ip })).status, 422);
+          }
+          const limited = await upload(ctx, fixtures.jpeg, { ip });
+          assert.equal(limited.status, 429);
+          assert.ok(Number(limited.headers.get("Retry-After")) >= 1);
+          assert.equal(typeof limited.body.detail, "string");
+          // Another address is unaffected.
+          await uploadOk(ctx, fixtures.jpeg, { ip: "203.0.113.8" });
+        },
+      );
+    } finally {
+      await ctx.close();
+    }
+  });
+}
