@@ -1,0 +1,100 @@
+/**
+ * Local image model benchmark (plain script: `deno run -A bench/local-model.bench.ts`).
+ * Prints: median/p95 of a full look at 1080x1920 through the worker pool, the
+ * bare sharp decode+resize+encode of the same photo and the ratio, per-stage
+ * medians, and process RSS before and after 50 jobs (one worker).
+ * The photo is a face cropped at run time from @vladmandic/face-api's demo
+ * sample6.jpg (MIT, test-only data in node_modules).
+ */
+import sharp from "sharp";
+import { createLocalModel } from "../server/imaging/local/local-model.ts";
+import { defaultOptions } from "../server/styling/catalog.ts";
+import type { ImageRequest } from "../server/imaging/image-model.ts";
+import { percentile } from "./stats.ts";
+import { cropFace, DARK_HAIR } from "../tests/imaging/fixtures.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 20);
+const LEAK_JOBS = Number(Deno.env.get("BENCH_LEAK_JOBS") ?? 50);
+const photo = await cropFace(DARK_HAIR);
+const meta = await sharp(photo).metadata();
+const mb = (n: number) => `${(n / 1e6).toFixed(0)} MB`;
+const ms = (n: number) => `${n.toFixed(0)} ms`;
+
+// Bare sharp: decode + resize to 1080x1920 + encode (same JPEG settings as the model).
+const bare: number[] = [];
+for (let i = 0; i < RUNS + 3; i++) {
+  const t = performance.now();
+  await sharp(photo).rotate().resize(1080, 1920, { fit: "cover" }).jpeg({
+    quality: 92,
+    chromaSubsampling: "4:4:4",
+  })
+    .toBuffer();
+  if (i >= 3) bare.push(performance.now() - t);
+}
+
+const request: ImageRequest = {
+  photo,
+  references: [],
+  studioType: "hair",
+  options: {
+    ...defaultOptions("hair"),
+    lookStyle: "soft-glam",
+    lips: "classic-red-matte",
+    eyeshadow: "bronze",
+    cheeks: "dusty-rose",
+    baseMakeup: "satin-finish",
+    hairColor: "auburn",
+    setting: "beach-sunset",
+    lighting: "warm",
+  },
+  intensity: { lookStyle: 70, eyeshadow: 70, lips: 80, baseMakeup: 70, cheeks: 70, extras: 70 },
+  instructions: null,
+  angle: "front",
+  width: 1080,
+  height: 1920,
+};
+
+const model = await createLocalModel({ workers: 1 });
+try {
+  await model.ready();
+  for (let i = 0; i < 3; i++) await model.generate(request);
+  const full: number[] = [];
+  const stages: Record<string, number[]> = {};
+  let notes: string[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    const out = await model.generateWithTimings(request);
+    full.push(performance.now() - t);
+    notes = out.notes;
+    for (const [k, v] of Object.entries(out.timings)) (stages[k] ??= []).push(v);
+  }
+  const fullMed = percentile(full, 50), bareMed = percentile(bare, 50);
+  console.log(`photo: ${meta.width}x${meta.height} crop of face-api demo sample6.jpg -> 1080x1920 JPEG`);
+  console.log(
+    `full look (lips, eyeshadow, blush, base, highlight, hair colour, backdrop, lighting), ${RUNS} runs:`,
+  );
+  console.log(`  median ${ms(fullMed)}  p95 ${ms(percentile(full, 95))}  (target <= 1500 ms)`);
+  console.log(
+    `  stages (median): ${
+      Object.entries(stages).map(([k, v]) => `${k} ${ms(percentile(v, 50))}`).join(", ")
+    }`,
+  );
+  console.log(`  notes: ${notes.length ? notes.join("; ") : "(none)"}`);
+  console.log(`bare sharp decode+resize+encode: median ${ms(bareMed)}`);
+  console.log(`ratio full look / bare sharp: ${(fullMed / bareMed).toFixed(2)}x (target <= 4x)`);
+
+  const before = Deno.memoryUsage().rss;
+  let peak = before;
+  for (let i = 0; i < LEAK_JOBS; i++) {
+    await model.generate(request);
+    peak = Math.max(peak, Deno.memoryUsage().rss);
+  }
+  const after = Deno.memoryUsage().rss;
+  console.log(
+    `RSS (whole process, 1 worker) before ${mb(before)}, after ${LEAK_JOBS} jobs ${mb(after)}, peak ${
+      mb(peak)
+    } (target < 600 MB, no growth)`,
+  );
+} finally {
+  await model.close();
+}

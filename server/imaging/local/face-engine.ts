@@ -1,0 +1,147 @@
+/**
+ * The neural parts of the local model, loaded once per worker: Human's face
+ * detector + 478-point mesh on the tfjs wasm backend, and MediaPipe selfie
+ * segmentation (vendored, see models/README.md). Models are read from disk
+ * through a tfjs load router; nothing is fetched from the network.
+ */
+import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { fileURLToPath as fromFileUrl } from "node:url";
+import type { Point } from "./masks.ts";
+import { HUMAN_DIST, HUMAN_MODELS_URL, SELFIE_MODEL_URL, TFJS_WASM_DIR } from "./model-files.ts";
+
+export interface DetectedFace {
+  /** x, y, width, height in input pixels. */
+  box: [number, number, number, number];
+  score: number;
+  /** 478 points in input pixels. */
+  mesh: Point[];
+  /** Head rotation in radians. */
+  yaw: number;
+  pitch: number;
+  roll: number;
+}
+
+export interface RawImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+// deno-lint-ignore no-explicit-any
+type Any = any;
+
+export class FaceEngine {
+  private constructor(
+    private readonly human: Any,
+    private readonly selfie: Any,
+  ) {}
+
+  static async load(): Promise<FaceEngine> {
+    const require = createRequire(import.meta.url);
+    const H = require(HUMAN_DIST);
+    const human = new H.Human({
+      backend: "wasm",
+      wasmPath: TFJS_WASM_DIR,
+      modelBasePath: HUMAN_MODELS_URL,
+      cacheSensitivity: 0,
+      debug: false,
+      face: {
+        enabled: true,
+        detector: {
+          rotation: false,
+          maxDetected: 8,
+          skipFrames: 0,
+          skipTime: 0,
+          minConfidence: 0.3,
+          return: false,
+        },
+        mesh: { enabled: true },
+        iris: { enabled: true, skipFrames: 0, skipTime: 0 },
+        attention: { enabled: false },
+        description: { enabled: false },
+        emotion: { enabled: false },
+        antispoof: { enabled: false },
+        liveness: { enabled: false },
+        gear: { enabled: false },
+      },
+      body: { enabled: false },
+      hand: { enabled: false },
+      object: { enabled: false },
+      gesture: { enabled: false },
+      segmentation: { enabled: false },
+      filter: { enabled: false },
+    });
+    const tf = human.tf;
+    tf.io.registerLoadRouter((url: unknown) => {
+      if (typeof url !== "string" || !url.startsWith("file://")) return null;
+      const path = fromFileUrl(url);
+      return {
+        load: async () => {
+          const json = JSON.parse(readFileSync(path, "utf8"));
+          const dir = path.slice(0, path.lastIndexOf("/") + 1);
+          return await tf.io.getModelArtifactsForJSON(
+            json,
+            (manifest: { paths: string[]; weights: unknown[] }[]) => {
+              const bufs = manifest.flatMap((g) => g.paths.map((p) => readFileSync(dir + p)));
+              const total = bufs.reduce((a, b) => a + b.length, 0);
+              const out = new Uint8Array(total);
+              let o = 0;
+              for (const b of bufs) {
+                out.set(b, o);
+                o += b.length;
+              }
+              return Promise.resolve([
+                manifest.flatMap((g) => g.weights),
+                out.buffer,
+              ]);
+            },
+          );
+        },
+      };
+    });
+    await human.load();
+    const selfie = await tf.loadGraphModel(SELFIE_MODEL_URL);
+    return new FaceEngine(human, selfie);
+  }
+
+  /** All faces in an RGB image, largest first. */
+  async detect(img: RawImage): Promise<DetectedFace[]> {
+    const tf = this.human.tf;
+    const tensor = tf.tensor3d(img.data, [img.height, img.width, 3], "int32");
+    try {
+      const res = await this.human.detect(tensor);
+      const faces: DetectedFace[] = (res.face as Any[])
+        .filter((f) => Array.isArray(f.mesh) && f.mesh.length >= 468)
+        .map((f) => ({
+          box: f.box as [number, number, number, number],
+          score: f.score ?? f.faceScore ?? 0,
+          mesh: (f.mesh as number[][]).map((p) => [p[0] + 0.5, p[1] + 0.5]),
+          yaw: f.rotation?.angle?.yaw ?? 0,
+          pitch: f.rotation?.angle?.pitch ?? 0,
+          roll: f.rotation?.angle?.roll ?? 0,
+        }));
+      faces.sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+      return faces;
+    } finally {
+      tensor.dispose();
+    }
+  }
+
+  /**
+   * Person probability (0..1) on a 256x256 grid for a 256x256 RGB input
+   * (values 0..1, HWC), as MediaPipe selfie segmentation expects.
+   */
+  segment(input: Float32Array): Float32Array {
+    const tf = this.human.tf;
+    return tf.tidy(() => {
+      const t = tf.tensor4d(input, [1, 256, 256, 3], "float32");
+      const out = this.selfie.execute(t);
+      return out.dataSync() as Float32Array;
+    });
+  }
+
+  tensorCount(): number {
+    return this.human.tf.memory().numTensors;
+  }
+}

@@ -1,0 +1,281 @@
+/**
+ * Soft masks over a rectangular region of the canvas: polygon and ellipse
+ * rasterisation, feathering (a three-pass box blur approximating a Gaussian)
+ * and the small algebra the layers need. Masks only cover the face's region,
+ * never the whole frame (whole-frame masks at 1080x1920 cost far too much).
+ */
+
+export type Point = [number, number];
+
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** A mask with values 0..1 over `rect` (in canvas pixels). */
+export interface Mask extends Rect {
+  data: Float32Array;
+}
+
+export function createMask(rect: Rect): Mask {
+  const x = Math.floor(rect.x), y = Math.floor(rect.y);
+  const w = Math.max(1, Math.ceil(rect.w)), h = Math.max(1, Math.ceil(rect.h));
+  return { x, y, w, h, data: new Float32Array(w * h) };
+}
+
+/** The bounding rectangle of points, padded, clipped to the canvas. */
+export function boundsOf(
+  pts: Point[],
+  pad: number,
+  canvasW: number,
+  canvasH: number,
+): Rect {
+  let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+  for (const [x, y] of pts) {
+    if (x < x0) x0 = x;
+    if (y < y0) y0 = y;
+    if (x > x1) x1 = x;
+    if (y > y1) y1 = y;
+  }
+  const rx = Math.max(0, Math.floor(x0 - pad));
+  const ry = Math.max(0, Math.floor(y0 - pad));
+  const rx1 = Math.min(canvasW, Math.ceil(x1 + pad));
+  const ry1 = Math.min(canvasH, Math.ceil(y1 + pad));
+  return { x: rx, y: ry, w: Math.max(1, rx1 - rx), h: Math.max(1, ry1 - ry) };
+}
+
+/**
+ * Fills a polygon (even-odd, sampled at pixel centres with 4 sub-rows for soft
+ * edges). mode "set" writes max(existing, v), "clear" multiplies by 1 - v.
+ */
+export function fillPolygon(
+  m: Mask,
+  pts: Point[],
+  value = 1,
+  mode: "set" | "clear" = "set",
+): void {
+  const n = pts.length;
+  if (n < 3) return;
+  const SUB = 4;
+  const cover = new Float32Array(m.w);
+  let minY = Infinity, maxY = -Infinity;
+  for (const p of pts) {
+    if (p[1] < minY) minY = p[1];
+    if (p[1] > maxY) maxY = p[1];
+  }
+  const rowStart = Math.max(0, Math.floor(minY) - m.y);
+  const rowEnd = Math.min(m.h - 1, Math.ceil(maxY) - m.y);
+  const xs: number[] = [];
+  for (let row = rowStart; row <= rowEnd; row++) {
+    cover.fill(0);
+    let any = false;
+    for (let s = 0; s < SUB; s++) {
+      const sy = m.y + row + (s + 0.5) / SUB;
+      xs.length = 0;
+      for (let i = 0, j = n - 1; i < n; j = i++) {
+        const [xi, yi] = pts[i], [xj, yj] = pts[j];
+        if ((yi > sy) !== (yj > sy)) {
+          xs.push(xi + ((sy - yi) / (yj - yi)) * (xj - xi));
+        }
+      }
+      if (xs.length < 2) continue;
+      xs.sort((a, b) => a - b);
+      for (let k = 0; k + 1 < xs.length; k += 2) {
+        const a = xs[k] - m.x - 0.5, b = xs[k + 1] - m.x - 0.5;
+        const c0 = Math.max(0, Math.ceil(a)), c1 = Math.min(m.w - 1, Math.floor(b));
+        for (let c = c0; c <= c1; c++) cover[c] += 1 / SUB;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    const off = row * m.w;
+    for (let c = 0; c < m.w; c++) {
+      const v = cover[c] * value;
+      if (v <= 0) continue;
+      if (mode === "set") {
+        if (v > m.data[off + c]) m.data[off + c] = v;
+      } else m.data[off + c] *= 1 - Math.min(1, v);
+    }
+  }
+}
+
+/** Adds a filled ellipse (max-combined), optionally rotated by `angle` radians. */
+export function fillEllipse(
+  m: Mask,
+  cx: number,
+  cy: number,
+  rx: number,
+  ry: number,
+  angle = 0,
+  value = 1,
+): void {
+  const r = Math.max(rx, ry);
+  const cos = Math.cos(angle), sin = Math.sin(angle);
+  const y0 = Math.max(0, Math.floor(cy - r) - m.y);
+  const y1 = Math.min(m.h - 1, Math.ceil(cy + r) - m.y);
+  const x0 = Math.max(0, Math.floor(cx - r) - m.x);
+  const x1 = Math.min(m.w - 1, Math.ceil(cx + r) - m.x);
+  for (let row = y0; row <= y1; row++) {
+    const dy = m.y + row + 0.5 - cy;
+    for (let col = x0; col <= x1; col++) {
+      const dx = m.x + col + 0.5 - cx;
+      const u = (dx * cos + dy * sin) / rx, v = (-dx * sin + dy * cos) / ry;
+      if (u * u + v * v <= 1) {
+        const i = row * m.w + col;
+        if (value > m.data[i]) m.data[i] = value;
+      }
+    }
+  }
+}
+
+/** A band of half-width `width(t)` along a polyline, as a polygon. */
+export function bandPolygon(
+  line: Point[],
+  width: (t: number) => number,
+): Point[] {
+  const up: Point[] = [], down: Point[] = [];
+  const n = line.length;
+  for (let i = 0; i < n; i++) {
+    const a = line[Math.max(0, i - 1)], b = line[Math.min(n - 1, i + 1)];
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    const len = Math.hypot(dx, dy) || 1;
+    const nx = -dy / len, ny = dx / len;
+    const w = width(n === 1 ? 0 : i / (n - 1));
+    up.push([line[i][0] + nx * w, line[i][1] + ny * w]);
+    down.push([line[i][0] - nx * w, line[i][1] - ny * w]);
+  }
+  return [...up, ...down.reverse()];
+}
+
+function boxSizes(sigma: number, n: number): number[] {
+  const wIdeal = Math.sqrt((12 * sigma * sigma) / n + 1);
+  let wl = Math.floor(wIdeal);
+  if (wl % 2 === 0) wl--;
+  const wu = wl + 2;
+  const mIdeal = (12 * sigma * sigma - n * wl * wl - 4 * n * wl - 3 * n) /
+    (-4 * wl - 4);
+  const mm = Math.round(mIdeal);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push(i < mm ? wl : wu);
+  return out;
+}
+
+function boxBlurH(src: Float32Array, dst: Float32Array, w: number, h: number, r: number) {
+  const iarr = 1 / (r + r + 1);
+  for (let i = 0; i < h; i++) {
+    let ti = i * w, li = ti, ri = ti + r;
+    const fv = src[ti], lv = src[ti + w - 1];
+    let val = (r + 1) * fv;
+    for (let j = 0; j < r; j++) val += src[ti + Math.min(j, w - 1)];
+    for (let j = 0; j <= r; j++) {
+      val += src[Math.min(ri++, i * w + w - 1)] - fv;
+      dst[ti++] = val * iarr;
+    }
+    for (let j = r + 1; j < w - r; j++) {
+      val += src[ri++] - src[li++];
+      dst[ti++] = val * iarr;
+    }
+    for (let j = Math.max(w - r, r + 1); j < w; j++) {
+      val += lv - src[li++];
+      dst[ti++] = val * iarr;
+    }
+  }
+}
+
+function boxBlurV(src: Float32Array, dst: Float32Array, w: number, h: number, r: number) {
+  const iarr = 1 / (r + r + 1);
+  for (let i = 0; i < w; i++) {
+    let ti = i, li = ti, ri = ti + r * w;
+    const fv = src[ti], lv = src[ti + w * (h - 1)];
+    let val = (r + 1) * fv;
+    for (let j = 0; j < r; j++) val += src[ti + Math.min(j, h - 1) * w];
+    for (let j = 0; j <= r; j++) {
+      val += src[Math.min(ri, i + (h - 1) * w)] - fv;
+      ri += w;
+      dst[ti] = val * iarr;
+      ti += w;
+    }
+    for (let j = r + 1; j < h - r; j++) {
+      val += src[ri] - src[li];
+      ri += w;
+      li += w;
+      dst[ti] = val * iarr;
+      ti += w;
+    }
+    for (let j = Math.max(h - r, r + 1); j < h; j++) {
+      val += lv - src[li];
+      li += w;
+      dst[ti] = val * iarr;
+      ti += w;
+    }
+  }
+}
+
+/** Gaussian-like blur of a w x h float plane, in place. */
+export function blurPlane(data: Float32Array, w: number, h: number, sigma: number): void {
+  if (sigma < 0.5) return;
+  const tmp = new Float32Array(data.length);
+  for (const size of boxSizes(sigma, 3)) {
+    const r = Math.min((size - 1) >> 1, Math.max(0, Math.min(w, h) - 1) >> 1);
+    if (r < 1) continue;
+    boxBlurH(data, tmp, w, h, r);
+    boxBlurV(tmp, data, w, h, r);
+  }
+}
+
+/** Feathers a mask in place with a Gaussian of `sigma` pixels. */
+export function feather(m: Mask, sigma: number): Mask {
+  blurPlane(m.data, m.w, m.h, sigma);
+  return m;
+}
+
+/** Value of a mask at canvas pixel (x, y); 0 outside. */
+export function maskAt(m: Mask, x: number, y: number): number {
+  const c = x - m.x, r = y - m.y;
+  if (c < 0 || r < 0 || c >= m.w || r >= m.h) return 0;
+  return m.data[r * m.w + c];
+}
+
+/** Pushes soft values up: v -> min(1, v * gain) (a cheap dilation after feathering). */
+export function boost(m: Mask, gain: number): Mask {
+  const d = m.data;
+  for (let i = 0; i < d.length; i++) d[i] = Math.min(1, d[i] * gain);
+  return m;
+}
+
+/** a *= (1 - b) where they overlap. */
+export function subtract(a: Mask, b: Mask): Mask {
+  const x0 = Math.max(a.x, b.x), y0 = Math.max(a.y, b.y);
+  const x1 = Math.min(a.x + a.w, b.x + b.w), y1 = Math.min(a.y + a.h, b.y + b.h);
+  for (let y = y0; y < y1; y++) {
+    const ao = (y - a.y) * a.w - a.x, bo = (y - b.y) * b.w - b.x;
+    for (let x = x0; x < x1; x++) a.data[ao + x] *= 1 - b.data[bo + x];
+  }
+  return a;
+}
+
+/** a *= b (0 outside b). */
+export function multiply(a: Mask, b: Mask): Mask {
+  for (let r = 0; r < a.h; r++) {
+    const y = a.y + r;
+    for (let c = 0; c < a.w; c++) {
+      a.data[r * a.w + c] *= maskAt(b, a.x + c, y);
+    }
+  }
+  return a;
+}
+
+export function scale(m: Mask, k: number): Mask {
+  for (let i = 0; i < m.data.length; i++) m.data[i] *= k;
+  return m;
+}
+
+export function dist(a: Point, b: Point): number {
+  return Math.hypot(a[0] - b[0], a[1] - b[1]);
+}
+
+export function mid(a: Point, b: Point, t = 0.5): Point {
+  return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
+}

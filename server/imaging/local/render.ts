@@ -1,0 +1,179 @@
+/**
+ * One job, start to finish, inside a worker: decode, find the face, frame 9:16,
+ * paint makeup, recolour hair, compose the scene, grade the light, encode.
+ */
+import sharp from "sharp";
+import type { CameraEntry, LightingEntry, SettingEntry } from "../../styling/catalog.ts";
+import { optionList } from "../../styling/catalog.ts";
+import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
+import type { Canvas } from "./blend.ts";
+import { keyLabel, unsupportedNotes } from "./capabilities.ts";
+import type { DetectedFace, FaceEngine } from "./face-engine.ts";
+import { faceGeometry } from "./face-geometry.ts";
+import { mapPoints, planFraming, renderFramed } from "./framing.ts";
+import { recolorFacialHair, recolorHair } from "./hair.ts";
+import { applyMakeup, planMakeup } from "./makeup.ts";
+import { type PersonMask, personMask } from "./person-mask.ts";
+import { blurredCopy, composeOver, gradeLighting, renderBackdrop } from "./scene.ts";
+import { dist } from "./masks.ts";
+
+export const NO_FACE_MESSAGE = "No face found: use a front-facing photo with one person";
+
+export type OutputFormat = "jpeg" | "png";
+
+export interface RenderJob {
+  photo: Uint8Array;
+  studioType: StudioType;
+  options: SelectedOptions;
+  intensity: Intensity;
+  instructions: string | null;
+  references: number;
+  width: number;
+  height: number;
+  format: OutputFormat;
+}
+
+export interface RenderOutput {
+  image: Uint8Array;
+  mime: string;
+  notes: string[];
+  timings: Record<string, number>;
+}
+
+/** A permanent, user-facing failure (e.g. no usable face). */
+export class UserFacingError extends Error {}
+
+/** The largest face if it clearly dominates and is usable; otherwise a user-facing error. */
+export function chooseFace(faces: DetectedFace[], width: number, height: number): DetectedFace {
+  const usable = faces.filter((f) => f.score >= 0.5);
+  if (usable.length === 0) throw new UserFacingError(NO_FACE_MESSAGE);
+  const area = (f: DetectedFace) => f.box[2] * f.box[3];
+  const face = usable[0];
+  if (usable.length > 1) {
+    const cx = (face.box[0] + face.box[2] / 2) / width;
+    const cy = (face.box[1] + face.box[3] / 2) / height;
+    const central = cx > 0.15 && cx < 0.85 && cy > 0.05 && cy < 0.85;
+    if (area(face) < 2 * area(usable[1]) || !central) throw new UserFacingError(NO_FACE_MESSAGE);
+  }
+  const fw = dist(face.mesh[234], face.mesh[454]);
+  if (fw < 60 || Math.abs(face.yaw) > 0.65 || Math.abs(face.pitch) > 0.6) {
+    throw new UserFacingError(NO_FACE_MESSAGE);
+  }
+  return face;
+}
+
+function entry<T>(key: OptionKey, studio: StudioType, id: string): T | undefined {
+  const list = optionList(key, studio);
+  if (id === list[0].id) return undefined;
+  return list.find((e) => e.id === id) as T | undefined;
+}
+
+export async function decodePhoto(photo: Uint8Array): Promise<Canvas> {
+  const meta = await sharp(photo).metadata();
+  const long = Math.max(meta.width ?? 0, meta.height ?? 0);
+  const target = long > 2048 ? 2048 : long < 1024 ? 1024 : 0;
+  let p = sharp(photo).rotate().toColourspace("srgb").removeAlpha();
+  if (target) p = p.resize(target, target, { fit: "inside", kernel: "lanczos3" });
+  const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3) throw new Error(`unexpected channel count ${info.channels}`);
+  return {
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+    width: info.width,
+    height: info.height,
+  };
+}
+
+export async function encode(
+  img: Canvas,
+  format: OutputFormat,
+): Promise<{ image: Uint8Array; mime: string }> {
+  const s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
+  const buf = format === "png"
+    ? await s.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer()
+    : await s.jpeg({ quality: 92, chromaSubsampling: "4:4:4" }).toBuffer();
+  return {
+    image: new Uint8Array(buf.buffer, buf.byteOffset, buf.length),
+    mime: format === "png" ? "image/png" : "image/jpeg",
+  };
+}
+
+export async function render(engine: FaceEngine, job: RenderJob): Promise<RenderOutput> {
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string) => {
+    const now = performance.now();
+    timings[name] = Math.round((now - t) * 10) / 10;
+    t = now;
+  };
+  const studio = job.studioType;
+  const o = job.options;
+  const notes = unsupportedNotes(o, studio);
+  if (job.instructions && job.instructions.trim()) {
+    notes.push("Additional instructions are not applied by the local model");
+  }
+  if (job.references > 0) notes.push("Reference photos are not used by the local model");
+
+  const photo = await decodePhoto(job.photo);
+  lap("decode");
+  const faces = await engine.detect(photo);
+  const face = chooseFace(faces, photo.width, photo.height);
+  lap("detect");
+
+  const camera = entry<CameraEntry>("cameraLens", studio, o.cameraLens);
+  const setting = entry<SettingEntry>("setting", studio, o.setting);
+  const lighting = entry<LightingEntry>("lighting", studio, o.lighting);
+  const src = faceGeometry(face.mesh);
+  const framing = planFraming({
+    photoW: photo.width,
+    photoH: photo.height,
+    eye: src.eyeCenter,
+    faceWidth: src.fw,
+    outW: job.width,
+    outH: job.height,
+    targetFaceWidth: camera?.faceWidth,
+  });
+  const img = await renderFramed(photo, framing);
+  const g = faceGeometry(mapPoints(face.mesh, framing));
+  lap("frame");
+
+  applyMakeup(img, g, planMakeup(o, job.intensity));
+  lap("makeup");
+
+  const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
+  const blur = camera?.backgroundBlur ?? 0;
+  let person: PersonMask | undefined;
+  if (hairColor?.hex || setting?.backdrop || blur > 0) {
+    person = personMask(engine, img, g, framing.photoRect, faces.length > 1);
+    lap("segment");
+  }
+  if (hairColor?.hex && person) {
+    const r = recolorHair(img, g, person, hairColor.hex);
+    if (!r.applied) {
+      notes.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
+    }
+    lap("hair");
+  }
+  const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
+  if (beardColor?.hex) {
+    const r = recolorFacialHair(img, g, beardColor.hex);
+    if (!r.applied) {
+      notes.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
+    }
+    lap("beard");
+  }
+  if (person && setting?.backdrop) {
+    const bg = await renderBackdrop(setting, img.width, img.height, g.center, blur * 3);
+    composeOver(img, person, bg);
+    lap("backdrop");
+  } else if (person && blur > 0) {
+    composeOver(img, person, await blurredCopy(img, blur));
+    lap("lens");
+  }
+  if (lighting) {
+    gradeLighting(img, lighting);
+    lap("lighting");
+  }
+  const out = await encode(img, job.format);
+  lap("encode");
+  return { ...out, notes, timings };
+}

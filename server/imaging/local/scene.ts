@@ -1,0 +1,259 @@
+/**
+ * Scene Composer: rendered backdrops (studio colours, gradients, bokeh and a
+ * few named scenes built from gradients and blurred light shapes), background
+ * replacement and lens blur through the person matte, and colour grading.
+ */
+import sharp from "sharp";
+import type { LightingEntry, SettingEntry } from "../../styling/catalog.ts";
+import type { Canvas } from "./blend.ts";
+import { hexToRgb, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { personAt, type PersonMask } from "./person-mask.ts";
+
+type Backdrop = NonNullable<SettingEntry["backdrop"]>;
+type Plane = { w: number; h: number; data: Float32Array };
+
+function rgbf(hex: string): [number, number, number] {
+  const [r, g, b] = hexToRgb(hex);
+  return [r / 255, g / 255, b / 255];
+}
+
+function gradientAt(stops: [number, number, number][], t: number): [number, number, number] {
+  if (stops.length === 1) return stops[0];
+  const x = Math.min(0.9999, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.floor(x), f = x - i;
+  const a = stops[i], b = stops[i + 1];
+  return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
+}
+
+function rng(seed: number) {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff;
+  };
+}
+
+function fillGradient(
+  p: Plane,
+  stops: [number, number, number][],
+  from = 0,
+  to = 1,
+  rowStart = 0,
+  rowEnd = p.h,
+) {
+  for (let y = rowStart; y < rowEnd; y++) {
+    const c = gradientAt(stops, ((y + 0.5) / p.h - from) / (to - from));
+    for (let x = 0; x < p.w; x++) {
+      const o = (y * p.w + x) * 3;
+      p.data[o] = c[0];
+      p.data[o + 1] = c[1];
+      p.data[o + 2] = c[2];
+    }
+  }
+}
+
+/** Adds a soft disc of light (additive, screen-like). */
+function light(
+  p: Plane,
+  cx: number,
+  cy: number,
+  r: number,
+  c: [number, number, number],
+  a: number,
+  soft = 0.35,
+) {
+  const x0 = Math.max(0, Math.floor(cx - r)), x1 = Math.min(p.w - 1, Math.ceil(cx + r));
+  const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(p.h - 1, Math.ceil(cy + r));
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy) / r;
+      if (d >= 1) continue;
+      const k = a * Math.min(1, (1 - d) / soft);
+      const o = (y * p.w + x) * 3;
+      for (let ch = 0; ch < 3; ch++) p.data[o + ch] = 1 - (1 - p.data[o + ch]) * (1 - c[ch] * k);
+    }
+  }
+}
+
+function rect(p: Plane, x0: number, y0: number, x1: number, y1: number, c: [number, number, number], a = 1) {
+  for (let y = Math.max(0, Math.floor(y0)); y < Math.min(p.h, Math.ceil(y1)); y++) {
+    for (let x = Math.max(0, Math.floor(x0)); x < Math.min(p.w, Math.ceil(x1)); x++) {
+      const o = (y * p.w + x) * 3;
+      for (let ch = 0; ch < 3; ch++) p.data[o + ch] += (c[ch] - p.data[o + ch]) * a;
+    }
+  }
+}
+
+function paintBackdrop(id: string, b: Backdrop, p: Plane, head: [number, number]): number {
+  const stops = b.colors.map(rgbf);
+  const lights = (b.lights ?? []).map(rgbf);
+  const rand = rng(id.length * 7919 + id.charCodeAt(0));
+  const { w, h } = p;
+  if (id === "beach-sunset") {
+    const horizon = Math.round(h * 0.6);
+    fillGradient(p, stops.slice(0, 4), 0, 0.6, 0, horizon);
+    const sea = stops[4] ?? [0.2, 0.4, 0.55];
+    fillGradient(
+      p,
+      [[sea[0] * 1.2, sea[1] * 1.1, sea[2]], [sea[0] * 0.6, sea[1] * 0.6, sea[2] * 0.7]],
+      0.6,
+      0.84,
+      horizon,
+      h,
+    );
+    fillGradient(p, [[0.85, 0.7, 0.55], [0.72, 0.58, 0.45]], 0.84, 1, Math.round(h * 0.84), h);
+    light(p, w * 0.62, horizon - h * 0.02, w * 0.5, lights[1] ?? [1, 0.8, 0.5], 0.45, 1);
+    light(p, w * 0.62, horizon - h * 0.02, w * 0.09, lights[0] ?? [1, 0.9, 0.7], 1, 0.3);
+    for (let i = 0; i < 28; i++) {
+      const y = horizon + 2 + rand() * h * 0.22;
+      const half = (0.05 + rand() * 0.18) * w * (1 - (y - horizon) / (h * 0.4));
+      rect(p, w * 0.62 - half, y, w * 0.62 + half, y + 1.2, lights[0] ?? [1, 0.9, 0.7], 0.35);
+    }
+    return 3;
+  }
+  if (id === "city-night") {
+    fillGradient(p, stops);
+    for (let i = 0; i < 16; i++) {
+      const bw = w * (0.08 + rand() * 0.12), x = rand() * w - bw / 2;
+      const top = h * (0.25 + rand() * 0.35);
+      const shade = 0.05 + rand() * 0.06;
+      rect(p, x, top, x + bw, h, [shade, shade * 1.1, shade * 1.8]);
+      for (let wy = top + 4; wy < h - 4; wy += 5) {
+        for (let wx = x + 3; wx < x + bw - 3; wx += 4) {
+          if (rand() < 0.35) rect(p, wx, wy, wx + 2, wy + 2, lights[0] ?? [1, 0.8, 0.4], 0.8);
+        }
+      }
+    }
+    for (let i = 0; i < 38; i++) {
+      const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+      light(p, rand() * w, h * (0.35 + rand() * 0.6), w * (0.025 + rand() * 0.06), c, 0.5 + rand() * 0.4);
+    }
+    return 4;
+  }
+  if (b.kind === "solid") {
+    fillGradient(p, [stops[0]]);
+    return 0;
+  }
+  fillGradient(p, stops);
+  if (b.kind === "gradient") {
+    // A soft studio light behind the head.
+    light(p, head[0], head[1], w * 0.75, [1, 1, 1], 0.18, 1);
+    return 1;
+  }
+  // bokeh or generic scene: blurred light shapes.
+  const n = b.kind === "scene" ? 30 : 42;
+  for (let i = 0; i < n; i++) {
+    const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+    light(p, rand() * w, rand() * h, w * (0.03 + rand() * 0.07), c, 0.35 + rand() * 0.45, 0.25);
+  }
+  return 2;
+}
+
+/** Renders a backdrop at full canvas size (RGB bytes). */
+export async function renderBackdrop(
+  entry: SettingEntry,
+  width: number,
+  height: number,
+  head: [number, number],
+  extraBlur = 0,
+): Promise<Uint8Array> {
+  const step = 4;
+  const w = Math.ceil(width / step), h = Math.ceil(height / step);
+  const p: Plane = { w, h, data: new Float32Array(w * h * 3) };
+  const blur = paintBackdrop(entry.id, entry.backdrop!, p, [head[0] / step, head[1] / step]);
+  const bytes = new Uint8Array(w * h * 3);
+  // A touch of noise avoids banding in smooth gradients.
+  const rand = rng(99);
+  for (let i = 0; i < bytes.length; i++) {
+    bytes[i] = Math.max(0, Math.min(255, Math.round(p.data[i] * 255 + (rand() - 0.5) * 2)));
+  }
+  let pipeline = sharp(bytes, { raw: { width: w, height: h, channels: 3 } });
+  const sigma = blur + extraBlur;
+  if (sigma >= 0.3) pipeline = pipeline.blur(sigma);
+  const out = await pipeline.resize(width, height, { kernel: "cubic" }).raw().toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+}
+
+/** A blurred copy of the canvas (lens blur for the background). */
+export async function blurredCopy(img: Canvas, strength: number): Promise<Uint8Array> {
+  const w = Math.ceil(img.width / 4), h = Math.ceil(img.height / 4);
+  const out = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(w, h)
+    .blur(0.6 + 4 * strength)
+    .resize(img.width, img.height, { kernel: "cubic" })
+    .raw()
+    .toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+}
+
+/** Puts the person (by matte) over `background`, in place. */
+export function composeOver(img: Canvas, person: PersonMask, background: Uint8Array): void {
+  const d = img.data, W = img.width;
+  for (let y = 0; y < img.height; y++) {
+    for (let x = 0; x < W; x++) {
+      let a = personAt(person, x, y);
+      // Tighten the soft matte a little (smoothstep 0.15..0.85).
+      a = a <= 0.15 ? 0 : a >= 0.85 ? 1 : ((a - 0.15) / 0.7) ** 2 * (3 - 2 * ((a - 0.15) / 0.7));
+      if (a >= 1) continue;
+      const i = (y * W + x) * 3;
+      if (a <= 0) {
+        d[i] = background[i];
+        d[i + 1] = background[i + 1];
+        d[i + 2] = background[i + 2];
+        continue;
+      }
+      for (let c = 0; c < 3; c++) {
+        const f = SRGB_TO_LINEAR[d[i + c]], bg = SRGB_TO_LINEAR[background[i + c]];
+        d[i + c] = linearToSrgb(bg + (f - bg) * a);
+      }
+    }
+  }
+}
+
+/** Colour grading from a lighting entry, over the whole frame, in place. */
+export function gradeLighting(img: Canvas, entry: LightingEntry): void {
+  const g = entry.grade;
+  if (!g) return;
+  const gains = [1 + 0.14 * g.warmth, 1 + 0.03 * g.warmth, 1 - 0.16 * g.warmth];
+  const expo = 2 ** g.exposure;
+  const luts = gains.map((gain) => {
+    const lut = new Uint8Array(256);
+    for (let v = 0; v < 256; v++) {
+      const s = linearToSrgb(SRGB_TO_LINEAR[v] * expo * gain) / 255;
+      const c = 0.5 + (s - 0.5) * g.contrast;
+      lut[v] = Math.max(0, Math.min(255, Math.round(c * 255)));
+    }
+    return lut;
+  });
+  const tint = g.tint ? hexToRgb(g.tint) : undefined;
+  const vig = g.vignette ?? 0;
+  const sat = g.saturation;
+  const d = img.data, W = img.width, H = img.height;
+  for (let y = 0; y < H; y++) {
+    const dy = (y / H - 0.42) * 1.2;
+    for (let x = 0; x < W; x++) {
+      const i = (y * W + x) * 3;
+      let r = luts[0][d[i]], gg = luts[1][d[i + 1]], b = luts[2][d[i + 2]];
+      const l = 0.299 * r + 0.587 * gg + 0.114 * b;
+      r = l + (r - l) * sat;
+      gg = l + (gg - l) * sat;
+      b = l + (b - l) * sat;
+      if (tint) {
+        const k = 0.14 * (l / 255);
+        r += (tint[0] - r) * k;
+        gg += (tint[1] - gg) * k;
+        b += (tint[2] - b) * k;
+      }
+      if (vig > 0) {
+        const dx = x / W - 0.5;
+        const f = 1 - vig * Math.min(1, (dx * dx + dy * dy) * 1.6);
+        r *= f;
+        gg *= f;
+        b *= f;
+      }
+      d[i] = r < 0 ? 0 : r > 255 ? 255 : r;
+      d[i + 1] = gg < 0 ? 0 : gg > 255 ? 255 : gg;
+      d[i + 2] = b < 0 ? 0 : b > 255 ? 255 : b;
+    }
+  }
+}

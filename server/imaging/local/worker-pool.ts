@@ -1,0 +1,167 @@
+/**
+ * A fixed pool of Deno workers running the local model. Jobs queue until a
+ * worker is free; a crashed or aborted worker is terminated and replaced, and
+ * its in-flight job rejects with a transient ModelError.
+ */
+import { ModelError } from "../image-model.ts";
+import type { RenderJob, RenderOutput } from "./render.ts";
+import type { WorkerIn, WorkerOut } from "./worker.ts";
+
+interface Pending {
+  job: RenderJob;
+  signal?: AbortSignal;
+  resolve: (r: RenderOutput) => void;
+  reject: (e: Error) => void;
+}
+
+interface Slot {
+  worker: Worker;
+  ready: boolean;
+  current?: { id: number; pending: Pending; onAbort?: () => void };
+}
+
+export class WorkerPool {
+  private slots: Slot[] = [];
+  private queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(readonly size: number) {
+    for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
+  }
+
+  private spawn(): Slot {
+    const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
+    const slot: Slot = { worker, ready: false };
+    worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
+    worker.onerror = (ev: ErrorEvent) => {
+      ev.preventDefault();
+      console.error("local image model: worker crashed", ev.message);
+      this.replace(slot, new ModelError("The image model crashed, please try again", { transient: true }));
+    };
+    return slot;
+  }
+
+  private replace(slot: Slot, err: ModelError): void {
+    const cur = slot.current;
+    slot.current = undefined;
+    slot.worker.terminate();
+    if (cur) {
+      if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
+      cur.pending.reject(err);
+    }
+    const i = this.slots.indexOf(slot);
+    if (i >= 0 && !this.closed) {
+      this.slots[i] = this.spawn();
+    } else if (i >= 0) this.slots.splice(i, 1);
+  }
+
+  private onMessage(slot: Slot, msg: WorkerOut): void {
+    if (msg.type === "ready") {
+      slot.ready = true;
+      this.pump();
+      return;
+    }
+    if (msg.type === "fatal") {
+      console.error("local image model: worker failed to load", msg.message);
+      this.closed = true;
+      const err = new ModelError("The image model could not start", { transient: true });
+      for (const p of this.queue.splice(0)) p.reject(err);
+      this.replace(slot, err);
+      return;
+    }
+    const cur = slot.current;
+    if (!cur || cur.id !== msg.id) return;
+    slot.current = undefined;
+    if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
+    if (msg.ok) {
+      cur.pending.resolve({ image: msg.image, mime: msg.mime, notes: msg.notes, timings: msg.timings });
+    } else {
+      cur.pending.reject(new ModelError(msg.message, { transient: msg.transient }));
+    }
+    this.pump();
+  }
+
+  private pump(): void {
+    for (const slot of this.slots) {
+      if (!slot.ready || slot.current) continue;
+      const pending = this.queue.shift();
+      if (!pending) return;
+      const id = this.nextId++;
+      const onAbort = () => {
+        this.replace(slot, abortError(pending.signal));
+        this.pump();
+      };
+      pending.signal?.addEventListener("abort", onAbort, { once: true });
+      slot.current = { id, pending, onAbort };
+      const photo = pending.job.photo.slice();
+      const msg: WorkerIn = { type: "job", id, job: { ...pending.job, photo } };
+      slot.worker.postMessage(msg, [photo.buffer]);
+    }
+  }
+
+  run(job: RenderJob, signal?: AbortSignal): Promise<RenderOutput> {
+    if (this.closed) {
+      return Promise.reject(new ModelError("The image model is shut down", { transient: true }));
+    }
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise((resolve, reject) => {
+      const pending: Pending = { job, signal, resolve, reject };
+      const onQueuedAbort = () => {
+        const i = this.queue.indexOf(pending);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          reject(abortError(signal));
+        }
+      };
+      signal?.addEventListener("abort", onQueuedAbort, { once: true });
+      const done = () => signal?.removeEventListener("abort", onQueuedAbort);
+      pending.resolve = (r) => {
+        done();
+        resolve(r);
+      };
+      pending.reject = (e) => {
+        done();
+        reject(e);
+      };
+      this.queue.push(pending);
+      this.pump();
+    });
+  }
+
+  /** Resolves once every worker has loaded its models. */
+  async ready(timeoutMs = 60_000): Promise<void> {
+    const start = Date.now();
+    while (!this.slots.every((s) => s.ready)) {
+      if (this.closed) throw new ModelError("The image model could not start", { transient: true });
+      if (Date.now() - start > timeoutMs) {
+        throw new ModelError("The image model did not start in time", { transient: true });
+      }
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    const err = new ModelError("The image model is shut down", { transient: true });
+    for (const p of this.queue.splice(0)) p.reject(err);
+    for (const slot of this.slots.splice(0)) {
+      const cur = slot.current;
+      slot.current = undefined;
+      slot.worker.terminate();
+      if (cur) {
+        if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
+        cur.pending.reject(err);
+      }
+    }
+    return Promise.resolve();
+  }
+}
+
+function abortError(signal?: AbortSignal): ModelError {
+  const reason = signal?.reason;
+  const msg = reason instanceof Error && reason.name === "TimeoutError"
+    ? "The image model took too long"
+    : "The generation was cancelled";
+  return new ModelError(msg, { transient: true });
+}

@@ -1,0 +1,174 @@
+/**
+ * Test-only data: real photos shipped by the npm package @vladmandic/face-api
+ * (demo/sample*.jpg, MIT), read from node_modules and cropped at test time.
+ * No crops of these people are written to the repository.
+ */
+import sharp from "sharp";
+import { fileURLToPath } from "node:url";
+import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts";
+import type { Point } from "../../server/imaging/local/masks.ts";
+import { createMask, feather, fillPolygon } from "../../server/imaging/local/masks.ts";
+import { defaultOptions } from "../../server/styling/catalog.ts";
+import type { Intensity, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
+import type { RenderJob } from "../../server/imaging/local/render.ts";
+
+const DEMO = new URL("../../node_modules/@vladmandic/face-api/demo/", import.meta.url);
+
+export function samplePath(n: number): string {
+  return fileURLToPath(new URL(`sample${n}.jpg`, DEMO));
+}
+
+/** Frontal faces in the demo photos: [sample, x, y, size] (from a detection run). */
+export const FRONTAL_FACES: [number, number, number, number][] = [
+  [1, 334, 316, 352],
+  [1, 1438, 205, 279],
+  [1, 773, 386, 327],
+  [2, 1370, 112, 347],
+  [2, 805, 188, 353],
+  [3, 515, 295, 361],
+  [3, 1005, 187, 367],
+  [3, 1372, 244, 409],
+  [4, 1216, 134, 305],
+  [4, 908, 149, 330],
+  [5, 727, 93, 272],
+  [5, 1045, 171, 319],
+  [5, 1319, 342, 395],
+  [6, 1081, 280, 368],
+  [6, 1402, 236, 377],
+  [6, 587, 300, 384],
+];
+/** An open-mouth (teeth showing) smile. */
+export const OPEN_MOUTH: [number, number, number, number] = [3, 1005, 187, 367];
+/** Dark hair. */
+export const DARK_HAIR: [number, number, number, number] = [6, 1081, 280, 368];
+
+/** Crops a face with margins; `aspect` = width / height of the crop. */
+export async function cropFace(
+  face: [number, number, number, number],
+  aspect = 0.75,
+  span = 2.2,
+): Promise<Uint8Array> {
+  const [n, x, y, s] = face;
+  const file = samplePath(n);
+  const meta = await sharp(file).metadata();
+  let h = Math.round(s * span), w = Math.round(h * aspect);
+  if (w > meta.width!) w = meta.width!;
+  if (h > meta.height!) h = meta.height!;
+  const cx = x + s / 2, cy = y + s / 2;
+  const left = Math.round(Math.min(meta.width! - w, Math.max(0, cx - w / 2)));
+  const top = Math.round(Math.min(meta.height! - h, Math.max(0, cy - h * 0.42)));
+  const buf = await sharp(file).extract({ left, top, width: w, height: h }).jpeg({ quality: 95 }).toBuffer();
+  return new Uint8Array(buf);
+}
+
+/** A landscape without people: a rendered sky/hill gradient with noise. */
+export async function landscape(): Promise<Uint8Array> {
+  const w = 1200, h = 800;
+  const data = new Uint8Array(w * h * 3);
+  let seed = 42;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const hill = h * 0.55 + Math.sin(x / 130) * 40 + Math.sin(x / 37) * 12;
+      const i = (y * w + x) * 3, n = (rnd() - 0.5) * 30;
+      if (y < hill) {
+        const t = y / hill;
+        data[i] = 90 + 100 * t + n;
+        data[i + 1] = 140 + 80 * t + n;
+        data[i + 2] = 230 - 20 * t + n;
+      } else {
+        data[i] = 50 + n;
+        data[i + 1] = 110 + 30 * Math.sin(x / 20) + n;
+        data[i + 2] = 40 + n;
+      }
+    }
+  }
+  const buf = await sharp(data, { raw: { width: w, height: h, channels: 3 } }).jpeg({ quality: 90 })
+    .toBuffer();
+  return new Uint8Array(buf);
+}
+
+export const FULL_INTENSITY: Intensity = {
+  lookStyle: 100,
+  eyeshadow: 100,
+  lips: 100,
+  baseMakeup: 100,
+  cheeks: 100,
+  extras: 100,
+};
+
+export function job(
+  photo: Uint8Array,
+  changes: Partial<SelectedOptions> = {},
+  intensity: Intensity = FULL_INTENSITY,
+  studioType: StudioType = "makeup",
+): RenderJob {
+  return {
+    photo,
+    studioType,
+    options: { ...defaultOptions(studioType), ...changes },
+    intensity,
+    instructions: null,
+    references: 0,
+    width: 1080,
+    height: 1920,
+    format: "png",
+  };
+}
+
+export interface Decoded {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export async function decode(image: Uint8Array): Promise<Decoded> {
+  const { data, info } = await sharp(image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+/** Pixels whose (softly rasterised) polygon coverage is >= minCover. */
+export function polygonPixels(img: Decoded, poly: Point[], erodeSigma = 0, minCover = 0.95): number[] {
+  const xs = poly.map((p) => p[0]), ys = poly.map((p) => p[1]);
+  const pad = 4 + erodeSigma * 3;
+  const rect = {
+    x: Math.max(0, Math.floor(Math.min(...xs) - pad)),
+    y: Math.max(0, Math.floor(Math.min(...ys) - pad)),
+    w: Math.ceil(Math.max(...xs) - Math.min(...xs) + 2 * pad),
+    h: Math.ceil(Math.max(...ys) - Math.min(...ys) + 2 * pad),
+  };
+  const m = createMask(rect);
+  fillPolygon(m, poly);
+  if (erodeSigma > 0) feather(m, erodeSigma);
+  const out: number[] = [];
+  for (let r = 0; r < m.h; r++) {
+    for (let c = 0; c < m.w; c++) {
+      const x = m.x + c, y = m.y + r;
+      if (x < img.width && y < img.height && m.data[r * m.w + c] >= minCover) out.push(y * img.width + x);
+    }
+  }
+  return out;
+}
+
+export function labOf(img: Decoded, p: number): Lab {
+  const i = p * 3;
+  return srgbToLab(img.data[i], img.data[i + 1], img.data[i + 2]);
+}
+
+export function meanLab(img: Decoded, pixels: number[]): Lab {
+  const s: Lab = [0, 0, 0];
+  for (const p of pixels) {
+    const l = labOf(img, p);
+    s[0] += l[0];
+    s[1] += l[1];
+    s[2] += l[2];
+  }
+  return [s[0] / pixels.length, s[1] / pixels.length, s[2] / pixels.length];
+}
+
+/** Mean per-pixel ΔE between two images over `pixels`. */
+export function meanPixelDeltaE(a: Decoded, b: Decoded, pixels: number[]): number {
+  let s = 0;
+  for (const p of pixels) s += deltaE(labOf(a, p), labOf(b, p));
+  return s / Math.max(1, pixels.length);
+}

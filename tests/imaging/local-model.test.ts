@@ -1,0 +1,98 @@
+/** The model through its worker pool: errors, framing, notes, abort. */
+import assert from "node:assert/strict";
+import sharp from "sharp";
+import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
+import { createLocalModel } from "../../server/imaging/local/local-model.ts";
+import { defaultOptions } from "../../server/styling/catalog.ts";
+import type { SelectedOptions } from "../../server/styling/option-keys.ts";
+import { cropFace, FULL_INTENSITY, landscape } from "./fixtures.ts";
+
+const FACE: [number, number, number, number] = [3, 515, 295, 361];
+
+function request(photo: Uint8Array, changes: Partial<SelectedOptions> = {}): ImageRequest {
+  return {
+    photo,
+    references: [],
+    studioType: "makeup",
+    options: { ...defaultOptions("makeup"), ...changes },
+    intensity: FULL_INTENSITY,
+    instructions: null,
+    angle: "front",
+    width: 1080,
+    height: 1920,
+  };
+}
+
+Deno.test("local model through the worker pool", async (t) => {
+  const model = await createLocalModel({ workers: 1 });
+  try {
+    await model.ready();
+
+    await t.step("no face -> permanent ModelError with the user-facing message", async () => {
+      await assert.rejects(model.generate(request(await landscape())), (err) => {
+        assert.ok(err instanceof ModelError);
+        assert.equal(err.transient, false);
+        assert.equal(err.message, "No face found: use a front-facing photo with one person");
+        return true;
+      });
+    });
+
+    await t.step("output is exactly 1080x1920 for portrait, landscape and square inputs", async () => {
+      const portrait = await cropFace(FACE, 0.66);
+      const meta0 = await sharp(portrait).metadata();
+      // Widen the portrait crop with a plain border (a wider crop of the demo
+      // photo would take in the neighbours' faces).
+      const widen = async (aspect: number) => {
+        const extra = Math.round((meta0.height! * aspect - meta0.width!) / 2);
+        const buf = await sharp(portrait)
+          .extend({ left: extra, right: extra, background: "#6b6f78" })
+          .jpeg()
+          .toBuffer();
+        return new Uint8Array(buf);
+      };
+      for (const aspect of [0.66, 16 / 9, 1]) {
+        const photo = aspect === 0.66 ? portrait : await widen(aspect);
+        const res = await model.generate(request(photo, { lips: "berry-gloss", setting: "studio-grey" }));
+        const meta = await sharp(res.image).metadata();
+        assert.equal(`${meta.width}x${meta.height}`, "1080x1920", `aspect ${aspect}`);
+        assert.equal(res.mime, "image/jpeg");
+      }
+    });
+
+    await t.step("only unsupported options: succeeds, notes say what was not applied", async () => {
+      const res = await model.generate(
+        request(await cropFace(FACE), {
+          outfit: "red-evening-gown",
+          pose: "walking",
+          hairStyle: "pixie-cut",
+        }),
+      );
+      assert.ok(res.image.length > 1000);
+      assert.ok(
+        res.notes.includes('Outfit "Red Evening Gown" is not supported by the local model'),
+        res.notes.join("; "),
+      );
+      assert.ok(res.notes.some((n) => n.startsWith('Pose "Walking"')));
+      assert.ok(res.notes.some((n) => n.startsWith('Hairstyle "Pixie Cut"')));
+    });
+
+    await t.step("abort rejects promptly and the pool keeps working", async () => {
+      const ac = new AbortController();
+      const p = model.generate({ ...request(await cropFace(FACE)), signal: ac.signal });
+      setTimeout(() => ac.abort(), 20);
+      const start = performance.now();
+      await assert.rejects(p, ModelError);
+      assert.ok(performance.now() - start < 500);
+      await model.ready();
+      const res = await model.generate(request(await cropFace(FACE)));
+      assert.ok(res.image.length > 1000);
+    });
+
+    await t.step("non-front angles are refused (capabilities say front only)", async () => {
+      assert.deepEqual(model.capabilities.angles, ["front"]);
+      await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);
+    });
+  } finally {
+    await model.close();
+  }
+});
