@@ -10,6 +10,9 @@ import { loadJwtSecret } from "./server/auth/jwt-secret.ts";
 import { ConfigError, loadConfig } from "./server/config.ts";
 import { log, setLogLevel } from "./server/log.ts";
 import { LocalDiskStorage } from "./server/storage/local-disk-storage.ts";
+import { createImageModel, describeImageModel } from "./server/imaging/create-model.ts";
+import { JobRunner } from "./server/generation/job-runner.ts";
+import { startPhotoSweeper } from "./server/photos/photos.service.ts";
 
 let config;
 try {
@@ -29,7 +32,27 @@ const database = await openDatabase({
 });
 const jwtSecret = await loadJwtSecret(config);
 const storage = new LocalDiskStorage(join(config.dataDir, "uploads"));
-const app = createApp({ db: database.db, config, jwtSecret, storage });
+// JOB_WORKERS=0 runs the API only: no model workers, no runner (another process runs jobs).
+const model = config.jobWorkers > 0 ? await createImageModel(config) : undefined;
+const runner = model
+  ? new JobRunner({
+    db: database.db,
+    storage,
+    model,
+    workers: config.jobWorkers,
+    timeoutMs: config.jobTimeoutMs,
+  })
+  : undefined;
+runner?.start();
+const sweeper = startPhotoSweeper({ db: database.db, storage });
+const app = createApp({
+  db: database.db,
+  config,
+  jwtSecret,
+  storage,
+  model: model ?? describeImageModel(config),
+  onQueued: () => runner?.notify(),
+});
 
 const controller = new AbortController();
 const server = Deno.serve({
@@ -51,7 +74,10 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info("shutting down", { signal });
   controller.abort();
+  sweeper.stop();
   await server.finished;
+  await runner?.stop();
+  await model?.close();
   await database.close();
   Deno.exit(0);
 }

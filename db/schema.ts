@@ -18,7 +18,8 @@ import {
   uuid,
 } from "drizzle-orm/pg-core";
 
-const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+// Millisecond precision: JS Dates round-trip exactly, so (created_at, id) cursors are exact.
+const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
 
 export const users = pgTable("users", {
   id: uuid("id").primaryKey().defaultRandom(),

@@ -5,7 +5,7 @@ CREATE TABLE "credit_ledger" (
 	"balance_after" integer NOT NULL,
 	"reason" text NOT NULL,
 	"ref" text NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "generations" (
@@ -26,7 +26,7 @@ CREATE TABLE "generations" (
 	"attempts" integer DEFAULT 0 NOT NULL,
 	"lease_until" timestamp with time zone,
 	"run_after" timestamp with time zone DEFAULT now() NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"updated_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"completed_at" timestamp with time zone
 );
@@ -41,7 +41,7 @@ CREATE TABLE "photos" (
 	"bytes" integer NOT NULL,
 	"sha256" text NOT NULL,
 	"expires_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "refresh_tokens" (
@@ -52,7 +52,7 @@ CREATE TABLE "refresh_tokens" (
 	"expires_at" timestamp with time zone NOT NULL,
 	"rotated_at" timestamp with time zone,
 	"revoked_at" timestamp with time zone,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
 CREATE TABLE "users" (
@@ -65,7 +65,7 @@ CREATE TABLE "users" (
 	"is_active" boolean DEFAULT true NOT NULL,
 	"is_verified" boolean DEFAULT false NOT NULL,
 	"credits" integer DEFAULT 0 NOT NULL,
-	"created_at" timestamp with time zone DEFAULT now() NOT NULL,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
 	"deleted_at" timestamp with time zone,
 	CONSTRAINT "users_credits_nonnegative" CHECK ("users"."credits" >= 0),
 	CONSTRAINT "users_role_valid" CHECK ("users"."role" in ('user', 'admin'))

@@ -11,10 +11,14 @@ import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
 import type { BlobStorage } from "./storage/storage.ts";
+import type { ImageModel } from "./imaging/image-model.ts";
+import { generationRoutes } from "./generation/generation.routes.ts";
+import { stylingRoutes } from "./styling/styling.routes.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
 import { AppError } from "./http/errors.ts";
 import { staticClient } from "./http/static-client.ts";
 import { usersRoutes } from "./users/users.routes.ts";
+import { photosRoutes } from "./photos/photos.routes.ts";
 import { log } from "./log.ts";
 
 export interface AppDeps {
@@ -22,6 +26,10 @@ export interface AppDeps {
   config: Config;
   jwtSecret: string;
   storage: BlobStorage;
+  /** The active image model (its name and capabilities feed /api/styling-options). */
+  model: Pick<ImageModel, "name" | "capabilities">;
+  /** Called after a job is queued (wakes the job runner). */
+  onQueued?: () => void;
   /** Directory of the built client (static/build). */
   staticDir?: string;
 }
@@ -41,7 +49,7 @@ export function createApp(deps: AppDeps) {
   );
 
   // Uploads set their own (larger) limit on their route; everything else is small JSON.
-  app.use("/api/*", async (c, next) => {
+  app.use("/api/*", (c, next) => {
     if (
       c.req.path === "/api/upload-photo" ||
       c.req.path === "/api/users/profile/image"
@@ -61,6 +69,9 @@ export function createApp(deps: AppDeps) {
 
   app.route("/api/auth", authRoutes(deps));
   app.route("/api", usersRoutes(deps));
+  app.route("/api", photosRoutes(deps));
+  app.route("/api", stylingRoutes(deps.model));
+  app.route("/api", generationRoutes(deps));
 
   app.all("/api/*", () => {
     throw new AppError(404, "Not found");

@@ -3,7 +3,7 @@
  * documented in README.md with its default. `loadConfig` throws one readable
  * error naming every bad variable; main.ts prints it and exits.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 

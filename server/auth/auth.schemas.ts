@@ -2,7 +2,7 @@
  * The account API contract (spec sections 5 and 7). Pure zod, no server
  * imports: the client validates its forms with the same rules and messages.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 // The spec's `{email}` pattern: something@something.something, no spaces.
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -43,7 +43,9 @@ export async function applyCreditChange(
   change: CreditChange,
 ): Promise<CreditResult> {
   const [user] = await tx.select({ credits: users.credits }).from(users)
-    .where(eq(users.id, change.userId)).for("update");
+    // NO KEY UPDATE: compatible with the KEY SHARE locks foreign-key checks take on this row
+    // (inserting a generation or a photo claim), so a charge never deadlocks against them.
+    .where(eq(users.id, change.userId)).for("no key update");
   if (!user) return { applied: false, why: "no_user", balance: 0 };
   const next = user.credits + change.delta;
   if (next < 0) {

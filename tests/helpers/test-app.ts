@@ -4,14 +4,27 @@
  */
 import type { Database } from "../../db/client.ts";
 import { createApp } from "../../server/app.ts";
+import { setLogLevel } from "../../server/log.ts";
 import { type Config, loadConfig } from "../../server/config.ts";
 import { LocalDiskStorage } from "../../server/storage/local-disk-storage.ts";
+import { JobRunner } from "../../server/generation/job-runner.ts";
+import type { ImageModel } from "../../server/imaging/image-model.ts";
+import type { AuthResponse } from "../../server/auth/auth.schemas.ts";
 import type { Backend } from "./backends.ts";
+import { succeedingModel } from "./test-models.ts";
+
+/** A parsed JSON answer: tests assert on its shape, so it is deliberately loose. */
+// deno-lint-ignore no-explicit-any
+export type Json = any;
 
 export interface TestContext {
   app: ReturnType<typeof createApp>;
   database: Database;
   storage: LocalDiskStorage;
+  runner: JobRunner;
+  model: ImageModel;
+  /** Runs queued jobs until none is runnable. */
+  drain(): Promise<number>;
   config: Config;
   jwtSecret: string;
   dataDir: string;
@@ -20,26 +33,45 @@ export interface TestContext {
     method: string,
     path: string,
     opts?: { body?: unknown; token?: string; headers?: Record<string, string> },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
+  ): Promise<{ status: number; body: Json; headers: Headers }>;
   /** Registers a new user with a unique email and returns the auth response. */
   register(
     overrides?: { email?: string; password?: string; full_name?: string },
-  ): Promise<any>;
+  ): Promise<AuthResponse>;
   close(): Promise<void>;
 }
 
 export const PASSWORD = "Sup3r$ecret";
 
+export interface TestOptions {
+  /** The image model the job runner uses (default: a succeeding test model). */
+  model?: ImageModel;
+  /** Runner timeout per model call. */
+  timeoutMs?: number;
+}
+
 export async function openTestContext(
   backend: Backend,
   env: Record<string, string> = {},
+  opts: TestOptions = {},
 ): Promise<TestContext> {
   const dataDir = await Deno.makeTempDir({ prefix: "styletwin-test-" });
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: "error", ...env });
+  setLogLevel(config.logLevel); // expected failures (refunds, retries) would otherwise log warnings
   const database = await backend.open();
   const jwtSecret = "test-secret-0123456789abcdef0123456789";
   const storage = new LocalDiskStorage(`${dataDir}/uploads`);
-  const app = createApp({ db: database.db, config, jwtSecret, storage });
+  const model = opts.model ?? succeedingModel();
+  // The runner is not started: tests drive it with runOnce()/drain() to make job order deterministic.
+  const runner = new JobRunner({
+    db: database.db,
+    storage,
+    model,
+    workers: 1,
+    timeoutMs: opts.timeoutMs ?? 5_000,
+    backoffBaseMs: 0,
+  });
+  const app = createApp({ db: database.db, config, jwtSecret, storage, model });
 
   const call: TestContext["call"] = async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
@@ -75,19 +107,27 @@ export async function openTestContext(
         `register failed: ${res.status} ${JSON.stringify(res.body)}`,
       );
     }
-    return res.body;
+    return res.body as AuthResponse;
   };
 
   return {
     app,
     database,
     storage,
+    runner,
+    model,
+    drain: async () => {
+      let n = 0;
+      while (await runner.runOnce()) n++;
+      return n;
+    },
     config,
     jwtSecret,
     dataDir,
     call,
     register,
     close: async () => {
+      await runner.stop();
       await database.close();
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
