@@ -1,0 +1,27 @@
+/**
+ * `deno task bench`: every benchmark in its own process (no shared warm-up or
+ * memory), in order. Each prints its own figures and ratios.
+ */
+const benches = [
+  "bench/generation-queue.bench.ts",
+  "bench/local-model.bench.ts",
+  "bench/client-bundle.bench.ts",
+];
+let failed = 0;
+for (const file of benches) {
+  try {
+    await Deno.stat(new URL(`../${file}`, import.meta.url));
+  } catch {
+    console.log(`(skipping ${file}: not present)`);
+    continue;
+  }
+  console.log(`\n== ${file}`);
+  const { code } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", file],
+    cwd: new URL("../", import.meta.url),
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) failed++;
+}
+Deno.exit(failed ? 1 : 0);
