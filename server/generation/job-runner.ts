@@ -71,7 +71,7 @@ export class JobRunner {
     for (const wake of this.#wake.splice(0)) wake();
   }
 
-  /** Stops claiming; aborts running model calls (their jobs are retried after restart). */
+  /** Stops claiming; aborts running model calls and requeues their jobs for the next start. */
   async stop(): Promise<void> {
     this.#running = false;
     this.#stopping = true;
@@ -171,7 +171,11 @@ export class JobRunner {
     } catch (error) {
       await Promise.all(stored.map((k) => storage.delete(k).catch(() => {})));
       const transient = !(error instanceof ModelError) || error.transient;
-      if (this.#stopping && transient) return; // shutting down: the lease expires and it is retried
+      if (this.#stopping && transient) {
+        // Shutting down aborted it: hand the job back now rather than after its lease expires.
+        await requeueGeneration(db, job.id, attempt, new Date());
+        return;
+      }
       if (transient && attempt < MAX_ATTEMPTS) {
         const delay = this.#opts.backoffBaseMs * 4 ** (attempt - 1);
         log.warn("generation attempt failed; retrying", { id: job.id, attempt, delayMs: delay, error });

@@ -9,13 +9,13 @@ import sharp from "sharp";
 import { creditLedger, generations, users } from "../../db/schema.ts";
 import { claimNextGeneration } from "../../server/generation/generation.repository.ts";
 import { INSUFFICIENT_CREDITS } from "../../server/generation/generation.schemas.ts";
-import { MAX_ATTEMPTS } from "../../server/generation/job-runner.ts";
+import { JobRunner, MAX_ATTEMPTS } from "../../server/generation/job-runner.ts";
 import { OPTION_KEYS } from "../../server/styling/option-keys.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 import { backends } from "../helpers/backends.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
 import { openTestContext, type TestContext } from "../helpers/test-app.ts";
-import { failingModel, hangingModel, succeedingModel } from "../helpers/test-models.ts";
+import { abortable, failingModel, hangingModel, succeedingModel } from "../helpers/test-models.ts";
 
 const photoBytes = await sharp({
   create: { width: 300, height: 400, channels: 3, background: { r: 180, g: 140, b: 120 } },
@@ -309,6 +309,35 @@ for (const backend of backends()) {
           const rows = await ledgerRows(ctx, generationId);
           assert.equal(rows.length, 1, "charged once, never refunded");
           assert.equal(await balance(ctx, u.user.id), 8);
+        });
+
+        await t.step("shutting down mid-job hands the job back at once, charged once", async () => {
+          const slow = succeedingModel({ delayMs: 10_000 });
+          const runner = new JobRunner({
+            db: ctx.database.db,
+            storage: ctx.storage,
+            model: { ...slow, generate: (req) => abortable(slow.generate(req), req.signal) },
+            workers: 1,
+            timeoutMs: 30_000,
+            pollMs: 10,
+          });
+          const u = await ctx.register();
+          const photoId = await upload(ctx, u.access_token);
+          const { generationId } = (await generate(ctx, u.access_token, { photoId })).body;
+          runner.start();
+          while (slow.calls.length === 0) await new Promise((r) => setTimeout(r, 10));
+          await runner.stop();
+          const [row] = await ctx.database.db.select().from(generations).where(
+            eq(generations.id, generationId),
+          );
+          assert.equal(row.status, "queued");
+          assert.equal(row.leaseUntil, null);
+          assert.equal(await ctx.drain(), 1, "the next runner picks it up without waiting for a lease");
+          const s = await ctx.call("GET", `/api/generation/${generationId}/status`, {
+            token: u.access_token,
+          });
+          assert.equal(s.body.status, "completed");
+          assert.equal((await ledgerRows(ctx, generationId)).length, 1);
         });
 
         await t.step("the ledger still explains every balance", async () => {

@@ -67,3 +67,15 @@ export function hangingModel() {
     close: () => Promise.resolve(),
   } satisfies ImageModel & Counting;
 }
+
+/** Rejects when `signal` aborts, the way a real model gives up on a cancelled job. */
+export function abortable<T>(work: Promise<T>, signal?: AbortSignal): Promise<T> {
+  if (!signal) return work;
+  return Promise.race([
+    work,
+    new Promise<never>((_, reject) => {
+      if (signal.aborted) reject(new Error("aborted"));
+      signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true });
+    }),
+  ]);
+}
