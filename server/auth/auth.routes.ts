@@ -1,26 +1,13 @@
 /** /api/auth/*: thin handlers; rules live in auth.service.ts. */
 import { Hono } from "hono";
-import { getConnInfo } from "hono/deno";
 import type { Context } from "hono";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import { loginSchema, logoutSchema, refreshSchema, registerSchema } from "./auth.schemas.ts";
 import * as auth from "./auth.service.ts";
 import type { AuthDeps } from "./auth.service.ts";
-
-/** The caller's address for rate limits; X-Forwarded-For only when TRUST_PROXY is set. */
-function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown"; // app.request() in tests has no connection
-  }
-}
 
 export function authRoutes(deps: AuthDeps) {
   const limiter = new RateLimiter(deps.config.authRateLimitPerMinute);

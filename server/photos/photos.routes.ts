@@ -4,11 +4,11 @@
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { getConnInfo } from "hono/deno";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { type AuthEnv, authMiddleware } from "../http/auth-middleware.ts";
 import { AppError } from "../http/errors.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import type { BlobStorage } from "../storage/storage.ts";
@@ -23,19 +23,6 @@ import { downloadFilename, readStoredImage, type StoredImage, uploadPhoto } from
 
 /** Room for the multipart boundaries and part headers around a file of MAX_UPLOAD_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-
-/** The caller's address for rate limits; X-Forwarded-For only when TRUST_PROXY is set. */
-function clientIp(c: Context, trustProxy: boolean): string {
-  if (trustProxy) {
-    const forwarded = c.req.header("X-Forwarded-For")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown"; // app.request() in tests has no connection
-  }
-}
 
 /** If-None-Match matches when it lists our ETag (weak comparison, RFC 9110 13.1.2) or is `*`. */
 function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
