@@ -2,7 +2,7 @@
  * The photos API contract: limits, the spec's messages and the response
  * shape. Client-safe: imports nothing server-only.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Spec section 9: upload max 10 MB. */
 export const MAX_UPLOAD_BYTES = 10_485_760;

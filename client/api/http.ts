@@ -1,0 +1,163 @@
+/**
+ * The API client: bearer from the token store, one shared refresh on 401
+ * (single flight across parallel requests), one retry, and sign-out when the
+ * refresh fails. Pure: fetch and storage are parameters, so it is testable
+ * without a DOM.
+ */
+
+export interface TokenStore {
+  getAccess(): string | null;
+  getRefresh(): string | null;
+  set(access: string, refresh: string): void;
+  clear(): void;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly detail: string | null,
+  ) {
+    super(detail ?? `Request failed with status ${status}`);
+    this.name = "ApiError";
+  }
+}
+
+export interface RequestOptions extends Omit<RequestInit, "body"> {
+  /** JSON body (sets Content-Type). */
+  json?: unknown;
+  body?: BodyInit | null;
+  /** Send the bearer token (default true). */
+  auth?: boolean;
+}
+
+export interface ApiClient {
+  /** Raw response after auth handling; never throws on HTTP status. */
+  request(path: string, opts?: RequestOptions): Promise<Response>;
+  /** Parsed JSON; throws ApiError with the server's `detail` when not ok. */
+  json<T>(path: string, opts?: RequestOptions): Promise<T>;
+  /** Refresh the access token (single flight). Resolves false when the session ended. */
+  refresh(): Promise<boolean>;
+  /** Clear the tokens and tell the app the visitor is signed out. */
+  endSession(): void;
+}
+
+export interface ApiClientConfig {
+  fetch: typeof fetch;
+  tokens: TokenStore;
+  baseUrl?: string;
+  /** Called once each time the session ends because refresh failed. */
+  onSessionEnded?: () => void;
+}
+
+const REFRESH_PATH = "/api/auth/refresh";
+
+export async function readDetail(res: Response): Promise<string | null> {
+  try {
+    const body = await res.clone().json();
+    if (body && typeof body.detail === "string") return body.detail;
+    if (body && typeof body.message === "string") return body.message;
+  } catch {
+    // not JSON
+  }
+  return null;
+}
+
+export function createApiClient(config: ApiClientConfig): ApiClient {
+  const { tokens, onSessionEnded } = config;
+  const doFetch = config.fetch;
+  const base = config.baseUrl ?? "";
+  let inflight: Promise<boolean> | null = null;
+
+  function endSession() {
+    tokens.clear();
+    onSessionEnded?.();
+  }
+
+  async function doRefresh(): Promise<boolean> {
+    const refreshToken = tokens.getRefresh();
+    if (!refreshToken) {
+      // Spec: "Refresh with no stored refresh token fails with No refresh token available."
+      endSession();
+      return false;
+    }
+    let res: Response;
+    try {
+      res = await doFetch(base + REFRESH_PATH, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ refresh_token: refreshToken }),
+      });
+    } catch {
+      // Network failure: keep the tokens, the caller sees its original 401.
+      return false;
+    }
+    if (!res.ok) {
+      endSession();
+      return false;
+    }
+    const body = await res.json() as {
+      access_token?: string;
+      refresh_token?: string;
+    };
+    if (!body.access_token) {
+      endSession();
+      return false;
+    }
+    // Refresh tokens rotate: always keep the new one.
+    tokens.set(body.access_token, body.refresh_token ?? refreshToken);
+    return true;
+  }
+
+  function refresh(): Promise<boolean> {
+    if (!inflight) {
+      inflight = doRefresh().finally(() => {
+        inflight = null;
+      });
+    }
+    return inflight;
+  }
+
+  async function send(
+    path: string,
+    opts: RequestOptions,
+    token: string | null,
+  ): Promise<Response> {
+    const { json, auth: _auth, headers: extra, body, ...rest } = opts;
+    const headers = new Headers(extra);
+    if (token) headers.set("Authorization", `Bearer ${token}`);
+    let payload: BodyInit | null | undefined = body;
+    if (json !== undefined) {
+      headers.set("Content-Type", "application/json");
+      payload = JSON.stringify(json);
+    }
+    return await doFetch(base + path, { ...rest, headers, body: payload });
+  }
+
+  async function request(
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<Response> {
+    const useAuth = opts.auth !== false;
+    const token = useAuth ? tokens.getAccess() : null;
+    const res = await send(path, opts, token);
+    if (res.status !== 401 || !token) return res;
+
+    // Another request may already have rotated the token while this one was in flight.
+    const current = tokens.getAccess();
+    if (current && current !== token && !inflight) {
+      return await send(path, opts, current);
+    }
+    const ok = await refresh();
+    if (!ok) return res;
+    return await send(path, opts, tokens.getAccess());
+  }
+
+  async function json<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+    const res = await request(path, opts);
+    if (!res.ok) throw new ApiError(res.status, await readDetail(res));
+    if (res.status === 204) return undefined as T;
+    return await res.json() as T;
+  }
+
+  return { request, json, refresh, endSession };
+}

@@ -1,0 +1,21 @@
+/** Header texts (pure). */
+import { ADMIN_CREDITS, type PublicUser } from "./types.ts";
+
+export function isAdminBalance(credits: number | undefined | null): boolean {
+  return credits === ADMIN_CREDITS;
+}
+
+/** Header credits pill text: credits or 0; 999999 shows ∞ (Admin). */
+export function formatCredits(user: Pick<PublicUser, "credits" | "full_name" | "email"> | null): string {
+  if (!user) return "0";
+  if (isAdminBalance(user.credits)) return "∞ (Admin)";
+  return String(user.credits ?? 0);
+}
+
+/** Header label: first name or email prefix, fallback User. */
+export function userLabel(user: Pick<PublicUser, "credits" | "full_name" | "email"> | null): string {
+  const first = user?.full_name?.trim().split(/\s+/)[0];
+  if (first) return first;
+  const prefix = user?.email?.split("@")[0];
+  return prefix || "User";
+}

@@ -1,0 +1,54 @@
+/** Open the sign-in/sign-up dialog from anywhere, optionally continuing after success. */
+import { useSyncExternalStore } from "react";
+import type { PublicUser } from "../../api/types.ts";
+
+export type AuthMode = "login" | "register";
+
+interface State {
+  open: boolean;
+  mode: AuthMode;
+  onSuccess?: (user: PublicUser) => void;
+}
+
+let state: State = { open: false, mode: "login" };
+const listeners = new Set<() => void>();
+const set = (next: State) => {
+  state = next;
+  listeners.forEach((l) => l());
+};
+
+export function openAuthDialog(
+  mode: AuthMode = "login",
+  onSuccess?: (user: PublicUser) => void,
+) {
+  set({ open: true, mode, onSuccess });
+}
+
+export function closeAuthDialog() {
+  set({ ...state, open: false });
+}
+
+export function setAuthMode(mode: AuthMode) {
+  set({ ...state, mode });
+}
+
+export function resetAuthDialog() {
+  if (!state.open) set({ open: false, mode: "login" });
+}
+
+export function takeOnSuccess() {
+  const cb = state.onSuccess;
+  state = { ...state, onSuccess: undefined };
+  return cb;
+}
+
+export function useAuthDialog(): State {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => state,
+    () => state,
+  );
+}

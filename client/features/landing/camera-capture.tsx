@@ -1,0 +1,161 @@
+/**
+ * Use Camera: live preview with getUserMedia, capture, retake, use. When the
+ * browser gives no camera, the caller shows the spec's toast and the file picker.
+ */
+import { useCallback, useEffect, useRef, useState } from "react";
+import { Button } from "../../ui/button.tsx";
+import { Modal } from "../../ui/dialog.tsx";
+import { CameraIcon, RotateIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+
+export function cameraSupported(): boolean {
+  return typeof navigator !== "undefined" &&
+    typeof navigator.mediaDevices?.getUserMedia === "function" &&
+    globalThis.isSecureContext !== false;
+}
+
+export interface CameraCaptureProps {
+  open: boolean;
+  onClose(): void;
+  /** Camera refused or missing: fall back. */
+  onUnavailable(): void;
+  onCapture(file: File): void;
+}
+
+export function CameraCapture(
+  { open, onClose, onUnavailable, onCapture }: CameraCaptureProps,
+) {
+  const videoRef = useRef<HTMLVideoElement>(null);
+  const streamRef = useRef<MediaStream | null>(null);
+  const [ready, setReady] = useState(false);
+  const [shot, setShot] = useState<{ blob: Blob; url: string } | null>(null);
+
+  const stop = useCallback(() => {
+    streamRef.current?.getTracks().forEach((t) => t.stop());
+    streamRef.current = null;
+    setReady(false);
+  }, []);
+
+  const start = useCallback(async () => {
+    try {
+      const stream = await navigator.mediaDevices.getUserMedia({
+        video: {
+          facingMode: "user",
+          width: { ideal: 1280 },
+          height: { ideal: 1280 },
+        },
+        audio: false,
+      });
+      streamRef.current = stream;
+      if (videoRef.current) {
+        videoRef.current.srcObject = stream;
+        await videoRef.current.play().catch(() => {});
+      }
+      setReady(true);
+    } catch {
+      stop();
+      onUnavailable();
+    }
+  }, [onUnavailable, stop]);
+
+  useEffect(() => {
+    if (!open) return;
+    const t = setTimeout(start, 0);
+    return () => {
+      clearTimeout(t);
+      stop();
+    };
+  }, [open, start, stop]);
+
+  useEffect(() => () => {
+    if (shot) URL.revokeObjectURL(shot.url);
+  }, [shot]);
+
+  function capture() {
+    const video = videoRef.current;
+    if (!video || !video.videoWidth) return;
+    const canvas = document.createElement("canvas");
+    canvas.width = video.videoWidth;
+    canvas.height = video.videoHeight;
+    const ctx = canvas.getContext("2d");
+    if (!ctx) return;
+    // Mirror back to how the person sees themselves in the preview.
+    ctx.translate(canvas.width, 0);
+    ctx.scale(-1, 1);
+    ctx.drawImage(video, 0, 0);
+    canvas.toBlob(
+      (blob) => {
+        if (blob) setShot({ blob, url: URL.createObjectURL(blob) });
+      },
+      "image/jpeg",
+      0.92,
+    );
+  }
+
+  function retake() {
+    setShot(null);
+    if (!streamRef.current) start();
+  }
+
+  function use() {
+    if (!shot) return;
+    const file = new File([shot.blob], `camera-${Date.now()}.jpg`, {
+      type: "image/jpeg",
+    });
+    setShot(null);
+    onCapture(file);
+  }
+
+  return (
+    <Modal
+      open={open}
+      onOpenChange={(o) => {
+        if (!o) {
+          setShot(null);
+          onClose();
+        }
+      }}
+      title="Take a Photo"
+      description="Face the camera in good light, with only you in the frame."
+      width="max-w-lg"
+    >
+      <div className="relative mt-5 aspect-square overflow-hidden rounded-2xl bg-ink-900">
+        <video
+          ref={videoRef}
+          playsInline
+          muted
+          aria-label="Camera preview"
+          className={`size-full -scale-x-100 object-cover ${shot ? "hidden" : ""}`}
+        />
+        {shot && (
+          <img
+            src={shot.url}
+            alt="Captured photo"
+            className="size-full object-cover"
+          />
+        )}
+        {!ready && !shot && (
+          <div className="absolute inset-0 grid place-items-center text-white/80">
+            <Spinner className="size-8" />
+          </div>
+        )}
+      </div>
+      <div className="mt-5 flex flex-wrap justify-end gap-3">
+        {shot
+          ? (
+            <>
+              <Button variant="outline" onClick={retake}>
+                <RotateIcon className="size-4" /> Retake
+              </Button>
+              <Button onClick={use}>Use Photo</Button>
+            </>
+          )
+          : (
+            <Button onClick={capture} disabled={!ready}>
+              <CameraIcon className="size-4" /> Capture
+            </Button>
+          )}
+      </div>
+    </Modal>
+  );
+}

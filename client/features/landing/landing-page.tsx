@@ -1,0 +1,224 @@
+/** Landing page (home): hero and the Provide Photo(s) card. */
+import { type DragEvent, useCallback, useRef, useState } from "react";
+import { uploadErrorText, uploadPhoto, validatePhotoFile } from "../../api/photos.ts";
+import type { CurrentPhoto } from "../../api/types.ts";
+import { Button } from "../../ui/button.tsx";
+import { CameraIcon, SparklesIcon, UploadIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+import { toast } from "../../ui/toast.tsx";
+import { CameraCapture, cameraSupported } from "./camera-capture.tsx";
+
+export interface LandingPageProps {
+  onUploaded(photo: CurrentPhoto): void;
+}
+
+const STEPS = [
+  {
+    title: "Upload one photo",
+    text: "A clear, front-facing portrait is all it takes.",
+  },
+  {
+    title: "Style it",
+    text: "Makeup, hair, barber and scene options with live colour swatches.",
+  },
+  {
+    title: "Generate and download",
+    text: "A 9:16 image, or a 360° set of front, right, left and back.",
+  },
+];
+
+const STUDIOS = [
+  { name: "Glam Studio", text: "Lips, eyes, base and blush" },
+  { name: "Hair Studio", text: "Colour, length and texture" },
+  { name: "Barber Shop", text: "Cuts, beards and tones" },
+];
+
+export default function LandingPage({ onUploaded }: LandingPageProps) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const [cameraOpen, setCameraOpen] = useState(false);
+  const [dragging, setDragging] = useState(false);
+
+  const handleFile = useCallback(async (file: File | undefined) => {
+    if (!file) return;
+    const invalid = validatePhotoFile(file);
+    if (invalid) {
+      toast({ ...invalid, variant: "destructive" });
+      return;
+    }
+    setBusy(true);
+    try {
+      const photo = await uploadPhoto(file);
+      onUploaded(photo);
+    } catch (err) {
+      toast({ ...uploadErrorText(err), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  }, [onUploaded]);
+
+  const cameraUnavailable = useCallback(() => {
+    setCameraOpen(false);
+    toast({
+      title: "Camera Not Available",
+      description: "Camera access is not implemented in this browser. Please choose a photo instead.",
+    });
+    inputRef.current?.click();
+  }, []);
+
+  function useCamera() {
+    if (cameraSupported()) setCameraOpen(true);
+    else cameraUnavailable();
+  }
+
+  function onDrop(e: DragEvent) {
+    e.preventDefault();
+    setDragging(false);
+    handleFile(e.dataTransfer.files?.[0]);
+  }
+
+  return (
+    <main className="bg-studio min-h-[calc(100dvh-4rem)]">
+      <div className="mx-auto grid max-w-6xl items-center gap-10 px-4 pb-12 pt-8 sm:px-6 sm:pt-16 lg:grid-cols-[1.1fr_1fr] lg:gap-16 lg:pt-24">
+        <section>
+          <p className="inline-flex items-center gap-2 rounded-full bg-white/80 px-3 py-1 text-xs font-semibold uppercase tracking-wider text-brand-700 shadow-sm ring-1 ring-brand-100">
+            <SparklesIcon className="size-3.5" /> AI styling studio
+          </p>
+          <h1 className="mt-5 text-4xl font-extrabold leading-[1.05] tracking-tight text-ink-900 sm:text-6xl">
+            Create Your{" "}
+            <span className="bg-gradient-to-r from-brand-500 to-fuchsia-600 bg-clip-text text-transparent">
+              Digital Human
+            </span>
+          </h1>
+          <p className="mt-5 max-w-xl text-lg text-ink-600 sm:text-xl">
+            Build a consistent AI avatar from one photo and let it handle your content.
+          </p>
+          <ul className="mt-8 hidden max-w-xl gap-3 sm:grid sm:grid-cols-3">
+            {STUDIOS.map((s) => (
+              <li
+                key={s.name}
+                className="rounded-2xl bg-white/70 p-3.5 shadow-sm ring-1 ring-ink-100 backdrop-blur"
+              >
+                <p className="text-sm font-semibold text-ink-900">{s.name}</p>
+                <p className="mt-0.5 text-xs text-ink-500">{s.text}</p>
+              </li>
+            ))}
+          </ul>
+        </section>
+
+        <section
+          aria-labelledby="provide-photos-title"
+          onDragOver={(e) => {
+            e.preventDefault();
+            setDragging(true);
+          }}
+          onDragLeave={() => setDragging(false)}
+          onDrop={onDrop}
+          className={`rounded-[2rem] bg-white p-6 shadow-xl shadow-ink-900/5 ring-1 transition sm:p-8 ${
+            dragging ? "ring-2 ring-brand-400" : "ring-ink-100"
+          }`}
+        >
+          <div className="flex items-center gap-3">
+            <span className="grid size-11 place-items-center rounded-2xl bg-brand-50 text-brand-600">
+              <UploadIcon />
+            </span>
+            <div>
+              <h2
+                id="provide-photos-title"
+                className="text-xl font-bold tracking-tight"
+              >
+                Provide Photo(s)
+              </h2>
+              <p className="text-sm text-ink-500">
+                Up to 4 images. The first one becomes your avatar.
+              </p>
+            </div>
+          </div>
+
+          <div className="mt-6 grid place-items-center rounded-3xl border-2 border-dashed border-ink-200 bg-ink-50/60 px-4 py-6 text-center sm:py-10">
+            {busy
+              ? (
+                <div
+                  className="flex flex-col items-center gap-3 text-brand-600"
+                  role="status"
+                >
+                  <Spinner className="size-8" />
+                  <p className="text-sm font-medium text-ink-700">
+                    Uploading your photo...
+                  </p>
+                </div>
+              )
+              : (
+                <p className="max-w-xs text-sm text-ink-500">
+                  A clear, front-facing portrait with one person works best. JPG, PNG or WebP up to 10MB.
+                </p>
+              )}
+          </div>
+
+          <div className="mt-6 grid gap-3 sm:grid-cols-2">
+            <Button
+              size="lg"
+              onClick={() => inputRef.current?.click()}
+              disabled={busy}
+            >
+              <UploadIcon className="size-5" /> Upload Photo(s)
+            </Button>
+            <Button
+              size="lg"
+              variant="outline"
+              onClick={useCamera}
+              disabled={busy}
+            >
+              <CameraIcon className="size-5" /> Use Camera
+            </Button>
+          </div>
+          <input
+            ref={inputRef}
+            type="file"
+            accept="image/*"
+            multiple
+            className="sr-only"
+            tabIndex={-1}
+            aria-label="Choose photos to upload"
+            data-testid="landing-file-input"
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = "";
+              handleFile(file);
+            }}
+          />
+        </section>
+      </div>
+      <section
+        aria-label="How it works"
+        className="mx-auto max-w-6xl px-4 pb-20 sm:px-6"
+      >
+        <ol className="grid gap-4 sm:grid-cols-3">
+          {STEPS.map((step, i) => (
+            <li
+              key={step.title}
+              className="flex gap-4 rounded-3xl bg-white/70 p-5 ring-1 ring-ink-100 backdrop-blur"
+            >
+              <span className="grid size-9 shrink-0 place-items-center rounded-full bg-ink-900 text-sm font-bold text-white">
+                {i + 1}
+              </span>
+              <div>
+                <p className="font-semibold text-ink-900">{step.title}</p>
+                <p className="mt-1 text-sm text-ink-500">{step.text}</p>
+              </div>
+            </li>
+          ))}
+        </ol>
+      </section>
+      <CameraCapture
+        open={cameraOpen}
+        onClose={() => setCameraOpen(false)}
+        onUnavailable={cameraUnavailable}
+        onCapture={(file) => {
+          setCameraOpen(false);
+          handleFile(file);
+        }}
+      />
+    </main>
+  );
+}

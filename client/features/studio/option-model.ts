@@ -1,0 +1,200 @@
+/**
+ * Which option groups each studio shows, which ids the active model cannot
+ * honour, and the POST /api/generate body. Pure: no React, no DOM.
+ */
+import {
+  DEFAULT_INTENSITY,
+  type Intensity,
+  MAKEUP_CATEGORIES,
+  type MakeupCategory,
+  OPTION_KEYS,
+  type OptionKey,
+  type SelectedOptions,
+  type StudioType,
+} from "../../../server/styling/option-keys.ts";
+import type { OptionEntry, StylingCatalog } from "./catalog.ts";
+
+export type Section = "makeup" | "hair" | "barber" | "scene";
+
+export interface GroupDef {
+  key: OptionKey;
+  section: Section;
+  list: string;
+  title: string;
+}
+
+const g = (
+  key: OptionKey,
+  section: Section,
+  list: string,
+  title: string,
+): GroupDef => ({ key, section, list, title });
+
+export const STUDIO_GROUPS: Record<StudioType, GroupDef[]> = {
+  makeup: [
+    g("lookStyle", "makeup", "lookStyles", "Look Style"),
+    g("eyeshadow", "makeup", "eyeshadow", "Eyeshadow"),
+    g("lips", "makeup", "lips", "Lips"),
+    g("baseMakeup", "makeup", "baseMakeup", "Base Makeup"),
+    g("cheeks", "makeup", "cheeks", "Cheeks"),
+    g("extras", "makeup", "extras", "Extras"),
+  ],
+  hair: [
+    g("hairStyle", "hair", "styles", "Hair Style"),
+    g("hairLength", "hair", "lengths", "Hair Length"),
+    g("hairTexture", "hair", "textures", "Hair Texture"),
+    g("hairColor", "hair", "colors", "Hair Color"),
+  ],
+  barber: [
+    g("hairStyle", "barber", "hairStyles", "Hair Style"),
+    g("hairLength", "barber", "hairLengths", "Hair Length"),
+    g("hairTexture", "barber", "hairTextures", "Hair Texture"),
+    g("hairColor", "barber", "hairColors", "Hair Color"),
+    g("facialHair", "barber", "facialHair", "Facial Hair"),
+    g("facialHairColor", "barber", "facialHairColors", "Facial Hair Color"),
+  ],
+};
+
+export const SCENE_GROUPS: GroupDef[] = [
+  g("outfit", "scene", "outfits", "Outfit"),
+  g("shoesFootwear", "scene", "shoes", "Shoes & Footwear"),
+  g("pose", "scene", "poses", "Pose"),
+  g("accessories", "scene", "accessories", "Accessories"),
+  g("activity", "scene", "activities", "Activity"),
+  g("setting", "scene", "settings", "Setting"),
+  g("cameraLens", "scene", "camera", "Camera Lens"),
+  g("lighting", "scene", "lighting", "Lighting"),
+];
+
+export const STUDIO_LABELS: Record<
+  StudioType,
+  { tab: string; heading: string; blurb: string }
+> = {
+  makeup: {
+    tab: "Glam Studio",
+    heading: "AI Makeup Studio",
+    blurb: "Pick a look, then fine-tune each category and its intensity.",
+  },
+  hair: {
+    tab: "Hair Studio",
+    heading: "AI Hair Studio",
+    blurb: "Try a new colour, length or texture.",
+  },
+  barber: {
+    tab: "Barber Shop",
+    heading: "AI Barber Shop",
+    blurb: "Cuts, fades, beards and their colours.",
+  },
+};
+
+export function entriesFor(catalog: StylingCatalog, def: GroupDef): OptionEntry[] {
+  const section = catalog[def.section] as Record<string, OptionEntry[]> | undefined;
+  return section?.[def.list] ?? [];
+}
+
+/** Not the list's default and not listed in models.supported[key]. */
+export function isUnsupported(
+  catalog: StylingCatalog,
+  key: OptionKey,
+  id: string,
+  entries: OptionEntry[],
+): boolean {
+  if (entries[0]?.id === id) return false;
+  const supported = catalog.models?.supported?.[key];
+  return !(supported ?? []).includes(id);
+}
+
+export type Selections = Partial<SelectedOptions>;
+
+export interface StudioSelections {
+  studio: StudioType;
+  /** Per appearance studio (hair and barber share keys but not lists). */
+  byStudio: Record<StudioType, Selections>;
+  scene: Selections;
+  intensity: Intensity;
+  view360: boolean;
+  instructions: string;
+}
+
+export function defaultIntensity(): Intensity {
+  return Object.fromEntries(
+    MAKEUP_CATEGORIES.map((c) => [c, DEFAULT_INTENSITY]),
+  ) as Intensity;
+}
+
+export function initialSelections(): StudioSelections {
+  return {
+    studio: "makeup",
+    byStudio: { makeup: {}, hair: {}, barber: {} },
+    scene: {},
+    intensity: defaultIntensity(),
+    view360: false,
+    instructions: "",
+  };
+}
+
+/** The id shown as selected for a group: the user's choice when it still exists, else the default. */
+export function selectedId(
+  entries: OptionEntry[],
+  chosen: string | undefined,
+): string | undefined {
+  if (chosen && entries.some((e) => e.id === chosen)) return chosen;
+  return entries[0]?.id;
+}
+
+export interface GeneratePayload {
+  photoId: string;
+  studioType: StudioType;
+  options: SelectedOptions;
+  intensity?: Partial<Record<MakeupCategory, number>>;
+  view360: boolean;
+  additionalInstructions: string | null;
+}
+
+/** Every key is sent: the active studio's and the scene's choices, defaults for the rest. */
+export function buildGeneratePayload(
+  catalog: StylingCatalog,
+  photoId: string,
+  s: StudioSelections,
+): GeneratePayload {
+  const options = {} as SelectedOptions;
+  for (const key of OPTION_KEYS) {
+    options[key] = catalog.defaults?.[key] ?? "";
+  }
+  for (const def of [...STUDIO_GROUPS[s.studio], ...SCENE_GROUPS]) {
+    const entries = entriesFor(catalog, def);
+    const chosen = def.section === "scene" ? s.scene[def.key] : s.byStudio[s.studio][def.key];
+    const id = selectedId(entries, chosen);
+    if (id) options[def.key] = id;
+  }
+  const instructions = s.instructions.trim();
+  const payload: GeneratePayload = {
+    photoId,
+    studioType: s.studio,
+    options,
+    view360: s.view360,
+    additionalInstructions: instructions ? instructions : null,
+  };
+  if (s.studio === "makeup") {
+    payload.intensity = Object.fromEntries(
+      MAKEUP_CATEGORIES.map((c) => [
+        c,
+        Math.max(0, Math.min(100, Math.round(s.intensity[c]))),
+      ]),
+    );
+  }
+  return payload;
+}
+
+/** How many groups differ from their default, for the tab badges. */
+export function changedCount(
+  catalog: StylingCatalog,
+  defs: GroupDef[],
+  chosen: Selections,
+): number {
+  return defs.filter((def) => {
+    const entries = entriesFor(catalog, def);
+    const id = selectedId(entries, chosen[def.key]);
+    return id !== undefined && id !== entries[0]?.id;
+  }).length;
+}

@@ -1,0 +1,103 @@
+/** Reference photo card: thumbnail, remove, Change Photos / Upload Photos, count text. */
+import { useRef, useState } from "react";
+import { uploadErrorText, uploadPhoto, validatePhotoFile } from "../../api/photos.ts";
+import type { CurrentPhoto } from "../../api/types.ts";
+import { Button } from "../../ui/button.tsx";
+import { UploadIcon, UserIcon, XIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+import { toast } from "../../ui/toast.tsx";
+
+export interface ReferencePhotoCardProps {
+  photo: CurrentPhoto | null;
+  onChange(photo: CurrentPhoto | null): void;
+  disabled?: boolean;
+}
+
+export function ReferencePhotoCard(
+  { photo, onChange, disabled }: ReferencePhotoCardProps,
+) {
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+
+  async function onFile(file: File | undefined) {
+    if (!file) return;
+    const invalid = validatePhotoFile(file);
+    if (invalid) {
+      toast({ ...invalid, variant: "destructive" });
+      return;
+    }
+    setBusy(true);
+    try {
+      onChange(await uploadPhoto(file));
+    } catch (err) {
+      toast({ ...uploadErrorText(err), variant: "destructive" });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section
+      aria-labelledby="reference-photo-title"
+      className="flex items-center gap-4 rounded-3xl bg-white p-4 shadow-sm ring-1 ring-ink-100"
+    >
+      <div className="relative shrink-0">
+        <div className="grid size-20 place-items-center overflow-hidden rounded-2xl bg-ink-100 text-ink-400">
+          {busy ? <Spinner className="size-6 text-brand-600" /> : photo
+            ? (
+              <img
+                src={photo.url}
+                alt="Reference photo"
+                className="size-full object-cover"
+              />
+            )
+            : <UserIcon className="size-8" />}
+        </div>
+        {photo && !busy && (
+          <button
+            type="button"
+            aria-label="Remove photo"
+            disabled={disabled}
+            onClick={() => onChange(null)}
+            className="absolute -right-2 -top-2 grid size-7 place-items-center rounded-full bg-ink-900 text-white shadow ring-2 ring-white hover:bg-red-600"
+          >
+            <XIcon className="size-3.5" />
+          </button>
+        )}
+      </div>
+      <div className="min-w-0 flex-1">
+        <h2 id="reference-photo-title" className="text-sm font-semibold">
+          Reference Photo
+        </h2>
+        <p className="mt-0.5 text-sm text-ink-500" data-testid="photo-count">
+          {photo ? "1 image(s) provided" : "No images provided"}
+        </p>
+        <Button
+          variant="outline"
+          size="sm"
+          className="mt-2"
+          onClick={() => inputRef.current?.click()}
+          disabled={busy || disabled}
+        >
+          <UploadIcon className="size-4" />
+          {photo ? "Change Photos" : "Upload Photos"}
+        </Button>
+        <input
+          ref={inputRef}
+          type="file"
+          accept="image/*"
+          multiple
+          className="sr-only"
+          tabIndex={-1}
+          aria-label="Choose a reference photo"
+          data-testid="studio-file-input"
+          onChange={(e) => {
+            const file = e.target.files?.[0];
+            e.target.value = "";
+            onFile(file);
+          }}
+        />
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,160 @@
+/** The header for every screen (spec section 2): brand, credits, account actions. */
+import { Link, useNavigate } from "@tanstack/react-router";
+import { formatCredits, type Session, userLabel } from "../api/session.ts";
+import { ADMIN_CREDITS } from "../api/types.ts";
+import { logout } from "../features/auth/auth-api.ts";
+import { openAuthDialog } from "../features/auth/auth-dialog-store.ts";
+import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
+import { Brand } from "../ui/brand.tsx";
+import { Button } from "../ui/button.tsx";
+import { ArrowLeftIcon, CoinIcon, LogoutIcon, UserIcon } from "../ui/icons.tsx";
+import { toast } from "../ui/toast.tsx";
+
+export type HeaderVariant = "home" | "studio";
+
+export interface AppHeaderProps {
+  variant: HeaderVariant;
+  session: Session;
+  onBackToHome(): void;
+}
+
+function CreditsPill({ session }: { session: Session }) {
+  const admin = session.user?.credits === ADMIN_CREDITS;
+  return (
+    <span
+      className="inline-flex h-9 items-center gap-1.5 rounded-full bg-brand-50 px-3 text-sm font-semibold text-brand-800 ring-1 ring-brand-100"
+      aria-label={`Credits: ${formatCredits(session.user)}`}
+      data-testid="credits-pill"
+    >
+      <CoinIcon className="size-4 text-brand-600" />
+      <span className="tabular-nums">{formatCredits(session.user)}</span>
+      {!admin && <span className="max-sm:sr-only">credits</span>}
+    </span>
+  );
+}
+
+function UserLabel(
+  { session, className = "" }: { session: Session; className?: string },
+) {
+  return (
+    <span
+      className={`inline-flex max-w-36 items-center gap-2 text-sm font-medium text-ink-700 ${className}`}
+      data-testid="user-label"
+    >
+      <span className="grid size-8 shrink-0 place-items-center rounded-full bg-ink-900 text-xs font-bold uppercase text-white">
+        {userLabel(session.user).slice(0, 1) || <UserIcon className="size-4" />}
+      </span>
+      <span className="truncate">{userLabel(session.user)}</span>
+    </span>
+  );
+}
+
+export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
+  const navigate = useNavigate();
+  const { user, loading } = session;
+
+  async function onLogout() {
+    await logout();
+    toast({
+      title: "Logged Out",
+      description: "You have been successfully logged out.",
+    });
+  }
+
+  const anonymousButtons = (
+    <>
+      <Button variant="ghost" size="sm" onClick={() => openAuthDialog("login")}>
+        Login
+      </Button>
+      <Button size="sm" onClick={() => openAuthDialog("register")}>
+        Sign Up
+      </Button>
+    </>
+  );
+
+  return (
+    <header className="sticky top-0 z-40 border-b border-ink-100/80 bg-white/85 backdrop-blur-lg">
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 sm:gap-3 sm:px-6">
+        {variant === "studio" && (
+          <Button
+            variant="ghost"
+            size="sm"
+            className="max-sm:w-9 max-sm:px-0"
+            onClick={onBackToHome}
+          >
+            <ArrowLeftIcon className="size-4" />
+            <span className="max-sm:sr-only">Back to Home</span>
+          </Button>
+        )}
+        <Link
+          to="/"
+          onClick={(e) => {
+            if (variant === "studio") {
+              e.preventDefault();
+              onBackToHome();
+            }
+          }}
+          className="rounded-xl"
+          aria-label="StyleTwin home"
+        >
+          <Brand compact={variant === "studio"} />
+        </Link>
+        <div className="ml-auto flex items-center gap-1.5 sm:gap-3">
+          {loading
+            ? (
+              <span
+                className="h-9 w-28 animate-pulse rounded-full bg-ink-100"
+                aria-label="Loading account"
+              />
+            )
+            : !user
+            ? anonymousButtons
+            : variant === "home"
+            ? (
+              <>
+                <CreditsPill session={session} />
+                <Button
+                  variant="outline"
+                  size="sm"
+                  onClick={() => navigate({ to: "/dashboard" })}
+                >
+                  Subscription
+                </Button>
+                <UserLabel session={session} className="max-sm:[&>span+span]:hidden" />
+                <Button
+                  variant="ghost"
+                  size="sm"
+                  className="w-9 px-0"
+                  aria-label="Logout"
+                  title="Logout"
+                  onClick={onLogout}
+                >
+                  <LogoutIcon className="size-5" />
+                </Button>
+              </>
+            )
+            : (
+              <>
+                <CreditsPill session={session} />
+                {user.credits < 10 && (
+                  <Button size="sm" onClick={openBuyCredits}>
+                    Buy Credits
+                  </Button>
+                )}
+                <Button
+                  variant="outline"
+                  size="sm"
+                  className="max-sm:w-9 max-sm:px-0"
+                  onClick={() => navigate({ to: "/dashboard" })}
+                >
+                  <UserIcon className="size-4 sm:hidden" />
+                  <span className="max-sm:sr-only">Dashboard</span>
+                </Button>
+                <UserLabel session={session} className="max-sm:hidden" />
+              </>
+            )}
+        </div>
+      </div>
+    </header>
+  );
+}

@@ -1,0 +1,173 @@
+/**
+ * Routes: / (home), /studio (needs a photo), /dashboard, and the spec's payment
+ * routes. Features are composed here; they never import each other.
+ */
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Link,
+  Outlet,
+  redirect,
+  useNavigate,
+  useRouterState,
+} from "@tanstack/react-router";
+import { useCallback } from "react";
+import { useSession } from "../api/session.ts";
+import type { CurrentPhoto } from "../api/types.ts";
+import { AuthDialog } from "../features/auth/auth-dialog.tsx";
+import LandingPage from "../features/landing/landing-page.tsx";
+import { BuyCreditsDialog } from "../features/payments/buy-credits-dialog.tsx";
+import { PaymentStatusPlaceholder } from "../features/payments/payment-status-placeholder.tsx";
+import { loadPhoto, savePhoto } from "../lib/current-photo.ts";
+import { buttonClass } from "../ui/button.tsx";
+import { Toaster } from "../ui/toast.tsx";
+import { AppHeader } from "./app-header.tsx";
+
+function RootLayout() {
+  const session = useSession();
+  const navigate = useNavigate();
+  const pathname = useRouterState({ select: (s) => s.location.pathname });
+  const backToHome = useCallback(() => {
+    // Studio (or dashboard) to home clears the uploaded photo.
+    savePhoto(null);
+    navigate({ to: "/" });
+  }, [navigate]);
+  return (
+    <div className="min-h-dvh">
+      <a
+        href="#main"
+        className="sr-only z-50 rounded-full bg-white px-4 py-2 font-semibold focus:not-sr-only focus:fixed focus:left-3 focus:top-3"
+      >
+        Skip to content
+      </a>
+      <AppHeader
+        variant={pathname.startsWith("/studio") ? "studio" : "home"}
+        session={session}
+        onBackToHome={backToHome}
+      />
+      <div id="main">
+        <Outlet />
+      </div>
+      <AuthDialog />
+      <BuyCreditsDialog />
+      <Toaster />
+    </div>
+  );
+}
+
+function HomeView() {
+  const navigate = useNavigate();
+  const onUploaded = useCallback((photo: CurrentPhoto) => {
+    savePhoto(photo);
+    navigate({ to: "/studio", search: { photo: photo.id } });
+  }, [navigate]);
+  return <LandingPage onUploaded={onUploaded} />;
+}
+
+function PaymentReturnView() {
+  const navigate = useNavigate();
+  return (
+    <>
+      <HomeView />
+      <PaymentStatusPlaceholder onContinue={() => navigate({ to: "/" })} />
+    </>
+  );
+}
+
+function NotFound() {
+  return (
+    <main className="mx-auto grid min-h-[60vh] max-w-md place-items-center px-6 text-center">
+      <div>
+        <h1 className="text-3xl font-bold tracking-tight">Page not found</h1>
+        <p className="mt-3 text-ink-600">
+          This page doesn't exist. Let's get you back to styling.
+        </p>
+        <Link to="/" className={`${buttonClass()} mt-6`}>Go to Home</Link>
+      </div>
+    </main>
+  );
+}
+
+const rootRoute = createRootRoute({
+  component: RootLayout,
+  notFoundComponent: NotFound,
+});
+
+const homeRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/",
+  component: HomeView,
+});
+
+export interface StudioSearch {
+  photo?: string;
+}
+
+export const studioRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/studio",
+  validateSearch: (search: Record<string, unknown>): StudioSearch => ({
+    photo: typeof search.photo === "string" ? search.photo : undefined,
+  }),
+  beforeLoad: ({ search }) => {
+    const photo = loadPhoto();
+    // Going to /studio with no photo goes home.
+    if (!photo) throw redirect({ to: "/", replace: true });
+    if (search.photo !== photo.id) {
+      throw redirect({
+        to: "/studio",
+        search: { photo: photo.id },
+        replace: true,
+      });
+    }
+  },
+  component: lazyRouteComponent(() => import("./studio-route.tsx")),
+});
+
+const dashboardRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/dashboard",
+  component: lazyRouteComponent(() => import("./dashboard-route.tsx")),
+});
+
+const paymentRoutes = [
+  "/credit-purchase-success",
+  "/subscription-success",
+].map((path) =>
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path,
+    component: PaymentReturnView,
+  })
+);
+const cancelRoutes = ["/credit-purchase-cancel", "/subscription-cancel"].map((
+  path,
+) =>
+  createRoute({
+    getParentRoute: () => rootRoute,
+    path,
+    component: HomeView,
+  })
+);
+
+const routeTree = rootRoute.addChildren([
+  homeRoute,
+  studioRoute,
+  dashboardRoute,
+  ...paymentRoutes,
+  ...cancelRoutes,
+]);
+
+export const router = createRouter({
+  routeTree,
+  defaultPreload: "intent",
+  scrollRestoration: true,
+});
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router;
+  }
+}

@@ -1,0 +1,207 @@
+/**
+ * Builds the React client into static/build/:
+ *   index.html, assets/[name]-[hash].js|css (esm, code-split), copies of static/public/*.
+ *
+ * Library: `await buildClient({ minify, outDir })`. CLI: `deno run -A scripts/build-client.ts
+ * [--dev] [--quiet]` (prints a size table; initial JS is what index.html loads).
+ */
+import * as esbuild from "esbuild";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const CLIENT = join(ROOT, "client");
+
+export interface BuiltFile {
+  path: string;
+  bytes: number;
+  gzipBytes: number;
+  /** Loaded by index.html (the entry chunk, its static imports, the CSS). */
+  initial?: boolean;
+}
+
+export interface BuildResult {
+  outDir: string;
+  files: BuiltFile[];
+}
+
+async function runTailwind(input: string, output: string, minify: boolean) {
+  const args = [
+    "run",
+    "-A",
+    "npm:@tailwindcss/cli@4.3.3",
+    "-i",
+    input,
+    "-o",
+    output,
+  ];
+  if (minify) args.push("--minify");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `tailwindcss failed:\n${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+}
+
+async function hashOf(bytes: Uint8Array): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
+  return Array.from(new Uint8Array(digest).slice(0, 5))
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("").toUpperCase();
+}
+
+async function copyDir(from: string, to: string) {
+  try {
+    for await (const entry of Deno.readDir(from)) {
+      const src = join(from, entry.name);
+      const dst = join(to, entry.name);
+      if (entry.isDirectory) {
+        await Deno.mkdir(dst, { recursive: true });
+        await copyDir(src, dst);
+      } else if (entry.isFile) {
+        await Deno.copyFile(src, dst);
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+}
+
+export async function buildClient(
+  opts: { minify?: boolean; outDir?: string } = {},
+): Promise<BuildResult> {
+  const minify = opts.minify ?? true;
+  const outDir = opts.outDir ?? join(ROOT, "static", "build");
+  const assetsDir = join(outDir, "assets");
+  await Deno.remove(outDir, { recursive: true }).catch(() => {});
+  await Deno.mkdir(assetsDir, { recursive: true });
+
+  // 1. CSS (Tailwind v4 scans client/ through the @source lines in styles.css).
+  const tmpCss = join(outDir, ".styles.css");
+  await runTailwind(join(CLIENT, "styles.css"), tmpCss, minify);
+  const css = await Deno.readFile(tmpCss);
+  await Deno.remove(tmpCss);
+  const cssName = `styles-${await hashOf(css)}.css`;
+  await Deno.writeFile(join(assetsDir, cssName), css);
+
+  // 2. JS, code-split ESM.
+  let result: esbuild.BuildResult<{ metafile: true }>;
+  try {
+    result = await esbuild.build({
+      entryPoints: { app: join(CLIENT, "main.tsx") },
+      bundle: true,
+      splitting: true,
+      format: "esm",
+      target: ["es2022", "chrome111", "safari16", "firefox115"],
+      outdir: assetsDir,
+      entryNames: "[name]-[hash]",
+      chunkNames: "[name]-[hash]",
+      assetNames: "[name]-[hash]",
+      jsx: "automatic",
+      minify,
+      sourcemap: minify ? false : "linked",
+      metafile: true,
+      legalComments: "none",
+      logLevel: "warning",
+      absWorkingDir: ROOT,
+      define: {
+        "process.env.NODE_ENV": JSON.stringify(
+          minify ? "production" : "development",
+        ),
+      },
+    });
+  } finally {
+    await esbuild.stop();
+  }
+
+  const outputs = result.metafile.outputs;
+  const entryOut = Object.entries(outputs).find(([, o]) => o.entryPoint?.endsWith("client/main.tsx"));
+  if (!entryOut) throw new Error("esbuild produced no entry chunk");
+  // Initial JS: the entry plus everything it imports statically.
+  const initial = new Set<string>();
+  const visit = (p: string) => {
+    if (initial.has(p)) return;
+    initial.add(p);
+    for (const imp of outputs[p]?.imports ?? []) {
+      if (imp.kind === "import-statement") visit(imp.path);
+    }
+  };
+  visit(entryOut[0]);
+  const entryName = relative(assetsDir, join(ROOT, entryOut[0]));
+  const preloads = [...initial]
+    .filter((p) => p !== entryOut[0] && p.endsWith(".js"))
+    .map((p) => `    <link rel="modulepreload" href="/assets/${relative(assetsDir, join(ROOT, p))}" />`).join(
+      "\n",
+    );
+
+  // 3. index.html
+  const template = await Deno.readTextFile(join(CLIENT, "index.html"));
+  const html = template.replace(
+    "<!-- assets -->",
+    [
+      `<link rel="stylesheet" href="/assets/${cssName}" />`,
+      `    <script type="module" src="/assets/${entryName}"></script>`,
+      preloads,
+    ].filter(Boolean).join("\n"),
+  );
+  await Deno.writeTextFile(join(outDir, "index.html"), html);
+
+  // 4. Fixed public assets (favicon...).
+  await copyDir(join(ROOT, "static", "public"), outDir);
+
+  const files: BuiltFile[] = [];
+  const cssPath = join(assetsDir, cssName);
+  for (const p of [...Object.keys(outputs).map((o) => join(ROOT, o)), cssPath]) {
+    if (p.endsWith(".map")) continue;
+    const bytes = await Deno.readFile(p);
+    files.push({
+      path: relative(outDir, p),
+      bytes: bytes.byteLength,
+      gzipBytes: gzipSync(bytes, { level: 9 }).byteLength,
+      initial: p === cssPath || initial.has(relative(ROOT, p)),
+    });
+  }
+  files.sort((a, b) => b.bytes - a.bytes);
+  return { outDir, files };
+}
+
+function kb(n: number) {
+  return `${(n / 1024).toFixed(1)} KiB`;
+}
+
+export function formatSizes(files: BuiltFile[]): string {
+  const lines = files.map((f) =>
+    `${f.initial ? "*" : " "} ${f.path.padEnd(44)} ${kb(f.bytes).padStart(11)} ${
+      kb(f.gzipBytes).padStart(11)
+    } gz`
+  );
+  const js = files.filter((f) => f.initial && f.path.endsWith(".js"));
+  const initialGz = js.reduce((s, f) => s + f.gzipBytes, 0);
+  const allGz = files.filter((f) => f.path.endsWith(".js"))
+    .reduce((s, f) => s + f.gzipBytes, 0);
+  lines.push(
+    `initial JS (gzip): ${kb(initialGz)} (budget 200 KiB)   all JS (gzip): ${
+      kb(allGz)
+    }   (* = loaded by index.html)`,
+  );
+  return lines.join("\n");
+}
+
+if (import.meta.main) {
+  const dev = Deno.args.includes("--dev");
+  const started = performance.now();
+  const { outDir, files } = await buildClient({ minify: !dev });
+  if (!Deno.args.includes("--quiet")) {
+    console.log(formatSizes(files));
+    console.log(
+      `built ${relative(ROOT, outDir)} in ${Math.round(performance.now() - started)} ms`,
+    );
+  }
+}

@@ -1,0 +1,108 @@
+/** Shared browser-test plumbing: Chromium launch, console-error guard, screenshots. */
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+
+export const CHROMIUM = "/usr/bin/chromium";
+export const HAS_CHROMIUM = (() => {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+})();
+
+export const SCREENSHOT_DIR = new URL(
+  "../../test-results/screenshots/",
+  import.meta.url,
+);
+export const PHONE = { width: 375, height: 812 };
+export const DESKTOP = { width: 1440, height: 900 };
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+}
+
+export interface GuardedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Unexpected console errors / page errors so far. */
+  errors: string[];
+  /** console.error texts matching these are expected (e.g. a 401 on a wrong password). */
+  allow(pattern: RegExp): void;
+  assertNoErrors(): void;
+  close(): Promise<void>;
+}
+
+export async function openPage(
+  browser: Browser,
+  baseURL: string,
+): Promise<GuardedPage> {
+  const context = await browser.newContext({
+    baseURL,
+    viewport: DESKTOP,
+    acceptDownloads: true,
+  });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors: string[] = [];
+  const allowed: RegExp[] = [];
+  page.on("console", (msg) => {
+    if (msg.type() !== "error") return;
+    const text = msg.text();
+    if (!allowed.some((re) => re.test(text))) errors.push(text);
+  });
+  page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  return {
+    page,
+    context,
+    errors,
+    allow: (re) => allowed.push(re),
+    assertNoErrors() {
+      if (errors.length) {
+        throw new Error(`Unexpected console errors:\n${errors.join("\n")}`);
+      }
+    },
+    close: () => context.close(),
+  };
+}
+
+/** Saves `<name>-desktop.png` and `<name>-phone.png`, then restores the desktop size. */
+export async function screenshots(page: Page, name: string) {
+  await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.setViewportSize(DESKTOP);
+  await page.waitForTimeout(250);
+  await page.screenshot({
+    path: new URL(`${name}-desktop.png`, SCREENSHOT_DIR).pathname,
+  });
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(250);
+  await page.screenshot({
+    path: new URL(`${name}-phone.png`, SCREENSHOT_DIR).pathname,
+  });
+  await page.setViewportSize(DESKTOP);
+  await page.waitForTimeout(100);
+}
+
+/** Waits until an <img> has loaded real pixels. */
+export async function waitForImageLoaded(page: Page, selector: string) {
+  await page.waitForFunction(
+    (sel) => {
+      const img = document.querySelector(sel) as HTMLImageElement | null;
+      return !!img && img.complete && img.naturalWidth > 0;
+    },
+    selector,
+    { timeout: 30_000 },
+  );
+}

@@ -1,0 +1,429 @@
+/**
+ * Browser tests: real headless Chromium (playwright-core) against the real
+ * server (main.ts on PGlite, the local image model). One server and one
+ * browser for the file; each test uses its own browser context.
+ * Screenshots: test-results/screenshots/<screen>-{phone,desktop}.png.
+ */
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
+import {
+  type GuardedPage,
+  HAS_CHROMIUM,
+  launchBrowser,
+  openPage,
+  screenshots,
+  waitForImageLoaded,
+} from "./browser.ts";
+import { writeLandscape, writePortrait } from "./fixtures.ts";
+
+const PASSWORD = "Secret123!";
+const opts = {
+  ignore: !HAS_CHROMIUM,
+  sanitizeOps: false,
+  sanitizeResources: false,
+};
+
+interface Shared {
+  server: LiveServer;
+  browser: Browser;
+  tmp: string;
+  portrait: string;
+  landscape: string;
+}
+let shared: Promise<Shared> | undefined;
+function setup(): Promise<Shared> {
+  shared ??= (async () => {
+    const tmp = await Deno.makeTempDir({ prefix: "styletwin-e2e-" });
+    // Two credits: exactly one generation per account (insufficient-credits path).
+    const [server, browser, portrait, landscape] = await Promise.all([
+      startLiveServer({ env: { WELCOME_CREDITS: "2" } }),
+      launchBrowser(),
+      writePortrait(tmp),
+      writeLandscape(tmp),
+    ]);
+    return { server, browser, tmp, portrait, landscape };
+  })();
+  return shared;
+}
+async function teardown() {
+  if (!shared) return;
+  const s = await shared.catch(() => undefined);
+  shared = undefined;
+  if (!s) return;
+  await s.browser.close().catch(() => {});
+  await s.server.close().catch(() => {});
+  await Deno.remove(s.tmp, { recursive: true }).catch(() => {});
+}
+// If a run stops early, never leave the server process behind.
+globalThis.addEventListener("unload", () => {
+  shared?.then((s) => s.server.close()).catch(() => {});
+});
+
+let n = 0;
+const uniqueEmail = (tag: string) => `${tag}-${Date.now().toString(36)}-${++n}@example.com`;
+
+async function registerViaApi(base: string, name: string) {
+  const res = await fetch(`${base}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      email: uniqueEmail("api"),
+      password: PASSWORD,
+      full_name: name,
+    }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return await res.json() as { access_token: string; refresh_token: string };
+}
+
+async function signInWithTokens(
+  page: Page,
+  tokens: { access_token: string; refresh_token: string },
+) {
+  await page.goto("/");
+  await page.evaluate((t) => {
+    localStorage.setItem("access_token", t.access_token);
+    localStorage.setItem("refresh_token", t.refresh_token);
+  }, tokens);
+  await page.reload();
+}
+
+const toast = (page: Page, title: string) =>
+  page.locator("[data-variant]").filter({ hasText: title }).first();
+/** Text inside the toast viewport (Radix also copies it into a live region). */
+const toastText = (page: Page, text: string) =>
+  page.locator("[data-variant]").getByText(text, { exact: false }).first();
+
+async function expectFieldError(page: Page, message: string) {
+  await page.getByRole("alert").filter({ hasText: message }).first()
+    .waitFor();
+}
+
+Deno.test("[browser] landing, sign-up validation, register, log out and in", opts, async () => {
+  const { server, browser } = await setup();
+  let g: GuardedPage | undefined;
+  try {
+    g = await openPage(browser, server.url);
+    const { page } = g;
+    await page.goto("/");
+    await page.getByRole("heading", { name: "Create Your Digital Human" })
+      .waitFor();
+    await page.getByText(
+      "Build a consistent AI avatar from one photo and let it handle your content.",
+    ).waitFor();
+    await page.getByRole("heading", { name: "Provide Photo(s)" }).waitFor();
+    await page.getByRole("button", { name: "Upload Photo(s)" }).waitFor();
+    await page.getByRole("button", { name: "Use Camera" }).waitFor();
+    await screenshots(page, "landing");
+
+    // Use Camera: headless Chromium has no camera, so the spec's fallback
+    // (a toast, then the file picker) must happen.
+    const [chooser] = await Promise.all([
+      page.waitForEvent("filechooser"),
+      page.getByRole("button", { name: "Use Camera" }).click(),
+    ]);
+    assert.ok(chooser.isMultiple());
+    await toast(page, "Camera Not Available").waitFor();
+
+    // Sign-in dialog, login-mode validation.
+    await page.getByRole("button", { name: "Login", exact: true }).click();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await expectFieldError(page, "Email is required");
+    await expectFieldError(page, "Password is required");
+    await screenshots(page, "sign-in-dialog");
+    await dialog.getByLabel("Email").fill("x");
+    assert.equal(
+      await page.getByRole("alert").filter({ hasText: "Email is required" })
+        .count(),
+      0,
+      "an error clears when the field is edited",
+    );
+
+    // Register mode: every validation message.
+    await dialog.getByRole("button", { name: "Sign up" }).click();
+    await dialog.getByLabel("Email").fill("");
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+    for (
+      const m of [
+        "Full name is required",
+        "Email is required",
+        "Password is required",
+        "Please confirm your password",
+      ]
+    ) await expectFieldError(page, m);
+    await screenshots(page, "sign-up-dialog");
+    await dialog.getByLabel("Full Name").fill("Ada Lovelace");
+    await dialog.getByLabel("Email").fill("not-an-email");
+    await dialog.getByLabel("Password", { exact: true }).fill("Ab1!");
+    await dialog.getByLabel("Confirm Password").fill("Ab1!");
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+    await expectFieldError(page, "Email is invalid");
+    await expectFieldError(page, "Password must be at least 8 characters");
+    await dialog.getByLabel("Password", { exact: true }).fill("alllowercase1!");
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+    await expectFieldError(
+      page,
+      "Password must contain uppercase, lowercase, number, and special character",
+    );
+    const email = uniqueEmail("ada");
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await dialog.getByLabel("Confirm Password").fill("Secret123?");
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+    await expectFieldError(page, "Passwords do not match");
+    await dialog.getByLabel("Confirm Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+
+    await toast(page, "Registration Successful").waitFor();
+    await dialog.waitFor({ state: "detached" });
+    await page.getByTestId("user-label").filter({ hasText: "Ada" }).waitFor();
+    assert.equal(
+      (await page.getByTestId("credits-pill").textContent())?.trim(),
+      "2credits",
+    );
+    await page.getByRole("button", { name: "Subscription" }).waitFor();
+    assert.ok(await page.evaluate(() => !!localStorage.getItem("access_token")));
+
+    // Reload keeps the session.
+    await page.reload();
+    await page.getByTestId("user-label").filter({ hasText: "Ada" }).waitFor();
+
+    // Log out.
+    await page.getByRole("button", { name: "Logout" }).click();
+    await toast(page, "Logged Out").waitFor();
+    await toastText(page, "You have been successfully logged out.").waitFor();
+    await page.getByRole("button", { name: "Sign Up" }).waitFor();
+    assert.equal(
+      await page.evaluate(() => localStorage.getItem("refresh_token")),
+      null,
+    );
+
+    // Wrong password, then log in.
+    g.allow(/status of 401/);
+    await page.getByRole("button", { name: "Login", exact: true }).click();
+    await dialog.getByLabel("Email").fill(email);
+    await dialog.getByLabel("Password").fill("Wrong123!");
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await toast(page, "Login Failed").waitFor();
+    await dialog.getByLabel("Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await toast(page, "Login Successful").waitFor();
+    await toastText(page, "Welcome back, Ada Lovelace!").waitFor();
+    await page.getByTestId("user-label").filter({ hasText: "Ada" }).waitFor();
+
+    // An expired access token is refreshed (rotating the refresh token) on reload.
+    const before = await page.evaluate(() => localStorage.getItem("refresh_token"));
+    await page.evaluate(() => localStorage.setItem("access_token", "expired"));
+    await page.reload();
+    await page.getByTestId("user-label").filter({ hasText: "Ada" }).waitFor();
+    await page.waitForFunction(
+      () => localStorage.getItem("access_token") !== "expired",
+    );
+    assert.notEqual(
+      await page.evaluate(() => localStorage.getItem("refresh_token")),
+      before,
+    );
+
+    // Dashboard placeholder is reachable from the header.
+    await page.getByRole("button", { name: "Subscription" }).click();
+    await page.waitForURL(/\/dashboard$/);
+    g.assertNoErrors();
+  } finally {
+    await g?.close();
+  }
+});
+
+Deno.test(
+  "[browser] upload, studio tabs, generate 360, result, compare, downloads, no credits, reload",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    let g: GuardedPage | undefined;
+    try {
+      g = await openPage(browser, server.url);
+      const { page } = g;
+      await signInWithTokens(page, await registerViaApi(server.url, "Grace Hopper"));
+      await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
+
+      // Going to /studio with no photo goes home.
+      await page.goto("/studio");
+      await page.waitForURL((u) => u.pathname === "/");
+
+      await page.getByTestId("landing-file-input").setInputFiles(portrait);
+      await page.waitForURL(/\/studio\?photo=/);
+      await page.getByText("1 image(s) provided").waitFor();
+      await page.getByRole("button", { name: "Back to Home" }).waitFor();
+      await page.getByRole("button", { name: "Buy Credits" }).waitFor(); // 2 < 10
+
+      // Every tab, with the option groups from the API.
+      await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
+      await page.getByRole("radiogroup", { name: "Lips", exact: true }).waitFor();
+      await page.getByRole("slider", { name: "Lips intensity" }).waitFor();
+      await screenshots(page, "studio-glam");
+      await page.getByRole("tab", { name: "Hair Studio" }).click();
+      await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
+      await page.getByRole("radiogroup", { name: "Hair Color", exact: true }).waitFor();
+      await screenshots(page, "studio-hair");
+      await page.getByRole("tab", { name: "Barber Shop" }).click();
+      await page.getByRole("heading", { name: "AI Barber Shop" }).waitFor();
+      await page.getByRole("radiogroup", { name: "Facial Hair", exact: true }).waitFor();
+      await screenshots(page, "studio-barber");
+      await page.getByRole("tab", { name: "Scene Composer" }).click();
+      await page.getByRole("radiogroup", { name: "Lighting", exact: true }).waitFor();
+      await screenshots(page, "studio-scene");
+
+      // Style it: Glam Studio, a lipstick that the model honours when it says so.
+      await page.getByRole("tab", { name: "Appearance Studio" }).click();
+      await page.getByRole("tab", { name: "Glam Studio" }).click();
+      const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
+      const supportedLip = lips.locator(
+        "[role=radio]:not([data-unsupported])",
+      ).nth(1);
+      const pick = await supportedLip.count() ? supportedLip : lips.getByRole("radio").nth(1);
+      await pick.click();
+      assert.equal(await pick.getAttribute("aria-checked"), "true");
+      const slider = page.getByRole("slider", { name: "Lips intensity" });
+      await slider.focus();
+      await page.keyboard.press("ArrowRight");
+      assert.equal(await slider.getAttribute("aria-valuenow"), "65");
+      await page.getByLabel("Additional Instructions").fill("Soft, natural finish");
+
+      // Generate with 360° View.
+      await page.getByRole("checkbox", { name: "360° View" }).click();
+      await page.getByRole("button", { name: "Generate Avatar" }).click();
+      await page.getByText("Generating your styled image in 9:16 format...")
+        .waitFor();
+      await page.getByRole("heading", { name: "360° View - Final Look" })
+        .waitFor({ timeout: 90_000 });
+      await toast(page, "Generation Complete!").waitFor();
+      await page.getByText("All angles generated in 9:16 aspect ratio.").waitFor();
+      for (const angle of ["FRONT", "RIGHT", "LEFT", "BACK"]) {
+        await waitForImageLoaded(page, `img[alt="${angle} view"]`);
+      }
+      await page.getByRole("button", { name: "Download All Views" }).waitFor();
+      // The local model makes the front only: the other three tiles say they show it.
+      assert.equal(
+        await page.getByText("Front view shown: this image model renders the front only").count(),
+        3,
+      );
+      await screenshots(page, "view-360");
+
+      const [angleDownload] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Download FRONT view" }).click(),
+      ]);
+      assert.match(
+        angleDownload.suggestedFilename(),
+        /^styletwin-360-front\.(png|jpg|webp)$/,
+      );
+      const anglePath = await angleDownload.path();
+      assert.ok((await Deno.stat(anglePath)).size > 1000);
+      await page.getByRole("button", { name: "Close 360° View" }).click();
+
+      // Result panel: the image, its download, the 360° View button, compare.
+      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+      await page.getByRole("button", { name: "360° View" }).waitFor();
+      await screenshots(page, "result");
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Download image" }).click(),
+      ]);
+      assert.match(download.suggestedFilename(), /^styletwin-result\.(png|jpg|webp)$/);
+      const bytes = await Deno.readFile(await download.path());
+      assert.ok(bytes.byteLength > 1000, "the downloaded file arrives");
+      await toast(page, "Download Started").waitFor();
+
+      await page.getByRole("tab", { name: "Before / After" }).click();
+      const divider = page.getByRole("slider", { name: "Compare before and after" });
+      await divider.focus();
+      await page.keyboard.press("ArrowLeft");
+      assert.equal(await divider.getAttribute("aria-valuenow"), "45");
+      const box = (await page.getByTestId("compare").boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, {
+        steps: 4,
+      });
+      await page.mouse.up();
+      assert.ok(Number(await divider.getAttribute("aria-valuenow")) >= 75);
+      await screenshots(page, "compare");
+
+      // Credits refreshed after completion: 2 - 2 = 0. Next generate: Insufficient Credits.
+      await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();
+      await page.getByRole("button", { name: "Generate Avatar" }).click();
+      await toast(page, "Insufficient Credits").waitFor();
+      await toastText(
+        page,
+        "You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.",
+      ).waitFor();
+      const buy = page.getByRole("dialog", { name: "Buy Credits" });
+      await buy.getByText("Credit purchase is coming soon.").waitFor();
+      await page.keyboard.press("Escape");
+      await buy.waitFor({ state: "detached" });
+
+      // Reload keeps the session, the photo and the result.
+      const studioUrl = page.url();
+      await page.reload();
+      assert.equal(page.url(), studioUrl);
+      await page.getByText("1 image(s) provided").waitFor();
+      await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
+      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+
+      // Back and forward behave.
+      await page.goBack();
+      await page.getByRole("heading", { name: "Create Your Digital Human" })
+        .waitFor();
+      await page.goForward();
+      await page.getByText("1 image(s) provided").waitFor();
+
+      // Back to Home clears the photo: /studio then goes home.
+      await page.getByRole("button", { name: "Back to Home" }).click();
+      await page.waitForURL((u) => u.pathname === "/");
+      await page.goto("/studio");
+      await page.waitForURL((u) => u.pathname === "/");
+      g.assertNoErrors();
+    } finally {
+      await g?.close();
+    }
+  },
+);
+
+Deno.test("[browser] anonymous generate asks to sign in, then a failed generation toast", opts, async () => {
+  const { server, browser, landscape } = await setup();
+  let g: GuardedPage | undefined;
+  try {
+    g = await openPage(browser, server.url);
+    const { page } = g;
+    await page.goto("/");
+    // Anonymous upload is allowed; a landscape has no face.
+    await page.getByTestId("landing-file-input").setInputFiles(landscape);
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Sign In" }).waitFor();
+    await dialog.getByRole("button", { name: "Sign up" }).click();
+    await dialog.getByLabel("Full Name").fill("Alan Turing");
+    await dialog.getByLabel("Email").fill(uniqueEmail("alan"));
+    await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
+    await dialog.getByLabel("Confirm Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Create Account" }).click();
+
+    // It continues where it was: the generation starts, then fails.
+    await toast(page, "Generation Failed").waitFor({ timeout: 90_000 });
+    await toastText(
+      page,
+      "The AI generation encountered an error. Please try again.",
+    ).waitFor();
+    await page.getByText("Your AI Avatar Awaits").waitFor();
+    // The failed generation's credits come back.
+    await page.getByTestId("credits-pill").filter({ hasText: /^2/ }).waitFor();
+    await screenshots(page, "generation-failed");
+    g.assertNoErrors();
+  } finally {
+    await g?.close();
+    await teardown();
+  }
+});

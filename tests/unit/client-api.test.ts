@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { ApiError, createApiClient, type TokenStore } from "../../client/api/http.ts";
+
+function memoryTokens(access: string | null, refresh: string | null) {
+  const t = { access, refresh };
+  const store: TokenStore & { t: typeof t } = {
+    t,
+    getAccess: () => t.access,
+    getRefresh: () => t.refresh,
+    set(a, r) {
+      t.access = a;
+      t.refresh = r;
+    },
+    clear() {
+      t.access = null;
+      t.refresh = null;
+    },
+  };
+  return store;
+}
+
+const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+
+/** A fake server: access tokens valid when in `valid`; refresh rotates. */
+function fakeServer(opts: { refreshOk?: boolean; refreshDelay?: number } = {}) {
+  const valid = new Set<string>();
+  let refreshCalls = 0;
+  let n = 0;
+  const seen: { path: string; auth: string | null }[] = [];
+  const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const path = String(input);
+    const auth = new Headers(init?.headers).get("Authorization");
+    seen.push({ path, auth });
+    if (path === "/api/auth/refresh") {
+      refreshCalls++;
+      await new Promise((r) => setTimeout(r, opts.refreshDelay ?? 5));
+      const body = JSON.parse(String(init?.body));
+      if (opts.refreshOk === false || body.refresh_token !== "r1") {
+        return json({ detail: "Invalid refresh token" }, 401);
+      }
+      const access = `a${++n}`;
+      valid.add(access);
+      return json({ access_token: access, refresh_token: `r1-rotated-${n}` });
+    }
+    const token = auth?.replace("Bearer ", "");
+    if (!token || !valid.has(token)) {
+      return json({ detail: "Not authenticated" }, 401);
+    }
+    return json({ ok: true, path });
+  };
+  return { fetch: fetch as typeof globalThis.fetch, seen, refreshCalls: () => refreshCalls };
+}
+
+Deno.test("api: sends the bearer token and parses JSON", async () => {
+  const server = fakeServer();
+  const tokens = memoryTokens("a0", "r1");
+  const api = createApiClient({ fetch: server.fetch, tokens });
+  // a0 is not valid: it refreshes first
+  const body = await api.json<{ ok: boolean }>("/api/users/me");
+  assert.equal(body.ok, true);
+  assert.equal(server.seen[0].auth, "Bearer a0");
+  assert.equal(server.seen.at(-1)?.auth, "Bearer a1");
+});
+
+Deno.test("api: parallel 401s share one refresh (single flight) and all retry once", async () => {
+  const server = fakeServer({ refreshDelay: 20 });
+  const tokens = memoryTokens("expired", "r1");
+  let ended = 0;
+  const api = createApiClient({
+    fetch: server.fetch,
+    tokens,
+    onSessionEnded: () => ended++,
+  });
+  const results = await Promise.all(
+    Array.from({ length: 5 }, (_, i) => api.json<{ path: string }>(`/api/x/${i}`)),
+  );
+  assert.equal(server.refreshCalls(), 1);
+  assert.deepEqual(results.map((r) => r.path), [0, 1, 2, 3, 4].map((i) => `/api/x/${i}`));
+  // The rotated refresh token is stored.
+  assert.equal(tokens.t.access, "a1");
+  assert.equal(tokens.t.refresh, "r1-rotated-1");
+  assert.equal(ended, 0);
+  // 5 first tries + 1 refresh + 5 retries
+  assert.equal(server.seen.length, 11);
+});
+
+Deno.test("api: when refresh fails, tokens are cleared and the session ends once", async () => {
+  const server = fakeServer({ refreshOk: false });
+  const tokens = memoryTokens("expired", "r1");
+  let ended = 0;
+  const api = createApiClient({
+    fetch: server.fetch,
+    tokens,
+    onSessionEnded: () => ended++,
+  });
+  const errors = await Promise.allSettled([
+    api.json("/api/a"),
+    api.json("/api/b"),
+    api.json("/api/c"),
+  ]);
+  for (const e of errors) {
+    assert.equal(e.status, "rejected");
+    assert.ok(e.status === "rejected" && e.reason instanceof ApiError);
+    assert.equal(e.status === "rejected" && e.reason.status, 401);
+    assert.equal(e.status === "rejected" && e.reason.detail, "Not authenticated");
+  }
+  assert.equal(server.refreshCalls(), 1);
+  assert.equal(ended, 1);
+  assert.equal(tokens.t.access, null);
+  assert.equal(tokens.t.refresh, null);
+});
+
+Deno.test("api: no refresh token means no refresh call and signed out", async () => {
+  const server = fakeServer();
+  const tokens = memoryTokens("expired", null);
+  let ended = 0;
+  const api = createApiClient({ fetch: server.fetch, tokens, onSessionEnded: () => ended++ });
+  const res = await api.request("/api/users/me");
+  assert.equal(res.status, 401);
+  assert.equal(server.refreshCalls(), 0);
+  assert.equal(ended, 1);
+  assert.equal(tokens.t.access, null);
+});
+
+Deno.test("api: anonymous requests are not refreshed; auth:false sends no bearer", async () => {
+  const server = fakeServer();
+  const tokens = memoryTokens(null, null);
+  const api = createApiClient({ fetch: server.fetch, tokens });
+  const res = await api.request("/api/anything");
+  assert.equal(res.status, 401);
+  assert.equal(server.refreshCalls(), 0);
+  const t2 = memoryTokens("a9", "r1");
+  const api2 = createApiClient({ fetch: server.fetch, tokens: t2 });
+  await api2.request("/api/auth/login", { method: "POST", json: {}, auth: false });
+  assert.equal(server.seen.at(-1)?.auth, null);
+});
+
+Deno.test("api: a request that started before a refresh retries with the new token without refreshing again", async () => {
+  const server = fakeServer();
+  const tokens = memoryTokens("old", "r1");
+  const api = createApiClient({ fetch: server.fetch, tokens });
+  await api.json("/api/first"); // refreshes -> a1
+  assert.equal(server.refreshCalls(), 1);
+  // Simulate a late 401 for a request sent with "old".
+  const lateFetch: typeof fetch = (input, init) => {
+    const auth = new Headers(init?.headers).get("Authorization");
+    if (auth === "Bearer old") return Promise.resolve(json({ detail: "x" }, 401));
+    return server.fetch(input, init);
+  };
+  tokens.t.access = "old";
+  const api2 = createApiClient({ fetch: lateFetch, tokens });
+  const p = api2.request("/api/late");
+  tokens.t.access = "a1"; // rotated by someone else meanwhile
+  const res = await p;
+  assert.equal(res.status, 200);
+  assert.equal(server.refreshCalls(), 1);
+});
+
+Deno.test("api: error detail is read from {detail}", async () => {
+  const api = createApiClient({
+    fetch: () => Promise.resolve(json({ detail: "Email already registered" }, 409)),
+    tokens: memoryTokens(null, null),
+  });
+  await assert.rejects(
+    api.json("/api/auth/register", { method: "POST", json: {} }),
+    (e) => e instanceof ApiError && e.status === 409 && e.detail === "Email already registered",
+  );
+});
