@@ -78,9 +78,11 @@ export async function buildClient(
   opts: { minify?: boolean; outDir?: string } = {},
 ): Promise<BuildResult> {
   const minify = opts.minify ?? true;
-  const outDir = opts.outDir ?? join(ROOT, "static", "build");
+  const finalDir = opts.outDir ?? join(ROOT, "static", "build");
+  // Build beside the live directory and swap it in at the end, so a running server (deno task dev,
+  // or a test's server while another test file rebuilds) never sees a half-written client.
+  const outDir = `${finalDir}.tmp-${crypto.randomUUID().slice(0, 8)}`;
   const assetsDir = join(outDir, "assets");
-  await Deno.remove(outDir, { recursive: true }).catch(() => {});
   await Deno.mkdir(assetsDir, { recursive: true });
 
   // 1. CSS (Tailwind v4 scans client/ through the @source lines in styles.css).
@@ -169,7 +171,12 @@ export async function buildClient(
     });
   }
   files.sort((a, b) => b.bytes - a.bytes);
-  return { outDir, files };
+
+  const retired = `${finalDir}.old-${crypto.randomUUID().slice(0, 8)}`;
+  await Deno.rename(finalDir, retired).catch(() => {});
+  await Deno.rename(outDir, finalDir);
+  await Deno.remove(retired, { recursive: true }).catch(() => {});
+  return { outDir: finalDir, files };
 }
 
 function kb(n: number) {
