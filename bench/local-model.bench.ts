@@ -54,9 +54,11 @@ const request: ImageRequest = {
   height: 1920,
 };
 
+const rssNoModel = Deno.memoryUsage().rss;
 const model = await createLocalModel({ workers: 1 });
 try {
   await model.ready();
+  const rssLoaded = Deno.memoryUsage().rss;
   for (let i = 0; i < 3; i++) await model.generate(request);
   const full: number[] = [];
   const stages: Record<string, number[]> = {};
@@ -66,7 +68,7 @@ try {
     const out = await model.generateWithTimings(request);
     full.push(performance.now() - t);
     notes = out.notes;
-    for (const [k, v] of Object.entries(out.timings)) (stages[k] ??= []).push(v);
+    for (const [k, v] of Object.entries(out.timings)) if (k !== "tensors") (stages[k] ??= []).push(v);
   }
   const fullMed = percentile(full, 50), bareMed = percentile(bare, 50);
   console.log(`photo: ${meta.width}x${meta.height} crop of face-api demo sample6.jpg -> 1080x1920 JPEG`);
@@ -81,19 +83,29 @@ try {
   );
   console.log(`  notes: ${notes.length ? notes.join("; ") : "(none)"}`);
   console.log(`bare sharp decode+resize+encode: median ${ms(bareMed)}`);
+  console.log("(health under two jobs: bench/health-under-load.bench.ts)");
   console.log(`ratio full look / bare sharp: ${(fullMed / bareMed).toFixed(2)}x (target <= 4x)`);
 
   const before = Deno.memoryUsage().rss;
   let peak = before;
+  let tensorsFirst = NaN, tensorsLast = NaN;
   for (let i = 0; i < LEAK_JOBS; i++) {
-    await model.generate(request);
+    const out = await model.generateWithTimings(request);
+    if (i === 0) tensorsFirst = out.timings.tensors;
+    tensorsLast = out.timings.tensors;
     peak = Math.max(peak, Deno.memoryUsage().rss);
   }
   const after = Deno.memoryUsage().rss;
+  // Deno workers are threads: a worker's memory is the process RSS with the
+  // worker minus the same process before the model was created.
   console.log(
-    `RSS (whole process, 1 worker) before ${mb(before)}, after ${LEAK_JOBS} jobs ${mb(after)}, peak ${
-      mb(peak)
-    } (target < 600 MB, no growth)`,
+    `RSS (whole process): no model ${mb(rssNoModel)}, 1 worker loaded idle ${mb(rssLoaded)}, ` +
+      `before ${LEAK_JOBS} jobs ${mb(before)}, after ${mb(after)}, peak ${mb(peak)}`,
+  );
+  console.log(
+    `  one worker: ${mb(rssLoaded - rssNoModel)} idle, ${mb(peak - rssNoModel)} peak on a 1080x1920 job ` +
+      `(target < 600 MB); growth over ${LEAK_JOBS} jobs ${mb(after - before)} (target: none); ` +
+      `tfjs tensors after job 1: ${tensorsFirst}, after job ${LEAK_JOBS}: ${tensorsLast}`,
   );
 } finally {
   await model.close();

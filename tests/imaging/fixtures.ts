@@ -172,3 +172,30 @@ export function meanPixelDeltaE(a: Decoded, b: Decoded, pixels: number[]): numbe
   for (const p of pixels) s += deltaE(labOf(a, p), labOf(b, p));
   return s / Math.max(1, pixels.length);
 }
+
+/**
+ * Widens (or heightens) a photo to `aspect` (width / height) with a plain
+ * border, so that the frame needs extending (a wider crop of the demo photos
+ * would take in the neighbours' faces).
+ */
+export async function reshape(
+  photo: Uint8Array,
+  aspect: number,
+  background = "#6b6f78",
+): Promise<Uint8Array> {
+  const meta = await sharp(photo).metadata();
+  const w = meta.width!, h = meta.height!;
+  const x = Math.max(0, Math.round((h * aspect - w) / 2));
+  const y = Math.max(0, Math.round((w / aspect - h) / 2));
+  const buf = await sharp(photo)
+    .extend({ left: x, right: x, top: y, bottom: y, background })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+  return new Uint8Array(buf);
+}
+
+/** Resizes a photo to exactly w x h (cover, centred). */
+export async function resized(photo: Uint8Array, w: number, h: number): Promise<Uint8Array> {
+  const buf = await sharp(photo).resize(w, h, { fit: "cover" }).jpeg({ quality: 95 }).toBuffer();
+  return new Uint8Array(buf);
+}

@@ -5,7 +5,7 @@
  */
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
-import type { Point } from "./masks.ts";
+import type { Point, Rect } from "./masks.ts";
 
 export interface Framing {
   /** canvas = photo * scale + offset */
@@ -31,6 +31,9 @@ export interface FramingInput {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
+/** Largest face width (fraction of the frame width) accepted to fill the frame bottom with the photo. */
+const MAX_FILL_FACE = 0.72;
+
 export function planFraming(i: FramingInput): Framing {
   const { photoW, photoH, eye, faceWidth, outW, outH } = i;
   let scale: number;
@@ -39,6 +42,16 @@ export function planFraming(i: FramingInput): Framing {
   } else {
     const cover = Math.max(outW / photoW, outH / photoH);
     scale = clamp(cover, (0.22 * outW) / faceWidth, (0.62 * outW) / faceWidth);
+    // A photo that ends above the frame bottom leaves a floating bust: enlarge
+    // it (the face may get larger than the portrait target, never cropped) so
+    // that its bottom reaches the frame bottom with the eyes near 40%; when
+    // that would crop the face, as far as allowed (eyes may sit down to 47%).
+    const below = photoH - eye[1];
+    if (below > 0 && below * scale < 0.6 * outH) {
+      const limit = Math.min(4, (MAX_FILL_FACE * outW) / faceWidth);
+      const at40 = (0.6 * outH) / below, at47 = (0.53 * outH) / below;
+      scale = Math.max(scale, at40 <= limit ? at40 : Math.min(at47, limit));
+    }
   }
   scale = Math.min(scale, 4);
   const sw = Math.round(photoW * scale), sh = Math.round(photoH * scale);
@@ -48,11 +61,13 @@ export function planFraming(i: FramingInput): Framing {
   // Prefer real pixels over exact placement, within portrait limits.
   if (sw >= outW) ox = clamp(ox, outW - sw, 0);
   if (sh >= outH) oy = clamp(oy, outH - sh, 0);
+  else if (oy + sh < outH) oy = outH - sh; // the bottom first (the eye clamp below limits it)
   const ex = eye[0] * scale + ox, ey = eye[1] * scale + oy;
   ox += clamp(ex, 0.3 * outW, 0.7 * outW) - ex;
   oy += clamp(ey, 0.3 * outH, 0.47 * outH) - ey;
   ox = Math.round(ox);
   oy = Math.round(oy);
+  if (oy + sh < outH && oy + sh >= outH - 2) oy = outH - sh; // no rounding sliver at the bottom
   const x0 = Math.max(0, ox), y0 = Math.max(0, oy);
   const x1 = Math.min(outW, ox + sw), y1 = Math.min(outH, oy + sh);
   return {
@@ -70,7 +85,46 @@ export function coversFrame(f: Framing): boolean {
   return r.x === 0 && r.y === 0 && r.w === f.width && r.h === f.height;
 }
 
-/** Renders the framed canvas (RGB raw) from the decoded photo. */
+/** Feather widths for photo edges inside the frame: ~8% of the frame height (rows) and width (columns). */
+export function featherBands(width: number, height: number): { bx: number; by: number } {
+  return { bx: Math.max(1, Math.round(0.08 * width)), by: Math.max(1, Math.round(0.08 * height)) };
+}
+
+/**
+ * Opacity of the photo at canvas pixel (x, y): 0 outside `rect`, ramping
+ * smoothly to 1 over the feather bands from each edge of `rect` that lies
+ * inside the frame (edges on the frame border stay hard).
+ */
+export function edgeFade(rect: Rect, width: number, height: number, x: number, y: number): number {
+  const { bx, by } = featherBands(width, height);
+  const px = x + 0.5, py = y + 0.5;
+  if (px < rect.x || py < rect.y || px > rect.x + rect.w || py > rect.y + rect.h) return 0;
+  let t = 1;
+  if (rect.x > 0) t = Math.min(t, (px - rect.x) / bx);
+  if (rect.x + rect.w < width) t = Math.min(t, (rect.x + rect.w - px) / bx);
+  if (rect.y > 0) t = Math.min(t, (py - rect.y) / by);
+  if (rect.y + rect.h < height) t = Math.min(t, (rect.y + rect.h - py) / by);
+  return t >= 1 ? 1 : t * t * (3 - 2 * t);
+}
+
+/** A raw buffer from a sharp pipeline, checked to have exactly `channels` channels. */
+export async function rawOf(p: ReturnType<typeof sharp>, channels: 1 | 3, what: string): Promise<Canvas> {
+  const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== channels || data.length !== info.width * info.height * channels) {
+    throw new Error(`${what}: expected ${channels} channels, got ${info.channels}`);
+  }
+  return {
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+    width: info.width,
+    height: info.height,
+  };
+}
+
+/**
+ * Renders the framed canvas (RGB raw) from the decoded photo. Where the photo
+ * does not cover the frame, the gap shows a blurred, darkened copy and the
+ * photo's inner edges fade into it (no hard line, no floating bust).
+ */
 export async function renderFramed(
   photo: Canvas,
   f: Framing,
@@ -78,40 +132,45 @@ export async function renderFramed(
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
   const sw = Math.round(photo.width * f.scale), sh = Math.round(photo.height * f.scale);
   const r = f.photoRect;
-  const visible = await sharp(photo.data, raw)
-    .resize(sw, sh, { kernel: "lanczos3" })
-    .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY, width: r.w, height: r.h })
-    .raw()
-    .toBuffer();
-  if (coversFrame(f)) {
-    return {
-      data: new Uint8Array(visible.buffer, visible.byteOffset, visible.length),
-      width: f.width,
-      height: f.height,
-    };
-  }
+  const visible = await rawOf(
+    sharp(photo.data, raw)
+      .resize(sw, sh, { kernel: "lanczos3" })
+      .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY, width: r.w, height: r.h }),
+    3,
+    "framed photo",
+  );
+  if (coversFrame(f)) return visible;
   const smallW = Math.max(8, Math.round(f.width / 8)), smallH = Math.max(8, Math.round(f.height / 8));
-  const fill = await sharp(photo.data, raw)
-    .resize(smallW, smallH, { fit: "cover" })
-    .blur(5)
-    .linear(0.55, 0)
-    .raw()
-    .toBuffer();
-  const composed = await sharp(fill, { raw: { width: smallW, height: smallH, channels: 3 } })
-    .resize(f.width, f.height, { kernel: "cubic" })
-    .composite([{
-      input: visible,
-      raw: { width: r.w, height: r.h, channels: 3 },
-      left: r.x,
-      top: r.y,
-    }])
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  // composite() always yields RGBA; the canvas is RGB, so drop alpha (reading RGBA as RGB skews the image).
-  const out = composed.info.channels === 3 ? composed.data : await sharp(composed.data, {
-    raw: { width: f.width, height: f.height, channels: composed.info.channels as 4 },
-  }).removeAlpha().raw().toBuffer();
-  return { data: new Uint8Array(out.buffer, out.byteOffset, out.length), width: f.width, height: f.height };
+  const small = await rawOf(
+    sharp(photo.data, raw).resize(smallW, smallH, { fit: "cover" }).blur(5).linear(0.55, 0),
+    3,
+    "frame fill",
+  );
+  const fill = await rawOf(
+    sharp(small.data, { raw: { width: smallW, height: smallH, channels: 3 } })
+      .resize(f.width, f.height, { kernel: "cubic" }),
+    3,
+    "frame fill",
+  );
+  // Photo over the fill: plain copies inside, a smooth ramp across inner edges.
+  const out = fill.data, v = visible.data, W = f.width;
+  const { bx, by } = featherBands(f.width, f.height);
+  const left = r.x > 0 ? bx : 0, right = r.x + r.w < W ? bx : 0;
+  for (let y = r.y; y < r.y + r.h; y++) {
+    const src = (y - r.y) * r.w * 3, dst = (y * W + r.x) * 3;
+    const nearRow = (r.y > 0 && y - r.y < by) || (r.y + r.h < f.height && r.y + r.h - y <= by);
+    if (!nearRow && left === 0 && right === 0) {
+      out.set(v.subarray(src, src + r.w * 3), dst);
+      continue;
+    }
+    for (let x = r.x; x < r.x + r.w; x++) {
+      const inner = !nearRow && x - r.x >= left && r.x + r.w - x > right;
+      const a = inner ? 1 : edgeFade(r, f.width, f.height, x, y);
+      const s = src + (x - r.x) * 3, o = dst + (x - r.x) * 3;
+      for (let c = 0; c < 3; c++) out[o + c] = Math.round(out[o + c] + (v[s + c] - out[o + c]) * a);
+    }
+  }
+  return { data: out, width: f.width, height: f.height };
 }
 
 export function mapPoints(pts: Point[], f: Framing): Point[] {

@@ -135,8 +135,9 @@ export function recolorHair(
   const y0 = Math.max(0, Math.floor(g.pts[10][1] - 0.75 * fh)),
     y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
   const hs = Math.max(6, hair.sd), ss = Math.max(6, skin.sd);
-  // Mask at half resolution (it is smooth), then recolour at full resolution.
-  const step = 2;
+  // Mask at quarter resolution (it is smooth, like the person matte it comes
+  // from), then recolour at full resolution through a bilinear lookup.
+  const step = 4;
   const mw = Math.ceil((x1 - x0) / step), mh = Math.ceil((y1 - y0) / step);
   const mask: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(mw * mh) };
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
@@ -159,7 +160,8 @@ export function recolorHair(
       if (notFace <= 0) continue;
       const lab = labAt(img, x, y);
       const dh = Math.hypot(lab[0] - hair.mean[0], lab[1] - hair.mean[1], lab[2] - hair.mean[2]) / hs;
-      const ds = Math.hypot(lab[0] - skin.mean[0], lab[1] - skin.mean[1], lab[2] - skin.mean[2]) / ss;
+      // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
+      const ds = Math.hypot(0.5 * (lab[0] - skin.mean[0]), lab[1] - skin.mean[1], lab[2] - skin.mean[2]) / ss;
       // Hair-likeness: closer to hair than skin, and not far from the hair colour.
       const like = 1 / (1 + Math.exp(-(ds - dh) * 1.6)) * Math.max(0, Math.min(1, (4 - dh) / 1.5));
       const v = p * prior * notFace * like;
@@ -172,15 +174,63 @@ export function recolorHair(
       }
     }
   }
-  if (sumW < 50) return { applied: false, confidence, reason: "too little hair is visible" };
-  feather(mask, 1.2);
+  if (sumW < 50 / step ** 2) return { applied: false, confidence, reason: "too little hair is visible" };
+  feather(mask, 0.8);
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   const target = hexToLab(hex);
   applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, 0.88);
   return { applied: true, confidence };
 }
 
-/** Lab mean shift: L moves 45 % of the way, a/b fully, through a (possibly subsampled) mask. */
+const LUT_N = 33;
+
+/**
+ * The recolour as a colour transform sRGB byte triple -> linear RGB, tabulated
+ * on a 33^3 grid (the Lab maths runs ~36k times instead of once per pixel).
+ *
+ * - L: the mean moves to the swatch L (92 % of the way for darker targets, 80 %
+ *   for lighter ones); the strand texture (each pixel's L offset from the
+ *   mean) is kept, stretched a little when lightening dark hair a lot so the
+ *   strands do not flatten into a grey sheet.
+ * - a/b: the swatch's hue, with a chroma that follows the pixel's lightness
+ *   (shadows in hair carry less colour than the swatch) plus 60 % of the
+ *   pixel's own deviation from the hair mean; the result is capped relative
+ *   to the swatch chroma (the bright, saturated red "Auburn" used to give).
+ */
+function shiftLut(mean: Lab, target: Lab): Float32Array {
+  const [tL, ta, tb] = target;
+  const tC = Math.hypot(ta, tb);
+  const kL = tL < mean[0] ? 0.92 : 0.8;
+  const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
+  const capC = 0.85 * tC + 4;
+  const lut = new Float32Array(LUT_N * LUT_N * LUT_N * 3);
+  let o = 0;
+  for (let bi = 0; bi < LUT_N; bi++) {
+    for (let gi = 0; gi < LUT_N; gi++) {
+      for (let ri = 0; ri < LUT_N; ri++) {
+        const r = SRGB_TO_LINEAR[Math.round((ri * 255) / (LUT_N - 1))];
+        const g = SRGB_TO_LINEAR[Math.round((gi * 255) / (LUT_N - 1))];
+        const b = SRGB_TO_LINEAR[Math.round((bi * 255) / (LUT_N - 1))];
+        const [L, a, bb] = linearToLab(r, g, b);
+        const Lo = Math.min(98, Math.max(0, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain));
+        const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
+        let ao = ta * follow + (a - mean[1]) * 0.6, bo = tb * follow + (bb - mean[2]) * 0.6;
+        const c = Math.hypot(ao, bo);
+        if (c > capC) {
+          ao *= capC / c;
+          bo *= capC / c;
+        }
+        const out = labToLinear(Lo, ao, bo);
+        lut[o++] = out[0];
+        lut[o++] = out[1];
+        lut[o++] = out[2];
+      }
+    }
+  }
+  return lut;
+}
+
+/** Lab recolour (see shiftLut) through a (possibly subsampled) mask. */
 function applyLabShift(
   img: Canvas,
   mask: Mask,
@@ -193,26 +243,50 @@ function applyLabShift(
   target: Lab,
   opacity: number,
 ): void {
-  const dL = (target[0] - mean[0]) * 0.45, da = target[1] - mean[1], db = target[2] - mean[2];
+  const lut = shiftLut(mean, target);
   const d = img.data;
-  for (let y = y0; y < y1; y++) {
-    const gy = Math.min(mask.h - 1.001, Math.max(0, (y - y0) / step));
-    const j0 = gy | 0, fy = gy - j0;
-    for (let x = x0; x < x1; x++) {
-      const gx = Math.min(mask.w - 1.001, Math.max(0, (x - x0) / step));
-      const i0 = gx | 0, fx = gx - i0;
-      const k = j0 * mask.w + i0;
-      const m = mask.data;
-      const a = ((m[k] * (1 - fx) + m[k + 1] * fx) * (1 - fy) +
-        (m[k + mask.w] * (1 - fx) + m[k + mask.w + 1] * fx) * fy) * opacity;
-      if (a < 0.01) continue;
-      const i = (y * img.width + x) * 3;
-      const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
-      const lab = linearToLab(r, g, b);
-      const out = labToLinear(Math.max(0, lab[0] + dL), lab[1] + da, lab[2] + db);
-      d[i] = linearToSrgb(r + (out[0] - r) * a);
-      d[i + 1] = linearToSrgb(g + (out[1] - g) * a);
-      d[i + 2] = linearToSrgb(b + (out[2] - b) * a);
+  const m = mask.data, mw = mask.w;
+  const q = (LUT_N - 1) / 255;
+  const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
+  // Per mask cell (between four grid nodes): cells with no mask are skipped.
+  for (let j = 0; j < mask.h - 1; j++) {
+    const ya = Math.max(y0, y0 + j * step), yb = Math.min(y1, y0 + (j + 1) * step);
+    for (let i = 0; i < mw - 1; i++) {
+      const k = j * mw + i;
+      const v00 = m[k] * opacity, v01 = m[k + 1] * opacity;
+      const v10 = m[k + mw] * opacity, v11 = m[k + mw + 1] * opacity;
+      if (v00 < 0.01 && v01 < 0.01 && v10 < 0.01 && v11 < 0.01) continue;
+      const xa = Math.max(x0, x0 + i * step), xb = Math.min(x1, x0 + (i + 1) * step);
+      for (let y = ya; y < yb; y++) {
+        const fy = (y - y0) / step - j;
+        const l0 = v00 + (v10 - v00) * fy, l1 = v01 + (v11 - v01) * fy;
+        let o = (y * img.width + xa) * 3;
+        for (let x = xa; x < xb; x++, o += 3) {
+          const a = l0 + (l1 - l0) * ((x - x0) / step - i);
+          if (a < 0.01) continue;
+          const a1 = a > 1 ? 1 : a;
+          // Trilinear lookup.
+          const rx = d[o] * q, gx = d[o + 1] * q, bx = d[o + 2] * q;
+          const r0 = rx | 0, g0 = gx | 0, b0 = bx | 0;
+          const fr = rx - r0, fg = gx - g0, fb = bx - b0;
+          const base = (r0 === LUT_N - 1 ? r0 - 1 : r0) * sR + (g0 === LUT_N - 1 ? g0 - 1 : g0) * sG +
+            (b0 === LUT_N - 1 ? b0 - 1 : b0) * sB;
+          const wr = r0 === LUT_N - 1 ? 1 : fr,
+            wg = g0 === LUT_N - 1 ? 1 : fg,
+            wb = b0 === LUT_N - 1 ? 1 : fb;
+          for (let c = 0; c < 3; c++) {
+            const p = base + c;
+            const c00 = lut[p] + (lut[p + sR] - lut[p]) * wr;
+            const c10 = lut[p + sG] + (lut[p + sG + sR] - lut[p + sG]) * wr;
+            const c01 = lut[p + sB] + (lut[p + sB + sR] - lut[p + sB]) * wr;
+            const c11 = lut[p + sB + sG] + (lut[p + sB + sG + sR] - lut[p + sB + sG]) * wr;
+            const c0 = c00 + (c10 - c00) * wg, c1 = c01 + (c11 - c01) * wg;
+            const out = c0 + (c1 - c0) * wb;
+            const lin = SRGB_TO_LINEAR[d[o + c]];
+            d[o + c] = linearToSrgb(lin + (out - lin) * a1);
+          }
+        }
+      }
     }
   }
 }

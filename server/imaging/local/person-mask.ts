@@ -7,6 +7,7 @@ import type { Canvas } from "./blend.ts";
 import type { FaceEngine } from "./face-engine.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import type { Rect } from "./masks.ts";
+import { edgeFade } from "./framing.ts";
 
 export interface PersonMask {
   /** Grid size (canvas / step). */
@@ -94,9 +95,10 @@ export function personMask(
   // Real photo pixels only; and when neighbours were in the photo, a body prior
   // around the chosen person.
   const chinY = g.pts[152][1];
+  const covers = photoRect.x <= 0 && photoRect.y <= 0 && photoRect.x + photoRect.w >= img.width &&
+    photoRect.y + photoRect.h >= img.height;
   for (let j = 0; j < h; j++) {
     const cy = (j + 0.5) * step;
-    const inY = cy >= photoRect.y && cy < photoRect.y + photoRect.h;
     let half = 0;
     if (isolate) {
       const below = Math.max(0, cy - chinY) / g.fh;
@@ -105,10 +107,13 @@ export function personMask(
     for (let i = 0; i < w; i++) {
       const cx = (i + 0.5) * step;
       const k = j * w + i;
-      if (!inY || cx < photoRect.x || cx >= photoRect.x + photoRect.w) {
+      // Inner photo edges fade out (the body does not end in a hard line over a backdrop).
+      const fade = covers ? 1 : edgeFade(photoRect, img.width, img.height, cx - 0.5, cy - 0.5);
+      if (fade <= 0) {
         data[k] = 0;
         continue;
       }
+      data[k] *= fade;
       if (isolate) {
         const over = Math.abs(cx - g.center[0]) - half;
         if (over > 0) data[k] *= Math.max(0, 1 - over / (0.25 * g.fw));

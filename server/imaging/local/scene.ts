@@ -8,6 +8,7 @@ import type { LightingEntry, SettingEntry } from "../../styling/catalog.ts";
 import type { Canvas } from "./blend.ts";
 import { hexToRgb, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
+import { rawOf } from "./framing.ts";
 
 type Backdrop = NonNullable<SettingEntry["backdrop"]>;
 type Plane = { w: number; h: number; data: Float32Array };
@@ -149,13 +150,44 @@ function paintBackdrop(id: string, b: Backdrop, p: Plane, head: [number, number]
   return 2;
 }
 
-/** Renders a backdrop at full canvas size (RGB bytes). */
+/** Recently rendered backdrops (a worker renders the same few scenes again and again); read-only. */
+const backdropCache = new Map<string, Uint8Array>();
+const BACKDROP_CACHE_SIZE = 2;
+
+/**
+ * Renders a backdrop at full canvas size (RGB bytes). The result is shared
+ * with a small per-worker cache: callers must not modify it.
+ */
 export async function renderBackdrop(
   entry: SettingEntry,
   width: number,
   height: number,
   head: [number, number],
   extraBlur = 0,
+): Promise<Uint8Array> {
+  // Only the studio gradient depends on the head position (its light sits behind the head).
+  const headKey = entry.backdrop?.kind === "gradient" && !["beach-sunset", "city-night"].includes(entry.id)
+    ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
+    : "";
+  const key = `${entry.id}|${width}x${height}|${extraBlur}|${headKey}`;
+  const hit = backdropCache.get(key);
+  if (hit) {
+    backdropCache.delete(key);
+    backdropCache.set(key, hit);
+    return hit;
+  }
+  const out = await paintBackdropImage(entry, width, height, head, extraBlur);
+  backdropCache.set(key, out);
+  while (backdropCache.size > BACKDROP_CACHE_SIZE) backdropCache.delete(backdropCache.keys().next().value!);
+  return out;
+}
+
+async function paintBackdropImage(
+  entry: SettingEntry,
+  width: number,
+  height: number,
+  head: [number, number],
+  extraBlur: number,
 ): Promise<Uint8Array> {
   const step = 4;
   const w = Math.ceil(width / step), h = Math.ceil(height / step);
@@ -170,41 +202,77 @@ export async function renderBackdrop(
   let pipeline = sharp(bytes, { raw: { width: w, height: h, channels: 3 } });
   const sigma = blur + extraBlur;
   if (sigma >= 0.3) pipeline = pipeline.blur(sigma);
-  const out = await pipeline.resize(width, height, { kernel: "cubic" }).raw().toBuffer();
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  return (await rawOf(pipeline.resize(width, height, { kernel: "cubic" }), 3, "backdrop")).data;
 }
 
 /** A blurred copy of the canvas (lens blur for the background). */
 export async function blurredCopy(img: Canvas, strength: number): Promise<Uint8Array> {
   const w = Math.ceil(img.width / 4), h = Math.ceil(img.height / 4);
-  const out = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
-    .resize(w, h)
-    .blur(0.6 + 4 * strength)
-    .resize(img.width, img.height, { kernel: "cubic" })
-    .raw()
-    .toBuffer();
-  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+  const small = await rawOf(
+    sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+      .resize(w, h)
+      .blur(0.6 + 4 * strength),
+    3,
+    "lens blur",
+  );
+  const out = await rawOf(
+    sharp(small.data, { raw: { width: w, height: h, channels: 3 } }).resize(img.width, img.height, {
+      kernel: "cubic",
+    }),
+    3,
+    "lens blur",
+  );
+  return out.data;
 }
 
-/** Puts the person (by matte) over `background`, in place. */
+const tighten = (v: number) => {
+  // Tighten the soft matte a little (smoothstep 0.15..0.85).
+  if (v <= 0.15) return 0;
+  if (v >= 0.85) return 1;
+  const t = (v - 0.15) / 0.7;
+  return t * t * (3 - 2 * t);
+};
+
+/**
+ * Puts the person (by matte) over `background`, in place. Works per matte grid
+ * cell: cells whose four corners are all person are skipped, all background
+ * are copied row by row, and only the edge cells are blended per pixel.
+ */
 export function composeOver(img: Canvas, person: PersonMask, background: Uint8Array): void {
-  const d = img.data, W = img.width;
-  for (let y = 0; y < img.height; y++) {
-    for (let x = 0; x < W; x++) {
-      let a = personAt(person, x, y);
-      // Tighten the soft matte a little (smoothstep 0.15..0.85).
-      a = a <= 0.15 ? 0 : a >= 0.85 ? 1 : ((a - 0.15) / 0.7) ** 2 * (3 - 2 * ((a - 0.15) / 0.7));
-      if (a >= 1) continue;
-      const i = (y * W + x) * 3;
-      if (a <= 0) {
-        d[i] = background[i];
-        d[i + 1] = background[i + 1];
-        d[i + 2] = background[i + 2];
+  const d = img.data, W = img.width, H = img.height;
+  const { step, w: gw, h: gh, data: m } = person;
+  // Cell (ci, cj) spans canvas pixels whose grid coordinate lies between grid nodes ci..ci+1, cj..cj+1.
+  const half = step / 2;
+  for (let cj = -1; cj < gh; cj++) {
+    const ya = cj < 0 ? 0 : Math.max(0, Math.ceil(cj * step + half - 0.5));
+    const yb = cj >= gh - 1 ? H : Math.min(H, Math.ceil((cj + 1) * step + half - 0.5));
+    if (ya >= yb) continue;
+    const j0 = Math.max(0, cj), j1 = Math.min(gh - 1, cj + 1);
+    for (let ci = -1; ci < gw; ci++) {
+      const xa = ci < 0 ? 0 : Math.max(0, Math.ceil(ci * step + half - 0.5));
+      const xb = ci >= gw - 1 ? W : Math.min(W, Math.ceil((ci + 1) * step + half - 0.5));
+      if (xa >= xb) continue;
+      const i0 = Math.max(0, ci), i1 = Math.min(gw - 1, ci + 1);
+      const v00 = m[j0 * gw + i0], v01 = m[j0 * gw + i1], v10 = m[j1 * gw + i0], v11 = m[j1 * gw + i1];
+      const lo = Math.min(v00, v01, v10, v11), hi = Math.max(v00, v01, v10, v11);
+      if (lo >= 0.85) continue;
+      if (hi <= 0.15) {
+        for (let y = ya; y < yb; y++) {
+          const o = (y * W + xa) * 3;
+          d.set(background.subarray(o, (y * W + xb) * 3), o);
+        }
         continue;
       }
-      for (let c = 0; c < 3; c++) {
-        const f = SRGB_TO_LINEAR[d[i + c]], bg = SRGB_TO_LINEAR[background[i + c]];
-        d[i + c] = linearToSrgb(bg + (f - bg) * a);
+      for (let y = ya; y < yb; y++) {
+        for (let x = xa; x < xb; x++) {
+          const a = tighten(personAt(person, x, y));
+          if (a >= 1) continue;
+          const i = (y * W + x) * 3;
+          for (let c = 0; c < 3; c++) {
+            const f = SRGB_TO_LINEAR[d[i + c]], bg = SRGB_TO_LINEAR[background[i + c]];
+            d[i + c] = linearToSrgb(bg + (f - bg) * a);
+          }
+        }
       }
     }
   }

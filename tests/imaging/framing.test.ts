@@ -1,0 +1,167 @@
+/**
+ * 9:16 framing of photos that do not cover the frame: the rendered output is
+ * checked as a photo again (the face is found at the expected place and keeps
+ * its colours), and every raw buffer the sharp pipelines produce has the
+ * channel count the canvas code assumes (composite()/blur() may add or drop
+ * channels silently; reading RGBA as RGB gives a grey, tripled smear).
+ */
+import assert from "node:assert/strict";
+import sharp from "sharp";
+import type { Canvas } from "../../server/imaging/local/blend.ts";
+import { deltaE } from "../../server/imaging/local/color.ts";
+import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { coversFrame, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
+import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
+import type { Point } from "../../server/imaging/local/masks.ts";
+import { personMask } from "../../server/imaging/local/person-mask.ts";
+import { chooseFace, decodePhoto, render } from "../../server/imaging/local/render.ts";
+import { blurredCopy, renderBackdrop } from "../../server/imaging/local/scene.ts";
+import { optionList } from "../../server/styling/catalog.ts";
+import type { SettingEntry } from "../../server/styling/catalog.ts";
+import { cropFace, decode, type Decoded, job, meanLab, polygonPixels, reshape, resized } from "./fixtures.ts";
+
+const engine = await FaceEngine.load();
+const FACE: [number, number, number, number] = [3, 515, 295, 361];
+const W = 1080, H = 1920;
+
+async function faceOf(img: Decoded) {
+  assert.equal(img.data.length, img.width * img.height * 3, "RGB buffer");
+  const faces = await engine.detect(img);
+  const face = chooseFace(faces, img.width, img.height);
+  return faceGeometry(face.mesh);
+}
+
+function ovalPixels(img: Decoded, pts: Point[]): number[] {
+  // The inner face (the oval eroded), the same skin, eyes and lips in both images.
+  return polygonPixels(img, FACE_OVAL.map((i) => pts[i]), 3, 0.95);
+}
+
+/** The top `frac` of a photo (a crop that ends below the chin). */
+async function topPart(photo: Uint8Array, frac: number): Promise<Uint8Array> {
+  const m = await sharp(photo).metadata();
+  const buf = await sharp(photo)
+    .extract({ left: 0, top: 0, width: m.width!, height: Math.round(m.height! * frac) })
+    .jpeg({ quality: 95 })
+    .toBuffer();
+  return new Uint8Array(buf);
+}
+
+/** Photos that do not cover the 9:16 frame once framed (the framing extends them). */
+const inputs: [string, () => Promise<Uint8Array>][] = [
+  ["700x900 crop", async () => resized(await cropFace(FACE, 700 / 900, 1.5), 700, 900)],
+  ["landscape 16:9", async () => reshape(await cropFace(FACE, 0.75, 1.6), 16 / 9)],
+  ["square", async () => reshape(await cropFace(FACE, 0.75, 1.3), 1)],
+  ["photo cut below the chin", async () => topPart(await cropFace(FACE, 0.75), 0.6)],
+];
+
+async function framingOf(photo: Uint8Array) {
+  const decoded = await decodePhoto(photo);
+  const g = await faceOf(decoded);
+  return planFraming({
+    photoW: decoded.width,
+    photoH: decoded.height,
+    eye: g.eyeCenter,
+    faceWidth: g.fw,
+    outW: W,
+    outH: H,
+  });
+}
+
+for (const [name, make] of inputs) {
+  Deno.test(`framing a ${name}: the face is found again, centred, eyes ~40% down, colours kept`, async () => {
+    const photo = await make();
+    assert.ok(!coversFrame(await framingOf(photo)), "the framing extends this photo");
+    const input = await decode(photo);
+    const gi = await faceOf(input);
+    const res = await render(engine, job(photo));
+    const out = await decode(res.image);
+    assert.equal(`${out.width}x${out.height}`, `${W}x${H}`);
+    const go = await faceOf(out);
+    const ex = go.eyeCenter[0] / W, ey = go.eyeCenter[1] / H;
+    assert.ok(Math.abs(ex - 0.5) < 0.06, `eyes x ${ex.toFixed(3)} not centred`);
+    assert.ok(ey > 0.3 && ey < 0.48, `eyes y ${ey.toFixed(3)} not ~40% from the top`);
+    // The whole face is in the frame.
+    for (const i of FACE_OVAL) {
+      const [x, y] = go.pts[i];
+      assert.ok(
+        x >= 0 && x < W && y >= 0 && y < H,
+        `face point ${i} (${x.toFixed(0)}, ${y.toFixed(0)}) outside the frame; fw ${
+          go.fw.toFixed(0)
+        } eyes ${go.eyeCenter}`,
+      );
+    }
+    const a = meanLab(input, ovalPixels(input, gi.pts)), b = meanLab(out, ovalPixels(out, go.pts));
+    const de = deltaE(a, b);
+    assert.ok(
+      de < 6,
+      `face colour ΔE ${de.toFixed(2)} (in ${a.map((v) => v.toFixed(1))}, out ${b.map((v) => v.toFixed(1))})`,
+    );
+  });
+}
+
+Deno.test("framing prefers filling the frame bottom with the photo", () => {
+  // A 700x900 portrait crop, eyes 38% down, face 300 px wide: filling the
+  // bottom needs a larger face than the default target, which is allowed.
+  const f = planFraming({ photoW: 700, photoH: 900, eye: [350, 342], faceWidth: 360, outW: W, outH: H });
+  assert.equal(f.photoRect.y + f.photoRect.h, H, "photo reaches the frame bottom");
+  const ey = (342 * f.scale + f.offsetY) / H;
+  assert.ok(Math.abs(ey - 0.4) < 0.01, `eyes at ${ey.toFixed(3)}`);
+  assert.ok(360 * f.scale > 0.62 * W && 360 * f.scale <= 0.72 * W + 1, "face enlarged, not cropped");
+  // A crop ending below the chin cannot fill the bottom without cropping the face: an edge remains.
+  const g = planFraming({ photoW: 700, photoH: 500, eye: [350, 300], faceWidth: 300, outW: W, outH: H });
+  assert.ok(300 * g.scale <= 0.72 * W + 1, "face not cropped");
+  assert.ok(g.photoRect.y + g.photoRect.h < H);
+  const gy = (300 * g.scale + g.offsetY) / H;
+  assert.ok(gy <= 0.47 + 1e-3, `eyes at ${gy.toFixed(3)}`);
+});
+
+Deno.test("an edge of the photo inside the frame is feathered, not a hard line", async () => {
+  const photo = await topPart(await cropFace(FACE, 0.75), 0.6);
+  const f = await framingOf(photo);
+  const bottom = f.photoRect.y + f.photoRect.h;
+  assert.ok(bottom < H - 40, `this photo leaves an edge (bottom ${bottom})`);
+  for (const setting of ["none", "studio-grey"]) {
+    const out = await decode((await render(engine, job(photo, setting === "none" ? {} : { setting }))).image);
+    // The largest row-to-row step of the row mean around the photo's bottom edge stays small.
+    const rowMean = (y: number) => {
+      let s = 0;
+      for (let x = 0; x < W; x++) {
+        const i = (y * W + x) * 3;
+        s += out.data[i] + out.data[i + 1] + out.data[i + 2];
+      }
+      return s / (3 * W);
+    };
+    let maxStep = 0;
+    for (let y = bottom - 60; y < Math.min(H - 1, bottom + 20); y++) {
+      maxStep = Math.max(maxStep, Math.abs(rowMean(y + 1) - rowMean(y)));
+    }
+    assert.ok(maxStep < 3, `${setting}: hard edge, row step ${maxStep.toFixed(1)} at the photo's bottom`);
+  }
+});
+
+Deno.test("raw buffers from every sharp pipeline have the channels the canvas expects", async () => {
+  const photo = await decode(await resized(await cropFace(FACE, 1, 1.45), 700, 700));
+  const canvas: Canvas = { data: photo.data, width: photo.width, height: photo.height };
+  const f = planFraming({ photoW: 700, photoH: 700, eye: [350, 300], faceWidth: 480, outW: W, outH: H });
+  const framed = await renderFramed(canvas, f);
+  assert.equal(framed.data.length, W * H * 3, "renderFramed: RGB");
+  const setting = optionList("setting", "makeup").find((e) => e.id === "beach-sunset") as SettingEntry;
+  assert.equal((await renderBackdrop(setting, W, H, [540, 700], 2)).length, W * H * 3, "renderBackdrop: RGB");
+  assert.equal((await blurredCopy(framed, 1)).length, W * H * 3, "blurredCopy: RGB");
+  // A mid-grey photo stays mid-grey through the framing (no channel shuffling).
+  const grey: Canvas = { data: new Uint8Array(400 * 400 * 3).fill(128), width: 400, height: 400 };
+  const fg = planFraming({ photoW: 400, photoH: 400, eye: [200, 160], faceWidth: 150, outW: W, outH: H });
+  const fr = await renderFramed(grey, fg);
+  const r = fg.photoRect;
+  const i = ((r.y + (r.h >> 1)) * W + r.x + (r.w >> 1)) * 3;
+  assert.deepEqual([...fr.data.subarray(i, i + 3)], [128, 128, 128]);
+  // The person matte covers the whole canvas grid.
+  const g = faceGeometry((await engine.detect(framed))[0].mesh);
+  const pm = personMask(engine, framed, g, f.photoRect, false);
+  assert.equal(pm.data.length, pm.w * pm.h);
+  assert.equal(pm.w, Math.ceil(W / pm.step));
+});
+
+// Keep sharp's cache from holding buffers between tests.
+sharp.cache(false);
