@@ -55,3 +55,18 @@ Deno.test("blonde hair in mixed light: recolour is skipped and reported", async 
     res.notes.join("; "),
   );
 });
+
+Deno.test("bleaching dark hair to platinum is refused with a note, not painted grey", async () => {
+  const photo = await cropFace(DARK_HAIR);
+  const plain = await render(engine, job(photo, {}, undefined, "hair"));
+  const res = await render(engine, job(photo, { hairColor: "platinum-blonde" }, undefined, "hair"));
+  assert.ok(
+    res.notes.some((n) =>
+      n.startsWith('Hair colour "Platinum Blonde" was not applied: lightening dark hair')
+    ),
+    res.notes.join("; "),
+  );
+  const a = await decode(plain.image), b = await decode(res.image);
+  const all = Array.from({ length: a.width * a.height }, (_, i) => i).filter((i) => i % 97 === 0);
+  assert.ok(meanPixelDeltaE(a, b, all) < 0.5, "the image is left as it was");
+});

@@ -107,6 +107,9 @@ function lowerFace(img: Canvas, g: FaceGeometry): Mask {
   return boost(sub, 1.8);
 }
 
+/** Lab lightness a recolour may add to the hair's mean: brown to honey blonde passes, near-black to any blonde does not. */
+const MAX_LIGHTENING = 45;
+
 /** Recolours the hair toward `hex`; skips (and says why) when hair cannot be separated from skin. */
 export function recolorHair(
   img: Canvas,
@@ -178,6 +181,11 @@ export function recolorHair(
   feather(mask, 0.8);
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   const target = hexToLab(hex);
+  // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
+  // strands grey and whitens every skin pixel the mask touches. Say so instead.
+  if (target[0] - mean[0] > MAX_LIGHTENING) {
+    return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
+  }
   applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, 0.88);
   return { applied: true, confidence };
 }
