@@ -7,6 +7,7 @@ import { CameraIcon, SparklesIcon, UploadIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { CameraCapture, cameraSupported } from "./camera-capture.tsx";
+import { PhotoFileInput } from "../../ui/photo-file-input.tsx";
 
 export interface LandingPageProps {
   onUploaded(photo: CurrentPhoto): void;
@@ -172,20 +173,11 @@ export default function LandingPage({ onUploaded }: LandingPageProps) {
               <CameraIcon className="size-5" /> Use Camera
             </Button>
           </div>
-          <input
+          <PhotoFileInput
             ref={inputRef}
-            type="file"
-            accept="image/*"
-            multiple
-            className="sr-only"
-            tabIndex={-1}
-            aria-label="Choose photos to upload"
-            data-testid="landing-file-input"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              e.target.value = "";
-              handleFile(file);
-            }}
+            label="Choose photos to upload"
+            testId="landing-file-input"
+            onFile={handleFile}
           />
         </section>
       </div>

@@ -6,6 +6,7 @@ import { Button } from "../../ui/button.tsx";
 import { UploadIcon, UserIcon, XIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
+import { PhotoFileInput } from "../../ui/photo-file-input.tsx";
 
 export interface ReferencePhotoCardProps {
   photo: CurrentPhoto | null;
@@ -82,20 +83,11 @@ export function ReferencePhotoCard(
           <UploadIcon className="size-4" />
           {photo ? "Change Photos" : "Upload Photos"}
         </Button>
-        <input
+        <PhotoFileInput
           ref={inputRef}
-          type="file"
-          accept="image/*"
-          multiple
-          className="sr-only"
-          tabIndex={-1}
-          aria-label="Choose a reference photo"
-          data-testid="studio-file-input"
-          onChange={(e) => {
-            const file = e.target.files?.[0];
-            e.target.value = "";
-            onFile(file);
-          }}
+          label="Choose a reference photo"
+          testId="studio-file-input"
+          onFile={onFile}
         />
       </div>
     </section>
