@@ -31,14 +31,16 @@ for (const backend of backends()) {
       headers: { Authorization: `Bearer ${u.access_token}` },
     })).json();
 
-    const runner = new JobRunner({
-      db: ctx.database.db,
-      storage: ctx.storage,
-      model: succeedingModel(),
-      workers: 2,
-      timeoutMs: 10_000,
-      pollMs: 5,
-    });
+    const newRunner = () =>
+      new JobRunner({
+        db: ctx.database.db,
+        storage: ctx.storage,
+        model: succeedingModel(),
+        workers: 2,
+        timeoutMs: 10_000,
+        pollMs: 5,
+      });
+    const runner = newRunner();
     runner.start();
     // Latency: one job at a time, POST -> status completed (status polled every 5 ms).
     const latencies: number[] = [];
@@ -68,14 +70,7 @@ for (const backend of backends()) {
         body: { photoId: up.photoId, studioType: "makeup" },
       });
     }
-    const runner2 = new JobRunner({
-      db: ctx.database.db,
-      storage: ctx.storage,
-      model: succeedingModel(),
-      workers: 2,
-      timeoutMs: 10_000,
-      pollMs: 5,
-    });
+    const runner2 = newRunner();
     const t0 = performance.now();
     runner2.start();
     while (
