@@ -17,4 +17,6 @@ export const api = createApiClient({
   onSessionEnded: () => {
     queryClient.setQueryData(["me"], null);
   },
+  withLock: (fn) =>
+    globalThis.navigator?.locks ? globalThis.navigator.locks.request("styletwin-token-refresh", fn) : fn(),
 });

@@ -47,6 +47,12 @@ export interface ApiClientConfig {
   baseUrl?: string;
   /** Called once each time the session ends because refresh failed. */
   onSessionEnded?: () => void;
+  /**
+   * Runs `fn` while holding a lock shared by every tab (navigator.locks in the
+   * browser). Tabs share the tokens in localStorage; without it two tabs could
+   * present the same refresh token, which the server treats as theft.
+   */
+  withLock?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 const REFRESH_PATH = "/api/auth/refresh";
@@ -110,7 +116,14 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
 
   function refresh(): Promise<boolean> {
     if (!inflight) {
-      inflight = doRefresh().finally(() => {
+      const seen = tokens.getRefresh();
+      const withLock = config.withLock ?? ((fn) => fn());
+      inflight = withLock(() => {
+        // While we waited for the lock another tab may have rotated the tokens: use its result.
+        const now = tokens.getRefresh();
+        if (now && now !== seen && tokens.getAccess()) return Promise.resolve(true);
+        return doRefresh();
+      }).finally(() => {
         inflight = null;
       });
     }

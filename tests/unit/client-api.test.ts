@@ -170,3 +170,38 @@ Deno.test("api: error detail is read from {detail}", async () => {
     (e) => e instanceof ApiError && e.status === 409 && e.detail === "Email already registered",
   );
 });
+
+Deno.test("api: two tabs sharing the tokens refresh once; the second uses the first's result", async () => {
+  const server = fakeServer({ refreshDelay: 20 });
+  const shared = memoryTokens("expired", "r1"); // localStorage, seen by both tabs
+  // A lock shared by both tabs, like navigator.locks.
+  let queue = Promise.resolve();
+  const withLock = <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = queue.then(fn);
+    queue = run.then(() => {}, () => {});
+    return run;
+  };
+  let ended = 0;
+  const tabA = createApiClient({
+    fetch: server.fetch,
+    tokens: shared,
+    withLock,
+    onSessionEnded: () => ended++,
+  });
+  const tabB = createApiClient({
+    fetch: server.fetch,
+    tokens: shared,
+    withLock,
+    onSessionEnded: () => ended++,
+  });
+  const [a, b] = await Promise.all([
+    tabA.json<{ path: string }>("/api/a"),
+    tabB.json<{ path: string }>("/api/b"),
+  ]);
+  assert.equal(a.path, "/api/a");
+  assert.equal(b.path, "/api/b");
+  // Without the lock the second tab would present r1 again: the server would see reuse.
+  assert.equal(server.refreshCalls(), 1);
+  assert.equal(shared.t.refresh, "r1-rotated-1");
+  assert.equal(ended, 0);
+});
