@@ -11,11 +11,11 @@ import type { Canvas } from "../../server/imaging/local/blend.ts";
 import { deltaE } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { coversFrame, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
+import { coverScaled, coversFrame, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { personMask } from "../../server/imaging/local/person-mask.ts";
-import { chooseFace, decodePhoto, render } from "../../server/imaging/local/render.ts";
+import { chooseFace, decodePhoto, detectFaces, render } from "../../server/imaging/local/render.ts";
 import { blurredCopy, renderBackdrop } from "../../server/imaging/local/scene.ts";
 import { optionList } from "../../server/styling/catalog.ts";
 import type { SettingEntry } from "../../server/styling/catalog.ts";
@@ -57,7 +57,7 @@ const inputs: [string, () => Promise<Uint8Array>][] = [
 
 async function framingOf(photo: Uint8Array) {
   const decoded = await decodePhoto(photo);
-  const g = await faceOf(decoded);
+  const g = faceGeometry(chooseFace(await detectFaces(engine, decoded), decoded.width, decoded.height).mesh);
   return planFraming({
     photoW: decoded.width,
     photoH: decoded.height,
@@ -99,6 +99,25 @@ for (const [name, make] of inputs) {
     );
   });
 }
+
+Deno.test("a portrait framed at the cover scale: the early resize gives the same canvas", async () => {
+  const photo = await cropFace(FACE);
+  const f = await framingOf(photo);
+  assert.ok(coversFrame(f), "a tall portrait crop covers the frame");
+  const decoded = await decodePhoto(photo);
+  const direct = await renderFramed(decoded, f);
+  const early = await renderFramed(decoded, f, coverScaled(decoded, W, H));
+  assert.equal(early.data.length, direct.data.length);
+  let maxDiff = 0;
+  for (let i = 0; i < direct.data.length; i++) {
+    maxDiff = Math.max(maxDiff, Math.abs(early.data[i] - direct.data[i]));
+  }
+  assert.ok(maxDiff <= 1, `max channel difference ${maxDiff}`);
+  // A framing at another scale ignores it (the photo is resized for that scale).
+  const other = { ...f, scale: f.scale * 1.1, offsetX: f.offsetX - 50, offsetY: f.offsetY - 80 };
+  const resized = await renderFramed(decoded, other, coverScaled(decoded, W, H));
+  assert.deepEqual(resized.data, (await renderFramed(decoded, other)).data);
+});
 
 Deno.test("framing prefers filling the frame bottom with the photo", () => {
   // A 700x900 portrait crop, eyes 38% down, face 300 px wide: filling the

@@ -79,3 +79,107 @@ export function meanLuminance(img: Canvas, mask: Mask, minMask = 0.5): number {
   }
   return n > 0 ? sum / n : 0.1;
 }
+
+/**
+ * Per-channel effect table: entry `ch * 256 + v` is the effect colour (linear
+ * light) of channel `ch` for the sRGB byte `v` (`f` gets that byte in linear light).
+ */
+export function channelLut(f: (lin: number, ch: number) => number): Float32Array {
+  const lut = new Float32Array(768);
+  for (let ch = 0; ch < 3; ch++) {
+    for (let v = 0; v < 256; v++) lut[ch * 256 + v] = f(SRGB_TO_LINEAR[v], ch);
+  }
+  return lut;
+}
+
+/**
+ * Mask values along canvas row `y`, columns x0..x1-1, into `row` (index 0 =
+ * x0). The mask may be stored at 1/`step` of the canvas resolution (its
+ * x, y, w, h then count grid cells; cell centres sit at canvas (i + 0.5) *
+ * step) and is sampled bilinearly, 0 outside. Returns false if the row is all 0.
+ */
+export function maskRow(
+  m: Mask,
+  step: number,
+  y: number,
+  x0: number,
+  x1: number,
+  row: Float32Array,
+): boolean {
+  const d = m.data, mw = m.w;
+  if (step === 1) {
+    const r = y - m.y;
+    if (r < 0 || r >= m.h) return false;
+    const o = r * mw - m.x;
+    for (let x = x0; x < x1; x++) {
+      const c = x - m.x;
+      row[x - x0] = c >= 0 && c < mw ? d[o + x] : 0;
+    }
+    return true;
+  }
+  const gy = (y + 0.5) / step - 0.5 - m.y;
+  const j0 = Math.floor(gy), fy = gy - j0;
+  if (j0 < -1 || j0 >= m.h) return false;
+  const w0 = j0 >= 0 ? 1 - fy : 0, w1 = j0 + 1 < m.h ? fy : 0;
+  const o0 = Math.max(0, j0) * mw, o1 = Math.min(m.h - 1, j0 + 1) * mw;
+  const inv = 1 / step;
+  for (let x = x0; x < x1; x++) {
+    const gx = (x + 0.5) * inv - 0.5 - m.x;
+    const i0 = Math.floor(gx), fx = gx - i0;
+    let a = 0, b = 0;
+    if (i0 >= 0 && i0 < mw) {
+      a = d[o0 + i0];
+      b = d[o1 + i0];
+    }
+    let c = 0, e = 0;
+    if (i0 + 1 >= 0 && i0 + 1 < mw) {
+      c = d[o0 + i0 + 1];
+      e = d[o1 + i0 + 1];
+    }
+    row[x - x0] = (a * w0 + b * w1) * (1 - fx) + (c * w0 + e * w1) * fx;
+  }
+  return true;
+}
+
+/** The canvas rectangle [x0, x1) x [y0, y1) a (possibly subsampled) mask reaches. */
+export function maskSpan(m: Mask, step: number, W: number, H: number): [number, number, number, number] {
+  return [
+    Math.max(0, Math.floor((m.x - 0.5) * step)),
+    Math.max(0, Math.floor((m.y - 0.5) * step)),
+    Math.min(W, Math.ceil((m.x + m.w + 0.5) * step)),
+    Math.min(H, Math.ceil((m.y + m.h + 0.5) * step)),
+  ];
+}
+
+let rowScratch = new Float32Array(0);
+
+/** A row buffer reused across layers and jobs (one worker renders one job at a time). */
+export function scratchRow(n: number): Float32Array {
+  if (rowScratch.length < n) rowScratch = new Float32Array(Math.max(n, 2048));
+  return rowScratch;
+}
+
+/**
+ * blendLayer for effects that act on each channel alone, through a
+ * channelLut table (no per-pixel callback or pow). `step` as in maskRow.
+ */
+export function blendLut(img: Canvas, mask: Mask, opacity: number, lut: Float32Array, step = 1): void {
+  if (opacity <= 0) return;
+  const d = img.data, W = img.width;
+  const [x0, y0, x1, y1] = maskSpan(mask, step, W, img.height);
+  const row = scratchRow(x1 - x0);
+  for (let y = y0; y < y1; y++) {
+    if (!maskRow(mask, step, y, x0, x1, row)) continue;
+    let i = (y * W + x0) * 3;
+    for (let x = x0; x < x1; x++, i += 3) {
+      const a = row[x - x0] * opacity;
+      if (a < 0.002) continue;
+      const k = a > 1 ? 1 : a;
+      const r = d[i], g = d[i + 1], b = d[i + 2];
+      const lr = SRGB_TO_LINEAR[r], lg = SRGB_TO_LINEAR[g], lb = SRGB_TO_LINEAR[b];
+      d[i] = linearToSrgb(lr + (lut[r] - lr) * k);
+      d[i + 1] = linearToSrgb(lg + (lut[256 + g] - lg) * k);
+      d[i + 2] = linearToSrgb(lb + (lut[512 + b] - lb) * k);
+    }
+  }
+}

@@ -10,8 +10,8 @@ for (let i = 0; i < 256; i++) {
   SRGB_TO_LINEAR[i] = c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
 }
 
-const LIN_STEPS = 4096;
-const LINEAR_TO_SRGB_LUT = new Uint8Array(LIN_STEPS + 1);
+export const LIN_STEPS = 4096;
+export const LINEAR_TO_SRGB_LUT = new Uint8Array(LIN_STEPS + 1);
 for (let i = 0; i <= LIN_STEPS; i++) {
   const c = i / LIN_STEPS;
   const s = c <= 0.0031308 ? c * 12.92 : 1.055 * c ** (1 / 2.4) - 0.055;

@@ -120,41 +120,83 @@ export async function rawOf(p: ReturnType<typeof sharp>, channels: 1 | 3, what: 
   };
 }
 
+/** One resize from the decoded photo to the output scale (mostly an enlargement). */
+const FRAME_KERNEL = "lanczos3";
+
+/** The scaled photo's size for a framing (as planFraming rounds it). */
+function scaledSize(photo: { width: number; height: number }, scale: number): [number, number] {
+  const sw = Math.round(photo.width * scale);
+  return [sw, Math.round(photo.height * (sw / photo.width))];
+}
+
+/**
+ * The photo resized to cover the output, started before the face is found:
+ * most portraits are framed at exactly this scale (see planFraming), and the
+ * enlargement then runs on a libvips thread while face detection runs on the
+ * worker's own. renderFramed uses it when the framing's scale matches.
+ */
+export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas> {
+  const [sw, sh] = scaledSize(photo, Math.max(outW / photo.width, outH / photo.height));
+  const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
+  return rawOf(sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL }), 3, "cover-scaled photo");
+}
+
 /**
  * Renders the framed canvas (RGB raw) from the decoded photo. Where the photo
  * does not cover the frame, the gap shows a blurred, darkened copy and the
  * photo's inner edges fade into it (no hard line, no floating bust).
+ * `prescaled` (from coverScaled) is used when it has the framing's scale.
  */
 export async function renderFramed(
   photo: Canvas,
   f: Framing,
+  prescaled?: Promise<Canvas>,
 ): Promise<Canvas> {
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
-  const sw = Math.round(photo.width * f.scale), sh = Math.round(photo.height * f.scale);
   const r = f.photoRect;
-  const visible = await rawOf(
-    sharp(photo.data, raw)
-      .resize(sw, sh, { kernel: "lanczos3" })
-      .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY, width: r.w, height: r.h }),
-    3,
-    "framed photo",
-  );
-  if (coversFrame(f)) return visible;
-  const smallW = Math.max(8, Math.round(f.width / 8)), smallH = Math.max(8, Math.round(f.height / 8));
-  const small = await rawOf(
-    sharp(photo.data, raw).resize(smallW, smallH, { fit: "cover" }).blur(5).linear(0.55, 0),
-    3,
-    "frame fill",
-  );
-  const fill = await rawOf(
-    sharp(small.data, { raw: { width: smallW, height: smallH, channels: 3 } })
-      .resize(f.width, f.height, { kernel: "cubic" }),
-    3,
-    "frame fill",
-  );
-  // Photo over the fill: plain copies inside, a smooth ramp across inner edges.
-  const out = fill.data, v = visible.data, W = f.width;
+  // planFraming rounds the scaled width and height separately: never resize
+  // smaller than the rectangle it placed (at most 1 px of stretch).
+  const [fw, fh] = scaledSize(photo, f.scale);
+  const sw = Math.max(fw, r.x - f.offsetX + r.w);
+  const sh = Math.max(fh, r.y - f.offsetY + r.h);
+  const pre = await prescaled?.catch(() => undefined);
+  if (pre && pre.width === sw && pre.height === sh && coversFrame(f)) {
+    // The frame is a window on the cover-scaled photo: copy its rows.
+    const out = new Uint8Array(f.width * f.height * 3);
+    const left = r.x - f.offsetX, top = r.y - f.offsetY;
+    for (let y = 0; y < f.height; y++) {
+      const src = ((top + y) * sw + left) * 3;
+      out.set(pre.data.subarray(src, src + f.width * 3), y * f.width * 3);
+    }
+    return { data: out, width: f.width, height: f.height };
+  }
+  const photoPart = (top: number, height: number) =>
+    rawOf(
+      sharp(photo.data, raw)
+        .resize(sw, sh, { kernel: FRAME_KERNEL })
+        .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY + top, width: r.w, height }),
+      3,
+      "framed photo",
+    );
+  const covers = coversFrame(f);
   const { bx, by } = featherBands(f.width, f.height);
+  // libvips runs each pipeline on one thread (sharp's default concurrency is 1
+  // on glibc): the enlargement, the slowest step, runs as two bands at once.
+  const half = r.h >= 64 ? Math.floor(r.h / 2) : r.h;
+  const [top, bottom, fill] = await Promise.all([
+    photoPart(0, half),
+    half < r.h ? photoPart(half, r.h - half) : undefined,
+    covers ? undefined : frameFill(photo, f, r.x === 0 && r.w === f.width ? by : -1),
+  ]);
+  const visible: Canvas = { data: top.data, width: r.w, height: r.h };
+  if (bottom) {
+    visible.data = new Uint8Array(r.w * r.h * 3);
+    visible.data.set(top.data);
+    visible.data.set(bottom.data, top.data.length);
+  }
+  if (!fill) return visible;
+  // Photo over the fill: plain copies inside, a smooth ramp across inner edges.
+  const out = fill, v = visible.data, W = f.width;
   const left = r.x > 0 ? bx : 0, right = r.x + r.w < W ? bx : 0;
   for (let y = r.y; y < r.y + r.h; y++) {
     const src = (y - r.y) * r.w * 3, dst = (y * W + r.x) * 3;
@@ -171,6 +213,40 @@ export async function renderFramed(
     }
   }
   return { data: out, width: f.width, height: f.height };
+}
+
+/**
+ * The frame fill: a blurred, darkened copy of the photo, made at 1/8 size and
+ * enlarged once. When the photo spans the frame width (`band` >= 0: the
+ * feather band height), only the rows above and below the photo (plus the
+ * band) are enlarged: the photo covers the rest.
+ */
+async function frameFill(photo: Canvas, f: Framing, band: number): Promise<Uint8Array> {
+  const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
+  const smallW = Math.max(8, Math.round(f.width / 8)), smallH = Math.max(8, Math.round(f.height / 8));
+  const small = await rawOf(
+    sharp(photo.data, raw).resize(smallW, smallH, { fit: "cover" }).blur(5).linear(0.55, 0),
+    3,
+    "frame fill",
+  );
+  const r = f.photoRect, W = f.width, H = f.height;
+  const rows: [number, number][] = band < 0
+    ? [[0, H]]
+    : [[0, Math.min(H, r.y + band)], [Math.max(0, r.y + r.h - band - 1), H]];
+  const out = new Uint8Array(W * H * 3);
+  await Promise.all(
+    rows.filter(([a, b]) => b > a).map(async ([a, b]) => {
+      const part = await rawOf(
+        sharp(small.data, { raw: { width: smallW, height: smallH, channels: 3 } })
+          .resize(W, H, { kernel: "cubic" })
+          .extract({ left: 0, top: a, width: W, height: b - a }),
+        3,
+        "frame fill",
+      );
+      out.set(part.data, a * W * 3);
+    }),
+  );
+  return out;
 }
 
 export function mapPoints(pts: Point[], f: Framing): Point[] {

@@ -14,8 +14,19 @@ import type {
 } from "../../styling/catalog.ts";
 import { CATALOG } from "../../styling/catalog.ts";
 import type { Intensity, SelectedOptions } from "../../styling/option-keys.ts";
-import { blendLayer, type Canvas, fromGamma, meanLuminance, softLight, toGamma } from "./blend.ts";
-import { hexToRgb, linearToLab, rgbToLinear, SRGB_TO_LINEAR } from "./color.ts";
+import {
+  blendLayer,
+  blendLut,
+  type Canvas,
+  channelLut,
+  fromGamma,
+  maskRow,
+  maskSpan,
+  meanLuminance,
+  softLight,
+  toGamma,
+} from "./blend.ts";
+import { hexToRgb, linearToLab, linearToSrgb, rgbToLinear, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   BROW_L,
@@ -102,6 +113,23 @@ function clamp01(v: number): number {
 function linearHex(hex: string): [number, number, number] {
   return rgbToLinear(hexToRgb(hex));
 }
+
+/** Soft layers (large feather sigma) rasterise their masks at 1/SOFT_STEP resolution. */
+const SOFT_STEP = 2;
+
+const toGrid = (pts: Point[], step: number): Point[] => pts.map((p): Point => [p[0] / step, p[1] / step]);
+
+/** An empty mask on a 1/step grid around canvas points (padding in canvas pixels). */
+function gridMask(img: Canvas, pts: Point[], pad: number, step: number): Mask {
+  return createMask(
+    boundsOf(toGrid(pts, step), pad / step, Math.ceil(img.width / step), Math.ceil(img.height / step)),
+  );
+}
+
+const multiplyLut = (r: number, g: number, b: number) => {
+  const f = [r, g, b];
+  return channelLut((v, k) => v * f[k]);
+};
 
 /** Applies every planned layer to the canvas, in painting order. */
 export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): void {
@@ -219,9 +247,10 @@ function eyeOpenings(
   return boost(m, 2.5);
 }
 
-/** Polyline y at column x (linear interpolation; clamps at the ends). */
-function lineYAt(line: Point[], x: number): number {
-  const pts = [...line].sort((a, b) => a[0] - b[0]);
+const sortedByX = (line: Point[]): Point[] => [...line].sort((a, b) => a[0] - b[0]);
+
+/** Polyline y at column x (points sorted by x; linear interpolation; clamps at the ends). */
+function lineYAt(pts: Point[], x: number): number {
   if (x <= pts[0][0]) return pts[0][1];
   for (let i = 1; i < pts.length; i++) {
     if (x <= pts[i][0]) {
@@ -238,6 +267,10 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
   const cy = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   const light = cy > 0.3;
   const sigma = 0.02 * g.fw;
+  const cs = [toGamma(c[0]), toGamma(c[1]), toGamma(c[2])];
+  const lut = light
+    ? channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03)
+    : multiplyLut(...c.map((ck) => ck * 2.2 > 1 ? 1 : ck * 2.2 + 0.15) as [number, number, number]);
   for (
     const [lashIdx, creaseIdx, browIdx] of [
       [LASH_R, CREASE_R, BROW_LOW_R],
@@ -256,36 +289,29 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     fillPolygon(m, poly);
     feather(m, sigma * 0.6);
     // Gradient: 1 at the lash line, fading to 0.2 at the brow.
+    const lashS = sortedByX(lash), browS = sortedByX(brow);
+    const lys = new Float32Array(m.w), spans = new Float32Array(m.w);
+    for (let col = 0; col < m.w; col++) {
+      const x = m.x + col + 0.5;
+      lys[col] = lineYAt(lashS, x);
+      spans[col] = Math.max(1, lys[col] - lineYAt(browS, x));
+    }
     for (let r = 0; r < m.h; r++) {
       const y = m.y + r + 0.5;
+      const o = r * m.w;
       for (let col = 0; col < m.w; col++) {
-        const x = m.x + col + 0.5;
-        const ly = lineYAt(lash, x), by = lineYAt(brow, x);
-        const span = Math.max(1, ly - by);
-        const u = clamp01((ly - y) / span);
-        m.data[r * m.w + col] *= 1 - 0.8 * u;
+        const u = clamp01((lys[col] - y) / spans[col]);
+        m.data[o + col] *= 1 - 0.8 * u;
       }
     }
     subtract(m, eyeOpenings(g, rect));
-    if (light) {
-      const cs = [toGamma(c[0]), toGamma(c[1]), toGamma(c[2])];
-      blendLayer(img, m, 0.85 * t, (px) => {
-        for (let k = 0; k < 3; k++) {
-          px[k] = fromGamma(softLight(toGamma(px[k]), cs[k])) * 1.03;
-        }
-      });
-    } else {
-      blendLayer(img, m, 0.7 * t, (px) => {
-        px[0] *= c[0] * 2.2 > 1 ? 1 : c[0] * 2.2 + 0.15;
-        px[1] *= c[1] * 2.2 > 1 ? 1 : c[1] * 2.2 + 0.15;
-        px[2] *= c[2] * 2.2 > 1 ? 1 : c[2] * 2.2 + 0.15;
-      });
-    }
+    blendLut(img, m, light ? 0.85 * t : 0.7 * t, lut);
   }
 }
 
 function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolean): void {
   const ink = linearHex("#161012");
+  const inkLut = channelLut((_, k) => ink[k]);
   for (const lashIdx of [LASH_R, LASH_L]) {
     const lash = pick(g, lashIdx);
     const outer = lash[0], inner = lash[lash.length - 1];
@@ -317,11 +343,7 @@ function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolean): voi
     }
     feather(m, Math.max(0.6, 0.0025 * g.fw));
     subtract(m, eyeOpenings(g, rect));
-    blendLayer(img, m, 0.9 * t, (px) => {
-      px[0] = ink[0];
-      px[1] = ink[1];
-      px[2] = ink[2];
-    });
+    blendLut(img, m, 0.9 * t, inkLut);
   }
 }
 
@@ -335,11 +357,7 @@ function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
     fillPolygon(m, band);
     feather(m, Math.max(0.6, 0.003 * g.fw));
     subtract(m, eyeOpenings(g, rect));
-    blendLayer(img, m, 0.8 * t, (px) => {
-      px[0] *= 0.25;
-      px[1] *= 0.23;
-      px[2] *= 0.23;
-    });
+    blendLut(img, m, 0.8 * t, multiplyLut(0.25, 0.23, 0.23));
   }
 }
 
@@ -369,18 +387,14 @@ function browLayer(img: Canvas, g: FaceGeometry, t: number): void {
 function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
   const c = hexToRgb(hex).map((v) => v / 255);
   const sigma = 0.05 * g.fw;
+  const lut = channelLut((v, k) => fromGamma(softLight(toGamma(v), c[k])));
   for (const idx of [CHEEK_R, CHEEK_L]) {
-    const poly = pick(g, idx);
-    const rect = boundsOf(poly, sigma * 3, img.width, img.height);
-    const m = createMask(rect);
-    fillPolygon(m, poly);
-    feather(m, sigma);
+    // A wide, soft mask: rasterised and feathered at half resolution.
+    const m = gridMask(img, pick(g, idx), sigma * 3, SOFT_STEP);
+    fillPolygon(m, toGrid(pick(g, idx), SOFT_STEP));
+    feather(m, sigma / SOFT_STEP);
     boost(m, 1.3);
-    blendLayer(img, m, 0.7 * t, (px) => {
-      for (let k = 0; k < 3; k++) {
-        px[k] = fromGamma(softLight(toGamma(px[k]), c[k]));
-      }
-    });
+    blendLut(img, m, 0.7 * t, lut, SOFT_STEP);
   }
 }
 
@@ -396,52 +410,43 @@ function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void {
   spots.push([nb, 0.012 * fw, 0.09 * fw, Math.atan2(g.up[1], g.up[0]) + Math.PI / 2]);
   const bow = p[0];
   spots.push([[bow[0] + g.up[0] * 0.02 * fw, bow[1] + g.up[1] * 0.02 * fw], 0.018 * fw, 0.008 * fw, 0]);
-  const rect = boundsOf(spots.map((s) => s[0]), 0.2 * fw, img.width, img.height);
-  const m = createMask(rect);
-  for (const [c, rx, ry, ang] of spots) fillEllipse(m, c[0], c[1], rx, ry, ang);
-  feather(m, 0.018 * fw);
+  const q = SOFT_STEP;
+  const m = gridMask(img, spots.map((s) => s[0]), 0.2 * fw, q);
+  for (const [c, rx, ry, ang] of spots) fillEllipse(m, c[0] / q, c[1] / q, rx / q, ry / q, ang);
+  feather(m, 0.018 * fw / q);
   const glow = linearHex("#FFF0DC");
-  blendLayer(img, m, 0.45 * t, (px) => {
-    for (let k = 0; k < 3; k++) px[k] = 1 - (1 - px[k]) * (1 - glow[k] * 0.45);
-  });
+  const lut = channelLut((v, k) => 1 - (1 - v) * (1 - glow[k] * 0.45));
+  blendLut(img, m, 0.45 * t, lut, q);
 }
 
 function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
-  const rect = boundsOf(pick(g, FACE_OVAL), 0.05 * fw, img.width, img.height);
-  const m = createMask(rect);
+  const q = SOFT_STEP;
+  const m = gridMask(img, pick(g, FACE_OVAL), 0.05 * fw, q);
   for (const [ear, mouth] of [[234, 61], [454, 291]]) {
     const a: Point = [p[ear][0] - g.up[0] * 0.06 * fw, p[ear][1] - g.up[1] * 0.06 * fw];
     const b = mid(a, p[mouth], 0.45);
-    fillPolygon(m, bandPolygon([a, mid(a, b), b], (u) => 0.035 * fw * (1 - 0.6 * u)));
+    fillPolygon(m, toGrid(bandPolygon([a, mid(a, b), b], (u) => 0.035 * fw * (1 - 0.6 * u)), q));
   }
   // Sides of the nose.
   for (const [top, bottom] of [[193, 129], [417, 358]]) {
     if (p[top] && p[bottom]) {
-      fillPolygon(m, bandPolygon([p[top], p[bottom]], () => 0.008 * fw));
+      fillPolygon(m, toGrid(bandPolygon([p[top], p[bottom]], () => 0.008 * fw), q));
     }
   }
-  feather(m, 0.03 * fw);
-  blendLayer(img, m, 0.55 * t, (px) => {
-    px[0] *= 0.72;
-    px[1] *= 0.66;
-    px[2] *= 0.64;
-  });
+  feather(m, 0.03 * fw / q);
+  blendLut(img, m, 0.55 * t, multiplyLut(0.72, 0.66, 0.64), q);
 }
 
 function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
-  const rect = boundsOf(pick(g, FACE_OVAL), 0.05 * fw, img.width, img.height);
-  const m = createMask(rect);
-  for (const i of [54, 284]) fillEllipse(m, p[i][0], p[i][1], 0.1 * fw, 0.07 * fw);
-  for (const i of [123, 352]) fillEllipse(m, p[i][0], p[i][1], 0.09 * fw, 0.06 * fw);
-  fillEllipse(m, p[4][0], p[4][1], 0.05 * fw, 0.04 * fw);
-  feather(m, 0.05 * fw);
-  blendLayer(img, m, 0.5 * t, (px) => {
-    px[0] *= 0.9;
-    px[1] *= 0.76;
-    px[2] *= 0.6;
-  });
+  const q = SOFT_STEP;
+  const m = gridMask(img, pick(g, FACE_OVAL), 0.05 * fw, q);
+  for (const i of [54, 284]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.1 * fw / q, 0.07 * fw / q);
+  for (const i of [123, 352]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.09 * fw / q, 0.06 * fw / q);
+  fillEllipse(m, p[4][0] / q, p[4][1] / q, 0.05 * fw / q, 0.04 * fw / q);
+  feather(m, 0.05 * fw / q);
+  blendLut(img, m, 0.5 * t, multiplyLut(0.9, 0.76, 0.6), q);
 }
 
 function frecklesLayer(img: Canvas, g: FaceGeometry, t: number): void {
@@ -468,11 +473,7 @@ function frecklesLayer(img: Canvas, g: FaceGeometry, t: number): void {
     );
   }
   feather(m, Math.max(0.6, 0.0018 * fw));
-  blendLayer(img, m, 0.55 * t, (px) => {
-    px[0] *= 0.68;
-    px[1] *= 0.52;
-    px[2] *= 0.42;
-  });
+  blendLut(img, m, 0.55 * t, multiplyLut(0.68, 0.52, 0.42));
 }
 
 // ---------------------------------------------------------------- base
@@ -499,70 +500,143 @@ export function skinMeanLinear(img: Canvas, g: FaceGeometry): [number, number, n
   return n ? [s[0] / n, s[1] / n, s[2] / n] : [0.4, 0.3, 0.25];
 }
 
-/** The skin area the base layer may touch: face oval minus eyes, brows and lips. */
+/** Base works on a half-resolution grid (masks, fine smoothing) and a quarter one (broad evening). */
+const BASE_STEP = 2;
+
+/**
+ * The skin area the base layer may touch: face oval minus eyes, brows and
+ * lips, on a 1/BASE_STEP grid (sample it with maskRow).
+ */
 export function baseMask(img: Canvas, g: FaceGeometry): Mask {
+  const q = BASE_STEP;
   const oval = pick(g, FACE_OVAL);
-  const rect = boundsOf(oval, 0.02 * g.fw, img.width, img.height);
-  const m = createMask(rect);
-  fillPolygon(m, oval);
-  feather(m, 0.02 * g.fw);
+  const m = gridMask(img, oval, 0.02 * g.fw, q);
+  fillPolygon(m, toGrid(oval, q));
+  feather(m, 0.02 * g.fw / q);
   // Pull the edge inward: only the inner part is fully covered.
   for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.3) / 0.6);
-  const holes = createMask(rect);
-  fillPolygon(holes, pick(g, EYE_R));
-  fillPolygon(holes, pick(g, EYE_L));
-  fillPolygon(holes, pick(g, BROW_R));
-  fillPolygon(holes, pick(g, BROW_L));
-  fillPolygon(holes, pick(g, LIPS_OUTER));
-  feather(holes, 0.012 * g.fw);
+  const holes = createMask(m);
+  for (const idx of [EYE_R, EYE_L, BROW_R, BROW_L, LIPS_OUTER]) fillPolygon(holes, toGrid(pick(g, idx), q));
+  feather(holes, 0.012 * g.fw / q);
   boost(holes, 2.5);
   return subtract(m, holes);
 }
 
+/**
+ * Skin likelihood per colour (hair strands, glasses and shadows far from the
+ * skin colour are left alone), cached per 7-bit colour cell: entry 0 = not
+ * computed yet, else 1 + round(254 * weight). Reused by every job of a worker.
+ */
+let skinCache: Uint8Array | undefined;
+
+function skinWeights(skinLab: [number, number, number]): (r: number, g: number, b: number) => number {
+  const cache = skinCache ??= new Uint8Array(1 << 21);
+  cache.fill(0);
+  return (r, g, b) => {
+    const key = ((r >> 1) << 14) | ((g >> 1) << 7) | (b >> 1);
+    let v = cache[key];
+    if (v === 0) {
+      const lab = linearToLab(
+        SRGB_TO_LINEAR[r | 1],
+        SRGB_TO_LINEAR[g | 1],
+        SRGB_TO_LINEAR[b | 1],
+      );
+      const de = Math.hypot((lab[0] - skinLab[0]) * 0.6, lab[1] - skinLab[1], lab[2] - skinLab[2]);
+      v = cache[key] = 1 + Math.round(254 * clamp01(1 - (de - 14) / 16));
+    }
+    return (v - 1) / 254;
+  };
+}
+
+/** Sums 2x2 cells of the planes (w x h, interleaved `n` channels) into a half-size grid. */
+function halve(
+  src: Float32Array,
+  w: number,
+  h: number,
+  n: number,
+): { data: Float32Array; w: number; h: number } {
+  const hw = Math.ceil(w / 2), hh = Math.ceil(h / 2);
+  const out = new Float32Array(hw * hh * n);
+  for (let y = 0; y < h; y++) {
+    const ro = (y >> 1) * hw;
+    for (let x = 0; x < w; x++) {
+      const s = (y * w + x) * n, o = (ro + (x >> 1)) * n;
+      for (let c = 0; c < n; c++) out[o + c] += src[s + c];
+    }
+  }
+  return { data: out, w: hw, h: hh };
+}
+
+function blurChannels(src: Float32Array, w: number, h: number, n: number, sigma: number): void {
+  const plane = new Float32Array(w * h);
+  for (let c = 0; c < n; c++) {
+    for (let k = 0; k < w * h; k++) plane[k] = src[k * n + c];
+    blurPlane(plane, w, h, sigma);
+    for (let k = 0; k < w * h; k++) src[k * n + c] = plane[k];
+  }
+}
+
 export function baseLayer(img: Canvas, g: FaceGeometry, entry: BaseMakeupEntry, t: number): void {
+  const q = BASE_STEP;
   const m = baseMask(img, g);
   const skin = skinMeanLinear(img, g);
   const skinLab = linearToLab(skin[0], skin[1], skin[2]);
   const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
-  const { w, h } = m;
-  const n = w * h;
-  const d = img.data;
-  // Planes: linear RGB and a skin-likelihood weight (hair strands, glasses and
-  // shadows far from the skin colour are left alone).
-  const R = new Float32Array(n), G = new Float32Array(n), B = new Float32Array(n);
-  const W = new Float32Array(n);
-  for (let r = 0; r < h; r++) {
-    const y = m.y + r;
-    for (let c = 0; c < w; c++) {
-      const x = m.x + c;
-      const i = (y * img.width + x) * 3, k = r * w + c;
-      const lr = SRGB_TO_LINEAR[d[i]], lg = SRGB_TO_LINEAR[d[i + 1]], lb = SRGB_TO_LINEAR[d[i + 2]];
-      R[k] = lr;
-      G[k] = lg;
-      B[k] = lb;
-      if (m.data[k] > 0.001) {
-        const lab = linearToLab(lr, lg, lb);
-        const de = Math.hypot((lab[0] - skinLab[0]) * 0.6, lab[1] - skinLab[1], lab[2] - skinLab[2]);
-        const sk = clamp01(1 - (de - 14) / 16);
-        W[k] = sk;
-        m.data[k] *= sk;
-      }
+  const weight = skinWeights(skinLab);
+  const d = img.data, IW = img.width;
+  const [x0, y0, x1, y1] = maskSpan(m, q, IW, img.height);
+  const row = new Float32Array(x1 - x0);
+  // Skin-weighted linear RGB and the weight, summed on the mask's half-resolution grid.
+  const gw = m.w, gh = m.h;
+  const S = new Float32Array(gw * gh * 4);
+  for (let y = y0; y < y1; y++) {
+    const j = (y >> 1) - m.y;
+    if (j < 0 || j >= gh || !maskRow(m, q, y, x0, x1, row)) continue;
+    let i = (y * IW + x0) * 3;
+    for (let x = x0; x < x1; x++, i += 3) {
+      const c = (x >> 1) - m.x;
+      if (row[x - x0] <= 0.001 || c < 0 || c >= gw) continue;
+      const sk = weight(d[i], d[i + 1], d[i + 2]);
+      if (sk <= 0) continue;
+      const o = (j * gw + c) * 4;
+      S[o] += SRGB_TO_LINEAR[d[i]] * sk;
+      S[o + 1] += SRGB_TO_LINEAR[d[i + 1]] * sk;
+      S[o + 2] += SRGB_TO_LINEAR[d[i + 2]] * sk;
+      S[o + 3] += sk;
     }
   }
   const smoothing = entry.smoothing ?? 0.4, evening = entry.evening ?? 0.4;
   const fine = 0.008 * g.fw, broad = 0.045 * g.fw;
-  const weighted = (plane: Float32Array, sigma: number) => {
-    const out = new Float32Array(n);
-    for (let k = 0; k < n; k++) out[k] = plane[k] * W[k];
-    blurPlane(out, w, h, sigma);
-    return out;
-  };
-  const Wf = Float32Array.from(W);
-  blurPlane(Wf, w, h, fine);
-  const Wb = Float32Array.from(W);
-  blurPlane(Wb, w, h, broad);
-  const fr = weighted(R, fine), fg = weighted(G, fine), fb = weighted(B, fine);
-  const br = weighted(R, broad), bg = weighted(G, broad), bb = weighted(B, broad);
+  // Broad evening on a quarter grid (sigma ~ 7 cells there), fine smoothing on the half grid.
+  const B = halve(S, gw, gh, 4);
+  blurChannels(B.data, B.w, B.h, 4, broad / (2 * q));
+  blurChannels(S, gw, gh, 4, fine / q);
+  const detailKeep = 1 - 0.8 * smoothing;
+  const even = 0.7 * evening;
+  // Per grid cell: the smooth part of the effect, out = px * detailKeep + O.
+  const O = new Float32Array(gw * gh * 3);
+  const bd = B.data, bw = B.w, bh = B.h;
+  for (let j = 0; j < gh; j++) {
+    const gy = Math.min(bh - 1.001, Math.max(0, (j + 0.5) / 2 - 0.5));
+    const by0 = gy | 0, fy = gy - by0;
+    for (let i = 0; i < gw; i++) {
+      const gx = Math.min(bw - 1.001, Math.max(0, (i + 0.5) / 2 - 0.5));
+      const bx0 = gx | 0, fx = gx - bx0;
+      const p00 = (by0 * bw + bx0) * 4, p01 = p00 + 4, p10 = p00 + bw * 4, p11 = p10 + 4;
+      const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+      const k = j * gw + i;
+      const sw = S[k * 4 + 3];
+      const lw = bd[p00 + 3] * w00 + bd[p01 + 3] * w01 + bd[p10 + 3] * w10 + bd[p11 + 3] * w11;
+      for (let ch = 0; ch < 3; ch++) {
+        let smooth = skin[ch], low = skin[ch];
+        if (sw > 4e-4 && lw > 1.6e-3) {
+          smooth = S[k * 4 + ch] / sw;
+          low = (bd[p00 + ch] * w00 + bd[p01 + ch] * w01 + bd[p10 + ch] * w10 + bd[p11 + ch] * w11) / lw;
+        }
+        O[k * 3 + ch] = smooth * (1 - detailKeep) - (smooth - low) * even;
+      }
+    }
+  }
   const tint = entry.hex ? linearHex(entry.hex) : undefined;
   let tr = 1, tg = 1, tb = 1;
   if (tint) {
@@ -571,37 +645,47 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: BaseMakeupEntry, 
     tg = 1 + 0.25 * ((tint[1] / yt) / (skin[1] / ys) - 1);
     tb = 1 + 0.25 * ((tint[2] / yt) / (skin[2] / ys) - 1);
   }
-  const detailKeep = 1 - 0.8 * smoothing;
-  const even = 0.7 * evening;
   const surface = entry.surface ?? "natural";
-  blendLayer(img, m, t, (px, x, y) => {
-    const k = (y - m.y) * w + (x - m.x);
-    const wf = Wf[k] > 1e-4 ? 1 / Wf[k] : 0, wb = Wb[k] > 1e-4 ? 1 / Wb[k] : 0;
-    if (wf === 0 || wb === 0) return;
-    const out = [0, 0, 0];
-    const planes = [[fr, br], [fg, bg], [fb, bb]] as const;
-    for (let ch = 0; ch < 3; ch++) {
-      const smooth = planes[ch][0][k] * wf, low = planes[ch][1][k] * wb;
-      const evened = smooth - (smooth - low) * even;
-      out[ch] = evened + (px[ch] - smooth) * detailKeep;
+  const matte = surface === "matte", dewy = surface === "dewy";
+  for (let y = y0; y < y1; y++) {
+    if (!maskRow(m, q, y, x0, x1, row)) continue;
+    const gy = Math.min(gh - 1.001, Math.max(0, (y + 0.5) / q - 0.5 - m.y));
+    const j0 = gy | 0, fy = gy - j0;
+    let i = (y * IW + x0) * 3;
+    for (let x = x0; x < x1; x++, i += 3) {
+      let a = row[x - x0];
+      if (a <= 0.001) continue;
+      const r = d[i], gg = d[i + 1], b = d[i + 2];
+      a *= weight(r, gg, b) * t;
+      if (a < 0.002) continue;
+      const gx = Math.min(gw - 1.001, Math.max(0, (x + 0.5) / q - 0.5 - m.x));
+      const i0 = gx | 0, fx = gx - i0;
+      const p00 = (j0 * gw + i0) * 3, p01 = p00 + 3, p10 = p00 + gw * 3, p11 = p10 + 3;
+      const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+      const lr = SRGB_TO_LINEAR[r], lg = SRGB_TO_LINEAR[gg], lb = SRGB_TO_LINEAR[b];
+      let er = (lr * detailKeep + O[p00] * w00 + O[p01] * w01 + O[p10] * w10 + O[p11] * w11) * tr;
+      let eg = (lg * detailKeep + O[p00 + 1] * w00 + O[p01 + 1] * w01 + O[p10 + 1] * w10 + O[p11 + 1] * w11) *
+        tg;
+      let eb = (lb * detailKeep + O[p00 + 2] * w00 + O[p01 + 2] * w01 + O[p10 + 2] * w10 + O[p11 + 2] * w11) *
+        tb;
+      if (matte || dewy) {
+        const lum = 0.2126 * er + 0.7152 * eg + 0.0722 * eb;
+        if (matte && lum > ys * 1.15) {
+          const f = (ys * 1.15 + (lum - ys * 1.15) * 0.45) / lum;
+          er *= f;
+          eg *= f;
+          eb *= f;
+        } else if (dewy) {
+          const s = 0.35 * Math.max(0, lum - ys * 1.05);
+          er += s;
+          eg += s;
+          eb += s * 0.95;
+        }
+      }
+      const k = a > 1 ? 1 : a;
+      d[i] = linearToSrgb(lr + (er - lr) * k);
+      d[i + 1] = linearToSrgb(lg + (eg - lg) * k);
+      d[i + 2] = linearToSrgb(lb + (eb - lb) * k);
     }
-    out[0] *= tr;
-    out[1] *= tg;
-    out[2] *= tb;
-    const lum = 0.2126 * out[0] + 0.7152 * out[1] + 0.0722 * out[2];
-    if (surface === "matte" && lum > ys * 1.15) {
-      const f = (ys * 1.15 + (lum - ys * 1.15) * 0.45) / lum;
-      out[0] *= f;
-      out[1] *= f;
-      out[2] *= f;
-    } else if (surface === "dewy") {
-      const s = 0.35 * Math.max(0, lum - ys * 1.05);
-      out[0] += s;
-      out[1] += s;
-      out[2] += s * 0.95;
-    }
-    px[0] = out[0];
-    px[1] = out[1];
-    px[2] = out[2];
-  });
+  }
 }

@@ -279,3 +279,18 @@ export function dist(a: Point, b: Point): number {
 export function mid(a: Point, b: Point, t = 0.5): Point {
   return [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t];
 }
+
+/**
+ * Bilinear sample at canvas pixel (x, y) of a mask stored on a 1/step grid
+ * (cell centres at canvas (i + 0.5) * step); 0 outside.
+ */
+export function sampleGrid(m: Mask, step: number, x: number, y: number): number {
+  const gx = (x + 0.5) / step - 0.5 - m.x, gy = (y + 0.5) / step - 0.5 - m.y;
+  const i0 = Math.floor(gx), j0 = Math.floor(gy);
+  if (i0 < -1 || j0 < -1 || i0 >= m.w || j0 >= m.h) return 0;
+  const fx = gx - i0, fy = gy - j0;
+  const d = m.data, w = m.w, h = m.h;
+  const at = (i: number, j: number) => (i < 0 || j < 0 || i >= w || j >= h ? 0 : d[j * w + i]);
+  return (at(i0, j0) * (1 - fx) + at(i0 + 1, j0) * fx) * (1 - fy) +
+    (at(i0, j0 + 1) * (1 - fx) + at(i0 + 1, j0 + 1) * fx) * fy;
+}

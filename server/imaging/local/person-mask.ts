@@ -19,17 +19,43 @@ export interface PersonMask {
 
 const SIZE = 256;
 
-function tileInput(img: Canvas, r: Rect): Float32Array {
+/**
+ * Where the canvas pixels come from: the canvas itself, or (to segment while
+ * the framed canvas is still being rendered) the decoded photo and the
+ * framing that maps it onto the canvas (canvas = photo * scale + offset).
+ */
+export interface PhotoSource {
+  photo: Canvas;
+  scale: number;
+  offsetX: number;
+  offsetY: number;
+}
+
+/** Source pixel index (x or y) for canvas coordinate v, clamped to the source. */
+function sourceIndex(v: number, n: number, src?: PhotoSource, offset = 0): number {
+  const s = src ? Math.round((v + 0.5 - offset) / src.scale - 0.5) : v;
+  return s < 0 ? 0 : s > n - 1 ? n - 1 : s;
+}
+
+function tileInput(img: Canvas, r: Rect, src?: PhotoSource): Float32Array {
   const out = new Float32Array(SIZE * SIZE * 3);
-  const d = img.data, W = img.width;
+  const from = src?.photo ?? img;
+  const d = from.data, W = from.width;
   const sx = r.w / SIZE, sy = r.h / SIZE;
+  // Sample columns and rows (two per cell each), in source pixels.
+  const cols = new Int32Array(2 * SIZE), rows = new Int32Array(2 * SIZE);
+  for (let i = 0; i < 2 * SIZE; i++) {
+    const o = (i & 1) ? 0.75 : 0.25, c = i >> 1;
+    const x = Math.min(img.width - 1, Math.floor(r.x + (c + o) * sx));
+    const y = Math.min(img.height - 1, Math.floor(r.y + (c + o) * sy));
+    cols[i] = sourceIndex(x, from.width, src, src?.offsetX);
+    rows[i] = sourceIndex(y, from.height, src, src?.offsetY);
+  }
   for (let j = 0; j < SIZE; j++) {
     for (let i = 0; i < SIZE; i++) {
       let a = 0, b = 0, c = 0;
-      for (const [ox, oy] of [[0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
-        const x = Math.min(W - 1, Math.floor(r.x + (i + ox) * sx));
-        const y = Math.min(img.height - 1, Math.floor(r.y + (j + oy) * sy));
-        const k = (y * W + x) * 3;
+      for (let q = 0; q < 4; q++) {
+        const k = (rows[2 * j + (q >> 1)] * W + cols[2 * i + (q & 1)]) * 3;
         a += d[k];
         b += d[k + 1];
         c += d[k + 2];
@@ -52,17 +78,23 @@ function sample256(m: Float32Array, u: number, v: number): number {
     (m[i + SIZE] * (1 - fx) + m[i + SIZE + 1] * fx) * fy;
 }
 
+/**
+ * `img` gives the canvas size and, unless `src` is given, the pixels; with
+ * `src` the model sees the photo as framed (the canvas need not exist yet).
+ */
 export function personMask(
   engine: FaceEngine,
-  img: Canvas,
+  img: { width: number; height: number; data?: Uint8Array },
   g: FaceGeometry,
   photoRect: Rect,
   isolate: boolean,
+  src?: PhotoSource,
 ): PersonMask {
+  const canvas: Canvas = { data: img.data ?? new Uint8Array(0), width: img.width, height: img.height };
   const step = 4;
   const w = Math.ceil(img.width / step), h = Math.ceil(img.height / step);
   const data = new Float32Array(w * h);
-  const full = engine.segment(tileInput(img, { x: 0, y: 0, w: img.width, h: img.height }));
+  const full = engine.segment(tileInput(canvas, { x: 0, y: 0, w: img.width, h: img.height }, src));
   for (let j = 0; j < h; j++) {
     for (let i = 0; i < w; i++) {
       data[j * w + i] = sample256(full, (i + 0.5) * step / img.width, (j + 0.5) * step / img.height);
@@ -72,7 +104,7 @@ export function personMask(
   const side = Math.min(img.width, img.height, Math.round(3.4 * g.fw));
   const tx = Math.round(Math.min(img.width - side, Math.max(0, g.center[0] - side / 2)));
   const ty = Math.round(Math.min(img.height - side, Math.max(0, g.center[1] - side * 0.55)));
-  const head = engine.segment(tileInput(img, { x: tx, y: ty, w: side, h: side }));
+  const head = engine.segment(tileInput(canvas, { x: tx, y: ty, w: side, h: side }, src));
   const fade = side * 0.12;
   for (let j = 0; j < h; j++) {
     const cy = (j + 0.5) * step;

@@ -10,7 +10,7 @@ import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
 import type { DetectedFace, FaceEngine } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
-import { mapPoints, planFraming, renderFramed } from "./framing.ts";
+import { coverScaled, mapPoints, planFraming, renderFramed } from "./framing.ts";
 import { recolorFacialHair, recolorHair } from "./hair.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
 import { type PersonMask, personMask } from "./person-mask.ts";
@@ -43,8 +43,16 @@ export interface RenderOutput {
 /** A permanent, user-facing failure (e.g. no usable face). */
 export class UserFacingError extends Error {}
 
-/** The largest face if it clearly dominates and is usable; otherwise a user-facing error. */
-export function chooseFace(faces: DetectedFace[], width: number, height: number): DetectedFace {
+/**
+ * The largest face if it clearly dominates and is usable; otherwise a
+ * user-facing error. `minFaceWidth` in the faces' pixels.
+ */
+export function chooseFace(
+  faces: DetectedFace[],
+  width: number,
+  height: number,
+  minFaceWidth = MIN_FACE_WIDTH,
+): DetectedFace {
   const usable = faces.filter((f) => f.score >= 0.5);
   if (usable.length === 0) throw new UserFacingError(NO_FACE_MESSAGE);
   const area = (f: DetectedFace) => f.box[2] * f.box[3];
@@ -56,7 +64,7 @@ export function chooseFace(faces: DetectedFace[], width: number, height: number)
     if (area(face) < 2 * area(usable[1]) || !central) throw new UserFacingError(NO_FACE_MESSAGE);
   }
   const fw = dist(face.mesh[234], face.mesh[454]);
-  if (fw < 60 || Math.abs(face.yaw) > 0.65 || Math.abs(face.pitch) > 0.6) {
+  if (fw < minFaceWidth || Math.abs(face.yaw) > 0.65 || Math.abs(face.pitch) > 0.6) {
     throw new UserFacingError(NO_FACE_MESSAGE);
   }
   return face;
@@ -68,12 +76,16 @@ function entry<T>(key: OptionKey, studio: StudioType, id: string): T | undefined
   return list.find((e) => e.id === id) as T | undefined;
 }
 
+/**
+ * Decodes the photo once, at its own size (photos over 2048 px are reduced):
+ * the framing resizes it to the output in a single step, and detection runs
+ * on it directly (or on an enlarged copy, see detectFaces).
+ */
 export async function decodePhoto(photo: Uint8Array): Promise<Canvas> {
+  let p = sharp(photo).rotate().toColourspace("srgb").removeAlpha();
   const meta = await sharp(photo).metadata();
   const long = Math.max(meta.width ?? 0, meta.height ?? 0);
-  const target = long > 2048 ? 2048 : long < 1024 ? 1024 : 0;
-  let p = sharp(photo).rotate().toColourspace("srgb").removeAlpha();
-  if (target) p = p.resize(target, target, { fit: "inside", kernel: "lanczos3" });
+  if (long > 2048) p = p.resize(2048, 2048, { fit: "inside", kernel: "lanczos3" });
   const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
   if (info.channels !== 3) throw new Error(`unexpected channel count ${info.channels}`);
   return {
@@ -81,6 +93,39 @@ export async function decodePhoto(photo: Uint8Array): Promise<Canvas> {
     width: info.width,
     height: info.height,
   };
+}
+
+/** Smallest usable face width, in pixels of a photo DETECT_LONG px long (or longer). */
+const MIN_FACE_WIDTH = 60;
+
+/** Below this long side, detection runs on a copy enlarged to DETECT_LONG (small faces). */
+const DETECT_MIN = 640, DETECT_LONG = 1024;
+
+/**
+ * Faces in photo coordinates. The mesh does not get more precise on a larger
+ * copy (its resolution is the model's), but on small photos (faces of ~150
+ * px) Human's integer coordinates do: those are detected on an enlarged copy.
+ */
+export async function detectFaces(engine: FaceEngine, photo: Canvas): Promise<DetectedFace[]> {
+  const long = Math.max(photo.width, photo.height);
+  if (long >= DETECT_MIN) return await engine.detect(photo);
+  const k = DETECT_LONG / long;
+  const { data, info } = await sharp(photo.data, {
+    raw: { width: photo.width, height: photo.height, channels: 3 },
+  })
+    .resize(Math.round(photo.width * k), Math.round(photo.height * k), { kernel: "cubic" })
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  const faces = await engine.detect({
+    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
+    ...info,
+  });
+  const sx = photo.width / info.width, sy = photo.height / info.height;
+  return faces.map((f) => ({
+    ...f,
+    box: [f.box[0] * sx, f.box[1] * sy, f.box[2] * sx, f.box[3] * sy],
+    mesh: f.mesh.map((p): [number, number] => [p[0] * sx, p[1] * sy]),
+  }));
 }
 
 export async function encode(
@@ -115,8 +160,13 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
 
   const photo = await decodePhoto(job.photo);
   lap("decode");
-  const faces = await engine.detect(photo);
-  const face = chooseFace(faces, photo.width, photo.height);
+  // Speculative: most portraits are framed at the cover scale (see coverScaled).
+  const prescaled = coverScaled(photo, job.width, job.height);
+  prescaled.catch(() => {}); // awaited by renderFramed; a failure there falls back to its own resize
+  const faces = await detectFaces(engine, photo);
+  // The face size limit is the one a photo enlarged to DETECT_LONG px had.
+  const long = Math.max(photo.width, photo.height);
+  const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
   lap("detect");
 
   const camera = entry<CameraEntry>("cameraLens", studio, o.cameraLens);
@@ -132,20 +182,25 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
     outH: job.height,
     targetFaceWidth: camera?.faceWidth,
   });
-  const img = await renderFramed(photo, framing);
+  // The framed canvas is rendered by libvips threads; meanwhile this thread
+  // segments the person from the photo as framed (the matte needs only the
+  // framing, not the canvas).
+  const framed = renderFramed(photo, framing, prescaled);
+  framed.catch(() => {}); // awaited below; no unhandled rejection if segmenting throws first
   const g = faceGeometry(mapPoints(face.mesh, framing));
-  lap("frame");
-
-  applyMakeup(img, g, planMakeup(o, job.intensity));
-  lap("makeup");
-
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
   const blur = camera?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
   if (hairColor?.hex || setting?.backdrop || blur > 0) {
-    person = personMask(engine, img, g, framing.photoRect, faces.length > 1);
+    const canvas = { width: framing.width, height: framing.height };
+    person = personMask(engine, canvas, g, framing.photoRect, faces.length > 1, { photo, ...framing });
     lap("segment");
   }
+  const img = await framed;
+  lap("frame");
+
+  applyMakeup(img, g, planMakeup(o, job.intensity));
+  lap("makeup");
   if (hairColor?.hex && person) {
     const r = recolorHair(img, g, person, hairColor.hex);
     if (!r.applied) {

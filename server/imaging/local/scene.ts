@@ -296,32 +296,51 @@ export function gradeLighting(img: Canvas, entry: LightingEntry): void {
   const tint = g.tint ? hexToRgb(g.tint) : undefined;
   const vig = g.vignette ?? 0;
   const sat = g.saturation;
-  const d = img.data, W = img.width, H = img.height;
+  const [lr, lg, lb] = luts;
+  const W = img.width, H = img.height;
+  // Clamped, rounded stores; the saturation mix as a 3x3 matrix on the graded channels.
+  const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
+  const u = 1 - sat;
+  const m00 = sat + u * 0.299, m01 = u * 0.587, m02 = u * 0.114;
+  const m10 = u * 0.299, m11 = sat + u * 0.587, m12 = u * 0.114;
+  const m20 = u * 0.299, m21 = u * 0.587, m22 = sat + u * 0.114;
+  // Vignette: 1 - vig * min(1, (dx^2 + dy^2) * 1.6), with dx, dy per column and row.
+  const dx2 = new Float32Array(W);
+  for (let x = 0; x < W; x++) dx2[x] = (x / W - 0.5) ** 2;
+  const tr = tint?.[0] ?? 0, tg = tint?.[1] ?? 0, tb = tint?.[2] ?? 0;
   for (let y = 0; y < H; y++) {
-    const dy = (y / H - 0.42) * 1.2;
-    for (let x = 0; x < W; x++) {
-      const i = (y * W + x) * 3;
-      let r = luts[0][d[i]], gg = luts[1][d[i + 1]], b = luts[2][d[i + 2]];
-      const l = 0.299 * r + 0.587 * gg + 0.114 * b;
-      r = l + (r - l) * sat;
-      gg = l + (gg - l) * sat;
-      b = l + (b - l) * sat;
+    const dy = (y / H - 0.42) * 1.2, dy2 = dy * dy;
+    let i = y * W * 3;
+    if (!tint && vig <= 0) {
+      for (let x = 0; x < W; x++, i += 3) {
+        const r = lr[d[i]], gg = lg[d[i + 1]], b = lb[d[i + 2]];
+        d[i] = m00 * r + m01 * gg + m02 * b;
+        d[i + 1] = m10 * r + m11 * gg + m12 * b;
+        d[i + 2] = m20 * r + m21 * gg + m22 * b;
+      }
+      continue;
+    }
+    for (let x = 0; x < W; x++, i += 3) {
+      const r0 = lr[d[i]], g0 = lg[d[i + 1]], b0 = lb[d[i + 2]];
+      let r = m00 * r0 + m01 * g0 + m02 * b0;
+      let gg = m10 * r0 + m11 * g0 + m12 * b0;
+      let b = m20 * r0 + m21 * g0 + m22 * b0;
       if (tint) {
-        const k = 0.14 * (l / 255);
-        r += (tint[0] - r) * k;
-        gg += (tint[1] - gg) * k;
-        b += (tint[2] - b) * k;
+        const k = 0.14 * ((0.299 * r0 + 0.587 * g0 + 0.114 * b0) / 255);
+        r += (tr - r) * k;
+        gg += (tg - gg) * k;
+        b += (tb - b) * k;
       }
       if (vig > 0) {
-        const dx = x / W - 0.5;
-        const f = 1 - vig * Math.min(1, (dx * dx + dy * dy) * 1.6);
+        const q = (dx2[x] + dy2) * 1.6;
+        const f = 1 - vig * (q < 1 ? q : 1);
         r *= f;
         gg *= f;
         b *= f;
       }
-      d[i] = r < 0 ? 0 : r > 255 ? 255 : r;
-      d[i + 1] = gg < 0 ? 0 : gg > 255 ? 255 : gg;
-      d[i + 2] = b < 0 ? 0 : b > 255 ? 255 : b;
+      d[i] = r;
+      d[i + 1] = gg;
+      d[i + 2] = b;
     }
   }
 }
