@@ -4,20 +4,45 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
 import { render } from "../../server/imaging/local/render.ts";
-import { cropFace, DARK_HAIR, decode, job, meanLab, meanPixelDeltaE } from "./fixtures.ts";
+import {
+  cropFace,
+  DARK_HAIR,
+  decode,
+  type Decoded,
+  FRONTAL_FACES,
+  job,
+  meanLab,
+  meanPixelDeltaE,
+} from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
+
+/** Pixel indices of the rectangle [x0, x1) x [y0, y1). */
+function rect(img: Decoded, x0: number, x1: number, y0: number, y1: number): number[] {
+  const out: number[] = [];
+  for (let y = Math.max(0, Math.round(y0)); y < Math.min(img.height, y1); y++) {
+    for (let x = Math.max(0, Math.round(x0)); x < Math.min(img.width, x1); x++) out.push(y * img.width + x);
+  }
+  return out;
+}
+
+/** A portrait rendered plain and with copper-red hair, and the face found on the plain render. */
+async function recoloured(face: [number, number, number, number]) {
+  const photo = await cropFace(face);
+  const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+  const g = faceGeometry((await engine.detect(plain))[0].mesh);
+  const res = await render(engine, job(photo, { hairColor: "copper-red" }, undefined, "hair"));
+  return { plain, g, res, out: await decode(res.image) };
+}
+
+const COPPER_RED = hexToLab("#B4532A");
 
 const hue = (l: Lab) => Math.atan2(l[2], l[1]);
 const hueDist = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
 
 Deno.test("hair recolour moves the hair toward the target and leaves skin alone", async () => {
-  const photo = await cropFace(DARK_HAIR);
-  const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
-  const g = faceGeometry((await engine.detect(plain))[0].mesh);
-  const res = await render(engine, job(photo, { hairColor: "copper-red" }, undefined, "hair"));
+  const { plain, g, res, out } = await recoloured(DARK_HAIR);
   assert.deepEqual(res.notes, []);
-  const out = await decode(res.image);
   // Hair: a patch above the forehead.
   const top = g.pts[10];
   const hair: number[] = [];
@@ -26,7 +51,7 @@ Deno.test("hair recolour moves the hair toward the target and leaves skin alone"
       hair.push(y * plain.width + x);
     }
   }
-  const target = hexToLab("#B4532A");
+  const target = COPPER_RED;
   const before = meanLab(plain, hair), after = meanLab(out, hair);
   assert.ok(hueDist(hue(after), hue(target)) < hueDist(hue(before), hue(target)), "hue moves toward target");
   assert.ok(
@@ -43,6 +68,29 @@ Deno.test("hair recolour moves the hair toward the target and leaves skin alone"
   }
   const skinDe = meanPixelDeltaE(plain, out, skin);
   assert.ok(skinDe <= 3, `skin ΔE ${skinDe.toFixed(2)}`);
+});
+
+Deno.test("hair over the temples is recoloured with the rest; shoulder skin beside it is not", async () => {
+  const { plain, g, out } = await recoloured(DARK_HAIR);
+  // Strands falling over the face oval between the brows and the cheekbone
+  // (they used to keep their colour: a band at the brow line).
+  const browY = Math.min(g.pts[105][1], g.pts[334][1]), edge = g.pts[234];
+  const temple = rect(plain, edge[0], edge[0] + 0.06 * g.fw, browY, edge[1]);
+  const before = deltaE(meanLab(plain, temple), COPPER_RED), after = deltaE(meanLab(out, temple), COPPER_RED);
+  assert.ok(after < before - 20, `temple ΔE to target ${before.toFixed(1)} -> ${after.toFixed(1)}`);
+  // The bare shoulder raised beside the chin.
+  const chin = g.pts[152];
+  const shoulder = rect(plain, chin[0] + 0.3 * g.fw, chin[0] + 0.5 * g.fw, chin[1] - 0.15 * g.fh, chin[1]);
+  const de = meanPixelDeltaE(plain, out, shoulder);
+  assert.ok(de < 2.5, `shoulder ΔE ${de.toFixed(2)}`);
+});
+
+Deno.test("hair worn up over a black top: the top is not dyed", async () => {
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[0]);
+  assert.deepEqual(res.notes, []);
+  const below = rect(plain, 0, plain.width, g.pts[152][1] + 0.4 * g.fh, plain.height);
+  const de = meanPixelDeltaE(plain, out, below);
+  assert.ok(de < 3, `ΔE below the neck ${de.toFixed(2)}`);
 });
 
 Deno.test("blonde hair in mixed light: recolour is skipped and reported", async () => {

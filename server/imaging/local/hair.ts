@@ -6,11 +6,11 @@
  * the recolour is skipped and reported, rather than painting skin.
  */
 import type { Canvas } from "./blend.ts";
-import { hexToLab, labToLinear, linearToLab, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLab, labToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { pick } from "./face-geometry.ts";
-import { FACE_OVAL, LIPS_OUTER, SKIN_SAMPLES } from "./landmarks.ts";
-import { boost, createMask, feather, fillPolygon, type Mask, maskAt } from "./masks.ts";
+import { BROW_L, BROW_R, EYE_L, EYE_R, FACE_OVAL, LIPS_OUTER, SKIN_SAMPLES } from "./landmarks.ts";
+import { boost, createMask, feather, fillPolygon, type Mask, type Point, sampleGrid } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 type Lab = [number, number, number];
@@ -19,6 +19,19 @@ interface Stats {
   mean: Lab;
   sd: number;
   n: number;
+}
+
+const XN = 0.95047, ZN = 1.08883;
+const labF = (t: number) => t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
+
+/** linearToLab without allocating (the same formula), into `out`. */
+function labInto(out: Float64Array, r: number, g: number, b: number): void {
+  const fx = labF((0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / XN);
+  const fy = labF(0.2126729 * r + 0.7151522 * g + 0.072175 * b);
+  const fz = labF((0.0193339 * r + 0.119192 * g + 0.9503041 * b) / ZN);
+  out[0] = 116 * fy - 16;
+  out[1] = 500 * (fx - fy);
+  out[2] = 200 * (fy - fz);
 }
 
 function labAt(img: Canvas, x: number, y: number): Lab {
@@ -77,6 +90,55 @@ function hairSamples(img: Canvas, g: FaceGeometry, person: PersonMask): Lab[] {
   return out;
 }
 
+/**
+ * Clothing below the chin: samples at the chest centre and lower down the
+ * torso (long hair falls beside these, rarely across them). Dark clothing is
+ * as hair-coloured as the hair it touches; a clothing colour model keeps it
+ * out of the mask.
+ */
+function clothSamples(img: Canvas, g: FaceGeometry, person: PersonMask): Lab[] {
+  const out: Lab[] = [];
+  const chinY = g.pts[152][1], cx = g.center[0];
+  const stepPx = Math.max(1, Math.round(g.fw / 50));
+  const x0 = Math.max(0, Math.round(cx - 0.3 * g.fw)), x1 = Math.min(img.width, cx + 0.3 * g.fw);
+  for (const [from, to] of [[0.55, 0.9], [1.1, 1.5]]) {
+    const y1 = Math.min(img.height, chinY + to * g.fh);
+    for (let y = Math.max(0, Math.round(chinY + from * g.fh)); y < y1; y += stepPx) {
+      for (let x = x0; x < x1; x += stepPx) {
+        if (personAt(person, x, y) > 0.7) out.push(labAt(img, x, y));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Up to `k` colour clusters of the samples (k-means in Lab, seeded at
+ * lightness quantiles so the result is deterministic): clothing is often
+ * two-tone. Clusters holding under 10 % of the samples are dropped.
+ */
+function palette(samples: Lab[], k: number): Stats[] {
+  if (samples.length < 30) return [];
+  const byL = [...samples].sort((a, b) => a[0] - b[0]);
+  let centres: Lab[] = Array.from({ length: k }, (_, i) => byL[Math.floor(((i + 0.5) / k) * byL.length)]);
+  let groups: Lab[][] = [];
+  for (let iter = 0; iter < 6; iter++) {
+    groups = centres.map(() => []);
+    for (const s of samples) {
+      let best = 0, bd = Infinity;
+      centres.forEach((c, i) => {
+        const d = (s[0] - c[0]) ** 2 + (s[1] - c[1]) ** 2 + (s[2] - c[2]) ** 2;
+        if (d < bd) bd = d, best = i;
+      });
+      groups[best].push(s);
+    }
+    centres = groups.map((g, i) =>
+      g.length ? [0, 1, 2].map((c) => g.reduce((a, s) => a + s[c], 0) / g.length) as Lab : centres[i]
+    );
+  }
+  return groups.filter((g) => g.length >= 0.1 * samples.length).map(stats);
+}
+
 export interface HairResult {
   applied: boolean;
   /** Why not, for the result notes. */
@@ -84,26 +146,71 @@ export interface HairResult {
   confidence: number;
 }
 
-/** The face below the brows (never hair), dilated slightly. */
-function lowerFace(img: Canvas, g: FaceGeometry): Mask {
-  const oval = pick(g, FACE_OVAL);
-  const m = createMask({ x: 0, y: 0, w: img.width, h: img.height });
+/** Runs `fill` on the part of `m` inside the frame (the rest stays 0). */
+function clipToFrame(m: Mask, width: number, height: number, fill: (m: Mask) => void): void {
+  const cw = Math.min(m.x + m.w, width) - m.x, ch = Math.min(m.y + m.h, height) - m.y;
+  if (cw <= 0 || ch <= 0) return;
+  if (cw === m.w && ch === m.h) return fill(m);
+  const part = createMask({ x: m.x, y: m.y, w: cw, h: ch });
+  fill(part);
+  for (let r = 0; r < ch; r++) m.data.set(part.data.subarray(r * cw, (r + 1) * cw), r * m.w);
+}
+
+/** lowerFace's grid: 1/FACE_STEP of the canvas resolution (a soft mask, sampled bilinearly). */
+const FACE_STEP = 2;
+
+/**
+ * Hair falling over the temples and cheeks lies inside the face oval: only its
+ * inner part (this share of the oval's half-width, with the brows and eyes) is
+ * ruled out. In the outer band, a pixel is hair only where the colour model
+ * is sure (shaded skin at the face's edge is nearly as dark as hair).
+ */
+const FACE_CORE_WIDTH = 0.8;
+
+/**
+ * The face below the brows (never hair, or hair only where sure: see
+ * FACE_CORE_WIDTH), on a 1/FACE_STEP grid. `width` scales the oval about the
+ * face centre; the core also covers the brows and eyes.
+ */
+function lowerFace(img: Canvas, g: FaceGeometry, width: number): Mask {
+  const q = FACE_STEP;
+  const cx = g.center[0];
+  const oval = pick(g, FACE_OVAL).map(([x, y]): Point => [cx + (x - cx) * width, y]);
   // Cut the oval at the brow line: points above the brows are lifted down to it.
   const browY = Math.min(g.pts[105][1], g.pts[334][1]) - 0.02 * g.fh;
-  fillPolygon(m, oval.map(([x, y]) => [x, Math.max(y, browY)]));
-  // Skip a full-frame blur: feather only a band around the face.
-  const pad = Math.round(0.08 * g.fw);
+  // Rasterise and feather only a band around the face (not the whole frame).
+  const pad = 0.08 * g.fw;
   const xs = oval.map((p) => p[0]), ys = oval.map((p) => p[1]);
+  const x0 = Math.max(0, Math.floor((Math.min(...xs) - pad) / q));
+  const y0 = Math.max(0, Math.floor((browY - pad) / q));
   const sub = createMask({
-    x: Math.max(0, Math.floor(Math.min(...xs)) - pad),
-    y: Math.max(0, Math.floor(browY) - pad),
-    w: Math.ceil(Math.max(...xs) - Math.min(...xs)) + 2 * pad,
-    h: Math.ceil(Math.max(...ys) - browY) + 2 * pad,
+    x: x0,
+    y: y0,
+    w: Math.ceil((Math.max(...xs) + pad) / q) - x0,
+    h: Math.ceil((Math.max(...ys) + pad) / q) - y0,
   });
-  for (let r = 0; r < sub.h; r++) {
-    for (let c = 0; c < sub.w; c++) sub.data[r * sub.w + c] = maskAt(m, sub.x + c, sub.y + r);
-  }
-  feather(sub, 0.015 * g.fw);
+  // The frame clips the band (cells past the frame edge stay 0).
+  clipToFrame(
+    sub,
+    Math.ceil(img.width / q),
+    Math.ceil(img.height / q),
+    (m) => {
+      fillPolygon(m, oval.map(([x, y]) => [x / q, Math.max(y, browY) / q]));
+      // Brows, and the eyes grown by half (lashes reach past the opening).
+      if (width < 1) {
+        for (const [idx, grow] of [[BROW_R, 1], [BROW_L, 1], [EYE_R, 1.5], [EYE_L, 1.5]] as const) {
+          const pts = pick(g, idx);
+          const ex = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+          const ey = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+          fillPolygon(
+            m,
+            pts.map(([x, y]): Point => [(ex + (x - ex) * grow) / q, (ey + (y - ey) * grow) / q]),
+          );
+        }
+      }
+    },
+  );
+  feather(sub, 0.015 * g.fw / q);
   return boost(sub, 1.8);
 }
 
@@ -131,19 +238,38 @@ export function recolorHair(
   if (confidence < 1.6 || sep < 15) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
-  const face = lowerFace(img, g);
+  const core = lowerFace(img, g, FACE_CORE_WIDTH), oval = lowerFace(img, g, 1);
   const fw = g.fw, fh = g.fh;
   const cx = g.center[0], eyeY = g.eyeCenter[1], chinY = g.pts[152][1];
   const x0 = Math.max(0, Math.floor(cx - 1.45 * fw)), x1 = Math.min(img.width, Math.ceil(cx + 1.45 * fw));
-  const y0 = Math.max(0, Math.floor(g.pts[10][1] - 0.75 * fh)),
+  const y0 = Math.max(0, Math.floor(g.pts[10][1] - fh)),
     y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
-  const hs = Math.max(6, hair.sd), ss = Math.max(6, skin.sd);
+  // Skin is sampled on the face; skin elsewhere (shoulders, neck, a shaded
+  // jaw) varies more in tone, hence the larger floor on its spread.
+  const hs = Math.max(6, hair.sd), ss = Math.max(9, skin.sd);
+  // Below the chin, pixels nearer a clothing colour than the hair colour are
+  // clothing. A garment the colour of the hair (black hair, black top) cannot
+  // be told apart by colour: pixels of that colour fade out of the mask below
+  // the chin instead of dyeing the clothes (hair of other shades, such as
+  // lighter ends, is still recoloured).
+  const cloth = palette(clothSamples(img, g, person), 3).map((c) => ({
+    mean: c.mean,
+    s: Math.max(6, c.sd),
+    likeHair: Math.hypot(c.mean[0] - hair.mean[0], c.mean[1] - hair.mean[1], c.mean[2] - hair.mean[2]) <
+      1.5 * hs,
+  }));
+  const fadeY = 0.3 * fh;
   // Mask at quarter resolution (it is smooth, like the person matte it comes
   // from), then recolour at full resolution through a bilinear lookup.
   const step = 4;
   const mw = Math.ceil((x1 - x0) / step), mh = Math.ceil((y1 - y0) / step);
   const mask: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(mw * mh) };
+  // Where the face rules hair out, applied after the feather so that hair
+  // beside the face does not bleed onto its skin.
+  const gate = new Float32Array(mw * mh).fill(1);
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
+  const d = img.data, lab = new Float64Array(3);
+  const [hL0, hA0, hB0] = hair.mean, [sL0, sA0, sB0] = skin.mean;
   for (let j = 0; j < mh; j++) {
     const y = y0 + j * step;
     for (let i = 0; i < mw; i++) {
@@ -151,24 +277,52 @@ export function recolorHair(
       const p = personAt(person, x, y);
       if (p < 0.05) continue;
       // Head prior: an ellipse around the head plus a band where long hair falls.
-      const ex = (x - cx) / (1.2 * fw), ey = (y - (eyeY - 0.2 * fh)) / (0.95 * fh);
-      let prior = Math.max(0, Math.min(1, (1.25 - Math.hypot(ex, ey)) / 0.35));
+      const ex = (x - cx) / (1.2 * fw), ey = (y - (eyeY - 0.2 * fh)) / (1.1 * fh);
+      let prior = Math.max(0, Math.min(1, (1.25 - Math.sqrt(ex * ex + ey * ey)) / 0.35));
       if (y > eyeY) {
         const band = Math.max(0, Math.min(1, (1.35 * fw - Math.abs(x - cx)) / (0.25 * fw)));
         const fall = Math.max(0, Math.min(1, (chinY + 1.5 * fh - y) / (0.5 * fh)));
         prior = Math.max(prior, band * fall);
       }
       if (prior <= 0) continue;
-      const notFace = 1 - Math.min(1, maskAt(face, x, y));
-      if (notFace <= 0) continue;
-      const lab = labAt(img, x, y);
-      const dh = Math.hypot(lab[0] - hair.mean[0], lab[1] - hair.mean[1], lab[2] - hair.mean[2]) / hs;
+      const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
+      if (notFace <= 0) {
+        gate[j * mw + i] = 0;
+        continue;
+      }
+      const inOval = Math.min(1, sampleGrid(oval, FACE_STEP, x, y));
+      const o = (y * img.width + x) * 3;
+      labInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
+      const hL = lab[0] - hL0, hA = lab[1] - hA0, hB = lab[2] - hB0;
+      const dh = Math.sqrt(hL * hL + hA * hA + hB * hB) / hs;
+      const k = j * mw + i;
+      if (dh >= 3) {
+        // Far from the hair colour: not hair (like and sure below are 0 from here on).
+        gate[k] = notFace * (1 - inOval);
+        continue;
+      }
       // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
-      const ds = Math.hypot(0.5 * (lab[0] - skin.mean[0]), lab[1] - skin.mean[1], lab[2] - skin.mean[2]) / ss;
+      const sL = 0.5 * (lab[0] - sL0), sA = lab[1] - sA0, sB = lab[2] - sB0;
+      const ds = Math.sqrt(sL * sL + sA * sA + sB * sB) / ss;
       // Hair-likeness: closer to hair than skin, and not far from the hair colour.
-      const like = 1 / (1 + Math.exp(-(ds - dh) * 1.6)) * Math.max(0, Math.min(1, (4 - dh) / 1.5));
-      const v = p * prior * notFace * like;
-      mask.data[j * mw + i] = v;
+      let like = 1 / (1 + Math.exp(-(ds - dh) * 1.6)) * Math.max(0, Math.min(1, 3 - dh));
+      // Inside the face oval: hair only if clearly nearer hair than skin, and close to the hair colour.
+      const sure = inOval > 0
+        ? 1 / (1 + Math.exp(-(ds - dh - 1.5) * 2.5)) * Math.max(0, Math.min(1, 2.5 - dh))
+        : 1;
+      gate[k] = notFace * (1 - inOval * (1 - sure));
+      if (y > chinY) {
+        const below = Math.min(1, (y - chinY) / fadeY);
+        for (const c of cloth) {
+          const cL = lab[0] - c.mean[0], cA = lab[1] - c.mean[1], cB = lab[2] - c.mean[2];
+          const dc = Math.sqrt(cL * cL + cA * cA + cB * cB) / c.s;
+          like *= c.likeHair
+            ? 1 - below / (1 + Math.exp(-(1.5 - dc) * 3))
+            : 1 - 1 / (1 + Math.exp(-(dh - dc) * 1.6));
+        }
+      }
+      mask.data[k] = p * prior * like;
+      const v = mask.data[k] * gate[k];
       if (v > 0.5) {
         sumL += lab[0] * v;
         sumA += lab[1] * v;
@@ -179,6 +333,7 @@ export function recolorHair(
   }
   if (sumW < 50 / step ** 2) return { applied: false, confidence, reason: "too little hair is visible" };
   feather(mask, 0.8);
+  for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   const target = hexToLab(hex);
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
@@ -190,11 +345,22 @@ export function recolorHair(
   return { applied: true, confidence };
 }
 
-const LUT_N = 33;
+const LUT_N = 17;
+
+/** Mask values at or below this are left alone (see applyLabShift). */
+const FRINGE = 0.1;
+
+/** Linear light -> sRGB 0..255, unrounded (the LUT is interpolated before rounding). */
+function srgbFloat(v: number): number {
+  if (!(v > 0)) return 0;
+  if (v >= 1) return 255;
+  return 255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055);
+}
 
 /**
- * The recolour as a colour transform sRGB byte triple -> linear RGB, tabulated
- * on a 33^3 grid (the Lab maths runs ~36k times instead of once per pixel).
+ * The recolour as a colour transform sRGB byte triple -> sRGB, tabulated
+ * on a 17^3 grid (the Lab maths runs ~5k times instead of once per pixel; against
+ * a 33^3 grid, tetrahedral interpolation differs by at most 5 levels, mean 1).
  *
  * - L: the mean moves to the swatch L (92 % of the way for darker targets, 80 %
  *   for lighter ones); the strand texture (each pixel's L offset from the
@@ -229,9 +395,9 @@ function shiftLut(mean: Lab, target: Lab): Float32Array {
           bo *= capC / c;
         }
         const out = labToLinear(Lo, ao, bo);
-        lut[o++] = out[0];
-        lut[o++] = out[1];
-        lut[o++] = out[2];
+        lut[o++] = srgbFloat(out[0]);
+        lut[o++] = srgbFloat(out[1]);
+        lut[o++] = srgbFloat(out[2]);
       }
     }
   }
@@ -252,49 +418,68 @@ function applyLabShift(
   opacity: number,
 ): void {
   const lut = shiftLut(mean, target);
-  const d = img.data;
+  const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
   const q = (LUT_N - 1) / 255;
   const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
-  // Per mask cell (between four grid nodes): cells with no mask are skipped.
-  for (let j = 0; j < mask.h - 1; j++) {
-    const ya = Math.max(y0, y0 + j * step), yb = Math.min(y1, y0 + (j + 1) * step);
+  // Row by row: the mask row is interpolated between grid nodes first (pixels
+  // past the last grid node, as before, are left alone).
+  const xe = Math.min(x1, x0 + (mw - 1) * step), ye = Math.min(y1, y0 + (mask.h - 1) * step);
+  const row = new Float32Array(Math.max(0, xe - x0));
+  for (let y = y0; y < ye; y++) {
+    const j = Math.floor((y - y0) / step), fy = (y - y0) / step - j;
+    let any = false;
     for (let i = 0; i < mw - 1; i++) {
       const k = j * mw + i;
-      const v00 = m[k] * opacity, v01 = m[k + 1] * opacity;
-      const v10 = m[k + mw] * opacity, v11 = m[k + mw + 1] * opacity;
-      if (v00 < 0.01 && v01 < 0.01 && v10 < 0.01 && v11 < 0.01) continue;
-      const xa = Math.max(x0, x0 + i * step), xb = Math.min(x1, x0 + (i + 1) * step);
-      for (let y = ya; y < yb; y++) {
-        const fy = (y - y0) / step - j;
-        const l0 = v00 + (v10 - v00) * fy, l1 = v01 + (v11 - v01) * fy;
-        let o = (y * img.width + xa) * 3;
-        for (let x = xa; x < xb; x++, o += 3) {
-          const a = l0 + (l1 - l0) * ((x - x0) / step - i);
-          if (a < 0.01) continue;
-          const a1 = a > 1 ? 1 : a;
-          // Trilinear lookup.
-          const rx = d[o] * q, gx = d[o + 1] * q, bx = d[o + 2] * q;
-          const r0 = rx | 0, g0 = gx | 0, b0 = bx | 0;
-          const fr = rx - r0, fg = gx - g0, fb = bx - b0;
-          const base = (r0 === LUT_N - 1 ? r0 - 1 : r0) * sR + (g0 === LUT_N - 1 ? g0 - 1 : g0) * sG +
-            (b0 === LUT_N - 1 ? b0 - 1 : b0) * sB;
-          const wr = r0 === LUT_N - 1 ? 1 : fr,
-            wg = g0 === LUT_N - 1 ? 1 : fg,
-            wb = b0 === LUT_N - 1 ? 1 : fb;
-          for (let c = 0; c < 3; c++) {
-            const p = base + c;
-            const c00 = lut[p] + (lut[p + sR] - lut[p]) * wr;
-            const c10 = lut[p + sG] + (lut[p + sG + sR] - lut[p + sG]) * wr;
-            const c01 = lut[p + sB] + (lut[p + sB + sR] - lut[p + sB]) * wr;
-            const c11 = lut[p + sB + sG] + (lut[p + sB + sG + sR] - lut[p + sB + sG]) * wr;
-            const c0 = c00 + (c10 - c00) * wg, c1 = c01 + (c11 - c01) * wg;
-            const out = c0 + (c1 - c0) * wb;
-            const lin = SRGB_TO_LINEAR[d[o + c]];
-            d[o + c] = linearToSrgb(lin + (out - lin) * a1);
-          }
-        }
+      const l0 = (m[k] + (m[k + mw] - m[k]) * fy) * opacity;
+      const l1 = (m[k + 1] + (m[k + mw + 1] - m[k + 1]) * fy) * opacity;
+      const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+      if (l0 < 0.01 && l1 < 0.01) {
+        row.fill(0, xa - x0, xb - x0);
+        continue;
       }
+      any = true;
+      for (let x = xa; x < xb; x++) row[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+    }
+    if (!any) continue;
+    let o = (y * img.width + x0) * 3;
+    for (let x = x0; x < xe; x++, o += 3) {
+      const a = row[x - x0];
+      // The mask's faint fringe (at or under FRINGE) is dropped, with a continuous ramp above it.
+      if (a <= FRINGE) continue;
+      const a1 = a >= 1 ? 1 : (a - FRINGE) / (1 - FRINGE);
+      // Tetrahedral lookup (4 grid nodes instead of trilinear's 8, same nodes on the cube's diagonal).
+      const cr = d[o], cg = d[o + 1], cb = d[o + 2];
+      const rx = cr * q, gx = cg * q, bx = cb * q;
+      let r0 = rx | 0, g0 = gx | 0, b0 = bx | 0;
+      if (r0 === LUT_N - 1) r0--;
+      if (g0 === LUT_N - 1) g0--;
+      if (b0 === LUT_N - 1) b0--;
+      const fr = rx - r0, fg = gx - g0, fb = bx - b0;
+      const p0 = r0 * sR + g0 * sG + b0 * sB, p3 = p0 + sR + sG + sB;
+      let p1: number, p2: number, w0: number, w1: number, w2: number, w3: number;
+      if (fr >= fg) {
+        if (fg >= fb) {
+          p1 = p0 + sR, p2 = p1 + sG, w0 = 1 - fr, w1 = fr - fg, w2 = fg - fb, w3 = fb;
+        } else if (fr >= fb) {
+          p1 = p0 + sR, p2 = p1 + sB, w0 = 1 - fr, w1 = fr - fb, w2 = fb - fg, w3 = fg;
+        } else {
+          p1 = p0 + sB, p2 = p1 + sR, w0 = 1 - fb, w1 = fb - fr, w2 = fr - fg, w3 = fg;
+        }
+      } else if (fb >= fg) {
+        p1 = p0 + sB, p2 = p1 + sG, w0 = 1 - fb, w1 = fb - fg, w2 = fg - fr, w3 = fr;
+      } else if (fb >= fr) {
+        p1 = p0 + sG, p2 = p1 + sB, w0 = 1 - fg, w1 = fg - fb, w2 = fb - fr, w3 = fr;
+      } else {
+        p1 = p0 + sG, p2 = p1 + sR, w0 = 1 - fg, w1 = fg - fr, w2 = fr - fb, w3 = fb;
+      }
+      const outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
+      const outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
+      const outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
+      // The store rounds and clamps (Uint8ClampedArray).
+      d[o] = cr + (outR - cr) * a1;
+      d[o + 1] = cg + (outG - cg) * a1;
+      d[o + 2] = cb + (outB - cb) * a1;
     }
   }
 }
