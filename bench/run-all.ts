@@ -18,7 +18,8 @@ for (const file of benches) {
   }
   console.log(`\n== ${file}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", file],
+    // --expose-gc: the local model bench reads worker heaps after a full GC.
+    args: ["run", "-A", "--v8-flags=--expose-gc", file],
     cwd: new URL("../", import.meta.url),
     stdout: "inherit",
     stderr: "inherit",

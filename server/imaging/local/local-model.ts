@@ -8,6 +8,7 @@ import { ModelError } from "../image-model.ts";
 import { LOCAL_CAPABILITIES } from "./capabilities.ts";
 import type { OutputFormat, RenderOutput } from "./render.ts";
 import { WorkerPool } from "./worker-pool.ts";
+import type { WorkerStats } from "./worker.ts";
 
 export interface LocalModelOptions {
   /** Worker threads (JOB_WORKERS); at least 1. */
@@ -21,6 +22,8 @@ export interface LocalModel extends ImageModel {
   ready(): Promise<void>;
   /** generate() plus per-stage timings (bench and diagnostics). */
   generateWithTimings(req: ImageRequest): Promise<RenderOutput>;
+  /** Each worker's heap and live tensors (bench and diagnostics). */
+  workerStats(): Promise<WorkerStats[]>;
 }
 
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
@@ -52,6 +55,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       return { image: out.image, mime: out.mime, notes: out.notes };
     },
     generateWithTimings: run,
+    workerStats: () => pool.stats(),
     ready: () => pool.ready(),
     close: () => pool.close(),
   };

@@ -5,7 +5,7 @@
  */
 import { ModelError } from "../image-model.ts";
 import type { RenderJob, RenderOutput } from "./render.ts";
-import type { WorkerIn, WorkerOut } from "./worker.ts";
+import type { WorkerIn, WorkerOut, WorkerStats } from "./worker.ts";
 
 interface Pending {
   job: RenderJob;
@@ -25,6 +25,7 @@ export class WorkerPool {
   private queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
+  private statsWaiting = new Map<number, (s: WorkerStats) => void>();
 
   constructor(readonly size: number) {
     for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
@@ -60,6 +61,11 @@ export class WorkerPool {
     if (msg.type === "ready") {
       slot.ready = true;
       this.pump();
+      return;
+    }
+    if (msg.type === "stats") {
+      this.statsWaiting.get(msg.id)?.({ heapUsed: msg.heapUsed, tensors: msg.tensors });
+      this.statsWaiting.delete(msg.id);
       return;
     }
     if (msg.type === "fatal") {
@@ -127,6 +133,18 @@ export class WorkerPool {
       this.queue.push(pending);
       this.pump();
     });
+  }
+
+  /** Each worker's own memory (answered between jobs). */
+  stats(): Promise<WorkerStats[]> {
+    return Promise.all(this.slots.map((slot) =>
+      new Promise<WorkerStats>((resolve) => {
+        const id = this.nextId++;
+        this.statsWaiting.set(id, resolve);
+        const msg: WorkerIn = { type: "stats", id };
+        slot.worker.postMessage(msg);
+      })
+    ));
   }
 
   /** Resolves once every worker has loaded its models. */

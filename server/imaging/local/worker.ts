@@ -1,15 +1,25 @@
 /**
  * Worker thread entry: loads the models once, then renders jobs one at a time.
- * Messages in:  { type: "job", id, job: RenderJob }
- * Messages out: { type: "ready" } | { type: "result", id, ok, ... }
+ * Messages in:  { type: "job", id, job: RenderJob } | { type: "stats", id }
+ * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
 import { FaceEngine } from "./face-engine.ts";
 import { render, type RenderJob, UserFacingError } from "./render.ts";
 
-export type WorkerIn = { type: "job"; id: number; job: RenderJob };
+export type WorkerIn = { type: "job"; id: number; job: RenderJob } | { type: "stats"; id: number };
+
+/** A worker's own memory, for diagnostics and the memory benchmark. */
+export interface WorkerStats {
+  /** V8 heap in use in this worker's isolate (after a full GC when `gc` is exposed). */
+  heapUsed: number;
+  /** Live tfjs tensors. */
+  tensors: number;
+}
+
 export type WorkerOut =
   | { type: "ready" }
+  | ({ type: "stats"; id: number } & WorkerStats)
   | { type: "fatal"; message: string }
   | {
     type: "result";
@@ -32,7 +42,13 @@ engine.then(
 
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
   const msg = ev.data;
-  if (msg.type !== "job") return;
+  if (msg.type === "stats") {
+    // Run with --v8-flags=--expose-gc (the benchmark does) for a heap figure free of GC timing.
+    (globalThis as { gc?: () => void }).gc?.();
+    const tensors = (await engine).tensorCount();
+    post({ type: "stats", id: msg.id, heapUsed: Deno.memoryUsage().heapUsed, tensors });
+    return;
+  }
   try {
     const out = await render(await engine, msg.job);
     post({ type: "result", id: msg.id, ok: true, ...out }, [out.image.buffer as ArrayBuffer]);
