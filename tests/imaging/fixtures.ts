@@ -11,6 +11,9 @@ import { createMask, feather, fillPolygon } from "../../server/imaging/local/mas
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
+import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { FACE_OVAL, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 
 const DEMO = new URL("../../node_modules/@vladmandic/face-api/demo/", import.meta.url);
 
@@ -197,5 +200,35 @@ export async function reshape(
 /** Resizes a photo to exactly w x h (cover, centred). */
 export async function resized(photo: Uint8Array, w: number, h: number): Promise<Uint8Array> {
   const buf = await sharp(photo).resize(w, h, { fit: "cover" }).jpeg({ quality: 95 }).toBuffer();
+  return new Uint8Array(buf);
+}
+
+/**
+ * A beard painted onto a beardless demo face at test time (no bearded face
+ * ships in the test packages): dark-brown strands over the lower face, below
+ * the nose and around the lips, lips left bare.
+ */
+export async function withPaintedBeard(
+  engine: FaceEngine,
+  face: [number, number, number, number],
+): Promise<Uint8Array> {
+  const img = await decode(await cropFace(face));
+  const g = faceGeometry((await engine.detect(img))[0].mesh);
+  const noseY = g.pts[2][1];
+  const region = polygonPixels(img, FACE_OVAL.map((i) => g.pts[i]).map(([x, y]) => [x, Math.max(y, noseY)]));
+  const lips = new Set(polygonPixels(img, LIPS_OUTER.map((i) => g.pts[i]), 0, 0.01));
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const streak = Array.from({ length: img.width }, () => rnd());
+  for (const p of region) {
+    if (lips.has(p)) continue;
+    const v = 0.75 + 0.5 * streak[p % img.width] * (0.7 + 0.3 * rnd());
+    img.data[p * 3] = Math.min(255, 58 * v);
+    img.data[p * 3 + 1] = Math.min(255, 40 * v);
+    img.data[p * 3 + 2] = Math.min(255, 30 * v);
+  }
+  const buf = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .jpeg({ quality: 95 })
+    .toBuffer();
   return new Uint8Array(buf);
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { deltaE, hexToLab, type Lab } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
+import { CHEEK_L, CHEEK_R, LIPS_OUTER, SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import {
   cropFace,
@@ -13,6 +13,8 @@ import {
   job,
   meanLab,
   meanPixelDeltaE,
+  polygonPixels,
+  withPaintedBeard,
 } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
@@ -117,4 +119,44 @@ Deno.test("bleaching dark hair to platinum is refused with a note, not painted g
   const a = await decode(plain.image), b = await decode(res.image);
   const all = Array.from({ length: a.width * a.height }, (_, i) => i).filter((i) => i % 97 === 0);
   assert.ok(meanPixelDeltaE(a, b, all) < 0.5, "the image is left as it was");
+});
+
+Deno.test("facial hair: a beard is recoloured, lips and cheeks are not", async () => {
+  const photo = await withPaintedBeard(engine, FRONTAL_FACES[5]);
+  const plain = await decode((await render(engine, job(photo, {}, undefined, "barber"))).image);
+  const g = faceGeometry((await engine.detect(plain))[0].mesh);
+  const res = await render(engine, job(photo, { facialHairColor: "ginger" }, undefined, "barber"));
+  assert.deepEqual(res.notes, []);
+  const out = await decode(res.image);
+  const ginger = hexToLab("#A4512A");
+  // The chin between the lower lip and the jaw.
+  const chin = rect(
+    plain,
+    g.pts[152][0] - 0.08 * g.fw,
+    g.pts[152][0] + 0.08 * g.fw,
+    g.pts[17][1] + 0.04 * g.fh,
+    g.pts[152][1] - 0.03 * g.fh,
+  );
+  const before = deltaE(meanLab(plain, chin), ginger), after = deltaE(meanLab(out, chin), ginger);
+  assert.ok(after < before - 15, `beard ΔE to ginger ${before.toFixed(1)} -> ${after.toFixed(1)}`);
+  const lips = polygonPixels(plain, LIPS_OUTER.map((i) => g.pts[i]), 2, 0.9);
+  assert.ok(meanPixelDeltaE(plain, out, lips) < 3, "lips keep their colour");
+  const cheeks = [
+    ...polygonPixels(plain, CHEEK_R.map((i) => g.pts[i]), 2),
+    ...polygonPixels(plain, CHEEK_L.map((i) => g.pts[i]), 2),
+  ];
+  assert.ok(meanPixelDeltaE(plain, out, cheeks) < 1, "cheeks untouched");
+});
+
+Deno.test("facial hair: beardless faces, shaded chins and lipstick are left alone, with a note", async () => {
+  for (const face of [FRONTAL_FACES[0], FRONTAL_FACES[10], FRONTAL_FACES[12], DARK_HAIR]) {
+    const photo = await cropFace(face);
+    const plain = await render(engine, job(photo, {}, undefined, "barber"));
+    const res = await render(engine, job(photo, { facialHairColor: "ginger" }, undefined, "barber"));
+    assert.ok(
+      res.notes.includes('Facial hair colour "Ginger" was not applied: no facial hair was found to recolour'),
+      `sample${face[0]} ${face.slice(1)}: ${res.notes.join("; ")}`,
+    );
+    assert.deepEqual(res.image, plain.image, `sample${face[0]} ${face.slice(1)} changed`);
+  }
 });

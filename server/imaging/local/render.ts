@@ -191,7 +191,8 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
   const blur = camera?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
-  if (hairColor?.hex || setting?.backdrop || blur > 0) {
+  const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
+  if (hairColor?.hex || beardColor?.hex || setting?.backdrop || blur > 0) {
     const canvas = { width: framing.width, height: framing.height };
     person = personMask(engine, canvas, g, framing.photoRect, faces.length > 1, { photo, ...framing });
     lap("segment");
@@ -208,9 +209,8 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
     }
     lap("hair");
   }
-  const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   if (beardColor?.hex) {
-    const r = recolorFacialHair(img, g, beardColor.hex);
+    const r = recolorFacialHair(img, g, beardColor.hex, person);
     if (!r.applied) {
       notes.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
     }
