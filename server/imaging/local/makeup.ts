@@ -435,7 +435,9 @@ function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
     }
   }
   feather(m, 0.03 * fw / q);
-  blendLut(img, m, 0.55 * t, multiplyLut(0.72, 0.66, 0.64), q);
+  // The feather halves a band this narrow: lift its core back toward full.
+  boost(m, 1.7);
+  blendLut(img, m, 0.7 * t, multiplyLut(0.7, 0.62, 0.58), q);
 }
 
 function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
@@ -446,7 +448,8 @@ function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   for (const i of [123, 352]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.09 * fw / q, 0.06 * fw / q);
   fillEllipse(m, p[4][0] / q, p[4][1] / q, 0.05 * fw / q, 0.04 * fw / q);
   feather(m, 0.05 * fw / q);
-  blendLut(img, m, 0.5 * t, multiplyLut(0.9, 0.76, 0.6), q);
+  boost(m, 1.5);
+  blendLut(img, m, 0.65 * t, multiplyLut(0.88, 0.72, 0.55), q);
 }
 
 function frecklesLayer(img: Canvas, g: FaceGeometry, t: number): void {
