@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { openDatabase } from "./db/client.ts";
+import { removeServerPid, writeServerPid } from "./db/server-pid.ts";
 import { createApp } from "./server/app.ts";
 import { loadJwtSecret } from "./server/auth/jwt-secret.ts";
 import { ConfigError, loadConfig } from "./server/config.ts";
@@ -26,6 +27,10 @@ try {
 }
 setLogLevel(config.logLevel);
 
+// Embedded PGlite belongs to this process alone: mark DATA_DIR as in use before opening it
+// (`deno task admin` refuses while the mark names a live process).
+const pidDir = config.databaseUrl ? undefined : config.dataDir;
+if (pidDir) writeServerPid(pidDir);
 const database = await openDatabase({
   url: config.databaseUrl,
   dataDir: join(config.dataDir, "db"),
@@ -79,6 +84,7 @@ async function shutdown(signal: string) {
   await runner?.stop();
   await model?.close();
   await database.close();
+  if (pidDir) removeServerPid(pidDir);
   Deno.exit(0);
 }
 Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));

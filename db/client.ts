@@ -35,12 +35,35 @@ export interface OpenOptions {
   loadDataDir?: Blob;
 }
 
+/** Any constant works; it only has to be the same in every StyleTwin process. */
+const MIGRATION_LOCK_KEY = 0x5751_7e11;
+
+/**
+ * Several processes sharing one Postgres may start together; drizzle's migrator is not
+ * safe to run concurrently (both create its schema and table, both apply the same file).
+ * A session-level advisory lock, held on one reserved connection, runs them one at a time;
+ * the later one then finds nothing to apply.
+ */
+async function withMigrationLock(client: postgres.Sql, migrate: () => Promise<void>) {
+  const conn = await client.reserve();
+  try {
+    await conn`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`;
+    try {
+      await migrate();
+    } finally {
+      await conn`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`;
+    }
+  } finally {
+    conn.release();
+  }
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.url) {
     // Quiet NOTICEs ("relation already exists, skipping") from the migrator.
     const client = postgres(opts.url, { max: 10, onnotice: () => {} });
     const db = drizzlePostgres(client, { schema }) as unknown as Db;
-    await migratePostgres(db as never, { migrationsFolder: MIGRATIONS });
+    await withMigrationLock(client, () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS }));
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
   if (opts.dataDir) Deno.mkdirSync(opts.dataDir, { recursive: true });

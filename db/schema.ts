@@ -23,7 +23,8 @@ const createdAt = () => timestamp("created_at", { withTimezone: true, precision:
 
 export const users = pgTable("users", {
   id: uuid("id").primaryKey().defaultRandom(),
-  // Stored trimmed and lower-cased, so a plain unique index is case-insensitive.
+  // Stored trimmed and lower-cased (users_email_normalized enforces it), so lower(email)
+  // lookups and the unique index below agree with what the service wrote.
   email: text("email").notNull(),
   passwordHash: text("password_hash").notNull(),
   fullName: text("full_name").notNull(),
@@ -36,7 +37,9 @@ export const users = pgTable("users", {
   createdAt: createdAt(),
   deletedAt: timestamp("deleted_at", { withTimezone: true }),
 }, (t) => [
-  uniqueIndex("users_email_key").on(t.email),
+  // One live account per email, case-insensitively; a soft-deleted account frees its email.
+  uniqueIndex("users_email_live_key").on(sql`lower(${t.email})`).where(sql`${t.deletedAt} is null`),
+  check("users_email_normalized", sql`${t.email} = lower(btrim(${t.email}))`),
   check("users_credits_nonnegative", sql`${t.credits} >= 0`),
   check("users_role_valid", sql`${t.role} in ('user', 'admin')`),
 ]);

@@ -62,8 +62,14 @@ export function createApp(deps: AppDeps) {
     })(c, next);
   });
 
+  // 503, not 500: "up but cannot serve" is what load balancers and HEALTHCHECK act on.
   app.get("/api/health", async (c) => {
-    await deps.db.execute(sql`select 1`);
+    try {
+      await deps.db.execute(sql`select 1`);
+    } catch (error) {
+      log.warn("health check: database unavailable", { error });
+      return c.json({ status: "error", detail: "Database unavailable" }, 503);
+    }
     return c.json({ status: "ok" });
   });
 

@@ -34,13 +34,11 @@ export async function register(
   const email = input.email.trim().toLowerCase();
   // Hash before the transaction: never hold a transaction across slow work.
   const passwordHash = await hashPassword(input.password);
-  const role = deps.config.adminEmails.has(email) ? "admin" as const : "user" as const;
   const user = await deps.db.transaction(async (tx) => {
     const created = await insertUser(tx, {
       email,
       passwordHash,
       fullName: input.full_name.trim(),
-      role,
     });
     if (!created) throw new AppError(409, "Email already registered");
     if (deps.config.welcomeCredits > 0) {

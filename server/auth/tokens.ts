@@ -27,7 +27,10 @@ export function signAccessToken(
   );
 }
 
-/** Throws on a bad signature, a wrong algorithm, an expired token or missing claims. */
+// We only ever issue canonical UUIDs; anything else would reach uuid columns and fail there.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Throws on a bad signature, a wrong algorithm, an expired token or missing or malformed claims. */
 export async function verifyAccessToken(
   token: string,
   secret: string,
@@ -35,7 +38,8 @@ export async function verifyAccessToken(
   const payload = await verify(token, secret, "HS256");
   const { sub, sid, role } = payload as Record<string, unknown>;
   if (
-    typeof sub !== "string" || typeof sid !== "string" ||
+    typeof sub !== "string" || !UUID.test(sub) ||
+    typeof sid !== "string" || !UUID.test(sid) ||
     (role !== "user" && role !== "admin")
   ) {
     throw new Error("malformed claims");

@@ -1,49 +1,70 @@
 /**
  * Fixed-window rate limiting in process memory (one process serves the
  * product). Keys are caller-chosen strings such as `login:ip:1.2.3.4`.
+ *
+ * Memory is bounded whatever callers send: a key that is already over its
+ * limit stops the check before later keys are stored, and the map never holds
+ * more than `maxKeys` windows (the oldest window is evicted first).
  */
 import { AppError } from "./errors.ts";
 
+interface Window {
+  start: number;
+  count: number;
+}
+
 export class RateLimiter {
-  #windows = new Map<string, { start: number; count: number }>();
+  // Insertion order is window-start order: a window is re-inserted when it restarts,
+  // so the first entries are always the oldest (cheap sweeps and evictions).
+  #windows = new Map<string, Window>();
   readonly limit: number;
   readonly windowMs: number;
+  readonly maxKeys: number;
 
-  constructor(limit: number, windowMs = 60_000) {
+  constructor(limit: number, opts: { windowMs?: number; maxKeys?: number } = {}) {
     this.limit = limit;
-    this.windowMs = windowMs;
+    this.windowMs = opts.windowMs ?? 60_000;
+    this.maxKeys = opts.maxKeys ?? 100_000;
   }
 
-  /** Counts one hit for every key; throws 429 with Retry-After when any key is over its limit. */
+  /** How many keys are tracked (for tests and diagnostics). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  /**
+   * Counts one hit per key, in order, and throws 429 with Retry-After at the
+   * first key that is already at its limit. Put the cheapest-to-forge-least
+   * key (the IP) first: a limited caller then adds nothing to the map.
+   */
   hit(keys: string[], now = Date.now()): void {
-    if (this.#windows.size > 50_000) this.#sweep(now);
-    let retryAfterMs = 0;
     for (const key of keys) {
       let w = this.#windows.get(key);
-      if (!w || now - w.start >= this.windowMs) {
+      if (w && now - w.start >= this.windowMs) {
+        this.#windows.delete(key);
+        w = undefined;
+      }
+      if (w && w.count >= this.limit) throw tooMany(w.start + this.windowMs - now);
+      if (!w) {
+        this.#makeRoom(now);
         w = { start: now, count: 0 };
         this.#windows.set(key, w);
       }
       w.count++;
-      if (w.count > this.limit) {
-        retryAfterMs = Math.max(retryAfterMs, w.start + this.windowMs - now);
-      }
-    }
-    if (retryAfterMs > 0) {
-      const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-      throw new AppError(
-        429,
-        `Too many attempts. Please try again in ${seconds} seconds.`,
-        {
-          "Retry-After": String(seconds),
-        },
-      );
     }
   }
 
-  #sweep(now: number) {
+  #makeRoom(now: number) {
     for (const [key, w] of this.#windows) {
-      if (now - w.start >= this.windowMs) this.#windows.delete(key);
+      if (this.#windows.size < this.maxKeys && now - w.start < this.windowMs) return;
+      this.#windows.delete(key); // expired, or the oldest while the map is full
     }
   }
+}
+
+function tooMany(retryAfterMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  return new AppError(429, `Too many attempts. Please try again in ${seconds} seconds.`, {
+    "Retry-After": String(seconds),
+  });
 }

@@ -5,6 +5,7 @@
  */
 import type { Context, Next } from "hono";
 import { normalize, resolve, sep } from "node:path";
+import { AppError } from "./errors.ts";
 
 const TYPES: Record<string, string> = {
   ".html": "text/html; charset=utf-8",
@@ -34,11 +35,20 @@ async function readFileOrNull(path: string): Promise<Uint8Array | null> {
   }
 }
 
+/** A malformed percent-escape (`/%E0%A4%A`) is the caller's mistake: 400, not a 500. */
+function decodePath(pathname: string): string {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    throw new AppError(400, "Malformed URL");
+  }
+}
+
 export function staticClient(rootDir: string) {
   const root = resolve(rootDir);
   return async (c: Context, next: Next) => {
     if (c.req.method !== "GET" && c.req.method !== "HEAD") return next();
-    const path = decodeURIComponent(new URL(c.req.url).pathname);
+    const path = decodePath(new URL(c.req.url).pathname);
     if (path.startsWith("/api/") || path === "/api") return next();
     // Resolve inside root only; "..", encoded slashes and NULs never escape it.
     const candidate = resolve(root, "." + normalize("/" + path));

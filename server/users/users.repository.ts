@@ -1,5 +1,5 @@
 /** Moves user rows; no business rules here. */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 
@@ -15,12 +15,16 @@ export async function findUserById(
   return row;
 }
 
+/**
+ * The live (not soft-deleted) account with this email, case-insensitively. The predicate
+ * mirrors users_email_live_key, so the lookup uses that index and agrees with it.
+ */
 export async function findUserByEmail(
   db: DbOrTx,
   email: string,
 ): Promise<UserRow | undefined> {
   const [row] = await db.select().from(users).where(
-    and(eq(users.email, email), isNull(users.deletedAt)),
+    and(sql`lower(${users.email}) = lower(${email.trim()})`, isNull(users.deletedAt)),
   );
   return row;
 }
@@ -31,10 +35,12 @@ export async function insertUser(
     email: string;
     passwordHash: string;
     fullName: string;
-    role: "user" | "admin";
   },
 ): Promise<UserRow | undefined> {
-  // onConflictDoNothing: a concurrent register of the same email gets no row, not a 500.
+  // No role: every account starts as "user" (the column default). A stored "admin" comes only
+  // from `deno task admin`; ADMIN_EMAILS is applied when the row is read (users.service.ts).
+  // onConflictDoNothing: an email a live account holds (users_email_live_key), even one
+  // inserted by a concurrent register, gives no row instead of a 500.
   const [row] = await db.insert(users).values(values).onConflictDoNothing()
     .returning();
   return row;

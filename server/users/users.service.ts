@@ -3,7 +3,10 @@ import type { Config } from "../config.ts";
 import { ADMIN_CREDITS, type PublicUser } from "../auth/auth.schemas.ts";
 import type { UserRow } from "./users.repository.ts";
 
-/** Admins are listed in ADMIN_EMAILS or promoted in the database (`deno task admin`). */
+/**
+ * Admins are promoted in the database (`deno task admin`) or listed in ADMIN_EMAILS. The list is
+ * read here, never copied into the row, so removing an email from it demotes that account.
+ */
 export function isAdmin(
   user: Pick<UserRow, "email" | "role">,
   config: Pick<Config, "adminEmails">,

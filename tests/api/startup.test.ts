@@ -15,16 +15,43 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
       const health = await fetch(`${server.url}/api/health`);
       assert.equal(health.status, 200);
       assert.deepEqual(await health.json(), { status: "ok" });
+      // The embedded database is marked as in use (`deno task admin` refuses while it is).
+      assert.match(await Deno.readTextFile(`${dataDir}/server.pid`), /^\d+\n$/);
 
       const home = await fetch(`${server.url}/`);
       assert.equal(home.status, 200);
       assert.match(home.headers.get("Content-Type") ?? "", /text\/html/);
-      assert.match(await home.text(), /<div id="root">|StyleTwin/);
-      for (const route of ["/studio", "/dashboard", "/credit-purchase-success", "/checkout/sandbox/abc"]) {
+      const homeHtml = await home.text();
+      assert.match(homeHtml, /<div id="root">|StyleTwin/);
+      const clientRoutes = [
+        "/studio",
+        "/dashboard",
+        "/credit-purchase-success",
+        "/subscription-success",
+        "/credit-purchase-cancel",
+        "/subscription-cancel",
+        "/checkout/sandbox/abc",
+        "/checkout/anything",
+      ];
+      for (const route of clientRoutes) {
         const res = await fetch(`${server.url}${route}`);
         assert.equal(res.status, 200, route);
-        assert.match(await res.text(), /StyleTwin/);
+        assert.equal(res.headers.get("Cache-Control"), "no-cache", route); // the shell is never cached
+        assert.equal(await res.text(), homeHtml, route);
       }
+
+      // Hashed build output is cached for a year; its name changes whenever its content does.
+      const asset = /\/assets\/[\w-]+-[A-Z0-9]{8,}\.js/.exec(homeHtml)?.[0];
+      assert.ok(asset, "index.html references a hashed script");
+      const hashed = await fetch(`${server.url}${asset}`);
+      assert.equal(hashed.status, 200);
+      assert.equal(hashed.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+      assert.match(hashed.headers.get("Content-Type") ?? "", /javascript/);
+      await hashed.body?.cancel();
+
+      const malformed = await fetch(`${server.url}/%E0%A4%A`);
+      assert.equal(malformed.status, 400);
+      assert.deepEqual(await malformed.json(), { detail: "Malformed URL" });
       const missingAsset = await fetch(`${server.url}/assets/nope-123.js`);
       assert.equal(missingAsset.status, 404);
       await missingAsset.body?.cancel();
@@ -41,6 +68,8 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
     } finally {
       await server.close({ keepData: true });
     }
+    // A clean shutdown releases the embedded database.
+    await assert.rejects(Deno.stat(`${dataDir}/server.pid`), Deno.errors.NotFound);
 
     server = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" } });
     try {
