@@ -79,7 +79,7 @@ async function shutdown(signal: string) {
   stopping = true;
   log.info("shutting down", { signal });
   controller.abort();
-  sweeper.stop();
+  await sweeper.stop();
   await server.finished;
   await runner?.stop();
   await model?.close();

@@ -90,12 +90,23 @@ export async function completeGeneration(
   return rows.length > 0;
 }
 
-export async function requeueGeneration(db: DbOrTx, id: string, attempt: number, runAfter: Date) {
+/**
+ * Hands a claimed job back to the queue. `giveBackAttempt` undoes the claim's
+ * attempt count, for a run that ended through no fault of the job (shutdown).
+ */
+export async function requeueGeneration(
+  db: DbOrTx,
+  id: string,
+  attempt: number,
+  runAfter: Date,
+  opts: { giveBackAttempt?: boolean } = {},
+) {
   const rows = await db.update(generations).set({
     status: "queued",
     leaseUntil: null,
     runAfter,
     updatedAt: new Date(),
+    ...(opts.giveBackAttempt ? { attempts: attempt - 1 } : {}),
   }).where(stillOwned(id, attempt)).returning({ id: generations.id });
   return rows.length > 0;
 }

@@ -3,7 +3,7 @@
  * client imports these.
  */
 import * as z from "zod";
-import { MAKEUP_CATEGORIES, STUDIO_TYPES } from "../styling/option-keys.ts";
+import { ANGLES, MAKEUP_CATEGORIES, STUDIO_TYPES } from "../styling/option-keys.ts";
 
 export const generateSchema = z.object({
   photoId: z.string({ error: "No Photo Uploaded: Please upload a reference photo first." })
@@ -26,32 +26,45 @@ export const historyQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
 });
 
-export type GenerationStatusName = "queued" | "processing" | "completed" | "failed";
-export type ResultUrls = Partial<Record<"front" | "right" | "left" | "back", string>>;
+export const GENERATION_STATUSES = ["queued", "processing", "completed", "failed"] as const;
+export const generationStatusNameSchema = z.enum(GENERATION_STATUSES);
+export type GenerationStatusName = z.infer<typeof generationStatusNameSchema>;
 
-export interface GenerationStatusResponse {
-  status: GenerationStatusName;
-  resultUrl: string | null;
-  resultUrls: ResultUrls;
-  error: string | null;
+/** Only the angles the model really made are present (never faked). */
+export const resultUrlsSchema = z.partialRecord(z.enum(ANGLES), z.string());
+export type ResultUrls = z.infer<typeof resultUrlsSchema>;
+
+/** GET /api/generation/<id>/status */
+export const generationStatusResponseSchema = z.object({
+  status: generationStatusNameSchema,
+  /** The front image under /api/uploads/, once completed. */
+  resultUrl: z.string().nullable(),
+  resultUrls: resultUrlsSchema,
+  error: z.string().nullable(),
   /** What the model did not apply (unsupported options, skipped steps). */
-  notes: string[];
-}
+  notes: z.array(z.string()),
+});
+export type GenerationStatusResponse = z.infer<typeof generationStatusResponseSchema>;
 
-export interface HistoryItem {
-  id: string;
-  created_at: string;
-  studio_type: "makeup" | "hair" | "barber";
-  status: GenerationStatusName;
-  result_url: string | null;
-  view360: boolean;
-  options: Record<string, string>;
-}
+/** One entry of GET /api/generations (snake_case, as the spec shows it). */
+export const historyItemSchema = z.object({
+  id: z.string(),
+  created_at: z.string(),
+  studio_type: z.enum(STUDIO_TYPES),
+  status: generationStatusNameSchema,
+  result_url: z.string().nullable(),
+  view360: z.boolean(),
+  options: z.record(z.string(), z.string()),
+});
+export type HistoryItem = z.infer<typeof historyItemSchema>;
 
-export interface HistoryPage {
-  items: HistoryItem[];
-  next_cursor: string | null;
-}
+/** GET /api/generations?limit=&cursor= */
+export const historyPageSchema = z.object({
+  items: z.array(historyItemSchema),
+  /** Opaque; pass it back as `cursor` for the next (older) page. Null on the last page. */
+  next_cursor: z.string().nullable(),
+});
+export type HistoryPage = z.infer<typeof historyPageSchema>;
 
 export const INSUFFICIENT_CREDITS =
   "Insufficient Credits: You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.";

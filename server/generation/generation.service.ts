@@ -7,7 +7,8 @@ import { GENERATION_COST } from "../auth/auth.schemas.ts";
 import type { Config } from "../config.ts";
 import { applyCreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
-import { uploadUrl, usablePhotoFor } from "../photos/photos.service.ts";
+import { isUuid } from "../ids.ts";
+import { uploadUrl, usablePhotosFor } from "../photos/photos.service.ts";
 import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
 import type { UserRow } from "../users/users.repository.ts";
 import { isAdmin } from "../users/users.service.ts";
@@ -31,8 +32,6 @@ export interface GenerationDeps {
   onQueued?: () => void;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function startGeneration(
   deps: GenerationDeps,
   user: UserRow,
@@ -41,13 +40,19 @@ export async function startGeneration(
   // Validation happens before any write: bad input changes nothing.
   const options = resolveOptions(input.studioType, input.options);
   const intensity = resolveIntensity(input.intensity);
-  const referencePhotoIds = [...new Set(input.referencePhotoIds ?? [])];
+  const photoId = input.photoId.toLowerCase();
+  // Lower-cased so one photo named twice in different case is one id (and one lock).
+  const referencePhotoIds = [...new Set((input.referencePhotoIds ?? []).map((id) => id.toLowerCase()))];
   const cost = isAdmin(user, deps.config) ? 0 : GENERATION_COST;
 
   const generationId = crypto.randomUUID();
   await deps.db.transaction(async (tx) => {
-    // The charge comes first: it locks the user row, so concurrent requests of one user queue here.
+    // Photos before the charge: an unknown or foreign photo is a 404 whatever the balance.
+    // Claims of anonymous photos happen here; any later throw rolls them back with the rest.
+    await usablePhotosFor(tx, [photoId, ...referencePhotoIds], user.id);
     if (cost > 0) {
+      // Locks the user row, so concurrent requests of one user queue here and the
+      // conditional debit can never take the balance below zero.
       const charge = await applyCreditChange(tx, {
         userId: user.id,
         delta: -cost,
@@ -57,12 +62,10 @@ export async function startGeneration(
       // Throwing rolls the whole transaction back: no job, no charge, no claim of the photo.
       if (!charge.applied) throw new AppError(402, INSUFFICIENT_CREDITS);
     }
-    const photo = await usablePhotoFor(tx, input.photoId, user.id);
-    for (const id of referencePhotoIds) await usablePhotoFor(tx, id, user.id);
     await insertGeneration(tx, {
       id: generationId,
       userId: user.id,
-      photoId: photo.id,
+      photoId,
       referencePhotoIds,
       studioType: input.studioType,
       options,
@@ -91,7 +94,7 @@ export function toStatus(row: GenerationRow): GenerationStatusResponse {
 
 export async function generationStatus(deps: GenerationDeps, userId: string, id: string) {
   // Another user's job and a job that does not exist answer the same 404.
-  const row = UUID.test(id) ? await findGenerationForOwner(deps.db, id, userId) : undefined;
+  const row = isUuid(id) ? await findGenerationForOwner(deps.db, id, userId) : undefined;
   if (!row) throw new AppError(404, "Generation not found");
   return toStatus(row);
 }
@@ -100,15 +103,36 @@ function encodeCursor(row: GenerationRow): string {
   return btoa(`${row.createdAt.toISOString()}|${row.id}`).replaceAll("=", "");
 }
 
+/**
+ * Exactly what toISOString() writes: millisecond precision, UTC. Anything
+ * else (other years, offsets, no milliseconds) was not made by encodeCursor.
+ */
+const CURSOR_TIME = /^(\d{4})-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * A cursor is only ever made by encodeCursor, so anything else is refused
+ * with 422 before it reaches SQL. Date() alone is not enough: it accepts
+ * years like 0000, -271821 or +275760 that Postgres and PGlite reject (500),
+ * and rolls 2024-02-30 over into March. The year range 1970-9999 covers every
+ * created_at this service can write.
+ */
 function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  const invalid = new AppError(422, "Invalid cursor");
+  let decoded: string;
   try {
-    const [iso, id] = atob(cursor).split("|");
-    const createdAt = new Date(iso);
-    if (!UUID.test(id) || Number.isNaN(createdAt.getTime())) throw new Error();
-    return { createdAt, id };
+    decoded = atob(cursor);
   } catch {
-    throw new AppError(422, "Invalid cursor");
+    throw invalid;
   }
+  const parts = decoded.split("|");
+  if (parts.length !== 2) throw invalid;
+  const [iso, id] = parts;
+  const match = CURSOR_TIME.exec(iso);
+  if (!match || !isUuid(id)) throw invalid;
+  const year = Number(match[1]);
+  const createdAt = new Date(iso);
+  if (year < 1970 || Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) throw invalid;
+  return { createdAt, id };
 }
 
 export async function generationHistory(

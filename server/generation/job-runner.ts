@@ -49,7 +49,7 @@ class JobTimeout extends Error {}
 export class JobRunner {
   #opts: Required<JobRunnerOptions>;
   #running = false;
-  /** Set by stop(): in-flight failures are then left for the lease to expire, not counted. */
+  /** Set by stop(): in-flight jobs aborted by it are requeued at once with their attempt given back. */
   #stopping = false;
   #loops: Promise<void>[] = [];
   #wake: (() => void)[] = [];
@@ -172,8 +172,10 @@ export class JobRunner {
       await Promise.all(stored.map((k) => storage.delete(k).catch(() => {})));
       const transient = !(error instanceof ModelError) || error.transient;
       if (this.#stopping && transient) {
-        // Shutting down aborted it: hand the job back now rather than after its lease expires.
-        await requeueGeneration(db, job.id, attempt, new Date());
+        // Shutting down aborted it: hand the job back now rather than after its lease expires,
+        // and give the attempt back too. A restart is not a model failure; counting it would
+        // let a few deploys during one long job fail and refund it without the model failing.
+        await requeueGeneration(db, job.id, attempt, new Date(), { giveBackAttempt: true });
         return;
       }
       if (transient && attempt < MAX_ATTEMPTS) {

@@ -4,6 +4,7 @@
  */
 import type { Db, DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
+import { isUuid } from "../ids.ts";
 import { ImageInputError, MAX_INPUT_PIXELS, normalizePhoto } from "../imaging/normalize-photo.ts";
 import { log } from "../log.ts";
 import { sha256Hex } from "../storage/hex.ts";
@@ -12,8 +13,8 @@ import {
   claimAnonymousPhoto,
   deleteExpiredAnonymousPhotos,
   findPhotoById,
+  findReferencedStorageKeys,
   insertPhoto,
-  isUuid,
   type PhotoRow,
 } from "./photos.repository.ts";
 import {
@@ -117,14 +118,37 @@ export async function usablePhotoFor(
   photoId: string,
   userId: string,
 ): Promise<PhotoRow> {
-  if (typeof photoId !== "string" || !isUuid(photoId)) throw new AppError(404, PHOTO_NOT_FOUND);
+  if (!isUuid(photoId)) throw new AppError(404, PHOTO_NOT_FOUND);
   const photo = await findPhotoById(tx, photoId);
   if (photo?.ownerId === userId) return photo;
   if (photo && photo.ownerId === null) {
     const claimed = await claimAnonymousPhoto(tx, photoId, userId, new Date());
     if (claimed) return claimed;
+    // The claim lost a race. If the winner was another request of this same user
+    // (two generates with one fresh upload), the photo is theirs now: re-read it.
+    const again = await findPhotoById(tx, photoId);
+    if (again?.ownerId === userId) return again;
   }
   throw new AppError(404, PHOTO_NOT_FOUND);
+}
+
+/**
+ * usablePhotoFor for several ids at once (the avatar and its references),
+ * keyed by lower-cased id. Claims lock rows, so they are taken in one global
+ * order (sorted ids): two users claiming the same anonymous photos in opposite
+ * order then queue behind each other instead of deadlocking (Postgres 40P01).
+ */
+export async function usablePhotosFor(
+  tx: DbOrTx,
+  photoIds: string[],
+  userId: string,
+): Promise<Map<string, PhotoRow>> {
+  // Every id is checked before the first lookup: a malformed one is a 404 with no work done.
+  if (!photoIds.every(isUuid)) throw new AppError(404, PHOTO_NOT_FOUND);
+  const sorted = [...new Set(photoIds.map((id) => id.toLowerCase()))].sort();
+  const found = new Map<string, PhotoRow>();
+  for (const id of sorted) found.set(id, await usablePhotoFor(tx, id, userId));
+  return found;
 }
 
 const SWEEP_BATCH = 500;
@@ -151,31 +175,102 @@ export async function sweepExpiredPhotos(deps: PhotoDeps, now = new Date()): Pro
 }
 
 /**
- * Runs sweepExpiredPhotos now and then every `intervalMs` (runs never
- * overlap). The timer does not keep the process alive; call stop() on shutdown.
+ * A blob younger than this may be an upload or a result whose row is not
+ * written yet. It must outlast the longest gap between a put and its row: a
+ * job stores its first angle up to 4 model calls before completing, and
+ * JOB_TIMEOUT_SECONDS is at most 600 s, so 40 minutes.
  */
-export function startPhotoSweeper(deps: PhotoDeps, intervalMs = 10 * 60_000): { stop(): void } {
+export const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
+
+/**
+ * Deletes blobs no row points at (see findReferencedStorageKeys) that are
+ * older than `minAgeMs`. They are left by a crash between storage.put and the
+ * row insert of an upload, or between storing a result and completing its
+ * job; every other path removes its own blobs. Walks the whole storage, so it
+ * runs rarely. Returns how many blobs it removed.
+ */
+export async function sweepOrphanBlobs(
+  deps: PhotoDeps,
+  now = new Date(),
+  minAgeMs = ORPHAN_MIN_AGE_MS,
+  shouldStop: () => boolean = () => false,
+): Promise<number> {
+  const cutoff = now.getTime() - minAgeMs;
+  let removed = 0;
+  let batch: string[] = [];
+  const flush = async () => {
+    const referenced = await findReferencedStorageKeys(deps.db, batch);
+    for (const key of batch) {
+      if (referenced.has(key)) continue;
+      try {
+        await deps.storage.delete(key);
+        removed++;
+      } catch (error) {
+        log.warn("orphan blob not removed", { key, error });
+      }
+    }
+    batch = [];
+  };
+  for await (const blob of deps.storage.list()) {
+    if (shouldStop()) return removed;
+    if (blob.modifiedAt.getTime() > cutoff) continue;
+    batch.push(blob.key);
+    if (batch.length >= SWEEP_BATCH) await flush();
+  }
+  if (batch.length > 0 && !shouldStop()) await flush();
+  return removed;
+}
+
+export interface PhotoSweeperOptions {
+  /** How often expired anonymous photos are removed (default 10 minutes). */
+  intervalMs?: number;
+  /** How often the (whole-storage) orphan blob sweep runs (default 6 hours; also once at start). */
+  orphanIntervalMs?: number;
+}
+
+/**
+ * Runs sweepExpiredPhotos now and then every `intervalMs`, and
+ * sweepOrphanBlobs at start and then every `orphanIntervalMs` (runs never
+ * overlap). The timer does not keep the process alive; on shutdown await
+ * stop(), which lets a run in progress end first.
+ */
+export function startPhotoSweeper(
+  deps: PhotoDeps,
+  opts: PhotoSweeperOptions = {},
+): { stop(): Promise<void> } {
+  const intervalMs = opts.intervalMs ?? 10 * 60_000;
+  const orphanIntervalMs = opts.orphanIntervalMs ?? 6 * 60 * 60_000;
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> = Promise.resolve();
+  let nextOrphanSweep = 0;
   const run = async () => {
     try {
       const removed = await sweepExpiredPhotos(deps);
       if (removed > 0) log.info("expired anonymous photos removed", { removed });
+      if (!stopped && Date.now() >= nextOrphanSweep) {
+        nextOrphanSweep = Date.now() + orphanIntervalMs;
+        const orphans = await sweepOrphanBlobs(deps, new Date(), ORPHAN_MIN_AGE_MS, () => stopped);
+        if (orphans > 0) log.info("orphan blobs removed", { removed: orphans });
+      }
     } catch (error) {
       if (!stopped) log.error("photo sweep failed", { error });
     }
     if (!stopped) schedule(intervalMs);
   };
   const schedule = (ms: number) => {
-    const id = setTimeout(run, ms);
+    const id = setTimeout(() => {
+      running = run();
+    }, ms);
     Deno.unrefTimer(id);
     timer = id;
   };
   schedule(0);
   return {
-    stop() {
+    async stop() {
       stopped = true;
       clearTimeout(timer);
+      await running;
     },
   };
 }

@@ -1,9 +1,14 @@
 /**
- * Local disk storage under DATA_DIR/uploads. Writes go to a temp file and are
- * renamed into place, so a crash never leaves a half-written blob under a key.
+ * Local disk storage under DATA_DIR/uploads, one folder per key's first two
+ * hex digits. Writes go to a temp file and are renamed into place, so a crash
+ * never leaves a half-written blob under a key.
  */
 import { join } from "node:path";
-import { type BlobStorage, isValidKey } from "./storage.ts";
+import { type BlobStorage, isValidKey, type StoredBlob } from "./storage.ts";
+
+/** A put() temp file this old is debris of a crash between write and rename, never a live write. */
+const STALE_TEMP_MS = 60 * 60 * 1000;
+const SHARD = /^[0-9a-f]{2}$/;
 
 export class LocalDiskStorage implements BlobStorage {
   readonly root: string;
@@ -23,8 +28,15 @@ export class LocalDiskStorage implements BlobStorage {
     const path = this.#path(key);
     await Deno.mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
     const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-    await Deno.writeFile(tmp, bytes);
-    await Deno.rename(tmp, path);
+    let renamed = false;
+    try {
+      await Deno.writeFile(tmp, bytes);
+      await Deno.rename(tmp, path);
+      renamed = true;
+    } finally {
+      // A failed write (disk full) or rename would otherwise leave the temp file forever.
+      if (!renamed) await Deno.remove(tmp).catch(() => {});
+    }
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -43,6 +55,37 @@ export class LocalDiskStorage implements BlobStorage {
       await Deno.remove(this.#path(key));
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+  }
+
+  /**
+   * Walks the shard folders. Files that are not keys are skipped and never
+   * touched, except put() temp files older than an hour: a process killed
+   * between write and rename leaves those, and nothing else would remove them.
+   */
+  async *list(): AsyncIterable<StoredBlob> {
+    for await (const shard of Deno.readDir(this.root)) {
+      if (!shard.isDirectory || !SHARD.test(shard.name)) continue;
+      const dir = join(this.root, shard.name);
+      for await (const entry of Deno.readDir(dir)) {
+        if (!entry.isFile) continue;
+        const isKey = isValidKey(entry.name) && entry.name.startsWith(shard.name);
+        const isTemp = entry.name.endsWith(".tmp");
+        if (!isKey && !isTemp) continue;
+        let modifiedAt: Date;
+        try {
+          // No mtime (unsupported file system): count it as new, so the sweep never removes it.
+          modifiedAt = (await Deno.stat(join(dir, entry.name))).mtime ?? new Date();
+        } catch (e) {
+          if (e instanceof Deno.errors.NotFound) continue; // deleted while we walked
+          throw e;
+        }
+        if (isKey) {
+          yield { key: entry.name, modifiedAt };
+        } else if (Date.now() - modifiedAt.getTime() > STALE_TEMP_MS) {
+          await Deno.remove(join(dir, entry.name)).catch(() => {});
+        }
+      }
     }
   }
 }

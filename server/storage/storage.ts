@@ -5,11 +5,26 @@
  */
 import { encodeHex } from "./hex.ts";
 
+/** One stored blob as list() reports it. */
+export interface StoredBlob {
+  key: string;
+  /** When the blob was written (blobs are never rewritten: a new image gets a new key). */
+  modifiedAt: Date;
+}
+
 export interface BlobStorage {
+  /** Writes atomically: a reader sees the whole blob under `key` or nothing. */
   put(key: string, bytes: Uint8Array): Promise<void>;
   /** Null when the key does not exist. */
   get(key: string): Promise<Uint8Array | null>;
+  /** Removing a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Every stored blob, in no particular order. Only the orphan sweep calls it
+   * (rarely): it walks the whole store. Deleting keys already yielded while
+   * iterating is allowed. Maps to a directory walk on disk, ListObjectsV2 on S3.
+   */
+  list(): AsyncIterable<StoredBlob>;
 }
 
 /** 128-bit random keys: `<32 hex>.<ext>`. */

@@ -1,16 +1,25 @@
 /**
  * Generation jobs and the credit ledger through the real app and job runner,
  * on PGlite and Postgres, with test-only models (the real local model has
- * its own tests in tests/imaging).
+ * its own tests in tests/imaging). One database per backend (STYLE.md 10):
+ * steps that need another model drain the queue with their own runner, and
+ * every step leaves the queue empty for the next.
  */
 import assert from "node:assert/strict";
-import { eq, sql } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import sharp from "sharp";
-import { creditLedger, generations, users } from "../../db/schema.ts";
-import { claimNextGeneration } from "../../server/generation/generation.repository.ts";
-import { INSUFFICIENT_CREDITS } from "../../server/generation/generation.schemas.ts";
+import { creditLedger, generations, photos, users } from "../../db/schema.ts";
+import { applyCreditChange } from "../../server/credits/credits.service.ts";
+import { claimNextGeneration, completeGeneration } from "../../server/generation/generation.repository.ts";
+import {
+  generationStatusResponseSchema,
+  historyPageSchema,
+  INSUFFICIENT_CREDITS,
+} from "../../server/generation/generation.schemas.ts";
 import { JobRunner, MAX_ATTEMPTS } from "../../server/generation/job-runner.ts";
-import { OPTION_KEYS } from "../../server/styling/option-keys.ts";
+import type { ImageModel } from "../../server/imaging/image-model.ts";
+import { PHOTO_NOT_FOUND } from "../../server/photos/photos.schemas.ts";
+import { ANGLES, OPTION_KEYS } from "../../server/styling/option-keys.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 import { backends } from "../helpers/backends.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
@@ -21,14 +30,17 @@ const photoBytes = await sharp({
   create: { width: 300, height: 400, channels: 3, background: { r: 180, g: 140, b: 120 } },
 }).jpeg().toBuffer();
 
+let ipCounter = 0;
+
 async function upload(ctx: TestContext, token?: string): Promise<string> {
   const form = new FormData();
   form.append("file", new File([new Uint8Array(photoBytes)], "me.jpg", { type: "image/jpeg" }));
-  const res = await ctx.app.request("/api/upload-photo", {
-    method: "POST",
-    body: form,
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
+  // A fresh client address per upload (TRUST_PROXY is on): the per-IP upload limit is not under test here.
+  const headers: Record<string, string> = {
+    "X-Forwarded-For": `10.2.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`,
+  };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const res = await ctx.app.request("/api/upload-photo", { method: "POST", body: form, headers });
   const body = await res.json();
   assert.equal(res.status, 201, JSON.stringify(body));
   return body.photoId;
@@ -49,12 +61,62 @@ async function ledgerRows(ctx: TestContext, ref: string) {
   return await ctx.database.db.select().from(creditLedger).where(eq(creditLedger.ref, ref));
 }
 
+async function generationRow(ctx: TestContext, id: string) {
+  const [row] = await ctx.database.db.select().from(generations).where(eq(generations.id, id));
+  return row;
+}
+
+/**
+ * Runs every runnable job with `model` (a runner beside the context's own), so
+ * one database per file serves every model these tests need.
+ */
+async function drainWith(ctx: TestContext, model: ImageModel, timeoutMs = 5_000): Promise<number> {
+  const runner = new JobRunner({
+    db: ctx.database.db,
+    storage: ctx.storage,
+    model,
+    workers: 1,
+    timeoutMs,
+    backoffBaseMs: 0,
+  });
+  let n = 0;
+  while (await runner.runOnce()) n++;
+  return n;
+}
+
+async function storedKeys(ctx: TestContext): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for await (const blob of ctx.storage.list()) keys.add(blob.key);
+  return keys;
+}
+
+/** A response must be exactly what its zod schema describes (parse strips unknown keys). */
+function assertShape(schema: { parse(v: unknown): unknown }, body: unknown) {
+  assert.deepEqual(schema.parse(body), body);
+}
+
+/** Sets a user's balance through the ledger, so the ledger audit still holds. */
+async function setBalance(ctx: TestContext, userId: string, credits: number) {
+  const delta = credits - await balance(ctx, userId);
+  await ctx.database.db.transaction(async (tx) => {
+    const r = await applyCreditChange(tx, { userId, delta, reason: "adjustment", ref: crypto.randomUUID() });
+    assert.ok(r.applied);
+  });
+}
+
+const cursorOf = (iso: string, id: string) => btoa(`${iso}|${id}`).replaceAll("=", "");
+
 for (const backend of backends()) {
   Deno.test(
     { name: `[${backend.name}] generation: catalog, jobs, credits`, ignore: backend.skip },
     async (t) => {
       const model = succeedingModel();
-      const ctx = await openTestContext(backend, { ADMIN_EMAILS: "admin@example.com" }, { model });
+      // One database for the whole file registers far more users than a real client may per minute.
+      const ctx = await openTestContext(backend, {
+        ADMIN_EMAILS: "admin@example.com",
+        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+        TRUST_PROXY: "true",
+      }, { model });
       try {
         await t.step("GET /api/styling-options: spec groups, rich lists, defaults, models", async () => {
           const res = await ctx.call("GET", "/api/styling-options");
@@ -128,6 +190,7 @@ for (const backend of backends()) {
             });
             assert.equal(queued.body.status, "queued");
             assert.equal(queued.body.resultUrl, null);
+            assertShape(generationStatusResponseSchema, queued.body);
             assert.equal(await ctx.drain(), 1);
             const done = await ctx.call("GET", `/api/generation/${firstId}/status`, {
               token: alice.access_token,
@@ -137,6 +200,7 @@ for (const backend of backends()) {
             assert.deepEqual(done.body.resultUrls, { front: done.body.resultUrl });
             assert.equal(done.body.error, null);
             assert.deepEqual(done.body.notes, ["rendered front"]);
+            assertShape(generationStatusResponseSchema, done.body);
             const img = await ctx.app.request(done.body.resultUrl);
             assert.equal(img.status, 200);
             assert.equal(img.headers.get("Content-Type"), "image/png");
@@ -175,6 +239,7 @@ for (const backend of backends()) {
           assert.equal(page1.body.items[0].studio_type, "hair");
           assert.equal(page1.body.items[0].status, "queued");
           assert.ok(page1.body.next_cursor);
+          assertShape(historyPageSchema, page1.body);
           const page2 = await ctx.call("GET", `/api/generations?limit=2&cursor=${page1.body.next_cursor}`, {
             token: alice.access_token,
           });
@@ -199,10 +264,47 @@ for (const backend of backends()) {
             (await ctx.call("GET", `/api/generation/not-a-uuid/status`, { token: eve.access_token })).status,
             404,
           );
-          assert.equal(
-            (await ctx.call("GET", "/api/generations?cursor=garbage", { token: eve.access_token })).status,
-            422,
+          // Tampered cursors: 422, never a 500 from the database (years like 0000, -271821 and
+          // +275760 parse in JavaScript but break the query on both backends).
+          const id = crypto.randomUUID();
+          const tampered = [
+            "garbage",
+            "%%%",
+            cursorOf("0000-01-01T00:00:00.000Z", id),
+            cursorOf("-271821-04-20T00:00:00.000Z", id),
+            cursorOf("+275760-09-13T00:00:00.000Z", id),
+            cursorOf("1969-12-31T23:59:59.999Z", id),
+            cursorOf("2024-02-30T00:00:00.000Z", id), // Date rolls it over to March
+            cursorOf("2024-01-01T00:00:00Z", id), // no milliseconds
+            cursorOf("2024-01-01T00:00:00.000+01:00", id),
+            cursorOf("2024-01-01 00:00:00.000Z", id),
+            cursorOf("2024-01-01T00:00:00.000Z", "not-a-uuid"),
+            cursorOf("2024-01-01T00:00:00.000Z", `${id}x`),
+            btoa(`2024-01-01T00:00:00.000Z|${id}|extra`),
+            btoa("2024-01-01T00:00:00.000Z"),
+          ];
+          for (const cursor of tampered) {
+            const res = await ctx.call("GET", `/api/generations?cursor=${encodeURIComponent(cursor)}`, {
+              token: eve.access_token,
+            });
+            assert.equal(res.status, 422, cursor);
+            assert.deepEqual(res.body, { detail: "Invalid cursor" }, cursor);
+          }
+          // The edges of the accepted range are real cursors (an empty page, not an error).
+          for (const iso of ["1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]) {
+            const res = await ctx.call("GET", `/api/generations?cursor=${cursorOf(iso, id)}`, {
+              token: alice.access_token,
+            });
+            assert.equal(res.status, 200, iso);
+          }
+          const newest = await ctx.call(
+            "GET",
+            `/api/generations?cursor=${cursorOf("9999-12-31T23:59:59.999Z", id)}`,
+            {
+              token: alice.access_token,
+            },
           );
+          assert.equal(newest.body.items.length, 3, "everything is older than year 9999");
           await ctx.drain();
         });
 
@@ -239,6 +341,137 @@ for (const backend of backends()) {
           assert.deepEqual(after, before);
           assert.equal(await balance(ctx, u.user.id), 10);
         });
+
+        await t.step("photo checks come before the charge: 404 beats 402; a 402 claims nothing", async () => {
+          const broke = await ctx.register();
+          const own = await upload(ctx, broke.access_token);
+          const someoneElses = await upload(ctx, (await ctx.register()).access_token);
+          await setBalance(ctx, broke.user.id, 0);
+          for (
+            const body of [
+              { photoId: crypto.randomUUID() },
+              { photoId: someoneElses },
+              { photoId: own, referencePhotoIds: [crypto.randomUUID()] },
+              { photoId: own, referencePhotoIds: [someoneElses] },
+            ]
+          ) {
+            const res = await generate(ctx, broke.access_token, body);
+            assert.equal(res.status, 404, JSON.stringify(body));
+            assert.deepEqual(res.body, { detail: PHOTO_NOT_FOUND });
+          }
+          const poor = await generate(ctx, broke.access_token, { photoId: own });
+          assert.equal(poor.status, 402);
+          assert.deepEqual(poor.body, { detail: INSUFFICIENT_CREDITS });
+          // An anonymous photo is claimed inside the same transaction: the 402 rolls the claim back.
+          const anonymous = await upload(ctx);
+          assert.equal((await generate(ctx, broke.access_token, { photoId: anonymous })).status, 402);
+          const [photo] = await ctx.database.db.select().from(photos).where(eq(photos.id, anonymous));
+          assert.equal(photo.ownerId, null);
+          assert.equal(await balance(ctx, broke.user.id), 0);
+        });
+
+        await t.step("reference photos reach the model; another user's reference is 404", async () => {
+          const u = await ctx.register();
+          const photoId = await upload(ctx, u.access_token);
+          const refA = await upload(ctx, u.access_token);
+          const refB = await upload(ctx); // anonymous: claimed like the avatar
+          const res = await generate(ctx, u.access_token, {
+            photoId,
+            referencePhotoIds: [refA, refB.toUpperCase(), refB],
+          });
+          assert.equal(res.status, 202, JSON.stringify(res.body));
+          const row = await generationRow(ctx, res.body.generationId);
+          assert.deepEqual(row.referencePhotoIds, [refA, refB], "deduplicated, in the order given");
+          const [claimed] = await ctx.database.db.select().from(photos).where(eq(photos.id, refB));
+          assert.equal(claimed.ownerId, u.user.id);
+          assert.equal(await ctx.drain(), 1);
+          const call = model.calls.at(-1)!;
+          const storedBytes = async (id: string) => {
+            const [p] = await ctx.database.db.select().from(photos).where(eq(photos.id, id));
+            return (await ctx.storage.get(p.storageKey))!;
+          };
+          assert.deepEqual(call.references, [await storedBytes(refA), await storedBytes(refB)]);
+          assert.deepEqual(call.photo, await storedBytes(photoId));
+
+          const other = await ctx.register();
+          const theirs = await upload(ctx, other.access_token);
+          const stolen = await generate(ctx, u.access_token, { photoId, referencePhotoIds: [theirs] });
+          assert.equal(stolen.status, 404);
+          assert.deepEqual(stolen.body, { detail: PHOTO_NOT_FOUND });
+          assert.equal(await balance(ctx, u.user.id), 8, "only the accepted job was charged");
+        });
+
+        await t.step(
+          "two users claiming the same anonymous photos in opposite order: one wins, no 500",
+          async () => {
+            for (let round = 0; round < 5; round++) {
+              const a = await ctx.register();
+              const b = await ctx.register();
+              const p1 = await upload(ctx);
+              const p2 = await upload(ctx);
+              const results = await Promise.all([
+                generate(ctx, a.access_token, { photoId: p1, referencePhotoIds: [p2] }),
+                generate(ctx, b.access_token, { photoId: p2, referencePhotoIds: [p1] }),
+              ]);
+              assert.deepEqual(results.map((r) => r.status).sort(), [202, 404], JSON.stringify(results));
+              const winner = results[0].status === 202 ? a : b;
+              const owners = await ctx.database.db.select({ owner: photos.ownerId }).from(photos)
+                .where(inArray(photos.id, [p1, p2]));
+              assert.deepEqual(owners.map((o) => o.owner), [winner.user.id, winner.user.id]);
+            }
+            await ctx.drain();
+          },
+        );
+
+        await t.step(
+          "photos are claimed in sorted id order (postgres: the lock order is observable)",
+          async () => {
+            // PGlite is one connection with a global transaction lock: it cannot deadlock, and a
+            // second transaction cannot observe the first one's row locks.
+            if (ctx.database.kind !== "postgres") return;
+            const db = ctx.database.db;
+            const a = await ctx.register();
+            const [lo, hi] = [await upload(ctx), await upload(ctx)].sort();
+            let release!: () => void;
+            const released = new Promise<void>((r) => (release = r));
+            let holding!: () => void;
+            const held = new Promise<void>((r) => (holding = r));
+            // Another transaction holds the higher id, the way a concurrent claimer would.
+            const holder = db.transaction(async (tx) => {
+              await tx.select({ id: photos.id }).from(photos).where(eq(photos.id, hi)).for("update");
+              holding();
+              await released;
+            });
+            await held;
+            // The avatar is the higher id: a request that locked in the order given would block on
+            // `hi` before touching `lo`. Claiming in sorted order, it holds `lo` while it waits.
+            const request = generate(ctx, a.access_token, { photoId: hi, referencePhotoIds: [lo] });
+            try {
+              const deadline = Date.now() + 10_000;
+              for (;;) {
+                const [{ n }] = await db.select({ n: sql<number>`count(*)::int` }).from(sql`pg_stat_activity`)
+                  .where(sql`datname = current_database() and wait_event_type = 'Lock'`);
+                if (n > 0) break;
+                assert.ok(Date.now() < deadline, "the request never waited for the held photo");
+                await new Promise((r) => setTimeout(r, 10));
+              }
+              const probe = db.transaction(async (tx) => {
+                await tx.select({ id: photos.id }).from(photos).where(eq(photos.id, lo))
+                  .for("update", { noWait: true });
+              });
+              await assert.rejects(probe, (e: { code?: string; cause?: { code?: string } }) => {
+                assert.equal(e.cause?.code ?? e.code, "55P03", "lock_not_available: the request holds lo");
+                return true;
+              });
+            } finally {
+              release();
+              await holder;
+            }
+            const res = await request;
+            assert.equal(res.status, 202, JSON.stringify(res.body));
+            await ctx.drain();
+          },
+        );
 
         await t.step("barber studio validates against the barber lists; labels accepted", async () => {
           const u = await ctx.register();
@@ -301,17 +534,22 @@ for (const backend of backends()) {
           const callsBefore = model.calls.length;
           assert.equal(await ctx.drain(), 1);
           assert.equal(model.calls.length, callsBefore + 1);
-          const [row] = await ctx.database.db.select().from(generations).where(
-            eq(generations.id, generationId),
-          );
+          const row = await generationRow(ctx, generationId);
           assert.equal(row.status, "completed");
           assert.equal(row.attempts, 2);
           const rows = await ledgerRows(ctx, generationId);
           assert.equal(rows.length, 1, "charged once, never refunded");
           assert.equal(await balance(ctx, u.user.id), 8);
+          // The dead worker wakes up and reports its result: its claim (attempt 1) is gone, so
+          // the late completion is refused and changes nothing.
+          const late = await completeGeneration(ctx.database.db, generationId, claimed!.attempts, {
+            front: "0123456789abcdef0123456789abcdef.png",
+          }, ["late"]);
+          assert.equal(late, false);
+          assert.deepEqual(await generationRow(ctx, generationId), row);
         });
 
-        await t.step("shutting down mid-job hands the job back at once, charged once", async () => {
+        await t.step("shutting down mid-job hands the job back at once, attempt given back", async () => {
           const slow = succeedingModel({ delayMs: 10_000 });
           const runner = new JobRunner({
             db: ctx.database.db,
@@ -324,20 +562,89 @@ for (const backend of backends()) {
           const u = await ctx.register();
           const photoId = await upload(ctx, u.access_token);
           const { generationId } = (await generate(ctx, u.access_token, { photoId })).body;
-          runner.start();
-          while (slow.calls.length === 0) await new Promise((r) => setTimeout(r, 10));
-          await runner.stop();
-          const [row] = await ctx.database.db.select().from(generations).where(
-            eq(generations.id, generationId),
-          );
-          assert.equal(row.status, "queued");
-          assert.equal(row.leaseUntil, null);
+          // More restarts than MAX_ATTEMPTS: a deploy is not a model failure, so none of them counts.
+          for (let restart = 1; restart <= MAX_ATTEMPTS; restart++) {
+            runner.start();
+            while (slow.calls.length < restart) await new Promise((r) => setTimeout(r, 10));
+            await runner.stop();
+            const row = await generationRow(ctx, generationId);
+            assert.equal(row.status, "queued", `restart ${restart}`);
+            assert.equal(row.leaseUntil, null);
+            assert.equal(row.attempts, 0, `restart ${restart}: the attempt was given back`);
+          }
           assert.equal(await ctx.drain(), 1, "the next runner picks it up without waiting for a lease");
           const s = await ctx.call("GET", `/api/generation/${generationId}/status`, {
             token: u.access_token,
           });
           assert.equal(s.body.status, "completed");
-          assert.equal((await ledgerRows(ctx, generationId)).length, 1);
+          assert.equal((await generationRow(ctx, generationId)).attempts, 1);
+          const rows = await ledgerRows(ctx, generationId);
+          assert.deepEqual(rows.map((r) => r.reason), ["generation_charge"], "charged once, not refunded");
+          assert.equal(await balance(ctx, u.user.id), 8);
+        });
+
+        for (
+          const [label, failing, timeoutMs, expectedCalls, error] of [
+            ["permanent failure (no face)", failingModel(false), 5_000, 1, /^No face found/],
+            [
+              "transient failures retried then failed",
+              failingModel(true),
+              5_000,
+              MAX_ATTEMPTS,
+              /encountered an error/,
+            ],
+            ["hanging model times out", hangingModel(), 150, MAX_ATTEMPTS, /encountered an error/],
+          ] as const
+        ) {
+          await t.step(`failures refund once: ${label}`, async () => {
+            const u = await ctx.register();
+            const photoId = await upload(ctx, u.access_token);
+            const { generationId } = (await generate(ctx, u.access_token, { photoId })).body;
+            assert.equal(await balance(ctx, u.user.id), 8);
+            const before = await storedKeys(ctx);
+            await drainWith(ctx, failing, timeoutMs);
+            assert.equal(failing.calls.length, expectedCalls);
+            const status = await ctx.call("GET", `/api/generation/${generationId}/status`, {
+              token: u.access_token,
+            });
+            assert.equal(status.body.status, "failed");
+            assert.match(status.body.error, error);
+            assert.equal(status.body.resultUrl, null);
+            assertShape(generationStatusResponseSchema, status.body);
+            assert.equal(await balance(ctx, u.user.id), 10);
+            const rows = await ledgerRows(ctx, generationId);
+            assert.deepEqual(rows.map((r) => [r.reason, r.delta]).sort(), [
+              ["generation_charge", -2],
+              ["generation_refund", 2],
+            ]);
+            assert.deepEqual(await storedKeys(ctx), before, "nothing left in storage from failed attempts");
+          });
+        }
+
+        await t.step("360: a four-angle model yields four distinct results", async () => {
+          const u = await ctx.register();
+          const photoId = await upload(ctx, u.access_token);
+          const { generationId } = (await generate(ctx, u.access_token, { photoId, view360: true })).body;
+          assert.equal(await drainWith(ctx, succeedingModel({ angles: [...ANGLES] })), 1);
+          const s = await ctx.call("GET", `/api/generation/${generationId}/status`, {
+            token: u.access_token,
+          });
+          assert.deepEqual(Object.keys(s.body.resultUrls).sort(), ["back", "front", "left", "right"]);
+          assert.equal(new Set(Object.values(s.body.resultUrls)).size, 4);
+          assertShape(generationStatusResponseSchema, s.body);
+          assert.equal(await balance(ctx, u.user.id), 8, "a 360 set still costs 2 credits");
+        });
+
+        await t.step("360: a front-only model: other angles absent, not faked; a note says so", async () => {
+          const u = await ctx.register();
+          const photoId = await upload(ctx, u.access_token);
+          const { generationId } = (await generate(ctx, u.access_token, { photoId, view360: true })).body;
+          assert.equal(await drainWith(ctx, succeedingModel({ angles: ["front"] })), 1);
+          const s = await ctx.call("GET", `/api/generation/${generationId}/status`, {
+            token: u.access_token,
+          });
+          assert.deepEqual(Object.keys(s.body.resultUrls), ["front"]);
+          assert.ok(s.body.notes.some((n: string) => /renders only the front view/.test(n)));
         });
 
         await t.step("the ledger still explains every balance", async () => {
@@ -348,94 +655,4 @@ for (const backend of backends()) {
       }
     },
   );
-
-  Deno.test(
-    { name: `[${backend.name}] generation: failures refund once`, ignore: backend.skip },
-    async (t) => {
-      for (
-        const [label, model, timeoutMs, expectedCalls, error] of [
-          ["permanent failure (no face)", failingModel(false), 5_000, 1, /^No face found/],
-          [
-            "transient failures retried then failed",
-            failingModel(true),
-            5_000,
-            MAX_ATTEMPTS,
-            /encountered an error/,
-          ],
-          ["hanging model times out", hangingModel(), 150, MAX_ATTEMPTS, /encountered an error/],
-        ] as const
-      ) {
-        await t.step(label, async () => {
-          const ctx = await openTestContext(backend, {}, { model, timeoutMs });
-          try {
-            const u = await ctx.register();
-            const photoId = await upload(ctx, u.access_token);
-            const { generationId } = (await generate(ctx, u.access_token, { photoId })).body;
-            assert.equal(await balance(ctx, u.user.id), 8);
-            await ctx.drain();
-            assert.equal(model.calls.length, expectedCalls);
-            const status = await ctx.call("GET", `/api/generation/${generationId}/status`, {
-              token: u.access_token,
-            });
-            assert.equal(status.body.status, "failed");
-            assert.match(status.body.error, error);
-            assert.equal(status.body.resultUrl, null);
-            assert.equal(await balance(ctx, u.user.id), 10);
-            const rows = await ledgerRows(ctx, generationId);
-            assert.deepEqual(rows.map((r) => [r.reason, r.delta]).sort(), [
-              ["generation_charge", -2],
-              ["generation_refund", 2],
-            ]);
-            // Nothing left in storage from failed attempts.
-            const files = [...Deno.readDirSync(ctx.storage.root)].flatMap((d) =>
-              d.isDirectory ? [...Deno.readDirSync(`${ctx.storage.root}/${d.name}`)] : []
-            );
-            assert.equal(files.length, 1, "only the uploaded photo");
-            assert.deepEqual((await ledgerMismatches(ctx.database.db)).mismatches, []);
-          } finally {
-            await ctx.close();
-          }
-        });
-      }
-    },
-  );
-
-  Deno.test({
-    name: `[${backend.name}] generation: 360 angles are only what the model makes`,
-    ignore: backend.skip,
-  }, async (t) => {
-    const ctx = await openTestContext(backend, {}, {
-      model: succeedingModel({ angles: ["front", "right", "left", "back"] }),
-    });
-    try {
-      await t.step("a four-angle model yields four distinct results", async () => {
-        const u = await ctx.register();
-        const photoId = await upload(ctx, u.access_token);
-        const { generationId } = (await generate(ctx, u.access_token, { photoId, view360: true })).body;
-        await ctx.drain();
-        const s = await ctx.call("GET", `/api/generation/${generationId}/status`, { token: u.access_token });
-        assert.deepEqual(Object.keys(s.body.resultUrls).sort(), ["back", "front", "left", "right"]);
-        assert.equal(new Set(Object.values(s.body.resultUrls)).size, 4);
-        assert.equal(await balance(ctx, u.user.id), 8, "a 360 set still costs 2 credits");
-      });
-    } finally {
-      await ctx.close();
-    }
-    const front = await openTestContext(backend, {}, { model: succeedingModel({ angles: ["front"] }) });
-    try {
-      await t.step("a front-only model: other angles absent, not faked; a note says so", async () => {
-        const u = await front.register();
-        const photoId = await upload(front, u.access_token);
-        const { generationId } = (await generate(front, u.access_token, { photoId, view360: true })).body;
-        await front.drain();
-        const s = await front.call("GET", `/api/generation/${generationId}/status`, {
-          token: u.access_token,
-        });
-        assert.deepEqual(Object.keys(s.body.resultUrls), ["front"]);
-        assert.ok(s.body.notes.some((n: string) => /renders only the front view/.test(n)));
-      });
-    } finally {
-      await front.close();
-    }
-  });
 }

@@ -8,7 +8,7 @@ import { deflateSync } from "node:zlib";
 import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import type { Db } from "../../db/client.ts";
-import { generations, photos } from "../../db/schema.ts";
+import { generations, photos, users } from "../../db/schema.ts";
 import { MULTIPART_OVERHEAD_BYTES } from "../../server/photos/photos.routes.ts";
 import {
   FILE_TOO_LARGE,
@@ -18,11 +18,14 @@ import {
   UPLOADS_PER_MINUTE,
 } from "../../server/photos/photos.schemas.ts";
 import {
+  ORPHAN_MIN_AGE_MS,
   startPhotoSweeper,
   sweepExpiredPhotos,
+  sweepOrphanBlobs,
   uploadPhoto,
   usablePhotoFor,
 } from "../../server/photos/photos.service.ts";
+import { LocalDiskStorage } from "../../server/storage/local-disk-storage.ts";
 import { newKey } from "../../server/storage/storage.ts";
 import { backends } from "../helpers/backends.ts";
 import { openTestContext, type TestContext } from "../helpers/test-app.ts";
@@ -51,6 +54,90 @@ const gif = new Uint8Array(
 const svg = new TextEncoder().encode(
   `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>`,
 );
+
+/**
+ * A HEIC as an iPhone writes it, as far as the container goes: ftyp brand
+ * `brand`, one `hvc1` (HEVC) image item with its hvcC decoder configuration
+ * and ispe size, and a token HEVC payload. sharp cannot encode HEVC, so the
+ * ISO-BMFF boxes are written by hand; sharp reads the header (640x480, hevc)
+ * and then has no decoder for the pixels, which is the path a real one takes.
+ */
+function hevcHeic(brand: "heic" | "heix" | "hevc", width = 640, height = 480): Uint8Array {
+  const enc = new TextEncoder();
+  const cat = (...parts: Uint8Array[]) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let o = 0;
+    for (const p of parts) (out.set(p, o), o += p.length);
+    return out;
+  };
+  const u8 = (...v: number[]) => new Uint8Array(v);
+  const u16 = (v: number) => u8(v >> 8, v & 255);
+  const u32 = (v: number) => u8(v >>> 24, (v >> 16) & 255, (v >> 8) & 255, v & 255);
+  const box = (type: string, ...body: Uint8Array[]) => {
+    const b = cat(...body);
+    return cat(u32(8 + b.length), enc.encode(type), b);
+  };
+  const fullBox = (type: string, version: number, ...body: Uint8Array[]) =>
+    box(type, u8(version, 0, 0, 0), ...body);
+  const ftyp = box("ftyp", enc.encode(brand), u32(0), enc.encode("mif1"), enc.encode(brand));
+  // HEVCDecoderConfigurationRecord: version 1, Main profile, level 3, 4:2:0 8-bit, no parameter sets.
+  const hvcC = box(
+    "hvcC",
+    u8(1, 0x01),
+    u32(0x60000000),
+    u8(0x90, 0, 0, 0, 0, 0),
+    u8(90),
+    u16(0xf000),
+    u8(0xfc, 0xfd, 0xf8, 0xf8),
+    u16(0),
+    u8(0x0f, 0),
+  );
+  const payload = cat(u32(4), u8(0x26, 0x01, 0xaf, 0x00)); // one length-prefixed slice NAL unit
+  const file = (dataOffset: number) =>
+    cat(
+      ftyp,
+      fullBox(
+        "meta",
+        0,
+        fullBox("hdlr", 0, u32(0), enc.encode("pict"), u32(0), u32(0), u32(0), u8(0)),
+        fullBox("pitm", 0, u16(1)),
+        fullBox(
+          "iloc",
+          0,
+          u8(0x44, 0x00),
+          u16(1),
+          u16(1),
+          u16(0),
+          u16(1),
+          u32(dataOffset),
+          u32(payload.length),
+        ),
+        fullBox("iinf", 0, u16(1), fullBox("infe", 2, u16(1), u16(0), enc.encode("hvc1"), u8(0))),
+        box(
+          "iprp",
+          box("ipco", hvcC, fullBox("ispe", 0, u32(width), u32(height))),
+          fullBox("ipma", 0, u32(1), u16(1), u8(2, 0x81, 0x02)), // item 1: hvcC (essential), ispe
+        ),
+      ),
+      box("mdat", payload),
+    );
+  // The payload sits at the very end; its offset does not change the file's length.
+  const draft = file(0);
+  return file(draft.length - payload.length);
+}
+
+/** Every key in storage. */
+async function storedKeys(storage: LocalDiskStorage): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for await (const blob of storage.list()) keys.add(blob.key);
+  return keys;
+}
+
+/** Backdates a stored blob's modification time (the orphan sweep's notion of age). */
+async function age(storage: LocalDiskStorage, key: string, ms: number) {
+  const when = new Date(Date.now() - ms);
+  await Deno.utime(`${storage.root}/${key.slice(0, 2)}/${key}`, when, when);
+}
 
 /** Rewrites an AVIF's ftyp brands to the generic HEIF brand (sharp then reports image/heic). */
 function asHeifBrand(avif: Uint8Array): Uint8Array {
@@ -235,6 +322,25 @@ for (const backend of backends()) {
           assert.deepEqual(res.body, { detail: INVALID_FILE_TYPE }, label);
         }
       });
+
+      await t.step(
+        "a real HEVC HEIC (brands heic, heix, hevc) is 415: HEIC cannot be read here",
+        async () => {
+          const photosBefore = (await db.select({ id: photos.id }).from(photos)).length;
+          const blobsBefore = await storedKeys(ctx.storage);
+          for (const brand of ["heic", "heix", "hevc"] as const) {
+            const bytes = hevcHeic(brand);
+            const meta = await sharp(bytes).metadata();
+            assert.deepEqual([meta.format, meta.compression, meta.width], ["heif", "hevc", 640], brand);
+            const res = await upload(ctx, bytes, { name: "IMG_0001.HEIC", type: "image/heic" });
+            assert.equal(res.status, 415, brand);
+            assert.match(res.body.detail, /HEIC photos cannot be read here/, brand);
+            assert.match(res.body.detail, /JPEG, PNG, WebP or AVIF/, brand);
+          }
+          assert.equal((await db.select({ id: photos.id }).from(photos)).length, photosBefore);
+          assert.deepEqual(await storedKeys(ctx.storage), blobsBefore, "nothing stored");
+        },
+      );
 
       await t.step("a damaged JPEG is 422 with a clear detail", async () => {
         const truncated = fixtures.jpeg.slice(0, 400);
@@ -557,16 +663,95 @@ for (const backend of backends()) {
       await t.step("startPhotoSweeper sweeps at start and stops cleanly", async () => {
         const { photoId, url } = await uploadOk(ctx, fixtures.jpeg);
         await db.update(photos).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(photos.id, photoId));
-        const sweeper = startPhotoSweeper({ db, storage: ctx.storage }, 60_000);
+        const orphan = newKey("png");
+        await ctx.storage.put(orphan, fixtures.png);
+        await age(ctx.storage, orphan, ORPHAN_MIN_AGE_MS + 60_000);
+        const sweeper = startPhotoSweeper({ db, storage: ctx.storage }, { intervalMs: 60_000 });
         try {
-          for (let i = 0; i < 100 && await photoRow(db, photoId); i++) {
+          for (let i = 0; i < 100 && (await photoRow(db, photoId) || await ctx.storage.get(orphan)); i++) {
             await new Promise((r) => setTimeout(r, 20));
           }
           assert.equal(await photoRow(db, photoId), undefined);
           assert.equal(await ctx.storage.get(keyOf(url)), null);
+          assert.equal(await ctx.storage.get(orphan), null, "the orphan sweep runs at start too");
         } finally {
-          sweeper.stop();
+          await sweeper.stop();
         }
+      });
+
+      await t.step(
+        "orphan sweep: old unreferenced blobs go; referenced and fresh ones stay",
+        async () => {
+          const old = ORPHAN_MIN_AGE_MS + 60_000;
+          const owner = await ctx.register();
+          // Referenced by a photo row.
+          const photo = await uploadOk(ctx, fixtures.jpeg, { token: owner.access_token });
+          await age(ctx.storage, keyOf(photo.url), old);
+          // Referenced by generation results (front and a 360 angle) and by a profile image.
+          const [front, back, avatar] = [newKey("png"), newKey("png"), newKey("jpg")];
+          for (const key of [front, back, avatar]) {
+            await ctx.storage.put(key, fixtures.png);
+            await age(ctx.storage, key, old);
+          }
+          await db.insert(generations).values({
+            userId: owner.user.id,
+            studioType: "makeup",
+            options: {},
+            intensity: {},
+            status: "completed",
+            results: { front, back },
+          });
+          await db.update(users).set({ profileImageUrl: `/api/uploads/${avatar}` })
+            .where(eq(users.id, owner.user.id));
+          // Unreferenced: one old (a crash between put and the row insert), one fresh (a row may follow).
+          const [orphan, fresh] = [newKey("jpg"), newKey("png")];
+          await ctx.storage.put(orphan, fixtures.jpeg);
+          await age(ctx.storage, orphan, old);
+          await ctx.storage.put(fresh, fixtures.png);
+          await age(ctx.storage, fresh, ORPHAN_MIN_AGE_MS - 60_000);
+
+          const before = await storedKeys(ctx.storage);
+          assert.equal(await sweepOrphanBlobs({ db, storage: ctx.storage }), 1);
+          const after = await storedKeys(ctx.storage);
+          assert.deepEqual([...before].filter((k) => !after.has(k)), [orphan]);
+          for (const key of [keyOf(photo.url), front, back, avatar, fresh]) {
+            assert.ok(await ctx.storage.get(key), key);
+          }
+          assert.equal((await get(ctx, photo.url)).status, 200);
+          assert.equal(await sweepOrphanBlobs({ db, storage: ctx.storage }), 0, "nothing left to sweep");
+        },
+      );
+
+      await t.step("local disk: a failed put leaves no temp file; stale temp files are removed", async () => {
+        const storage = new LocalDiskStorage(`${ctx.dataDir}/disk-test`);
+        const key = newKey("png");
+        const shard = `${storage.root}/${key.slice(0, 2)}`;
+        // A directory where the blob should go makes the rename fail after the temp file was written.
+        await Deno.mkdir(`${shard}/${key}`, { recursive: true });
+        await assert.rejects(storage.put(key, fixtures.png));
+        assert.deepEqual(
+          [...Deno.readDirSync(shard)].map((e) => e.name),
+          [key],
+          "only the blocking directory",
+        );
+
+        // A process killed between write and rename leaves a temp file no finally can remove:
+        // list() drops it once it is an hour old, and leaves a younger one (a put in progress).
+        const clean = new LocalDiskStorage(`${ctx.dataDir}/disk-test-2`);
+        const ok = newKey("png");
+        await clean.put(ok, fixtures.png);
+        const okShard = `${clean.root}/${ok.slice(0, 2)}`;
+        const stale = `${okShard}/${ok}.${crypto.randomUUID()}.tmp`;
+        const live = `${okShard}/${ok}.${crypto.randomUUID()}.tmp`;
+        await Deno.writeFile(stale, fixtures.png);
+        await Deno.writeFile(live, fixtures.png);
+        const past = new Date(Date.now() - 2 * 3600_000);
+        await Deno.utime(stale, past, past);
+        const listed = [];
+        for await (const blob of clean.list()) listed.push(blob.key);
+        assert.deepEqual(listed, [ok], "temp files and non-key entries are never listed");
+        const left = [...Deno.readDirSync(okShard)].map((e) => `${okShard}/${e.name}`).sort();
+        assert.deepEqual(left, [`${okShard}/${ok}`, live].sort());
       });
 
       await t.step("a failed row insert leaves no blob behind", async () => {
@@ -575,6 +760,7 @@ for (const backend of backends()) {
           put: (key: string, bytes: Uint8Array) => (keys.push(key), ctx.storage.put(key, bytes)),
           get: (key: string) => ctx.storage.get(key),
           delete: (key: string) => ctx.storage.delete(key),
+          list: () => ctx.storage.list(),
         };
         const failingDb = {
           insert: () => {
