@@ -35,7 +35,11 @@ export interface ApiClient {
   request(path: string, opts?: RequestOptions): Promise<Response>;
   /** Parsed JSON; throws ApiError with the server's `detail` when not ok. */
   json<T>(path: string, opts?: RequestOptions): Promise<T>;
-  /** Refresh the access token (single flight). Resolves false when the session ended. */
+  /**
+   * Refresh the access token (single flight). Resolves false when it did not
+   * refresh: the session ended (tokens cleared) or the server was unreachable
+   * or failing (tokens kept).
+   */
   refresh(): Promise<boolean>;
   /** Clear the tokens and tell the app the visitor is signed out. */
   endSession(): void;
@@ -45,7 +49,7 @@ export interface ApiClientConfig {
   fetch: typeof fetch;
   tokens: TokenStore;
   baseUrl?: string;
-  /** Called once each time the session ends because refresh failed. */
+  /** Called once each time the session ends because the server refused the refresh token. */
   onSessionEnded?: () => void;
   /**
    * Runs `fn` while holding a lock shared by every tab (navigator.locks in the
@@ -56,6 +60,15 @@ export interface ApiClientConfig {
 }
 
 const REFRESH_PATH = "/api/auth/refresh";
+
+/**
+ * A 4xx that means "this credential is no good" (as opposed to 408/429, which
+ * say "try later"). Only such answers end a session; 5xx and network errors
+ * keep the tokens so a dropped connection never signs anyone out.
+ */
+export function isRejection(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
 
 export async function readDetail(res: Response): Promise<string | null> {
   try {
@@ -98,13 +111,17 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
       return false;
     }
     if (!res.ok) {
-      endSession();
+      // The server refused the refresh token: the session is over. A 5xx (or 429) says nothing
+      // about the token: keep it and let the caller retry later.
+      if (isRejection(res.status)) endSession();
       return false;
     }
-    const body = await res.json() as {
-      access_token?: string;
-      refresh_token?: string;
-    };
+    let body: { access_token?: string; refresh_token?: string };
+    try {
+      body = await res.json();
+    } catch {
+      return false; // a garbled answer (a proxy's error page): try again later
+    }
     if (!body.access_token) {
       endSession();
       return false;

@@ -1,26 +1,18 @@
-/** The spec's client-side photo checks (pure). */
-export const MAX_UPLOAD_BYTES = 10485760;
+/**
+ * The spec's client-side photo checks (pure). The limit and the messages are
+ * the server's own (server/photos/photos.schemas.ts), so both sides agree.
+ */
+import { FILE_TOO_LARGE, INVALID_FILE_TYPE, MAX_UPLOAD_BYTES } from "../../server/photos/photos.schemas.ts";
+import { type ToastText, toToastText } from "./messages.ts";
 
-export interface ToastText {
-  title: string;
-  description: string;
-}
+export { MAX_UPLOAD_BYTES };
+export type { ToastText };
 
 /** Returns the spec's toast for a rejected file, or null when the file may be uploaded. */
 export function validatePhotoFile(
   file: { type: string; size: number },
 ): ToastText | null {
-  if (!file.type.startsWith("image/")) {
-    return {
-      title: "Invalid File Type",
-      description: "Please upload an image file.",
-    };
-  }
-  if (file.size > MAX_UPLOAD_BYTES) {
-    return {
-      title: "File Too Large",
-      description: "Please upload an image smaller than 10MB.",
-    };
-  }
+  if (!file.type.startsWith("image/")) return toToastText(INVALID_FILE_TYPE);
+  if (file.size > MAX_UPLOAD_BYTES) return toToastText(FILE_TOO_LARGE);
   return null;
 }

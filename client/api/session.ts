@@ -4,34 +4,14 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
-import { api, queryClient, tokens } from "./client.ts";
-import { ApiError } from "./http.ts";
+import { api, ME_KEY, queryClient, tokens } from "./client.ts";
+import { createFetchMe, meRetryDelay, shouldRetryMe } from "./me.ts";
 import type { AuthResponse, PublicUser } from "./types.ts";
 
-export const ME_KEY = ["me"] as const;
+export { ME_KEY };
 
-/** Startup rule: use the stored access token; on failure refresh once; otherwise clear. */
-export async function fetchMe(): Promise<PublicUser | null> {
-  if (!tokens.getAccess()) return null;
-  try {
-    return await api.json<PublicUser>("/api/users/me");
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 401) {
-      // The client already tried one refresh and ended the session if it failed.
-      if (tokens.getAccess()) api.endSession();
-      return null;
-    }
-    if (tokens.getRefresh() && await api.refresh()) {
-      try {
-        return await api.json<PublicUser>("/api/users/me");
-      } catch {
-        // fall through
-      }
-    }
-    api.endSession();
-    return null;
-  }
-}
+/** Startup rule (spec section 4); a network error or 5xx keeps the tokens and is retried. */
+export const fetchMe = createFetchMe(api, tokens);
 
 function useHasToken(): boolean {
   return useSyncExternalStore(
@@ -43,8 +23,11 @@ function useHasToken(): boolean {
 
 export interface Session {
   user: PublicUser | null;
+  /** True until the auth state is known, including while the server is unreachable (retrying). */
   loading: boolean;
   isAuthenticated: boolean;
+  /** The server could not be reached (or failed) while checking the stored session: retrying. */
+  reconnecting: boolean;
 }
 
 export function useSession(): Session {
@@ -53,14 +36,17 @@ export function useSession(): Session {
     queryKey: ME_KEY,
     queryFn: fetchMe,
     enabled: hasToken,
-    retry: false,
+    retry: shouldRetryMe,
+    retryDelay: meRetryDelay,
     staleTime: 60_000,
   });
   const user = hasToken ? me.data ?? null : null;
+  const loading = hasToken && me.isPending;
   return {
     user,
-    loading: hasToken && me.isPending,
+    loading,
     isAuthenticated: user !== null,
+    reconnecting: loading && me.failureCount > 0,
   };
 }
 

@@ -3,11 +3,7 @@ export type { AuthResponse, PublicUser, RefreshResponse } from "../../server/aut
 export { ADMIN_CREDITS, GENERATION_COST } from "../../server/auth/auth.schemas.ts";
 export type { Angle, OptionKey, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
 
-export interface UploadResponse {
-  photoId: string;
-  url: string;
-  message: string;
-}
+export type { UploadResponse } from "../../server/photos/photos.schemas.ts";
 
 /** The photo the visitor is styling (spec: uploaded photo, client side). */
 export interface CurrentPhoto {

@@ -15,6 +15,7 @@ export type HeaderVariant = "home" | "studio";
 export interface AppHeaderProps {
   variant: HeaderVariant;
   session: Session;
+  /** Back to Home (and the brand link): leaving the studio or dashboard clears the photo. */
   onBackToHome(): void;
 }
 
@@ -89,24 +90,36 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
         <Link
           to="/"
           onClick={(e) => {
-            if (variant === "studio") {
-              e.preventDefault();
-              onBackToHome();
-            }
+            e.preventDefault();
+            onBackToHome();
           }}
           className="rounded-xl"
           aria-label="StyleTwin home"
         >
-          <Brand compact={variant === "studio"} />
+          {/* Phones: the logo only when the account buttons need the room. */}
+          <Brand compact={variant === "studio" || user !== null} />
         </Link>
         <div className="ml-auto flex items-center gap-1.5 sm:gap-3">
           {loading
-            ? (
-              <span
-                className="h-9 w-28 animate-pulse rounded-full bg-ink-100"
-                aria-label="Loading account"
-              />
-            )
+            ? session.reconnecting
+              ? (
+                // The stored session could not be checked (offline, server error): still signed in as far
+                // as we know, retrying. Never the signed-out buttons.
+                <span
+                  role="status"
+                  data-testid="session-reconnecting"
+                  className="inline-flex h-9 items-center gap-2 rounded-full bg-amber-50 px-3 text-sm font-medium text-amber-900 ring-1 ring-amber-200"
+                >
+                  <span aria-hidden="true" className="size-2 animate-pulse rounded-full bg-amber-500" />
+                  Reconnecting...
+                </span>
+              )
+              : (
+                <span
+                  className="h-9 w-28 animate-pulse rounded-full bg-ink-100"
+                  aria-label="Loading account"
+                />
+              )
             : !user
             ? anonymousButtons
             : variant === "home"
@@ -150,7 +163,8 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                   <UserIcon className="size-4 sm:hidden" />
                   <span className="max-sm:sr-only">Dashboard</span>
                 </Button>
-                <UserLabel session={session} className="max-sm:hidden" />
+                {/* Phones: the initial only, as on the home header. */}
+                <UserLabel session={session} className="max-sm:[&>span+span]:hidden" />
               </>
             )}
         </div>

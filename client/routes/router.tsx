@@ -24,16 +24,18 @@ import { loadPhoto, savePhoto } from "../lib/current-photo.ts";
 import { buttonClass } from "../ui/button.tsx";
 import { Toaster } from "../ui/toast.tsx";
 import { AppHeader } from "./app-header.tsx";
+import { PendingGenerationBanner } from "./pending-generation-banner.tsx";
 
 function RootLayout() {
   const session = useSession();
   const navigate = useNavigate();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const backToHome = useCallback(() => {
-    // Studio (or dashboard) to home clears the uploaded photo.
-    savePhoto(null);
+    // Studio or dashboard to home clears the uploaded photo (spec section 4). A generation still
+    // running keeps its own copy of the photo: the home page offers the way back to it.
+    if (pathname.startsWith("/studio") || pathname.startsWith("/dashboard")) savePhoto(null);
     navigate({ to: "/" });
-  }, [navigate]);
+  }, [navigate, pathname]);
   return (
     <div className="min-h-dvh">
       <a
@@ -47,7 +49,8 @@ function RootLayout() {
         session={session}
         onBackToHome={backToHome}
       />
-      <div id="main">
+      {/* tabIndex -1: the skip link moves focus here, not only the scroll position. */}
+      <div id="main" tabIndex={-1} className="outline-none">
         <Outlet />
       </div>
       <AuthDialog />
@@ -63,7 +66,11 @@ function HomeView() {
     savePhoto(photo);
     navigate({ to: "/studio", search: { photo: photo.id } });
   }, [navigate]);
-  return <LandingPage onUploaded={onUploaded} />;
+  const onReturn = useCallback((pending: { photo: CurrentPhoto }) => {
+    savePhoto(pending.photo);
+    navigate({ to: "/studio", search: { photo: pending.photo.id } });
+  }, [navigate]);
+  return <LandingPage onUploaded={onUploaded} notice={<PendingGenerationBanner onReturn={onReturn} />} />;
 }
 
 function PaymentReturnView() {

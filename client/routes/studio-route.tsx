@@ -22,7 +22,8 @@ export default function StudioRoute() {
   }, [navigate]);
 
   const onRequireSignIn = useCallback(
-    (then: (user: PublicUser) => void) => openAuthDialog("login", then),
+    // No explicit mode: the dialog's own state, login after its 200 ms reset.
+    (then: (user: PublicUser) => void) => openAuthDialog(undefined, then),
     [],
   );
 

@@ -2,6 +2,7 @@
 import { Dialog } from "radix-ui";
 import type { ReactNode } from "react";
 import { XIcon } from "./icons.tsx";
+import { keepOpenOnToast } from "./toast.tsx";
 
 export interface ModalProps {
   open: boolean;
@@ -32,6 +33,8 @@ export function Modal(
         <Dialog.Content
           className={`dialog-anim fixed left-1/2 top-1/2 z-50 max-h-[calc(100dvh-2rem)] w-[calc(100vw-2rem)] ${width} -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-3xl bg-white p-6 shadow-2xl shadow-ink-900/20 outline-none sm:p-8`}
           {...(description ? {} : { "aria-describedby": undefined })}
+          // Touching a toast (e.g. "Login Failed" over the sign-in dialog) is not an outside click.
+          onInteractOutside={keepOpenOnToast}
         >
           <Dialog.Title className="pr-8 text-xl font-bold tracking-tight text-ink-900 sm:text-2xl">
             {title}

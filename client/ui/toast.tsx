@@ -3,7 +3,7 @@
  * swipe right 50 px to dismiss, F8 focuses the viewport (Radix Toast).
  */
 import { Toast } from "radix-ui";
-import { useSyncExternalStore } from "react";
+import { useEffect, useSyncExternalStore } from "react";
 
 export interface ToastInput {
   title: string;
@@ -31,6 +31,35 @@ function dismiss(key: number) {
     current = { ...current, open: false };
     emit();
   }
+}
+
+/**
+ * True when `target` is inside the toast viewport. Dialogs use it so that
+ * touching a toast (or its close button) is not an outside click that closes them.
+ */
+export function isInsideToast(target: EventTarget | null): boolean {
+  const el = target as { closest?: (sel: string) => unknown } | null;
+  return typeof el?.closest === "function" && el.closest("[data-toast-viewport]") != null;
+}
+
+/** Dialog handler: ignore outside interactions that land on a toast. */
+export function keepOpenOnToast(e: { target: EventTarget | null; preventDefault(): void }) {
+  if (isInsideToast(e.target)) e.preventDefault();
+}
+
+/**
+ * While `active`, lifts toasts on phones by `length` (a CSS length) so they do not cover the bottom
+ * buttons of a full-screen overlay.
+ */
+export function useToastInset(active: boolean, length: string) {
+  useEffect(() => {
+    if (!active) return;
+    const root = document.documentElement.style;
+    root.setProperty("--toast-inset-bottom", length);
+    return () => {
+      root.removeProperty("--toast-inset-bottom");
+    };
+  }, [active, length]);
 }
 
 function subscribe(l: () => void) {
@@ -65,6 +94,11 @@ export function Toaster() {
             variantClass[variant]
           }`}
           data-variant={variant}
+          // A toast shown before a modal opened (Generation Complete! just before the 360° overlay) is a
+          // lower Radix layer, which Radix makes click-through (pointer-events: none) while the modal is
+          // open: it could then be neither dismissed nor swiped. Toasts stay interactive; the dialogs
+          // ignore touches on them (keepOpenOnToast).
+          style={{ pointerEvents: "auto" }}
         >
           <span
             aria-hidden="true"
@@ -95,7 +129,14 @@ export function Toaster() {
           </Toast.Close>
         </Toast.Root>
       )}
-      <Toast.Viewport className="fixed bottom-0 right-0 z-[100] m-0 flex w-full max-w-[26rem] list-none flex-col gap-2 p-4 outline-none sm:p-6" />
+      {
+        /* F8 focuses the viewport: show where focus went. On phones a full-screen overlay can lift the
+          toasts above its bottom buttons (--toast-inset-bottom, see useToastInset). */
+      }
+      <Toast.Viewport
+        data-toast-viewport=""
+        className="fixed bottom-[var(--toast-inset-bottom,0px)] right-0 z-[100] m-0 flex w-full max-w-[26rem] list-none flex-col gap-2 rounded-2xl p-4 focus-visible:outline-2 focus-visible:-outline-offset-4 focus-visible:outline-brand-500 sm:bottom-0 sm:p-6"
+      />
     </Toast.Provider>
   );
 }

@@ -1,5 +1,11 @@
 /** Shared browser-test plumbing: Chromium launch, console-error guard, screenshots. */
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Page,
+} from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 export const HAS_CHROMIUM = (() => {
@@ -48,11 +54,14 @@ export interface GuardedPage {
 export async function openPage(
   browser: Browser,
   baseURL: string,
+  /** Extra context options (a phone's user agent and viewport, for example). */
+  options: BrowserContextOptions = {},
 ): Promise<GuardedPage> {
   const context = await browser.newContext({
     baseURL,
     viewport: DESKTOP,
     acceptDownloads: true,
+    ...options,
   });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);

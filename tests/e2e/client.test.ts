@@ -5,95 +5,21 @@
  * Screenshots: test-results/screenshots/<screen>-{phone,desktop}.png.
  */
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
-import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
+import type { Page } from "playwright-core";
+import { type GuardedPage, openPage, screenshots, waitForImageLoaded } from "./browser.ts";
 import {
-  type GuardedPage,
-  HAS_CHROMIUM,
-  launchBrowser,
-  openPage,
-  screenshots,
-  waitForImageLoaded,
-} from "./browser.ts";
-import { writeLandscape, writePortrait } from "./fixtures.ts";
+  createSuite,
+  opts,
+  PASSWORD,
+  registerViaApi,
+  signInWithTokens,
+  toast,
+  toastText,
+  uniqueEmail,
+} from "./harness.ts";
 
-const PASSWORD = "Secret123!";
-const opts = {
-  ignore: !HAS_CHROMIUM,
-  sanitizeOps: false,
-  sanitizeResources: false,
-};
-
-interface Shared {
-  server: LiveServer;
-  browser: Browser;
-  tmp: string;
-  portrait: string;
-  landscape: string;
-}
-let shared: Promise<Shared> | undefined;
-function setup(): Promise<Shared> {
-  shared ??= (async () => {
-    const tmp = await Deno.makeTempDir({ prefix: "styletwin-e2e-" });
-    // Two credits: exactly one generation per account (insufficient-credits path).
-    const [server, browser, portrait, landscape] = await Promise.all([
-      startLiveServer({ env: { WELCOME_CREDITS: "2" } }),
-      launchBrowser(),
-      writePortrait(tmp),
-      writeLandscape(tmp),
-    ]);
-    return { server, browser, tmp, portrait, landscape };
-  })();
-  return shared;
-}
-async function teardown() {
-  if (!shared) return;
-  const s = await shared.catch(() => undefined);
-  shared = undefined;
-  if (!s) return;
-  await s.browser.close().catch(() => {});
-  await s.server.close().catch(() => {});
-  await Deno.remove(s.tmp, { recursive: true }).catch(() => {});
-}
-// If a run stops early, never leave the server process behind.
-globalThis.addEventListener("unload", () => {
-  shared?.then((s) => s.server.close()).catch(() => {});
-});
-
-let n = 0;
-const uniqueEmail = (tag: string) => `${tag}-${Date.now().toString(36)}-${++n}@example.com`;
-
-async function registerViaApi(base: string, name: string) {
-  const res = await fetch(`${base}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: uniqueEmail("api"),
-      password: PASSWORD,
-      full_name: name,
-    }),
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-  return await res.json() as { access_token: string; refresh_token: string };
-}
-
-async function signInWithTokens(
-  page: Page,
-  tokens: { access_token: string; refresh_token: string },
-) {
-  await page.goto("/");
-  await page.evaluate((t) => {
-    localStorage.setItem("access_token", t.access_token);
-    localStorage.setItem("refresh_token", t.refresh_token);
-  }, tokens);
-  await page.reload();
-}
-
-const toast = (page: Page, title: string) =>
-  page.locator("[data-variant]").filter({ hasText: title }).first();
-/** Text inside the toast viewport (Radix also copies it into a live region). */
-const toastText = (page: Page, text: string) =>
-  page.locator("[data-variant]").getByText(text, { exact: false }).first();
+// Two credits: exactly one generation per account (insufficient-credits path).
+const { setup, teardown } = createSuite({ WELCOME_CREDITS: "2" });
 
 async function expectFieldError(page: Page, message: string) {
   await page.getByRole("alert").filter({ hasText: message }).first()
@@ -117,14 +43,20 @@ Deno.test("[browser] landing, sign-up validation, register, log out and in", opt
     await page.getByRole("button", { name: "Use Camera" }).waitFor();
     await screenshots(page, "landing");
 
-    // Use Camera: headless Chromium has no camera, so the spec's fallback
-    // (a toast, then the file picker) must happen.
+    // Use Camera: headless Chromium has no camera, so getUserMedia is refused (asynchronously,
+    // after the tap): the spec's toast, and an Upload Photo(s) button in the camera dialog that
+    // opens the file picker with a real click (browsers block a picker opened outside a gesture).
+    await page.getByRole("button", { name: "Use Camera" }).click();
+    await toast(page, "Camera Not Available").waitFor();
+    const camera = page.getByRole("dialog", { name: "Take a Photo" });
+    await camera.getByText("The camera is not available.").waitFor();
+    await screenshots(page, "camera-unavailable");
     const [chooser] = await Promise.all([
       page.waitForEvent("filechooser"),
-      page.getByRole("button", { name: "Use Camera" }).click(),
+      camera.getByRole("button", { name: "Upload Photo(s)" }).click(),
     ]);
     assert.ok(chooser.isMultiple());
-    await toast(page, "Camera Not Available").waitFor();
+    await camera.waitFor({ state: "detached" });
 
     // Sign-in dialog, login-mode validation.
     await page.getByRole("button", { name: "Login", exact: true }).click();
@@ -413,11 +345,16 @@ Deno.test("[browser] anonymous generate asks to sign in, then a failed generatio
 
     // It continues where it was: the generation starts, then fails.
     await toast(page, "Generation Failed").waitFor({ timeout: 90_000 });
-    await toastText(
-      page,
+    // Exactly the spec's text: the server's reason goes to the result panel, not the toast.
+    const failed = toast(page, "Generation Failed");
+    assert.equal(
+      (await failed.locator("div.min-w-0 > div").nth(1).textContent())?.trim(),
       "The AI generation encountered an error. Please try again.",
-    ).waitFor();
+    );
     await page.getByText("Your AI Avatar Awaits").waitFor();
+    const reason = page.getByTestId("generation-problem");
+    await reason.getByText("Why the generation failed").waitFor();
+    assert.ok(((await reason.textContent()) ?? "").length > "Why the generation failed".length + 5);
     // The failed generation's credits come back.
     await page.getByTestId("credits-pill").filter({ hasText: /^2/ }).waitFor();
     await screenshots(page, "generation-failed");

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { ApiError, createApiClient, type TokenStore } from "../../client/api/http.ts";
+import { createFetchMe, meRetryDelay, SessionUnavailableError, shouldRetryMe } from "../../client/api/me.ts";
+import { createTokenStore } from "../../client/api/tokens.ts";
 
 function memoryTokens(access: string | null, refresh: string | null) {
   const t = { access, refresh };
@@ -204,4 +206,189 @@ Deno.test("api: two tabs sharing the tokens refresh once; the second uses the fi
   assert.equal(server.refreshCalls(), 1);
   assert.equal(shared.t.refresh, "r1-rotated-1");
   assert.equal(ended, 0);
+});
+
+// ---- Startup auth (fetchMe): only a refused session signs out; network errors and 5xx keep the tokens.
+
+const USER = { id: "u1", email: "ada@example.com", full_name: "Ada", credits: 2 };
+
+/**
+ * A scripted server: `me` and `refresh` answer from queues ("ok", a status
+ * number, or "network"); /users/me accepts only tokens the refresh issued.
+ */
+function scriptedServer(
+  script: { me: (number | "ok" | "network")[]; refresh?: (number | "ok" | "network")[] },
+) {
+  const calls: string[] = [];
+  let issued = 0;
+  const fetch = (input: RequestInfo | URL, init?: RequestInit) => {
+    const path = String(input);
+    calls.push(path);
+    const step = (path === "/api/auth/refresh" ? script.refresh : script.me)?.shift() ?? "ok";
+    if (step === "network") return Promise.reject(new TypeError("Failed to fetch"));
+    if (typeof step === "number") return Promise.resolve(json({ detail: `status ${step}` }, step));
+    if (path === "/api/auth/refresh") {
+      issued++;
+      return Promise.resolve(json({ access_token: `fresh${issued}`, refresh_token: `r-fresh${issued}` }));
+    }
+    assert.ok(new Headers(init?.headers).get("Authorization"));
+    return Promise.resolve(json(USER));
+  };
+  return { fetch: fetch as typeof globalThis.fetch, calls };
+}
+
+function startup(script: Parameters<typeof scriptedServer>[0], refresh: string | null = "r1") {
+  const server = scriptedServer(script);
+  const tokens = memoryTokens("a0", refresh);
+  let ended = 0;
+  const api = createApiClient({ fetch: server.fetch, tokens, onSessionEnded: () => ended++ });
+  return { fetchMe: createFetchMe(api, tokens), tokens, server, ended: () => ended };
+}
+
+Deno.test("startup: a network error keeps the tokens and asks for a retry", async () => {
+  const s = startup({ me: ["network"] });
+  await assert.rejects(s.fetchMe(), SessionUnavailableError);
+  assert.equal(s.tokens.t.access, "a0");
+  assert.equal(s.tokens.t.refresh, "r1");
+  assert.equal(s.ended(), 0);
+  assert.deepEqual(s.server.calls, ["/api/users/me"], "no refresh for a network error");
+});
+
+Deno.test("startup: a 5xx from /users/me keeps the tokens and asks for a retry", async () => {
+  for (const status of [500, 502, 503, 504]) {
+    const s = startup({ me: [status] });
+    await assert.rejects(s.fetchMe(), SessionUnavailableError);
+    assert.equal(s.tokens.t.access, "a0");
+    assert.equal(s.ended(), 0);
+  }
+});
+
+Deno.test("startup: 401, then a refresh that fails for network reasons or 5xx, keeps the tokens", async () => {
+  for (const refreshStep of ["network", 500, 503, 429] as const) {
+    const s = startup({ me: [401], refresh: [refreshStep] });
+    await assert.rejects(s.fetchMe(), SessionUnavailableError, `refresh answered ${refreshStep}`);
+    assert.equal(s.tokens.t.access, "a0", `refresh answered ${refreshStep}`);
+    assert.equal(s.tokens.t.refresh, "r1");
+    assert.equal(s.ended(), 0);
+  }
+});
+
+Deno.test("startup: 401, then a refresh answered 401/4xx, clears the tokens (signed out)", async () => {
+  for (const refreshStep of [401, 400, 403] as const) {
+    const s = startup({ me: [401], refresh: [refreshStep] });
+    assert.equal(await s.fetchMe(), null);
+    assert.equal(s.tokens.t.access, null);
+    assert.equal(s.tokens.t.refresh, null);
+    assert.equal(s.ended(), 1);
+  }
+});
+
+Deno.test("startup: 401 with no refresh token clears the tokens without a refresh call", async () => {
+  const s = startup({ me: [401] }, null);
+  assert.equal(await s.fetchMe(), null);
+  assert.equal(s.tokens.t.access, null);
+  assert.ok(!s.server.calls.includes("/api/auth/refresh"));
+  assert.equal(s.ended(), 1);
+});
+
+Deno.test("startup: 401, refresh ok, /users/me ok: signed in with the rotated tokens", async () => {
+  const s = startup({ me: [401, "ok"], refresh: ["ok"] });
+  assert.deepEqual(await s.fetchMe(), USER);
+  assert.equal(s.tokens.t.access, "fresh1");
+  assert.equal(s.tokens.t.refresh, "r-fresh1");
+});
+
+Deno.test("startup: 401 even with the refreshed token: the account is refused, signed out", async () => {
+  const s = startup({ me: [401, 401], refresh: ["ok"] });
+  assert.equal(await s.fetchMe(), null);
+  assert.equal(s.tokens.t.access, null);
+  assert.equal(s.ended(), 1);
+});
+
+Deno.test("startup: no stored access token: anonymous, no request", async () => {
+  const server = scriptedServer({ me: [] });
+  const tokens = memoryTokens(null, null);
+  const fetchMe = createFetchMe(createApiClient({ fetch: server.fetch, tokens }), tokens);
+  assert.equal(await fetchMe(), null);
+  assert.equal(server.calls.length, 0);
+});
+
+Deno.test("startup: recovers after the connection comes back (the retry signs in)", async () => {
+  const s = startup({ me: ["network", 503, "ok"] });
+  await assert.rejects(s.fetchMe(), SessionUnavailableError);
+  await assert.rejects(s.fetchMe(), SessionUnavailableError);
+  assert.deepEqual(await s.fetchMe(), USER);
+  assert.equal(s.ended(), 0);
+});
+
+Deno.test("startup: retries only the unknown state, with capped exponential backoff", () => {
+  assert.equal(shouldRetryMe(0, new SessionUnavailableError(new TypeError("x"))), true);
+  assert.equal(shouldRetryMe(50, new SessionUnavailableError(new TypeError("x"))), true);
+  assert.equal(shouldRetryMe(0, new Error("bug")), false);
+  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 10].map(meRetryDelay), [
+    1000,
+    2000,
+    4000,
+    8000,
+    16000,
+    30000,
+    30000,
+    30000,
+  ]);
+});
+
+Deno.test("api: a 5xx refresh keeps the tokens; a 4xx refresh ends the session", async () => {
+  for (
+    const [status, cleared] of [[500, false], [503, false], [429, false], [401, true], [400, true]] as const
+  ) {
+    const tokens = memoryTokens("expired", "r1");
+    let ended = 0;
+    const api = createApiClient({
+      fetch: (input) =>
+        Promise.resolve(
+          String(input) === "/api/auth/refresh" ? json({ detail: "x" }, status) : json({ detail: "no" }, 401),
+        ),
+      tokens,
+      onSessionEnded: () => ended++,
+    });
+    assert.equal(await api.refresh(), false);
+    assert.equal(tokens.t.access === null, cleared, `refresh answered ${status}`);
+    assert.equal(ended, cleared ? 1 : 0);
+  }
+});
+
+// ---- Other tabs: storage events on the token keys notify the store's subscribers.
+
+Deno.test("tokens: another tab's sign-in/sign-out (storage event) notifies as external; own writes as local", () => {
+  const storage = new Map<string, string>();
+  const fakeStorage = {
+    getItem: (k: string) => storage.get(k) ?? null,
+    setItem: (k: string, v: string) => void storage.set(k, v),
+    removeItem: (k: string) => void storage.delete(k),
+  } as unknown as Storage;
+  const events = new EventTarget();
+  const store = createTokenStore(fakeStorage, events);
+  const seen: string[] = [];
+  store.subscribe((source) => seen.push(`${source}:${store.getAccess()}`));
+
+  store.set("mine", "r-mine");
+  assert.deepEqual(seen, ["local:mine"]);
+
+  const storageEvent = (key: string | null, area: Storage | null = fakeStorage) =>
+    Object.assign(new Event("storage"), { key, storageArea: area });
+  // Another tab signs out.
+  storage.clear();
+  events.dispatchEvent(storageEvent("access_token"));
+  assert.deepEqual(seen.at(-1), "external:null");
+  // ...signs in again.
+  storage.set("access_token", "theirs");
+  events.dispatchEvent(storageEvent("access_token"));
+  assert.deepEqual(seen.at(-1), "external:theirs");
+  // localStorage.clear() in the other tab: key null.
+  events.dispatchEvent(storageEvent(null));
+  assert.equal(seen.length, 4);
+  // Unrelated keys and other storage areas are ignored.
+  events.dispatchEvent(storageEvent("styletwin.photo"));
+  events.dispatchEvent(storageEvent("access_token", {} as Storage));
+  assert.equal(seen.length, 4);
 });

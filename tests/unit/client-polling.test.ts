@@ -3,6 +3,7 @@ import {
   errorBackoff,
   pollDelay,
   pollGeneration,
+  rejectionStatus,
   resultImages,
   type StatusResponse,
 } from "../../client/features/studio/polling.ts";
@@ -10,8 +11,11 @@ import {
 const processing: StatusResponse = {
   status: "processing",
   resultUrl: null,
+  resultUrls: {},
   error: null,
+  notes: [],
 };
+const done = (resultUrl: string): StatusResponse => ({ ...processing, status: "completed", resultUrl });
 
 function fakeSleep() {
   const delays: number[] = [];
@@ -38,14 +42,7 @@ Deno.test("polling: completes and reports the status", async () => {
   let calls = 0;
   const out = await pollGeneration({
     sleep,
-    fetchStatus: () =>
-      Promise.resolve(
-        ++calls < 3 ? processing : {
-          status: "completed",
-          resultUrl: "/api/uploads/a",
-          error: null,
-        },
-      ),
+    fetchStatus: () => Promise.resolve(++calls < 3 ? processing : done("/api/uploads/a")),
   });
   assert.equal(out.kind, "completed");
   assert.equal(calls, 3);
@@ -56,23 +53,74 @@ Deno.test("polling: failed status ends polling", async () => {
   const { sleep } = fakeSleep();
   const out = await pollGeneration({
     sleep,
-    fetchStatus: () => Promise.resolve({ status: "failed", resultUrl: null, error: "No face" }),
+    fetchStatus: () => Promise.resolve({ ...processing, status: "failed", error: "No face" }),
   });
   assert.equal(out.kind, "failed");
   assert.equal(out.kind === "failed" && out.status.error, "No face");
 });
 
-Deno.test("polling: gives up after 60 attempts with a timeout, schedule 15x1 s then 2 s", async () => {
+Deno.test("polling: gives up after MORE than 60 attempts (the 61st still polls), schedule 15x1 s then 2 s", async () => {
+  // Spec: "After more than 60 attempts it gives up with Generation Timeout." Deliberately literal:
+  // attempt 61 is made; only when it is not done either does polling stop (see POLLING.maxAttempts).
   const { delays, sleep } = fakeSleep();
   let calls = 0;
   const out = await pollGeneration({
     sleep,
     fetchStatus: () => (calls++, Promise.resolve(processing)),
   });
-  assert.deepEqual(out, { kind: "timeout", attempts: 60 });
-  assert.equal(calls, 60);
+  assert.deepEqual(out, { kind: "timeout", attempts: 61 });
+  assert.equal(calls, 61);
   assert.deepEqual(delays.slice(0, 15), Array(15).fill(1000));
-  assert.deepEqual(delays.slice(15), Array(45).fill(2000));
+  assert.deepEqual(delays.slice(15), Array(46).fill(2000));
+  // About 107 s of waiting in all.
+  assert.equal(delays.reduce((a, b) => a + b, 0), 107_000);
+});
+
+Deno.test("polling: a result on the 61st attempt still counts", async () => {
+  const { sleep } = fakeSleep();
+  let calls = 0;
+  const out = await pollGeneration({
+    sleep,
+    fetchStatus: () => Promise.resolve(++calls === 61 ? done("/api/uploads/late") : processing),
+  });
+  assert.equal(out.kind, "completed");
+});
+
+Deno.test("polling: a 4xx answer (404 gone, 401 signed out) stops at once instead of retrying", async () => {
+  for (const status of [404, 401, 403]) {
+    const { delays, sleep } = fakeSleep();
+    let calls = 0;
+    const out = await pollGeneration({
+      sleep,
+      fetchStatus: () => {
+        calls++;
+        return Promise.reject(Object.assign(new Error("x"), { status }));
+      },
+    });
+    assert.equal(out.kind, "rejected");
+    assert.equal(out.kind === "rejected" && out.status, status);
+    assert.equal(calls, 1);
+    assert.equal(delays.length, 1);
+  }
+});
+
+Deno.test("polling: 5xx, 408 and 429 are retried with backoff, not treated as final", async () => {
+  for (const status of [500, 503, 408, 429]) {
+    const { sleep } = fakeSleep();
+    let calls = 0;
+    const out = await pollGeneration({
+      sleep,
+      fetchStatus: () => {
+        calls++;
+        if (calls < 3) return Promise.reject(Object.assign(new Error("x"), { status }));
+        return Promise.resolve(done("/api/uploads/x"));
+      },
+    });
+    assert.equal(out.kind, "completed", `status ${status}`);
+    assert.equal(rejectionStatus(Object.assign(new Error("x"), { status })), null);
+  }
+  assert.equal(rejectionStatus(new TypeError("Failed to fetch")), null);
+  assert.equal(rejectionStatus(Object.assign(new Error("x"), { status: 404 })), 404);
 });
 
 Deno.test("polling: request errors back off and count as attempts", async () => {
@@ -86,11 +134,11 @@ Deno.test("polling: request errors back off and count as attempts", async () => 
     },
   });
   assert.equal(out.kind, "timeout");
-  assert.equal(calls, 60);
+  assert.equal(calls, 61);
   assert.equal(delays[0], 1000); // first wait is the normal one
   assert.equal(delays[1], 1000); // after error #1: 1.5^0
   assert.equal(delays[21], 1500); // after 21 polls
-  assert.equal(delays[59], 5000);
+  assert.equal(delays[60], 5000);
   assert.ok(delays.every((d) => d >= 1000 && d <= 5000));
 });
 
@@ -102,13 +150,7 @@ Deno.test("polling: recovers after an error", async () => {
     fetchStatus: () => {
       calls++;
       if (calls === 2) return Promise.reject(new Error("blip"));
-      if (calls === 4) {
-        return Promise.resolve({
-          status: "completed",
-          resultUrl: "/api/uploads/x",
-          error: null,
-        });
-      }
+      if (calls === 4) return Promise.resolve(done("/api/uploads/x"));
       return Promise.resolve(processing);
     },
   });

@@ -17,11 +17,15 @@ const set = (next: State) => {
   listeners.forEach((l) => l());
 };
 
+/**
+ * Opens the dialog in `mode`; without one it opens in the current mode, which
+ * is login once the dialog has been closed for 200 ms (the spec's reset).
+ */
 export function openAuthDialog(
-  mode: AuthMode = "login",
+  mode?: AuthMode,
   onSuccess?: (user: PublicUser) => void,
 ) {
-  set({ open: true, mode, onSuccess });
+  set({ open: true, mode: mode ?? state.mode, onSuccess });
 }
 
 export function closeAuthDialog() {

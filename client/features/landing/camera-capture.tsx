@@ -1,11 +1,13 @@
 /**
  * Use Camera: live preview with getUserMedia, capture, retake, use. When the
- * browser gives no camera, the caller shows the spec's toast and the file picker.
+ * camera is refused or missing, the caller shows the spec's toast and the
+ * dialog offers "Upload Photo(s)": getUserMedia fails asynchronously, after
+ * the tap, and browsers only open a file picker inside a fresh user gesture.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
-import { CameraIcon, RotateIcon } from "../../ui/icons.tsx";
+import { CameraIcon, RotateIcon, UploadIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 
 export function cameraSupported(): boolean {
@@ -17,18 +19,21 @@ export function cameraSupported(): boolean {
 export interface CameraCaptureProps {
   open: boolean;
   onClose(): void;
-  /** Camera refused or missing: fall back. */
+  /** Camera refused or missing (the dialog then shows its Upload Photo(s) fallback). */
   onUnavailable(): void;
+  /** The fallback button: open the file picker (runs inside the user's click). */
+  onPickFile(): void;
   onCapture(file: File): void;
 }
 
 export function CameraCapture(
-  { open, onClose, onUnavailable, onCapture }: CameraCaptureProps,
+  { open, onClose, onUnavailable, onPickFile, onCapture }: CameraCaptureProps,
 ) {
   const videoRef = useRef<HTMLVideoElement>(null);
   const streamRef = useRef<MediaStream | null>(null);
   const [ready, setReady] = useState(false);
   const [shot, setShot] = useState<{ blob: Blob; url: string } | null>(null);
+  const [failed, setFailed] = useState(false);
 
   const stop = useCallback(() => {
     streamRef.current?.getTracks().forEach((t) => t.stop());
@@ -37,6 +42,7 @@ export function CameraCapture(
   }, []);
 
   const start = useCallback(async () => {
+    setFailed(false);
     try {
       const stream = await navigator.mediaDevices.getUserMedia({
         video: {
@@ -54,6 +60,7 @@ export function CameraCapture(
       setReady(true);
     } catch {
       stop();
+      setFailed(true);
       onUnavailable();
     }
   }, [onUnavailable, stop]);
@@ -134,14 +141,39 @@ export function CameraCapture(
             className="size-full object-cover"
           />
         )}
-        {!ready && !shot && (
+        {!ready && !shot && !failed && (
           <div className="absolute inset-0 grid place-items-center text-white/80">
             <Spinner className="size-8" />
           </div>
         )}
+        {failed && (
+          <div
+            role="alert"
+            className="absolute inset-0 grid place-items-center p-6 text-center text-white"
+          >
+            <div>
+              <CameraIcon className="mx-auto size-8 text-white/70" />
+              <p className="mt-3 font-semibold">The camera is not available.</p>
+              <p className="mt-1 text-sm text-white/75">
+                Allow camera access in your browser settings, or choose a photo instead.
+              </p>
+            </div>
+          </div>
+        )}
       </div>
       <div className="mt-5 flex flex-wrap justify-end gap-3">
-        {shot
+        {failed
+          ? (
+            <Button
+              onClick={() => {
+                onClose();
+                onPickFile();
+              }}
+            >
+              <UploadIcon className="size-4" /> Upload Photo(s)
+            </Button>
+          )
+          : shot
           ? (
             <>
               <Button variant="outline" onClick={retake}>

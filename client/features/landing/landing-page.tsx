@@ -1,5 +1,5 @@
 /** Landing page (home): hero and the Provide Photo(s) card. */
-import { type DragEvent, useCallback, useRef, useState } from "react";
+import { type DragEvent, type ReactNode, useCallback, useRef, useState } from "react";
 import { uploadErrorText, uploadPhoto, validatePhotoFile } from "../../api/photos.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
@@ -11,6 +11,8 @@ import { PhotoFileInput } from "../../ui/photo-file-input.tsx";
 
 export interface LandingPageProps {
   onUploaded(photo: CurrentPhoto): void;
+  /** Shown above the hero (e.g. a generation still running). */
+  notice?: ReactNode;
 }
 
 const STEPS = [
@@ -34,7 +36,7 @@ const STUDIOS = [
   { name: "Barber Shop", text: "Cuts, beards and tones" },
 ];
 
-export default function LandingPage({ onUploaded }: LandingPageProps) {
+export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const [cameraOpen, setCameraOpen] = useState(false);
@@ -58,18 +60,21 @@ export default function LandingPage({ onUploaded }: LandingPageProps) {
     }
   }, [onUploaded]);
 
-  const cameraUnavailable = useCallback(() => {
-    setCameraOpen(false);
+  const cameraToast = useCallback(() => {
     toast({
       title: "Camera Not Available",
       description: "Camera access is not implemented in this browser. Please choose a photo instead.",
     });
-    inputRef.current?.click();
   }, []);
 
   function useCamera() {
-    if (cameraSupported()) setCameraOpen(true);
-    else cameraUnavailable();
+    if (cameraSupported()) {
+      setCameraOpen(true);
+      return;
+    }
+    // No camera API at all: still inside the tap, so the file picker may open right away.
+    cameraToast();
+    inputRef.current?.click();
   }
 
   function onDrop(e: DragEvent) {
@@ -80,6 +85,7 @@ export default function LandingPage({ onUploaded }: LandingPageProps) {
 
   return (
     <main className="bg-studio min-h-[calc(100dvh-4rem)]">
+      {notice}
       <div className="mx-auto grid max-w-6xl items-center gap-10 px-4 pb-12 pt-8 sm:px-6 sm:pt-16 lg:grid-cols-[1.1fr_1fr] lg:gap-16 lg:pt-24">
         <section>
           <p className="inline-flex items-center gap-2 rounded-full bg-white/80 px-3 py-1 text-xs font-semibold uppercase tracking-wider text-brand-700 shadow-sm ring-1 ring-brand-100">
@@ -205,7 +211,9 @@ export default function LandingPage({ onUploaded }: LandingPageProps) {
       <CameraCapture
         open={cameraOpen}
         onClose={() => setCameraOpen(false)}
-        onUnavailable={cameraUnavailable}
+        // Refused asynchronously: the tap is over, so the dialog offers Upload Photo(s) instead.
+        onUnavailable={cameraToast}
+        onPickFile={() => inputRef.current?.click()}
         onCapture={(file) => {
           setCameraOpen(false);
           handleFile(file);

@@ -1,47 +1,18 @@
 /** GET /api/styling-options: the option groups, defaults and what the active model honours. */
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api/client.ts";
-import type { Angle, OptionKey, SelectedOptions } from "../../api/types.ts";
+import type { CatalogEntry } from "../../../server/styling/catalog.ts";
+import type { stylingOptions } from "../../../server/styling/styling.service.ts";
 
-export interface OptionEntry {
-  id: string;
-  label: string;
-  hex?: string;
-}
+/** One option as the server sends it: `{ id, label, hex?, description? }`. */
+export type OptionEntry = CatalogEntry;
 
-export interface StylingCatalog {
-  makeup: Record<
-    "lookStyles" | "eyeshadow" | "lips" | "baseMakeup" | "cheeks" | "extras",
-    OptionEntry[]
-  >;
-  hair: Record<"styles" | "lengths" | "textures" | "colors", OptionEntry[]>;
-  barber: Record<
-    | "hairStyles"
-    | "hairLengths"
-    | "hairTextures"
-    | "hairColors"
-    | "facialHair"
-    | "facialHairColors",
-    OptionEntry[]
-  >;
-  scene: Record<
-    | "outfits"
-    | "shoes"
-    | "poses"
-    | "accessories"
-    | "activities"
-    | "settings"
-    | "camera"
-    | "lighting",
-    OptionEntry[]
-  >;
-  defaults: SelectedOptions;
-  models: {
-    active: string;
-    angles: Angle[];
-    supported: Partial<Record<OptionKey, string[]>>;
-  };
-}
+/**
+ * The response body, typed from the function that builds it (a type-only
+ * import: nothing of the server is bundled). The server has no zod schema for
+ * this response yet; when it gets one in server/styling/, import its type here.
+ */
+export type StylingCatalog = ReturnType<typeof stylingOptions>;
 
 export function useStylingOptions() {
   return useQuery({

@@ -8,6 +8,32 @@ export function CompareSlider(
   const [pos, setPos] = useState(50);
   const boxRef = useRef<HTMLDivElement>(null);
   const dragging = useRef(false);
+  // Either photo missing (an expired upload, a dropped connection): say so instead of a broken image.
+  const [broken, setBroken] = useState<string | null>(null);
+  if (broken === `${before}|${after}`) {
+    return (
+      <div
+        role="alert"
+        data-testid="compare"
+        className="grid aspect-[9/16] w-full place-items-center rounded-2xl bg-ink-100 p-6 text-center text-sm text-ink-700"
+      >
+        <div>
+          <p className="font-semibold text-ink-900">The photos could not be loaded.</p>
+          <p className="mt-1 text-xs text-ink-500">
+            If your reference photo has expired, upload it again to compare.
+          </p>
+          <button
+            type="button"
+            className="mt-3 text-sm font-semibold text-brand-700 underline-offset-4 hover:underline"
+            onClick={() => setBroken(null)}
+          >
+            Try again
+          </button>
+        </div>
+      </div>
+    );
+  }
+  const onError = () => setBroken(`${before}|${after}`);
 
   const fromPointer = (e: PointerEvent) => {
     const box = boxRef.current?.getBoundingClientRect();
@@ -34,12 +60,14 @@ export function CompareSlider(
         src={after}
         alt="After: styled result"
         draggable={false}
+        onError={onError}
         className="absolute inset-0 size-full object-cover"
       />
       <img
         src={before}
         alt="Before: reference photo"
         draggable={false}
+        onError={onError}
         className="absolute inset-0 size-full object-cover"
         style={{ clipPath: `inset(0 ${100 - pos}% 0 0)` }}
       />

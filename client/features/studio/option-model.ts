@@ -6,12 +6,12 @@ import {
   DEFAULT_INTENSITY,
   type Intensity,
   MAKEUP_CATEGORIES,
-  type MakeupCategory,
   OPTION_KEYS,
   type OptionKey,
   type SelectedOptions,
   type StudioType,
 } from "../../../server/styling/option-keys.ts";
+import type { GenerateInput } from "../../../server/generation/generation.schemas.ts";
 import type { OptionEntry, StylingCatalog } from "./catalog.ts";
 
 export type Section = "makeup" | "hair" | "barber" | "scene";
@@ -142,14 +142,11 @@ export function selectedId(
   return entries[0]?.id;
 }
 
-export interface GeneratePayload {
-  photoId: string;
-  studioType: StudioType;
-  options: SelectedOptions;
-  intensity?: Partial<Record<MakeupCategory, number>>;
-  view360: boolean;
-  additionalInstructions: string | null;
-}
+/**
+ * POST /api/generate's body: the server's own contract (generateSchema), with
+ * every option key filled in (the client always sends the full selection).
+ */
+export type GeneratePayload = GenerateInput & { options: SelectedOptions };
 
 /** Every key is sent: the active studio's and the scene's choices, defaults for the rest. */
 export function buildGeneratePayload(

@@ -1,24 +1,29 @@
 /**
  * Generation status polling (spec section 4): 1 s for the first 15 polls, then
  * 2 s; after a failed poll request, back off min(5 s, 1 s x 1.5^min(polls-20, 5));
- * after more than 60 attempts give up (Generation Timeout). Pure and clock-free:
- * fetchStatus and sleep are parameters.
+ * after more than 60 attempts give up (Generation Timeout). A 4xx answer (404:
+ * the job is not there for this user; 401: signed out) ends polling at once:
+ * asking again cannot change it. Pure and clock-free: fetchStatus and sleep are
+ * parameters.
  */
+import type {
+  GenerationStatusName,
+  GenerationStatusResponse,
+} from "../../../server/generation/generation.schemas.ts";
 
-export type GenerationStatus = "queued" | "processing" | "completed" | "failed";
-
-export interface StatusResponse {
-  status: GenerationStatus;
-  resultUrl: string | null;
-  resultUrls?: Partial<Record<"front" | "right" | "left" | "back", string>>;
-  error: string | null;
-  notes?: string[];
-}
+export type GenerationStatus = GenerationStatusName;
+export type StatusResponse = GenerationStatusResponse;
 
 export const POLLING = {
   fastPolls: 15,
   fastMs: 1000,
   slowMs: 2000,
+  /**
+   * The spec: "After more than 60 attempts it gives up". Read literally: the
+   * client gives up once the attempt count exceeds 60, so the 61st status
+   * request is still made and only its "not done yet" ends polling (61 requests,
+   * about 107 s). Deliberate; tests/unit/client-polling.test.ts pins it.
+   */
   maxAttempts: 60,
   backoffBaseMs: 1000,
   backoffCapMs: 5000,
@@ -46,6 +51,8 @@ export type PollOutcome =
   | { kind: "completed"; status: StatusResponse }
   | { kind: "failed"; status: StatusResponse }
   | { kind: "timeout"; attempts: number }
+  /** The server refused the status request with a 4xx (`status`): polling again would not help. */
+  | { kind: "rejected"; status: number; error: unknown }
   | { kind: "aborted" };
 
 export interface PollOptions {
@@ -55,12 +62,20 @@ export interface PollOptions {
   onStatus?(status: StatusResponse): void;
 }
 
+/** The HTTP status of an error that ends polling (a 4xx other than 408/429), else null. */
+export function rejectionStatus(err: unknown): number | null {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (typeof status !== "number") return null;
+  return status >= 400 && status < 500 && status !== 408 && status !== 429 ? status : null;
+}
+
 export async function pollGeneration(opts: PollOptions): Promise<PollOutcome> {
   const { fetchStatus, sleep, signal, onStatus } = opts;
   let polls = 0;
   let lastFailed = false;
   while (true) {
-    if (polls >= POLLING.maxAttempts) return { kind: "timeout", attempts: polls };
+    // "More than 60 attempts": stop once the count exceeds maxAttempts (see POLLING.maxAttempts).
+    if (polls > POLLING.maxAttempts) return { kind: "timeout", attempts: polls };
     await sleep(lastFailed ? errorBackoff(polls) : pollDelay(polls + 1));
     if (signal?.aborted) return { kind: "aborted" };
     polls++;
@@ -71,8 +86,10 @@ export async function pollGeneration(opts: PollOptions): Promise<PollOutcome> {
       onStatus?.(status);
       if (status.status === "completed") return { kind: "completed", status };
       if (status.status === "failed") return { kind: "failed", status };
-    } catch {
+    } catch (err) {
       if (signal?.aborted) return { kind: "aborted" };
+      const rejected = rejectionStatus(err);
+      if (rejected !== null) return { kind: "rejected", status: rejected, error: err };
       lastFailed = true;
     }
   }
@@ -80,7 +97,7 @@ export async function pollGeneration(opts: PollOptions): Promise<PollOutcome> {
 
 /** Result URLs in FRONT, RIGHT, LEFT, BACK order; missing angles fall back to the first image. */
 export function resultImages(
-  status: Pick<StatusResponse, "resultUrl" | "resultUrls">,
+  status: Pick<StatusResponse, "resultUrl"> & Partial<Pick<StatusResponse, "resultUrls">>,
   view360: boolean,
 ): string[] {
   const urls = status.resultUrls ?? {};

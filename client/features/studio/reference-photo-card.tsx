@@ -19,6 +19,9 @@ export function ReferencePhotoCard(
 ) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
+  // The thumbnail failed to load: an anonymous upload expires after a day (or the server lost it).
+  const [missingUrl, setMissingUrl] = useState<string | null>(null);
+  const missing = photo !== null && missingUrl === photo.url;
 
   async function onFile(file: File | undefined) {
     if (!file) return;
@@ -46,11 +49,14 @@ export function ReferencePhotoCard(
         <div className="grid size-20 place-items-center overflow-hidden rounded-2xl bg-ink-100 text-ink-400">
           {busy ? <Spinner className="size-6 text-brand-600" /> : photo
             ? (
-              <img
-                src={photo.url}
-                alt="Reference photo"
-                className="size-full object-cover"
-              />
+              missing ? <UserIcon className="size-8" /> : (
+                <img
+                  src={photo.url}
+                  alt="Reference photo"
+                  className="size-full object-cover"
+                  onError={() => setMissingUrl(photo.url)}
+                />
+              )
             )
             : <UserIcon className="size-8" />}
         </div>
@@ -73,6 +79,11 @@ export function ReferencePhotoCard(
         <p className="mt-0.5 text-sm text-ink-500" data-testid="photo-count">
           {photo ? "1 image(s) provided" : "No images provided"}
         </p>
+        {missing && (
+          <p role="alert" className="mt-1 text-sm font-medium text-red-700" data-testid="photo-missing">
+            This photo is no longer available. Please upload it again.
+          </p>
+        )}
         <Button
           variant="outline"
           size="sm"
@@ -81,7 +92,7 @@ export function ReferencePhotoCard(
           disabled={busy || disabled}
         >
           <UploadIcon className="size-4" />
-          {photo ? "Change Photos" : "Upload Photos"}
+          {photo && !missing ? "Change Photos" : "Upload Photos"}
         </Button>
         <PhotoFileInput
           ref={inputRef}

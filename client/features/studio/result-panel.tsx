@@ -1,34 +1,135 @@
 /** The result panel: spinner while generating, the image with download and compare, or the placeholder. */
 import { Tabs } from "radix-ui";
-import { downloadImage, downloadName, downloadToast } from "../../lib/download.ts";
+import { type ReactNode, useEffect } from "react";
+import {
+  downloadImage,
+  downloadName,
+  downloadToast,
+  isMobileDevice,
+  prefetchImage,
+} from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
 import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
+import { SafeImage } from "../../ui/safe-image.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { CompareSlider } from "./compare-slider.tsx";
-import type { GenerationResult } from "./use-generation.ts";
+import type { GenerationProblem, GenerationResult } from "./use-generation.ts";
 
 export interface ResultPanelProps {
   generating: boolean;
   result: GenerationResult | null;
+  /** Why the last generation gave no new result (shown above the image or placeholder). */
+  problem: GenerationProblem | null;
   referenceUrl: string | null;
   view360Enabled: boolean;
   onOpen360(): void;
+  /** Resume polling a generation that timed out (or was interrupted by signing out). */
+  onCheckAgain(): void;
 }
 
 /** 9:16 frame that fits the desktop viewport height. */
 export const FRAME = "mx-auto w-full lg:max-w-[max(16rem,calc((100dvh-24rem)*0.5625))]";
 
+function ProblemNotice(
+  { problem, onCheckAgain }: { problem: GenerationProblem; onCheckAgain(): void },
+) {
+  const checkAgain = (
+    <Button variant="outline" size="sm" className="mt-3" onClick={onCheckAgain}>
+      <RotateIcon className="size-4" /> Check again
+    </Button>
+  );
+  const box = (tone: "amber" | "red", children: ReactNode) => (
+    <div
+      data-testid="generation-problem"
+      data-kind={problem.kind}
+      className={`mb-3 rounded-2xl p-3.5 text-sm ${
+        tone === "red"
+          ? "bg-red-50 text-red-950 ring-1 ring-red-200"
+          : "bg-amber-50 text-amber-950 ring-1 ring-amber-200"
+      }`}
+    >
+      {children}
+    </div>
+  );
+  switch (problem.kind) {
+    case "failed":
+      if (!problem.detail && problem.notes.length === 0) return null;
+      return box(
+        "red",
+        <>
+          <p className="font-semibold">Why the generation failed</p>
+          {problem.detail && <p className="mt-1">{problem.detail}</p>}
+          {problem.notes.length > 0 && (
+            <ul className="mt-2 list-disc space-y-0.5 pl-5 text-xs">
+              {problem.notes.map((n) => <li key={n}>{n}</li>)}
+            </ul>
+          )}
+        </>,
+      );
+    case "timeout":
+      return box(
+        "amber",
+        <>
+          <p className="font-semibold">Still working on your avatar</p>
+          <p className="mt-1">
+            It is taking longer than expected, but it may still finish. Your credits are safe: check again in
+            a moment to see the result.
+          </p>
+          {checkAgain}
+        </>,
+      );
+    case "signed-out":
+      return box(
+        "amber",
+        <>
+          <p className="font-semibold">Sign in to see your avatar</p>
+          <p className="mt-1">You were signed out while it was being generated.</p>
+          {checkAgain}
+        </>,
+      );
+    case "lost":
+      return box(
+        "red",
+        <>
+          <p className="font-semibold">This generation could not be found</p>
+          <p className="mt-1">Please generate your avatar again.</p>
+        </>,
+      );
+  }
+}
+
 export function ResultPanel(
-  { generating, result, referenceUrl, view360Enabled, onOpen360 }: ResultPanelProps,
+  { generating, result, problem, referenceUrl, view360Enabled, onOpen360, onCheckAgain }: ResultPanelProps,
 ) {
   const image = result?.images[0];
+
+  // Mobile saves through the share sheet, which must open inside the tap: fetch the image now.
+  useEffect(() => {
+    if (image && isMobileDevice()) prefetchImage(image).catch(() => {});
+  }, [image]);
 
   async function download() {
     if (!image) return;
     const name = downloadName("styletwin-result", image);
-    toast(downloadToast(await downloadImage(image, name), name));
+    const t = downloadToast(await downloadImage(image, name), name);
+    if (t) toast(t); // null: the share sheet was cancelled
   }
+
+  const unavailable = (retry: () => void) => (
+    <div
+      role="alert"
+      className="grid aspect-[9/16] w-full place-items-center rounded-2xl bg-ink-100 p-6 text-center"
+    >
+      <div>
+        <p className="text-sm font-semibold text-ink-900">The image could not be loaded.</p>
+        <p className="mt-1 text-xs text-ink-500">Check your connection, then try again.</p>
+        <Button variant="outline" size="sm" className="mt-3" onClick={retry}>
+          <RotateIcon className="size-4" /> Try again
+        </Button>
+      </div>
+    </div>
+  );
 
   return (
     <section
@@ -37,6 +138,7 @@ export function ResultPanel(
       className="rounded-3xl bg-white p-4 shadow-sm ring-1 ring-ink-100 sm:p-5"
     >
       <h2 id="result-title" className="sr-only">Result</h2>
+      {!generating && problem && <ProblemNotice problem={problem} onCheckAgain={onCheckAgain} />}
       {generating
         ? (
           <div
@@ -58,7 +160,7 @@ export function ResultPanel(
           <Tabs.Root defaultValue="result">
             <Tabs.List
               aria-label="Result view"
-              className="mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold"
+              className={`mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold ${FRAME}`}
             >
               <Tabs.Trigger
                 value="result"
@@ -76,10 +178,11 @@ export function ResultPanel(
             </Tabs.List>
             <Tabs.Content value="result" className="outline-none">
               <div className={`relative ${FRAME}`}>
-                <img
+                <SafeImage
                   src={image}
                   alt="Your styled avatar"
                   className="aspect-[9/16] w-full rounded-2xl bg-ink-100 object-cover"
+                  fallback={unavailable}
                 />
                 <button
                   type="button"
@@ -92,21 +195,22 @@ export function ResultPanel(
               </div>
             </Tabs.Content>
             <Tabs.Content value="compare" className="outline-none">
-              {referenceUrl && <CompareSlider before={referenceUrl} after={image} />}
+              {/* The same 9:16 frame as the result, so the tabs stay on screen and the faces line up. */}
+              <div className={FRAME}>
+                {referenceUrl && <CompareSlider before={referenceUrl} after={image} />}
+              </div>
             </Tabs.Content>
             {result && result.notes.length > 0 && (
-              <ul className="mt-3 space-y-1 rounded-2xl bg-amber-50 p-3 text-xs text-amber-900">
+              <ul className={`mt-3 space-y-1 rounded-2xl bg-amber-50 p-3 text-xs text-amber-900 ${FRAME}`}>
                 {result.notes.map((n) => <li key={n}>{n}</li>)}
               </ul>
             )}
             {view360Enabled && result && result.images.length > 1 && (
-              <Button
-                variant="secondary"
-                className="mt-3 w-full"
-                onClick={onOpen360}
-              >
-                <RotateIcon className="size-4" /> 360° View
-              </Button>
+              <div className={`mt-3 ${FRAME}`}>
+                <Button variant="secondary" className="w-full" onClick={onOpen360}>
+                  <RotateIcon className="size-4" /> 360° View
+                </Button>
+              </div>
             )}
           </Tabs.Root>
         )

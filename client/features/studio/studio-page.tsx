@@ -87,9 +87,11 @@ export default function StudioPage(props: StudioPageProps) {
   }, [sel]);
 
   const gen = useGeneration({
-    photoId: photo?.id ?? null,
+    photo,
     onInsufficientCredits: props.onBuyCredits,
-    onSignInRequired: () => props.onRequireSignIn(() => generateRef.current()),
+    // The server answered 401 (the session ended): continue with the user who signs in, not with
+    // this render's (signed-out) user, or the dialog would open again.
+    onSignInRequired: () => props.onRequireSignIn((u) => generateRef.current(u)),
     onCompleted: (r) => {
       if (r.view360 && r.images.length > 1) setOpen360(true);
     },
@@ -188,15 +190,29 @@ export default function StudioPage(props: StudioPageProps) {
     );
   }
 
+  // The badge is decoration; screen readers get "(1 change)" instead of a bare digit glued to the name.
   const countBadge = (n: number) =>
     n > 0 && (
-      <span className="ml-1.5 inline-grid min-w-5 place-items-center rounded-full bg-brand-500 px-1 text-[11px] font-bold text-white">
-        {n}
-      </span>
+      <>
+        <span
+          aria-hidden="true"
+          className="ml-1.5 inline-grid min-w-5 place-items-center rounded-full bg-brand-500 px-1 text-[11px] font-bold text-white"
+        >
+          {n}
+        </span>
+        <span className="sr-only">{` (${n} ${n === 1 ? "change" : "changes"})`}</span>
+      </>
     );
+
+  // After a 401 on the status call the user must sign in before checking again.
+  const checkAgain = () => {
+    if (user) gen.checkAgain();
+    else props.onRequireSignIn(() => gen.checkAgain());
+  };
 
   return (
     <main className="bg-studio min-h-[calc(100dvh-4rem)]">
+      <h1 className="sr-only">Styling Studio</h1>
       <div className="mx-auto grid max-w-7xl gap-5 px-3 pb-16 pt-5 sm:px-6 lg:grid-cols-[minmax(0,1fr)_25rem] lg:gap-8 lg:pt-8">
         <div className="min-w-0 space-y-5">
           <ReferencePhotoCard
@@ -380,6 +396,8 @@ export default function StudioPage(props: StudioPageProps) {
             <ResultPanel
               generating={gen.generating}
               result={gen.result}
+              problem={gen.problem}
+              onCheckAgain={checkAgain}
               referenceUrl={photo?.url ?? null}
               view360Enabled={sel.view360}
               onOpen360={() => {
@@ -397,7 +415,10 @@ export default function StudioPage(props: StudioPageProps) {
         </aside>
       </div>
       {showBar && (
-        <div className="fixed inset-x-0 bottom-0 z-30 border-t border-ink-100 bg-white/90 p-3 backdrop-blur-lg lg:hidden">
+        <div
+          data-testid="sticky-generate"
+          className="fixed inset-x-0 bottom-0 z-30 border-t border-ink-100 bg-white/90 p-3 backdrop-blur-lg lg:hidden"
+        >
           <Button
             size="lg"
             className="w-full"
@@ -411,8 +432,11 @@ export default function StudioPage(props: StudioPageProps) {
             }}
           >
             <SparklesIcon className="size-5" />
-            {gen.generating ? "Generating..." : "Generate"}
-            {sel.view360 ? " · 360°" : ""}
+            {gen.generating
+              ? "Generating..."
+              : isAdmin
+              ? "Generate Avatar (Free - Admin)"
+              : "Generate Avatar"}
           </Button>
         </div>
       )}

@@ -1,9 +1,22 @@
-/** Start a generation, poll it, keep the result (session storage survives a reload). */
+/**
+ * Start a generation, poll it, keep the result (session storage survives a
+ * reload). A paid generation is never dropped while the server may still
+ * finish it: after a Generation Timeout (or a 401 after signing out) its id
+ * stays stored and `checkAgain` resumes polling; only a finished job or a 404
+ * forgets it.
+ */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, queryClient } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
+import { toToastText } from "../../api/messages.ts";
 import { ME_KEY, refreshCredits } from "../../api/session.ts";
+import type { CurrentPhoto } from "../../api/types.ts";
+import { loadPending, type PendingGeneration, savePending } from "../../lib/pending-generation.ts";
 import { toast } from "../../ui/toast.tsx";
+import {
+  GENERATION_FAILED,
+  INSUFFICIENT_CREDITS as INSUFFICIENT_CREDITS_MESSAGE,
+} from "../../../server/generation/generation.schemas.ts";
 import type { GeneratePayload } from "./option-model.ts";
 import { pollGeneration, resultImages, type StatusResponse } from "./polling.ts";
 
@@ -14,27 +27,31 @@ export interface GenerationResult {
   notes: string[];
 }
 
-interface Pending {
-  generationId: string;
-  photoId: string;
-  view360: boolean;
-}
+/** Why the last generation shows no new result (rendered in the result panel). */
+export type GenerationProblem =
+  /** The job failed: the server's reason and notes (the toast carries only the spec's text). */
+  | { kind: "failed"; detail: string | null; notes: string[] }
+  /** Gave up polling; the job may still finish: "Check again". */
+  | { kind: "timeout" }
+  /** The status call answered 401 (signed out): sign in, then "Check again". */
+  | { kind: "signed-out" }
+  /** The status call answered 404 (or another 4xx): the job is gone. */
+  | { kind: "lost" };
 
 const RESULT_KEY = "styletwin.result";
-const PENDING_KEY = "styletwin.pending";
 
-function load<T>(key: string): T | null {
+function loadResult(): GenerationResult | null {
   try {
-    const raw = sessionStorage.getItem(key);
-    return raw ? JSON.parse(raw) as T : null;
+    const raw = sessionStorage.getItem(RESULT_KEY);
+    return raw ? JSON.parse(raw) as GenerationResult : null;
   } catch {
     return null;
   }
 }
-function save(key: string, value: unknown) {
+function saveResult(value: GenerationResult | null) {
   try {
-    if (value === null) sessionStorage.removeItem(key);
-    else sessionStorage.setItem(key, JSON.stringify(value));
+    if (value === null) sessionStorage.removeItem(RESULT_KEY);
+    else sessionStorage.setItem(RESULT_KEY, JSON.stringify(value));
   } catch {
     // ignore
   }
@@ -51,13 +68,19 @@ function abortableSleep(signal: AbortSignal) {
     });
 }
 
-export const INSUFFICIENT_CREDITS = {
-  title: "Insufficient Credits",
-  description: "You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.",
+/** The spec's texts, from the server's own messages. */
+export const INSUFFICIENT_CREDITS = toToastText(INSUFFICIENT_CREDITS_MESSAGE);
+export const GENERATION_FAILED_TOAST = {
+  title: "Generation Failed",
+  description: GENERATION_FAILED,
+} as const;
+export const GENERATION_TIMEOUT_TOAST = {
+  title: "Generation Timeout",
+  description: "Generation is taking longer than expected. Please try again.",
 } as const;
 
 export interface UseGenerationOptions {
-  photoId: string | null;
+  photo: CurrentPhoto | null;
   onInsufficientCredits(): void;
   onSignInRequired(): void;
   onCompleted(result: GenerationResult): void;
@@ -66,28 +89,32 @@ export interface UseGenerationOptions {
 export function useGeneration(opts: UseGenerationOptions) {
   const optsRef = useRef(opts);
   optsRef.current = opts;
+  const photoId = opts.photo?.id ?? null;
   const [generating, setGenerating] = useState(false);
   const [result, setResultState] = useState<GenerationResult | null>(() => {
-    const r = load<GenerationResult>(RESULT_KEY);
-    return r && r.photoId === opts.photoId ? r : null;
+    const r = loadResult();
+    return r && r.photoId === photoId ? r : null;
   });
+  const [problem, setProblem] = useState<GenerationProblem | null>(null);
   const abortRef = useRef<AbortController | null>(null);
 
   const setResult = useCallback((r: GenerationResult | null) => {
     setResultState(r);
-    save(RESULT_KEY, r);
+    saveResult(r);
   }, []);
 
-  // A new photo makes the old result meaningless for compare.
+  // A new photo makes the old result (and its problem) meaningless for compare.
   useEffect(() => {
-    setResultState((r) => r && r.photoId !== opts.photoId ? null : r);
-  }, [opts.photoId]);
+    setResultState((r) => r && r.photoId !== photoId ? null : r);
+    setProblem(null);
+  }, [photoId]);
 
-  const follow = useCallback(async (pending: Pending) => {
+  const follow = useCallback(async (pending: PendingGeneration) => {
     abortRef.current?.abort();
     const ctrl = new AbortController();
     abortRef.current = ctrl;
-    save(PENDING_KEY, pending);
+    savePending(pending);
+    setProblem(null);
     setGenerating(true);
     const outcome = await pollGeneration({
       fetchStatus: () =>
@@ -97,10 +124,10 @@ export function useGeneration(opts: UseGenerationOptions) {
       sleep: abortableSleep(ctrl.signal),
       signal: ctrl.signal,
     });
-    if (outcome.kind === "aborted") return;
-    save(PENDING_KEY, null);
+    if (outcome.kind === "aborted") return; // left the studio: the pending id stays stored
     setGenerating(false);
     if (outcome.kind === "completed") {
+      savePending(null);
       const images = resultImages(outcome.status, pending.view360);
       const r: GenerationResult = {
         photoId: pending.photoId,
@@ -117,34 +144,45 @@ export function useGeneration(opts: UseGenerationOptions) {
       });
       optsRef.current.onCompleted(r);
     } else if (outcome.kind === "failed") {
+      savePending(null);
       // The refund may land just after the failed status: read the balance twice.
       refreshCredits();
       setTimeout(refreshCredits, 2000);
-      const why = outcome.status.error;
-      toast({
-        title: "Generation Failed",
-        description: "The AI generation encountered an error. Please try again." +
-          (why ? `\n${why}` : ""),
-        variant: "destructive",
-      });
+      // The toast is the spec's text exactly; the server's reason goes to the result panel.
+      setProblem({ kind: "failed", detail: outcome.status.error, notes: outcome.status.notes ?? [] });
+      toast({ ...GENERATION_FAILED_TOAST, variant: "destructive" });
+    } else if (outcome.kind === "timeout") {
+      // The server may still finish (it retries a job up to 3 x 90 s) and the credits are paid:
+      // keep the id so "Check again" (or a reload) picks the result up.
+      setProblem({ kind: "timeout" });
+      toast({ ...GENERATION_TIMEOUT_TOAST, variant: "destructive" });
+    } else if (outcome.status === 401) {
+      // Signed out meanwhile: the job is still this account's. Keep it for after signing in.
+      setProblem({ kind: "signed-out" });
     } else {
-      toast({
-        title: "Generation Timeout",
-        description: "Generation is taking longer than expected. Please try again.",
-        variant: "destructive",
-      });
+      // 404: not there for this account (another user signed in, or it was removed).
+      savePending(null);
+      setProblem({ kind: "lost" });
     }
   }, [setResult]);
 
-  // Reload while generating: pick the job up again.
+  // Reload, or back in the studio with the same photo: pick the job up again.
   useEffect(() => {
-    const pending = load<Pending>(PENDING_KEY);
-    if (pending && pending.photoId === optsRef.current.photoId) follow(pending);
+    const pending = loadPending();
+    if (pending && pending.photoId === optsRef.current.photo?.id) follow(pending);
     return () => abortRef.current?.abort();
+  }, [follow]);
+
+  /** Resume polling the stored generation (after a timeout or signing in again). */
+  const checkAgain = useCallback(() => {
+    const pending = loadPending();
+    if (pending && pending.photoId === optsRef.current.photo?.id) follow(pending);
+    else setProblem(null);
   }, [follow]);
 
   const start = useCallback(async (payload: GeneratePayload) => {
     setGenerating(true);
+    setProblem(null);
     let generationId: string;
     try {
       ({ generationId } = await api.json<{ generationId: string }>(
@@ -173,12 +211,21 @@ export function useGeneration(opts: UseGenerationOptions) {
     }
     // Show the debit right away.
     queryClient.invalidateQueries({ queryKey: ME_KEY });
+    const photo = optsRef.current.photo;
     await follow({
       generationId,
       photoId: payload.photoId,
       view360: payload.view360,
+      photo: photo?.id === payload.photoId ? photo : undefined,
     });
   }, [follow]);
 
-  return { generating, result, start, clearResult: () => setResult(null) };
+  return {
+    generating,
+    result,
+    problem,
+    start,
+    checkAgain,
+    clearResult: () => setResult(null),
+  };
 }

@@ -1,10 +1,21 @@
 /** 360° View - Final Look: FRONT, RIGHT, LEFT, BACK with per-angle and Download All. */
 import { Dialog } from "radix-ui";
-import { useState } from "react";
-import { downloadImage, downloadName, downloadToast, sleep } from "../../lib/download.ts";
+import { useEffect, useState } from "react";
+import {
+  batchToast,
+  downloadImage,
+  downloadName,
+  type DownloadOutcome,
+  downloadToast,
+  isMobileDevice,
+  prefetchImage,
+  shareImages,
+  sleep,
+} from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
 import { DownloadIcon, XIcon } from "../../ui/icons.tsx";
-import { toast } from "../../ui/toast.tsx";
+import { SafeImage } from "../../ui/safe-image.tsx";
+import { keepOpenOnToast, toast, useToastInset } from "../../ui/toast.tsx";
 
 export const ANGLE_LABELS = ["FRONT", "RIGHT", "LEFT", "BACK"] as const;
 
@@ -22,29 +33,46 @@ export function View360Overlay(
   // Every stored result has its own key, so an angle showing the front's URL is the spec's
   // fallback for an angle the model could not make: say so rather than pass it off as that view.
   const isFallback = (i: number) => i > 0 && urls[i] === urls[0];
+  const nameOf = (i: number) => downloadName(`styletwin-360-${ANGLE_LABELS[i].toLowerCase()}`, urls[i]);
+  const key = urls.join("|");
 
-  async function downloadOne(i: number, announce = true) {
+  // Phones save through the share sheet, which must open inside the tap: fetch the images now.
+  useEffect(() => {
+    if (!open || !isMobileDevice()) return;
+    for (const url of new Set(key.split("|"))) if (url) prefetchImage(url).catch(() => {});
+  }, [open, key]);
+  // On phones, toasts sit above the bottom action bar instead of covering Close 360° View.
+  useToastInset(open, "4.5rem");
+
+  async function downloadOne(i: number) {
     const url = urls[i];
     if (!url) return;
-    const name = downloadName(
-      `styletwin-360-${ANGLE_LABELS[i].toLowerCase()}`,
-      url,
-    );
-    const outcome = await downloadImage(url, name);
-    if (announce || outcome === "failed") toast(downloadToast(outcome, name));
+    const name = nameOf(i);
+    const t = downloadToast(await downloadImage(url, name), name);
+    if (t) toast(t);
   }
 
   async function downloadAll() {
     setBusy(true);
     try {
-      for (let i = 0; i < urls.length; i++) {
-        if (i > 0) await sleep(500);
-        await downloadOne(i, false);
+      const items = urls.map((url, i) => ({ url, name: nameOf(i), label: ANGLE_LABELS[i] }))
+        .filter((item) => item.url);
+      // Phones: one share sheet with all four files (a second share call would be outside the tap).
+      const shared = await shareImages(items);
+      if (shared === "shared") {
+        toast(downloadToast("shared", "")!);
+        return;
       }
-      toast({
-        title: "Download Started",
-        description: "Saving all 4 views.",
-      });
+      if (shared === "cancelled") return;
+      // One at a time, 500 ms apart; one toast for the whole batch, so a failure is never replaced by
+      // a success (one toast shows at a time).
+      const results: { outcome: DownloadOutcome; label: string }[] = [];
+      for (let i = 0; i < items.length; i++) {
+        if (i > 0) await sleep(500);
+        results.push({ outcome: await downloadImage(items[i].url, items[i].name), label: items[i].label });
+      }
+      const t = batchToast(results);
+      if (t) toast(t);
     } finally {
       setBusy(false);
     }
@@ -56,7 +84,9 @@ export function View360Overlay(
         <Dialog.Overlay className="overlay-anim fixed inset-0 z-50 bg-ink-900/80 backdrop-blur-md" />
         <Dialog.Content
           aria-describedby="view360-caption"
-          className="overlay-anim fixed inset-0 z-50 flex flex-col items-center overflow-y-auto px-4 py-5 outline-none sm:py-8"
+          // Touching a toast over the overlay is not an outside click: keep the overlay open.
+          onInteractOutside={keepOpenOnToast}
+          className="overlay-anim fixed inset-0 z-50 flex flex-col items-center overflow-y-auto px-4 pt-5 outline-none sm:py-8"
         >
           <div className="flex w-full max-w-[min(100%,calc((100dvh-13rem)*9/16+1rem))] min-w-[min(100%,21rem)] items-center justify-between gap-3">
             <Dialog.Title className="text-lg font-bold tracking-tight text-white sm:text-2xl">
@@ -75,10 +105,27 @@ export function View360Overlay(
                 key={label}
                 className="relative overflow-hidden rounded-2xl bg-ink-800 ring-1 ring-white/10"
               >
-                <img
+                <SafeImage
                   src={urls[i]}
                   alt={`${label} view`}
                   className="aspect-[9/16] w-full object-cover"
+                  fallback={(retry) => (
+                    <div
+                      role="alert"
+                      className="grid aspect-[9/16] w-full place-items-center p-3 text-center"
+                    >
+                      <div>
+                        <p className="text-xs font-semibold text-white">This view could not be loaded.</p>
+                        <button
+                          type="button"
+                          onClick={retry}
+                          className="mt-2 text-xs font-semibold text-brand-200 underline underline-offset-4"
+                        >
+                          Try again
+                        </button>
+                      </div>
+                    </div>
+                  )}
                 />
                 <span className="absolute left-2 top-2 rounded-full bg-ink-900/75 px-2.5 py-1 text-[11px] font-bold tracking-widest text-white">
                   {label}
@@ -102,13 +149,14 @@ export function View360Overlay(
           <p id="view360-caption" className="mt-4 text-center text-sm text-white/75">
             All angles generated in 9:16 aspect ratio.
           </p>
-          <div className="mt-4 flex flex-wrap justify-center gap-3 pb-4">
-            <Button onClick={downloadAll} disabled={busy}>
-              <DownloadIcon className="size-4" /> Download All Views
+          {/* Sticky on phones, where the grid is taller than the screen; toasts are lifted above it. */}
+          <div className="sticky bottom-0 -mx-4 mt-4 grid h-18 w-[calc(100%+2rem)] grid-cols-2 gap-2 bg-gradient-to-t from-ink-900/95 via-ink-900/85 to-transparent px-4 pb-4 pt-3 sm:static sm:mx-0 sm:flex sm:h-auto sm:w-auto sm:justify-center sm:gap-3 sm:bg-none sm:p-0 sm:pb-4">
+            <Button onClick={downloadAll} disabled={busy} className="max-sm:px-3">
+              <DownloadIcon className="size-4 max-[400px]:hidden" /> Download All Views
             </Button>
             <Button
               variant="outline"
-              className="border-white/20 bg-white/10 text-white hover:bg-white/20"
+              className="border-white/20 bg-white/10 text-white hover:bg-white/20 max-sm:px-3"
               onClick={() => onOpenChange(false)}
             >
               Close 360° View

@@ -1,0 +1,38 @@
+/**
+ * The bundle budget: the JS that index.html loads (its module script and the
+ * modulepreloads of that script's static imports) must stay under 200 KB
+ * gzipped. Builds the production client into a temporary directory.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { buildClient, INITIAL_JS_BUDGET_BYTES, initialJsGzipBytes } from "../../scripts/build-client.ts";
+
+Deno.test("bundle: initial JS loaded by index.html is under 200 KB gzipped", async () => {
+  const tmp = await Deno.makeTempDir({ prefix: "styletwin-bundle-" });
+  try {
+    const outDir = join(tmp, "build");
+    const { files } = await buildClient({ minify: true, outDir });
+    const html = await Deno.readTextFile(join(outDir, "index.html"));
+    const scripts = [
+      ...html.matchAll(/<script[^>]+type="module"[^>]+src="\/([^"]+)"/g),
+      ...html.matchAll(/<link[^>]+rel="modulepreload"[^>]+href="\/([^"]+)"/g),
+    ].map((m) => m[1]);
+    assert.ok(scripts.length >= 1, "index.html loads a module script");
+
+    let gz = 0;
+    for (const path of scripts) {
+      gz += gzipSync(await Deno.readFile(join(outDir, path)), { level: 9 }).byteLength;
+    }
+    // The build's own accounting (what the bench prints) agrees with what index.html loads.
+    assert.equal(gz, initialJsGzipBytes(files));
+    assert.ok(
+      gz <= INITIAL_JS_BUDGET_BYTES,
+      `initial JS is ${gz} B gzipped, over the ${INITIAL_JS_BUDGET_BYTES} B budget: split a route or drop a dependency`,
+    );
+    // The studio (the biggest screen) stays out of the initial load.
+    assert.ok(files.some((f) => !f.initial && f.path.includes("studio-route")), "the studio route is split");
+  } finally {
+    await Deno.remove(tmp, { recursive: true });
+  }
+});
