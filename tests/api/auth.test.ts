@@ -11,10 +11,10 @@ import { MESSAGES } from "../../server/auth/auth.schemas.ts";
 import { hashRefreshToken, signAccessToken } from "../../server/auth/tokens.ts";
 import { createApp } from "../../server/app.ts";
 import { embeddedDatabaseInUse, setAdminRole } from "../../scripts/promote-admin.ts";
-import { appVariant, callApp } from "../helpers/app-variant.ts";
+import { appVariant } from "../helpers/app-variant.ts";
 import { backends } from "../helpers/backends.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
-import { openTestContext, PASSWORD } from "../helpers/test-app.ts";
+import { callApp, openTestContext, PASSWORD } from "../helpers/test-app.ts";
 
 const uniqueEmail = () => `u${crypto.randomUUID().slice(0, 8)}@example.com`;
 const b64url = (value: unknown) =>

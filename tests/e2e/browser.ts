@@ -87,6 +87,22 @@ export async function openPage(
   };
 }
 
+/** Opens a guarded page, runs `fn`, then asserts no unexpected console errors; always closes it. */
+export async function withPage(
+  browser: Browser,
+  baseURL: string,
+  fn: (g: GuardedPage) => Promise<void>,
+  options: BrowserContextOptions = {},
+): Promise<void> {
+  const g = await openPage(browser, baseURL, options);
+  try {
+    await fn(g);
+    g.assertNoErrors();
+  } finally {
+    await g.close();
+  }
+}
+
 /** Saves `<name>-desktop.png` and `<name>-phone.png`, then restores the desktop size. */
 export async function screenshots(page: Page, name: string) {
   await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { type GuardedPage, openPage, screenshots, waitForImageLoaded } from "./browser.ts";
+import { type GuardedPage, openPage, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
 import {
   createSuite,
   opts,
@@ -28,9 +28,7 @@ async function expectFieldError(page: Page, message: string) {
 
 Deno.test("[browser] landing, sign-up validation, register, log out and in", opts, async () => {
   const { server, browser } = await setup();
-  let g: GuardedPage | undefined;
-  try {
-    g = await openPage(browser, server.url);
+  await withPage(browser, server.url, async (g) => {
     const { page } = g;
     await page.goto("/");
     await page.getByRole("heading", { name: "Create Your Digital Human" })
@@ -161,10 +159,7 @@ Deno.test("[browser] landing, sign-up validation, register, log out and in", opt
     // Dashboard placeholder is reachable from the header.
     await page.getByRole("button", { name: "Subscription" }).click();
     await page.waitForURL(/\/dashboard$/);
-    g.assertNoErrors();
-  } finally {
-    await g?.close();
-  }
+  });
 });
 
 Deno.test(
@@ -172,9 +167,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       await signInWithTokens(page, await registerViaApi(server.url, "Grace Hopper"));
       await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
@@ -315,10 +308,7 @@ Deno.test(
       await page.waitForURL((u) => u.pathname === "/");
       await page.goto("/studio");
       await page.waitForURL((u) => u.pathname === "/");
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 

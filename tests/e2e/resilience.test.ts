@@ -8,7 +8,15 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { DESKTOP, type GuardedPage, openPage, PHONE, screenshots, waitForImageLoaded } from "./browser.ts";
+import {
+  DESKTOP,
+  type GuardedPage,
+  openPage,
+  PHONE,
+  screenshots,
+  waitForImageLoaded,
+  withPage,
+} from "./browser.ts";
 import {
   createSuite,
   generateViaApi,
@@ -58,9 +66,7 @@ const overlaps = (
 
 Deno.test("[browser] a network error at startup keeps the user signed in, then recovers", opts, async () => {
   const { server, browser } = await setup();
-  let g: GuardedPage | undefined;
-  try {
-    g = await openPage(browser, server.url);
+  await withPage(browser, server.url, async (g) => {
     const { page } = g;
     g.allow(/Failed to load resource/);
     const account = await register(server.url, "Edsger Dijkstra");
@@ -86,10 +92,7 @@ Deno.test("[browser] a network error at startup keeps the user signed in, then r
     await page.getByTestId("user-label").filter({ hasText: "Edsger" }).waitFor({ timeout: 30_000 });
     assert.ok(failures >= 3);
     assert.equal(await page.evaluate(() => localStorage.getItem("access_token")), account.access_token);
-    g.assertNoErrors();
-  } finally {
-    await g?.close();
-  }
+  });
 });
 
 Deno.test(
@@ -97,9 +100,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       g.allow(/status of 401/);
       const account = await openStudio(page, server.url, "Barbara Liskov", portrait);
@@ -129,10 +130,7 @@ Deno.test(
       await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
       assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog did not come back");
       await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 
@@ -141,9 +139,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       g.allow(/status of 402/);
       const account = await openStudio(page, server.url, "Frances Allen", portrait);
@@ -169,10 +165,7 @@ Deno.test(
         "no generation started",
       );
       await screenshots(page, "insufficient-credits-402");
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 
@@ -181,9 +174,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       g.allow(/status of 500/);
       await openStudio(page, server.url, "Katherine Johnson", portrait);
@@ -238,10 +229,7 @@ Deno.test(
       await toast(page, "Download Failed").waitFor();
       assert.equal(await toast(page, "Download Started").count(), 0);
       await screenshots(page, "download-failed");
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 
@@ -250,9 +238,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       g.allow(/status of 404/);
       // A fake clock (flowing normally until paused): 61 polls take ~107 s of timers, run in seconds.
@@ -328,10 +314,7 @@ Deno.test(
       await page.waitForTimeout(3000); // a retry would come within 1 s
       assert.equal(polls, 1, "no retries after a 404");
       assert.equal(await page.evaluate(() => sessionStorage.getItem("styletwin.pending")), null);
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 
@@ -340,9 +323,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    let g: GuardedPage | undefined;
-    try {
-      g = await openPage(browser, server.url);
+    await withPage(browser, server.url, async (g) => {
       const { page } = g;
       const account = await register(server.url, "Ada Admin", ADMIN_EMAIL);
       await signInWithTokens(page, account);
@@ -400,10 +381,7 @@ Deno.test(
       await page.waitForURL((u) => u.pathname === "/");
       await page.goto("/studio");
       await page.waitForURL((u) => u.pathname === "/");
-      g.assertNoErrors();
-    } finally {
-      await g?.close();
-    }
+    });
   },
 );
 
@@ -487,9 +465,7 @@ Deno.test(
 
 Deno.test("[browser] another tab's sign-out and sign-in reach this tab", opts, async () => {
   const { server, browser } = await setup();
-  let g: GuardedPage | undefined;
-  try {
-    g = await openPage(browser, server.url);
+  await withPage(browser, server.url, async (g) => {
     const { page, context } = g;
     const account = await register(server.url, "Lynn Conway");
     await signInWithTokens(page, account);
@@ -513,10 +489,7 @@ Deno.test("[browser] another tab's sign-out and sign-in reach this tab", opts, a
     await other.getByTestId("user-label").filter({ hasText: "Lynn" }).waitFor();
     await page.getByTestId("user-label").filter({ hasText: "Lynn" }).waitFor();
     await other.close();
-    g.assertNoErrors();
-  } finally {
-    await g?.close();
-  }
+  });
 });
 
 Deno.test(

@@ -73,26 +73,7 @@ export async function openTestContext(
   });
   const app = createApp({ db: database.db, config, jwtSecret, storage, model });
 
-  const call: TestContext["call"] = async (method, path, opts = {}) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.body !== undefined) headers["Content-Type"] ??= "application/json";
-    if (opts.token) headers["Authorization"] = `Bearer ${opts.token}`;
-    const res = await app.request(path, {
-      method,
-      headers,
-      body: opts.body === undefined
-        ? undefined
-        : typeof opts.body === "string"
-        ? opts.body
-        : JSON.stringify(opts.body),
-    });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch { /* not JSON */ }
-    return { status: res.status, body, headers: res.headers };
-  };
+  const call = callApp(app);
 
   const register: TestContext["register"] = async (overrides = {}) => {
     const res = await call("POST", "/api/auth/register", {
@@ -131,5 +112,31 @@ export async function openTestContext(
       await database.close();
       await Deno.remove(dataDir, { recursive: true }).catch(() => {});
     },
+  };
+}
+
+export type Call = TestContext["call"];
+
+/** The JSON calling convention of TestContext.call, for any app (see app-variant.ts). */
+export function callApp(app: ReturnType<typeof createApp>): Call {
+  return async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.body !== undefined) headers["Content-Type"] ??= "application/json";
+    if (opts.token) headers["Authorization"] = `Bearer ${opts.token}`;
+    const res = await app.request(path, {
+      method,
+      headers,
+      body: opts.body === undefined
+        ? undefined
+        : typeof opts.body === "string"
+        ? opts.body
+        : JSON.stringify(opts.body),
+    });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch { /* not JSON */ }
+    return { status: res.status, body, headers: res.headers };
   };
 }
