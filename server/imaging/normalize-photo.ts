@@ -117,11 +117,11 @@ export async function normalizePhoto(input: Uint8Array): Promise<NormalizedPhoto
       height: info.height,
     };
   } catch (e) {
-    throw decodeError(format, e);
+    throw decodeError(format, e, meta.compression);
   }
 }
 
-function decodeError(format: PhotoInputFormat, e: unknown): ImageInputError {
+function decodeError(format: PhotoInputFormat, e: unknown, compression?: string): ImageInputError {
   const message = e instanceof Error ? e.message : String(e);
   if (/pixel limit/i.test(message)) {
     return new ImageInputError(
@@ -130,8 +130,13 @@ function decodeError(format: PhotoInputFormat, e: unknown): ImageInputError {
     );
   }
   // sharp's prebuilt libvips ships no HEVC decoder (patents): an iPhone HEIC ends here. The
-  // header's "compression" field is not checked up front: it follows the brand, not the codec.
-  if (format === "heif" && /plugin|codec|compression|unsupported/i.test(message)) {
+  // header's "compression" field is not checked up front (a build with a decoder would read
+  // the file), but once decoding failed it tells why; the message alone is not reliable
+  // (libvips' error buffer is shared by its threads, and other uploads decode at once).
+  if (
+    format === "heif" &&
+    (compression === "hevc" || /plugin|codec|compression|unsupported/i.test(message))
+  ) {
     return new ImageInputError("unsupported-codec", "HEIC photos cannot be read here");
   }
   return new ImageInputError("unreadable", "the image data could not be read (damaged or truncated file)");
