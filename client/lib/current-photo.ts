@@ -3,31 +3,23 @@
  * session storage (and the id in the studio URL) so a reload keeps it.
  */
 import type { CurrentPhoto } from "../api/types.ts";
+import { readSession, writeSession } from "./session-json.ts";
 
 const KEY = "styletwin.photo";
 
-export function loadPhoto(): CurrentPhoto | null {
-  try {
-    const raw = globalThis.sessionStorage?.getItem(KEY);
-    if (!raw) return null;
-    const p = JSON.parse(raw);
-    if (
-      p && typeof p.id === "string" && typeof p.url === "string" &&
-      p.url.startsWith("/api/uploads/")
-    ) {
-      return { id: p.id, url: p.url, name: String(p.name ?? "photo") };
-    }
-  } catch {
-    // ignore
+/** A stored photo, if it has the shape of one (an id and a URL under /api/uploads/). */
+export function parsePhoto(p: unknown): CurrentPhoto | null {
+  const v = p as Partial<CurrentPhoto> | null;
+  if (v && typeof v.id === "string" && typeof v.url === "string" && v.url.startsWith("/api/uploads/")) {
+    return { id: v.id, url: v.url, name: String(v.name ?? "photo") };
   }
   return null;
 }
 
+export function loadPhoto(): CurrentPhoto | null {
+  return readSession(KEY, parsePhoto);
+}
+
 export function savePhoto(photo: CurrentPhoto | null) {
-  try {
-    if (photo) globalThis.sessionStorage.setItem(KEY, JSON.stringify(photo));
-    else globalThis.sessionStorage.removeItem(KEY);
-  } catch {
-    // storage full or disabled: the photo just won't survive a reload
-  }
+  writeSession(KEY, photo);
 }

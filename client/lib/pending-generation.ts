@@ -5,6 +5,8 @@
  * Back to Home (the home page offers the way back to it).
  */
 import type { CurrentPhoto } from "../api/types.ts";
+import { parsePhoto } from "./current-photo.ts";
+import { readSession, writeSession } from "./session-json.ts";
 
 export interface PendingGeneration {
   generationId: string;
@@ -17,26 +19,14 @@ export interface PendingGeneration {
 const KEY = "styletwin.pending";
 
 export function loadPending(): PendingGeneration | null {
-  try {
-    const raw = globalThis.sessionStorage?.getItem(KEY);
-    if (!raw) return null;
-    const p = JSON.parse(raw);
+  return readSession(KEY, (v) => {
+    const p = v as Partial<PendingGeneration> | null;
     if (!p || typeof p.generationId !== "string" || typeof p.photoId !== "string") return null;
-    const photo = p.photo && typeof p.photo.id === "string" && typeof p.photo.url === "string" &&
-        p.photo.url.startsWith("/api/uploads/")
-      ? { id: p.photo.id, url: p.photo.url, name: String(p.photo.name ?? "photo") }
-      : undefined;
+    const photo = parsePhoto(p.photo) ?? undefined;
     return { generationId: p.generationId, photoId: p.photoId, view360: p.view360 === true, photo };
-  } catch {
-    return null;
-  }
+  });
 }
 
 export function savePending(pending: PendingGeneration | null) {
-  try {
-    if (pending) globalThis.sessionStorage.setItem(KEY, JSON.stringify(pending));
-    else globalThis.sessionStorage.removeItem(KEY);
-  } catch {
-    // storage disabled: the generation just won't survive a reload
-  }
+  writeSession(KEY, pending);
 }

@@ -31,6 +31,7 @@ import { ReferencePhotoCard } from "./reference-photo-card.tsx";
 import { ResultPanel } from "./result-panel.tsx";
 import { INSUFFICIENT_CREDITS, useGeneration } from "./use-generation.ts";
 import { View360Overlay } from "./view360-overlay.tsx";
+import { readSession, writeSession } from "../../lib/session-json.ts";
 
 export interface StudioPageProps {
   photo: CurrentPhoto | null;
@@ -47,10 +48,8 @@ const STUDIOS: StudioType[] = ["makeup", "hair", "barber"];
 
 function loadSelections(): StudioSelections {
   const base = initialSelections();
-  try {
-    const raw = sessionStorage.getItem(SELECTIONS_KEY);
-    if (!raw) return base;
-    const s = JSON.parse(raw) as Partial<StudioSelections>;
+  return readSession(SELECTIONS_KEY, (v) => {
+    const s = (v ?? {}) as Partial<StudioSelections>;
     return {
       ...base,
       ...s,
@@ -58,9 +57,7 @@ function loadSelections(): StudioSelections {
       intensity: { ...base.intensity, ...s.intensity },
       studio: STUDIOS.includes(s.studio as StudioType) ? s.studio as StudioType : "makeup",
     };
-  } catch {
-    return base;
-  }
+  }) ?? base;
 }
 
 const tabTrigger =
@@ -78,13 +75,7 @@ export default function StudioPage(props: StudioPageProps) {
   const view360Id = useId();
   const instructionsId = useId();
 
-  useEffect(() => {
-    try {
-      sessionStorage.setItem(SELECTIONS_KEY, JSON.stringify(sel));
-    } catch {
-      // ignore
-    }
-  }, [sel]);
+  useEffect(() => writeSession(SELECTIONS_KEY, sel), [sel]);
 
   const gen = useGeneration({
     photo,

@@ -12,6 +12,7 @@ import { toToastText } from "../../api/messages.ts";
 import { ME_KEY, refreshCredits } from "../../api/session.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { loadPending, type PendingGeneration, savePending } from "../../lib/pending-generation.ts";
+import { readSession, writeSession } from "../../lib/session-json.ts";
 import { toast } from "../../ui/toast.tsx";
 import {
   GENERATION_FAILED,
@@ -41,20 +42,10 @@ export type GenerationProblem =
 const RESULT_KEY = "styletwin.result";
 
 function loadResult(): GenerationResult | null {
-  try {
-    const raw = sessionStorage.getItem(RESULT_KEY);
-    return raw ? JSON.parse(raw) as GenerationResult : null;
-  } catch {
-    return null;
-  }
+  return readSession(RESULT_KEY, (v) => v as GenerationResult | null);
 }
 function saveResult(value: GenerationResult | null) {
-  try {
-    if (value === null) sessionStorage.removeItem(RESULT_KEY);
-    else sessionStorage.setItem(RESULT_KEY, JSON.stringify(value));
-  } catch {
-    // ignore
-  }
+  writeSession(RESULT_KEY, value);
 }
 
 function abortableSleep(signal: AbortSignal) {

@@ -9,7 +9,17 @@ import type { Canvas } from "./blend.ts";
 import { hexToLab, labToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { pick } from "./face-geometry.ts";
-import { BROW_L, BROW_R, EYE_L, EYE_R, FACE_OVAL, LIPS_OUTER, SKIN_SAMPLES } from "./landmarks.ts";
+import {
+  BROW_L,
+  BROW_R,
+  CHIN_ZONE,
+  EYE_L,
+  EYE_R,
+  FACE_OVAL,
+  LIPS_OUTER,
+  MOUSTACHE_ZONE,
+  SKIN_SAMPLES,
+} from "./landmarks.ts";
 import { boost, createMask, feather, fillPolygon, type Mask, type Point, sampleGrid } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
@@ -483,36 +493,6 @@ function applyLabShift(
     }
   }
 }
-
-/** Above the upper lip: the nose base, then the upper lip outline (61 -> 291 reversed). */
-const MOUSTACHE_ZONE = [98, 97, 2, 326, 327, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185, 61];
-/** Below the lower lip down to the jaw line. */
-const CHIN_ZONE = [
-  61,
-  146,
-  91,
-  181,
-  84,
-  17,
-  314,
-  405,
-  321,
-  375,
-  291,
-  397,
-  365,
-  379,
-  378,
-  400,
-  377,
-  152,
-  148,
-  176,
-  149,
-  150,
-  136,
-  172,
-];
 
 /**
  * Share of beard-dark pixels (20+ L below the skin) the chin or the moustache

@@ -171,3 +171,32 @@ export const SKIN_SAMPLES = [
   207,
   427,
 ];
+/** Beard zones. Above the upper lip: the nose base, then the upper lip outline (61 -> 291 reversed). */
+export const MOUSTACHE_ZONE = [98, 97, 2, 326, 327, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185, 61];
+/** Below the lower lip down to the jaw line. */
+export const CHIN_ZONE = [
+  61,
+  146,
+  91,
+  181,
+  84,
+  17,
+  314,
+  405,
+  321,
+  375,
+  291,
+  397,
+  365,
+  379,
+  378,
+  400,
+  377,
+  152,
+  148,
+  176,
+  149,
+  150,
+  136,
+  172,
+];
