@@ -28,7 +28,7 @@ import {
 import { LocalDiskStorage } from "../../server/storage/local-disk-storage.ts";
 import { newKey } from "../../server/storage/storage.ts";
 import { backends } from "../helpers/backends.ts";
-import { openTestContext, type TestContext } from "../helpers/test-app.ts";
+import { openTestContext, readResponse, type TestContext } from "../helpers/test-app.ts";
 
 // ---------- fixtures (built once, shared by both backends) ----------
 
@@ -213,14 +213,9 @@ async function upload(
   }
   const headers: Record<string, string> = { "X-Forwarded-For": opts.ip ?? freshIp() };
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
-  const res = await ctx.app.request("/api/upload-photo", { method: "POST", body: form, headers });
-  const text = await res.text();
-  // deno-lint-ignore no-explicit-any
-  let body: any = text;
-  try {
-    body = JSON.parse(text);
-  } catch { /* not JSON */ }
-  return { status: res.status, body, headers: res.headers };
+  return await readResponse(
+    await ctx.app.request("/api/upload-photo", { method: "POST", body: form, headers }),
+  );
 }
 
 async function uploadOk(ctx: TestContext, file: Uint8Array, opts: Parameters<typeof upload>[2] = {}) {

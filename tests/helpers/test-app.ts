@@ -132,11 +132,16 @@ export function callApp(app: ReturnType<typeof createApp>): Call {
         ? opts.body
         : JSON.stringify(opts.body),
     });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch { /* not JSON */ }
-    return { status: res.status, body, headers: res.headers };
+    return await readResponse(res);
   };
+}
+
+/** Status, headers and the body: parsed JSON, or the text when it is not JSON. */
+export async function readResponse(res: Response): Promise<{ status: number; body: Json; headers: Headers }> {
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch { /* not JSON */ }
+  return { status: res.status, body, headers: res.headers };
 }

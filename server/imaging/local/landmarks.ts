@@ -171,32 +171,9 @@ export const SKIN_SAMPLES = [
   207,
   427,
 ];
-/** Beard zones. Above the upper lip: the nose base, then the upper lip outline (61 -> 291 reversed). */
-export const MOUSTACHE_ZONE = [98, 97, 2, 326, 327, 291, 409, 270, 269, 267, 0, 37, 39, 40, 185, 61];
-/** Below the lower lip down to the jaw line. */
-export const CHIN_ZONE = [
-  61,
-  146,
-  91,
-  181,
-  84,
-  17,
-  314,
-  405,
-  321,
-  375,
-  291,
-  397,
-  365,
-  379,
-  378,
-  400,
-  377,
-  152,
-  148,
-  176,
-  149,
-  150,
-  136,
-  172,
-];
+/** The jaw line from below the left mouth corner round the chin to the right one (part of FACE_OVAL). */
+const JAW = FACE_OVAL.slice(FACE_OVAL.indexOf(397), FACE_OVAL.indexOf(172) + 1);
+/** Beard zones. Above the upper lip: the nose base, then the upper lip outline from 291 back to 61. */
+export const MOUSTACHE_ZONE = [98, 97, 2, 326, 327, ...LIPS_OUTER.slice(0, 11).reverse()];
+/** Below the lower lip (61 -> 291) down to the jaw line. */
+export const CHIN_ZONE = [61, ...LIPS_OUTER.slice(11).reverse(), 291, ...JAW];
