@@ -1,7 +1,7 @@
 /**
- * The image model interface (ARCHITECTURE.md, "The image model"). The job
- * runner only knows this interface; models live beside it (local/, and hosted
- * ones later) and are chosen by config.IMAGE_MODEL.
+ * The image model interface. The job runner only knows this interface; models
+ * live beside it (local/ and the hosted ones) and are chosen by
+ * config.IMAGE_MODEL.
  */
 import type { Angle, Intensity, OptionKey, SelectedOptions, StudioType } from "../styling/option-keys.ts";
 
@@ -38,10 +38,29 @@ export interface ModelCapabilities {
   supported: Partial<Record<OptionKey, string[]>>;
 }
 
+/**
+ * What /api/health reports for the model. `starting`: loading (jobs wait);
+ * `ready`: its last call (or load) succeeded; `degraded`: it answers but its last
+ * call failed for a reason on our side (rate limit, timeout); `failed`: it cannot
+ * generate at all (a model file failed to load, the provider refuses the key), so
+ * queued jobs fail fast with a refund instead of slow retries.
+ */
+export interface ModelHealth {
+  state: "starting" | "ready" | "degraded" | "failed";
+  /** Operator-facing reason for degraded/failed. */
+  detail?: string;
+  /** When the model last answered a call (ISO time), if it has. */
+  lastCallAt?: string;
+}
+
 export interface ImageModel {
   readonly name: string;
   readonly capabilities: ModelCapabilities;
   generate(req: ImageRequest): Promise<ImageResult>;
+  /** Current health; a model without this method is taken as always ready. */
+  health?(): ModelHealth;
+  /** Resolves once the model can run (workers loaded); rejects when it cannot. */
+  ready?(): Promise<void>;
   /** Release workers and native resources. */
   close(): Promise<void>;
 }
