@@ -82,3 +82,16 @@ export async function findReferencedStorageKeys(db: DbOrTx, keys: string[]): Pro
   for (const { url } of fromProfiles) referenced.add(url!.slice(url!.lastIndexOf("/") + 1));
   return referenced;
 }
+
+/** The owner's photos, newest first (account data export). */
+export async function listPhotosByOwner(db: DbOrTx, ownerId: string): Promise<PhotoRow[]> {
+  return await db.select().from(photos).where(eq(photos.ownerId, ownerId))
+    .orderBy(sql`${photos.createdAt} desc`);
+}
+
+/** Deletes every photo row of the owner; returns their storage keys (account deletion). */
+export async function deletePhotosByOwner(db: DbOrTx, ownerId: string): Promise<string[]> {
+  const rows = await db.delete(photos).where(eq(photos.ownerId, ownerId))
+    .returning({ storageKey: photos.storageKey });
+  return rows.map((r) => r.storageKey);
+}

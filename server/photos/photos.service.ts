@@ -12,9 +12,11 @@ import { type BlobStorage, isValidKey, mimeForKey, newKey } from "../storage/sto
 import {
   claimAnonymousPhoto,
   deleteExpiredAnonymousPhotos,
+  deletePhotosByOwner,
   findPhotoById,
   findReferencedStorageKeys,
   insertPhoto,
+  listPhotosByOwner,
   type PhotoRow,
 } from "./photos.repository.ts";
 import {
@@ -314,4 +316,18 @@ export function downloadFilename(key: string, requested?: string): string {
     .slice(0, 80)
     .replace(/-+$/, "");
   return `styletwin-${base || key.slice(0, 8)}.${ext}`;
+}
+
+/** The user's photos, newest first (the dashboard's data export). */
+export function listPhotosOf(db: DbOrTx, ownerId: string): Promise<PhotoRow[]> {
+  return listPhotosByOwner(db, ownerId);
+}
+
+/**
+ * Deletes the user's photo rows inside the caller's transaction (account
+ * deletion) and returns their storage keys: the caller removes the blobs once
+ * the transaction has committed, so a rollback never leaves rows without files.
+ */
+export function deletePhotoRowsOf(tx: DbOrTx, ownerId: string): Promise<string[]> {
+  return deletePhotosByOwner(tx, ownerId);
 }
