@@ -1,14 +1,58 @@
-/** /api/users/* and /api/user/credits. */
+/**
+ * /api/users/* and /api/user/credits: the signed-in user's account,
+ * profile, stats, password, data export and deletion. Thin handlers; the
+ * rules live in the services beside this file.
+ */
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
+import { clientIp } from "../http/client-ip.ts";
+import { AppError } from "../http/errors.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
+import { requireJson } from "../http/require-json.ts";
+import { validate } from "../http/validate.ts";
+import {
+  FILE_TOO_LARGE,
+  MAX_UPLOAD_BYTES,
+  NO_FILE_UPLOADED,
+  UPLOADS_PER_MINUTE,
+} from "../photos/photos.schemas.ts";
+import type { BlobStorage } from "../storage/storage.ts";
+import {
+  type AccountDeps,
+  changePassword,
+  deleteAccount,
+  exportAccountData,
+  type SubscriptionPort,
+} from "./account.service.ts";
+import { setProfileImage } from "./profile-image.service.ts";
+import { getProfile, updateProfile } from "./profile.service.ts";
+import { userStats } from "./stats.service.ts";
+import { changePasswordSchema, exportFilename, profileUpdateSchema } from "./users.schemas.ts";
 import { toPublicUser } from "./users.service.ts";
+import { subscriptionPort } from "./subscription-port.ts";
+
+/** Room for the multipart boundaries and part headers around the image. */
+const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 export function usersRoutes(
-  deps: { db: Db; config: Config; jwtSecret: string },
+  deps: {
+    db: Db;
+    config: Config;
+    jwtSecret: string;
+    storage: BlobStorage;
+    /** Defaults to the payments area's subscriptions. */
+    subscriptions?: SubscriptionPort;
+  },
 ) {
   const requireAuth = authMiddleware(deps, "required");
+  const account: AccountDeps = { ...deps, subscriptions: deps.subscriptions ?? subscriptionPort(deps) };
+  // Guessing the current password is guessing a password: the same budget as login.
+  const passwordLimiter = new RateLimiter(deps.config.authRateLimitPerMinute);
+  const imageLimiter = new RateLimiter(UPLOADS_PER_MINUTE);
+
   return new Hono<AuthEnv>()
     .get(
       "/users/me",
@@ -19,5 +63,68 @@ export function usersRoutes(
       return c.json({
         credits: toPublicUser(caller(c).user, deps.config).credits,
       });
+    })
+    .get("/users/profile", requireAuth, async (c) => {
+      return c.json(await getProfile(deps.db, caller(c).user));
+    })
+    .put("/users/profile", requireAuth, requireJson, validate("json", profileUpdateSchema), async (c) => {
+      return c.json(await updateProfile(deps.db, caller(c).user, c.req.valid("json")));
+    })
+    .post(
+      "/users/profile/image",
+      requireAuth,
+      (c, next) => {
+        imageLimiter.hit([`profile-image:user:${caller(c).user.id}`]);
+        return next();
+      },
+      bodyLimit({
+        maxSize: MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES,
+        onError: () => {
+          throw new AppError(413, FILE_TOO_LARGE);
+        },
+      }),
+      async (c) => {
+        let body: Record<string, string | File>;
+        try {
+          body = await c.req.parseBody();
+        } catch {
+          throw new AppError(422, NO_FILE_UPLOADED, { code: "no_file" });
+        }
+        const file = body["file"];
+        if (!(file instanceof Blob)) throw new AppError(422, NO_FILE_UPLOADED, { code: "no_file" });
+        return c.json(await setProfileImage(deps, caller(c).user.id, file));
+      },
+    )
+    .get("/users/stats", requireAuth, async (c) => {
+      return c.json(await userStats(deps, caller(c).user));
+    })
+    .post(
+      "/users/change-password",
+      requireAuth,
+      (c, next) => {
+        passwordLimiter.hit([
+          `change-password:ip:${clientIp(c, deps.config.trustProxy)}`,
+          `change-password:user:${caller(c).user.id}`,
+        ]);
+        return next();
+      },
+      requireJson,
+      validate("json", changePasswordSchema),
+      async (c) => {
+        return c.json(await changePassword(deps, caller(c), c.req.valid("json")));
+      },
+    )
+    .get("/users/data-export", requireAuth, async (c) => {
+      const now = new Date();
+      const data = await exportAccountData(account, caller(c).user, now);
+      return c.body(JSON.stringify(data, null, 2), 200, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Disposition": `attachment; filename="${exportFilename(now)}"`,
+        "Cache-Control": "no-store",
+      });
+    })
+    .delete("/users/account", requireAuth, async (c) => {
+      await deleteAccount(account, caller(c).user.id);
+      return c.json({ message: "Account deleted" });
     });
 }
