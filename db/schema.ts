@@ -8,6 +8,7 @@ import {
   bigserial,
   boolean,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -17,6 +18,7 @@ import {
   uniqueIndex,
   uuid,
 } from "drizzle-orm/pg-core";
+import { PROFILE_GENDERS } from "../server/users/users.schemas.ts";
 
 // Millisecond precision: JS Dates round-trip exactly, so (created_at, id) cursors are exact.
 const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
@@ -143,4 +145,28 @@ export const creditLedger = pgTable("credit_ledger", {
 }, (t) => [
   uniqueIndex("credit_ledger_reason_ref_key").on(t.reason, t.ref),
   index("credit_ledger_user_idx").on(t.userId),
+]);
+
+// ---- Dashboard profiles (dashboard area; migration 0003_profiles) ----
+
+export const profiles = pgTable("profiles", {
+  userId: uuid("user_id").primaryKey().references(() => users.id, { onDelete: "cascade" }),
+  firstName: text("first_name"),
+  lastName: text("last_name"),
+  phone: text("phone"),
+  /** ISO date (YYYY-MM-DD); only the date part exists. */
+  dateOfBirth: date("date_of_birth", { mode: "string" }),
+  gender: text("gender", { enum: PROFILE_GENDERS }),
+  location: text("location"),
+  bio: text("bio"),
+  stylingPreferences: jsonb("styling_preferences").$type<Record<string, unknown>>().notNull().default({}),
+  favoriteStyles: text("favorite_styles").array().notNull().default(sql`'{}'::text[]`),
+  colorPreferences: text("color_preferences").array().notNull().default(sql`'{}'::text[]`),
+  createdAt: createdAt(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+}, (t) => [
+  check(
+    "profiles_gender_valid",
+    sql`${t.gender} is null or ${t.gender} in ('male', 'female', 'other', 'prefer-not-to-say')`,
+  ),
 ]);

@@ -23,6 +23,7 @@ export async function listGenerationsByOwner(
   userId: string,
   limit: number,
   after?: { createdAt: Date; id: string },
+  statuses?: GenerationRow["status"][],
 ): Promise<GenerationRow[]> {
   const older = after
     ? or(
@@ -31,7 +32,7 @@ export async function listGenerationsByOwner(
     )
     : undefined;
   return await db.select().from(generations)
-    .where(and(eq(generations.userId, userId), older))
+    .where(and(eq(generations.userId, userId), older, statuses ? inArray(generations.status, statuses) : undefined))
     .orderBy(desc(generations.createdAt), desc(generations.id))
     .limit(limit);
 }

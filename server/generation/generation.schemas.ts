@@ -24,9 +24,18 @@ export type GenerateInput = z.infer<typeof generateSchema>;
 export const historyQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
+  /** Only items with this status (several comma-separated: `queued,processing`). */
+  status: z.string().max(100).optional().transform((s, ctx) => {
+    if (!s) return undefined;
+    const list = [...new Set(s.split(",").map((x) => x.trim()).filter(Boolean))];
+    const bad = list.find((x) => !(GENERATION_STATUSES as readonly string[]).includes(x));
+    if (bad !== undefined || list.length === 0) {
+      ctx.addIssue({ code: "custom", message: `status must be one of: ${GENERATION_STATUSES.join(", ")}` });
+      return z.NEVER;
+    }
+    return list as (typeof GENERATION_STATUSES)[number][];
+  }),
 });
-
-export const GENERATION_STATUSES = ["queued", "processing", "completed", "failed"] as const;
 export const generationStatusNameSchema = z.enum(GENERATION_STATUSES);
 export type GenerationStatusName = z.infer<typeof generationStatusNameSchema>;
 

@@ -9,6 +9,8 @@ import { applyCreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { uploadUrl, usablePhotosFor } from "../photos/photos.service.ts";
+import { defaultOptions, findEntry } from "../styling/catalog.ts";
+import { OPTION_KEYS } from "../styling/option-keys.ts";
 import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
 import type { UserRow } from "../users/users.repository.ts";
 import { isAdmin } from "../users/users.service.ts";
@@ -135,13 +137,20 @@ function decodeCursor(cursor: string): { createdAt: Date; id: string } {
   return { createdAt, id };
 }
 
+/** The options changed from the studio's defaults, labelled, in catalog order (history chips). */
+function chosenOptions(studio: GenerationRow["studioType"], options: Record<string, string>) {
+  const defaults = defaultOptions(studio);
+  return OPTION_KEYS.filter((key) => options[key] !== undefined && options[key] !== defaults[key])
+    .map((key) => ({ key, label: findEntry(key, studio, options[key])?.label ?? options[key] }));
+}
+
 export async function generationHistory(
   deps: GenerationDeps,
   userId: string,
-  query: { limit: number; cursor?: string },
+  query: { limit: number; cursor?: string; status?: GenerationRow["status"][] },
 ): Promise<HistoryPage> {
   const after = query.cursor ? decodeCursor(query.cursor) : undefined;
-  const rows = await listGenerationsByOwner(deps.db, userId, query.limit + 1, after);
+  const rows = await listGenerationsByOwner(deps.db, userId, query.limit + 1, after, query.status);
   const page = rows.slice(0, query.limit);
   return {
     items: page.map((r) => ({
@@ -152,6 +161,10 @@ export async function generationHistory(
       result_url: r.results.front ? uploadUrl(r.results.front) : null,
       view360: r.view360,
       options: r.options,
+      chosen_options: chosenOptions(r.studioType, r.options),
+      result_urls: toStatus(r).resultUrls,
+      // A failed job's charge was refunded (job-runner), so it cost nothing in the end.
+      credits_charged: r.status === "failed" ? 0 : r.creditsCharged,
     })),
     next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]) : null,
   };
