@@ -1,5 +1,5 @@
 /** Moves generation rows; the job-claiming queries live here too. */
-import { and, desc, eq, lt, lte, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lt, lte, or, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { type GenerationResults, generations } from "../../db/schema.ts";
 

@@ -21,6 +21,8 @@ export const generateSchema = z.object({
 });
 export type GenerateInput = z.infer<typeof generateSchema>;
 
+export const GENERATION_STATUSES = ["queued", "processing", "completed", "failed"] as const;
+
 export const historyQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(200).optional(),
@@ -64,6 +66,12 @@ export const historyItemSchema = z.object({
   result_url: z.string().nullable(),
   view360: z.boolean(),
   options: z.record(z.string(), z.string()),
+  /** The options the user changed from their defaults, with display labels, in catalog order. */
+  chosen_options: z.array(z.object({ key: z.string(), label: z.string() })),
+  /** Every angle that was made (the 360 set); resultUrl is its front. */
+  result_urls: resultUrlsSchema,
+  /** What the generation cost in the end: 0 when it failed (refunded) or for admins. */
+  credits_charged: z.number().int(),
 });
 export type HistoryItem = z.infer<typeof historyItemSchema>;
 
