@@ -170,3 +170,117 @@ export const profiles = pgTable("profiles", {
     sql`${t.gender} is null or ${t.gender} in ('male', 'female', 'other', 'prefer-not-to-say')`,
   ),
 ]);
+
+// ---- Payments: the credits store (promotion codes, checkout sessions, subscriptions, webhook events) ----
+
+export const promotionCodes = pgTable("promotion_codes", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  /** Stored trimmed and upper-cased; customers type it in any case. */
+  code: text("code").notNull(),
+  discountType: text("discount_type", { enum: ["percentage", "fixed_amount"] }).notNull(),
+  /** Percent (1-100) or cents off. */
+  discountValue: integer("discount_value").notNull(),
+  appliesTo: text("applies_to", { enum: ["credits", "subscription", "both"] }).notNull().default("both"),
+  expiresAt: timestamp("expires_at", { withTimezone: true }),
+  maxRedemptions: integer("max_redemptions"),
+  /** Counts fulfilled redemptions; raised only while below max_redemptions. */
+  timesRedeemed: integer("times_redeemed").notNull().default(0),
+  active: boolean("active").notNull().default(true),
+  createdAt: createdAt(),
+}, (t) => [
+  uniqueIndex("promotion_codes_code_key").on(t.code),
+  check("promotion_codes_code_normalized", sql`${t.code} = upper(btrim(${t.code}))`),
+  check(
+    "promotion_codes_value_valid",
+    sql`${t.discountValue} > 0 and (${t.discountType} <> 'percentage' or ${t.discountValue} <= 100)`,
+  ),
+  check(
+    "promotion_codes_redemptions_valid",
+    sql`${t.maxRedemptions} is null or ${t.timesRedeemed} <= ${t.maxRedemptions}`,
+  ),
+]);
+
+export const checkoutSessions = pgTable("checkout_sessions", {
+  /** The provider's session id (Stripe `cs_...`, sandbox `cs_sandbox_...`); the success URL carries it. */
+  id: text("id").primaryKey(),
+  provider: text("provider", { enum: ["sandbox", "stripe"] }).notNull(),
+  userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  kind: text("kind", { enum: ["credits", "subscription"] }).notNull(),
+  packageId: text("package_id"),
+  plan: text("plan"),
+  credits: integer("credits").notNull(),
+  /** Cents before the discount, the discount, and what is charged. */
+  amountSubtotal: integer("amount_subtotal").notNull(),
+  amountDiscount: integer("amount_discount").notNull().default(0),
+  amountTotal: integer("amount_total").notNull(),
+  currency: text("currency").notNull().default("usd"),
+  promotionCodeId: uuid("promotion_code_id").references(() => promotionCodes.id, { onDelete: "set null" }),
+  status: text("status", { enum: ["open", "complete", "expired"] }).notNull().default("open"),
+  paymentStatus: text("payment_status", { enum: ["unpaid", "paid", "no_payment_required"] }).notNull()
+    .default("unpaid"),
+  /** The sandbox's last decline message, shown on its checkout page. */
+  declineMessage: text("decline_message"),
+  /** Stripe payment intent (refunds find the purchase through it). */
+  providerPaymentId: text("provider_payment_id"),
+  successUrl: text("success_url").notNull(),
+  cancelUrl: text("cancel_url").notNull(),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  fulfilledAt: timestamp("fulfilled_at", { withTimezone: true }),
+  createdAt: createdAt(),
+}, (t) => [
+  index("checkout_sessions_user_idx").on(t.userId),
+  index("checkout_sessions_payment_idx").on(t.providerPaymentId),
+]);
+
+export const promotionRedemptions = pgTable("promotion_redemptions", {
+  id: bigserial("id", { mode: "number" }).primaryKey(),
+  promotionCodeId: uuid("promotion_code_id").notNull().references(() => promotionCodes.id, {
+    onDelete: "cascade",
+  }),
+  userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  checkoutSessionId: text("checkout_session_id").notNull().references(() => checkoutSessions.id, {
+    onDelete: "cascade",
+  }),
+  createdAt: createdAt(),
+}, (t) => [
+  // Once per user; one code per session.
+  uniqueIndex("promotion_redemptions_code_user_key").on(t.promotionCodeId, t.userId),
+  uniqueIndex("promotion_redemptions_session_key").on(t.checkoutSessionId),
+]);
+
+export const subscriptions = pgTable("subscriptions", {
+  id: uuid("id").primaryKey().defaultRandom(),
+  userId: uuid("user_id").notNull().references(() => users.id, { onDelete: "cascade" }),
+  plan: text("plan", { enum: ["starter", "pro", "creator"] }).notNull(),
+  /** Stripe's subscription statuses: active, past_due, canceled, incomplete, ... */
+  status: text("status").notNull(),
+  provider: text("provider", { enum: ["sandbox", "stripe"] }).notNull(),
+  providerSubscriptionId: text("provider_subscription_id"),
+  providerCustomerId: text("provider_customer_id"),
+  currentPeriodStart: timestamp("current_period_start", { withTimezone: true }).notNull(),
+  currentPeriodEnd: timestamp("current_period_end", { withTimezone: true }).notNull(),
+  cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+  createdAt: createdAt(),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+}, (t) => [
+  // One subscription row per user: an upgrade replaces the plan in place.
+  uniqueIndex("subscriptions_user_key").on(t.userId),
+  uniqueIndex("subscriptions_provider_id_key").on(t.providerSubscriptionId),
+]);
+
+export const webhookEvents = pgTable("webhook_events", {
+  /** The provider's event id: a redelivered event collides here. */
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  type: text("type").notNull(),
+  createdAt: createdAt(),
+});
+
+// --- Security (rate limits shared by every process on one database) ---
+
+/** One fixed window per rate-limit key; rows past reset_at are dead and swept. */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  resetAt: timestamp("reset_at", { withTimezone: true, precision: 3 }).notNull(),
+}, (t) => [index("rate_limits_reset_idx").on(t.resetAt)]);

@@ -4,6 +4,7 @@
  * error naming every bad variable; main.ts prints it and exits.
  */
 import * as z from "zod";
+import { DEFAULT_WELCOME_CREDITS } from "./credits/credit-constants.ts";
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -22,12 +23,19 @@ const envSchema = z.object({
   JOB_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   /** Seconds a generation may run before it is abandoned and retried. */
   JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
-  WELCOME_CREDITS: z.coerce.number().int().min(0).max(10000).default(10),
+  WELCOME_CREDITS: z.coerce.number().int().min(0).max(10000).default(DEFAULT_WELCOME_CREDITS),
   /** Login/register attempts allowed per IP and per email each minute. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
   /** Honour X-Forwarded-For for rate limits (only behind a trusted proxy). */
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Set both to take payments with Stripe; unset: the offline sandbox checkout. */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
+  /** Where the Stripe SDK sends its calls (a local fake in tests); default https://api.stripe.com. */
+  STRIPE_API_BASE: z.string().url().optional(),
+  /** Minutes a checkout session stays payable. */
+  CHECKOUT_SESSION_MINUTES: z.coerce.number().min(0.01).max(1440).default(30),
 });
 
 export interface Config {
@@ -47,6 +55,12 @@ export interface Config {
   authRateLimitPerMinute: number;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** "stripe" when STRIPE_SECRET_KEY is set, otherwise the offline "sandbox". */
+  paymentProvider: "sandbox" | "stripe";
+  stripeSecretKey: string | undefined;
+  stripeWebhookSecret: string | undefined;
+  stripeApiBase: string | undefined;
+  checkoutSessionMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -65,6 +79,11 @@ export function loadConfig(
   }
   const e = parsed.data;
   const production = e.NODE_ENV === "production" || e.DENO_ENV === "production";
+  if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+    throw new ConfigError(
+      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (payments are fulfilled by its webhooks)",
+    );
+  }
   if (production && !e.JWT_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  JWT_SECRET: required in production",
@@ -90,5 +109,10 @@ export function loadConfig(
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
+    paymentProvider: e.STRIPE_SECRET_KEY ? "stripe" : "sandbox",
+    stripeSecretKey: e.STRIPE_SECRET_KEY,
+    stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
+    stripeApiBase: e.STRIPE_API_BASE,
+    checkoutSessionMs: Math.round(e.CHECKOUT_SESSION_MINUTES * 60_000),
   };
 }

