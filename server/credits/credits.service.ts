@@ -1,12 +1,11 @@
 /**
- * The credit ledger. Every balance change is one ledger row with a unique
- * (reason, ref) idempotency key, written in the same transaction as the
- * cached balance on users.credits, so the two can never disagree and a
- * retried side effect (a refund, a payment fulfilment) applies only once.
+ * The credit ledger's rules. Every balance change is one ledger row with a
+ * unique (reason, ref) idempotency key, written in the same transaction as the
+ * cached balance on users.credits, so the two can never disagree and a retried
+ * side effect (a refund, a payment fulfilment) applies only once.
  */
-import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
-import { creditLedger, users } from "../../db/schema.ts";
+import { insertLedgerRow, lockBalance, setBalance } from "./credits.repository.ts";
 
 export type LedgerReason =
   | "welcome"
@@ -14,6 +13,7 @@ export type LedgerReason =
   | "generation_refund"
   | "purchase"
   | "subscription"
+  | "payment_refund"
   | "adjustment";
 
 export interface CreditChange {
@@ -21,12 +21,12 @@ export interface CreditChange {
   /** Positive grants, negative debits. */
   delta: number;
   reason: LedgerReason;
-  /** Identifies the side effect (a generation id, a checkout session id). */
+  /** Identifies the side effect (a generation id, a checkout session id, an invoice id). */
   ref: string;
 }
 
 export type CreditResult =
-  | { applied: true; balance: number }
+  | { applied: true; balance: number; delta: number }
   | {
     applied: false;
     why: "insufficient" | "duplicate" | "no_user";
@@ -42,27 +42,57 @@ export async function applyCreditChange(
   tx: DbOrTx,
   change: CreditChange,
 ): Promise<CreditResult> {
-  const [user] = await tx.select({ credits: users.credits }).from(users)
-    // NO KEY UPDATE: compatible with the KEY SHARE locks foreign-key checks take on this row
-    // (inserting a generation or a photo claim), so a charge never deadlocks against them.
-    .where(eq(users.id, change.userId)).for("no key update");
-  if (!user) return { applied: false, why: "no_user", balance: 0 };
-  const next = user.credits + change.delta;
-  if (next < 0) {
-    return { applied: false, why: "insufficient", balance: user.credits };
-  }
-  const inserted = await tx.insert(creditLedger).values({
+  const credits = await lockBalance(tx, change.userId);
+  if (credits === null) return { applied: false, why: "no_user", balance: 0 };
+  const next = credits + change.delta;
+  if (next < 0) return { applied: false, why: "insufficient", balance: credits };
+  const id = await insertLedgerRow(tx, { ...change, balanceAfter: next });
+  if (id === null) return { applied: false, why: "duplicate", balance: credits };
+  await setBalance(tx, change.userId, next);
+  return { applied: true, balance: next, delta: change.delta };
+}
+
+/** Adds credits (a purchase, a subscription period, a welcome gift). */
+export function grantCredits(
+  tx: DbOrTx,
+  change: Omit<CreditChange, "delta"> & { credits: number },
+): Promise<CreditResult> {
+  return applyCreditChange(tx, {
     userId: change.userId,
-    delta: change.delta,
-    balanceAfter: next,
+    delta: change.credits,
     reason: change.reason,
     ref: change.ref,
-  }).onConflictDoNothing().returning({ id: creditLedger.id });
-  if (inserted.length === 0) {
-    return { applied: false, why: "duplicate", balance: user.credits };
-  }
-  await tx.update(users).set({ credits: next }).where(
-    eq(users.id, change.userId),
-  );
-  return { applied: true, balance: next };
+  });
+}
+
+/** Takes credits that must be available (a generation's cost); refuses rather than going below 0. */
+export function debitCredits(
+  tx: DbOrTx,
+  change: Omit<CreditChange, "delta"> & { credits: number },
+): Promise<CreditResult> {
+  return applyCreditChange(tx, {
+    userId: change.userId,
+    delta: -change.credits,
+    reason: change.reason,
+    ref: change.ref,
+  });
+}
+
+/**
+ * Takes back up to `credits` (a refunded payment): whatever the user has left of them, never
+ * below 0. The user row stays locked from the read to the write, so the clamp is exact.
+ */
+export async function clawBackCredits(
+  tx: DbOrTx,
+  change: Omit<CreditChange, "delta"> & { credits: number },
+): Promise<CreditResult> {
+  const balance = await lockBalance(tx, change.userId);
+  if (balance === null) return { applied: false, why: "no_user", balance: 0 };
+  const take = Math.min(balance, Math.max(0, change.credits));
+  return applyCreditChange(tx, {
+    userId: change.userId,
+    delta: -take,
+    reason: change.reason,
+    ref: change.ref,
+  });
 }

@@ -3,7 +3,7 @@
  * and the queued job in one transaction), their status and the history.
  */
 import type { Db } from "../../db/client.ts";
-import { GENERATION_COST } from "../auth/auth.schemas.ts";
+import { GENERATION_COST } from "../credits/credit-constants.ts";
 import type { Config } from "../config.ts";
 import { applyCreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";

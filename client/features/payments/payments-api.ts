@@ -1,0 +1,107 @@
+/**
+ * The store's calls: packages, plans, promotion validation, checkout and the
+ * payment status. Shapes come from the server's schema module.
+ */
+import { useQuery } from "@tanstack/react-query";
+import { api, tokens } from "../../api/client.ts";
+import { ApiError } from "../../api/http.ts";
+import type {
+  CheckoutResponse,
+  PackageId,
+  PackagesResponse,
+  PaymentStatusResponse,
+  PlanId,
+  PlansResponse,
+  PromotionValidation,
+} from "../../../server/payments/payments.schemas.ts";
+
+export type {
+  PackageId,
+  PackageView,
+  PaymentStatusResponse,
+  PlanId,
+  PlanView,
+  PromotionValidation,
+} from "../../../server/payments/payments.schemas.ts";
+
+export const PACKAGES_KEY = ["credit-packages"] as const;
+export const PLANS_KEY = ["subscription-plans"] as const;
+
+export function fetchPackages(): Promise<PackagesResponse> {
+  return api.json<PackagesResponse>("/api/credits/packages", { auth: false });
+}
+
+export function fetchPlans(): Promise<PlansResponse> {
+  return api.json<PlansResponse>("/api/payments/plans", { auth: false });
+}
+
+export function usePackages(enabled = true) {
+  return useQuery({ queryKey: PACKAGES_KEY, queryFn: fetchPackages, enabled, staleTime: 5 * 60_000 });
+}
+
+/** The plans list (the dashboard's Available Plans grid renders from it too). */
+export function usePlans(enabled = true) {
+  return useQuery({ queryKey: PLANS_KEY, queryFn: fetchPlans, enabled, staleTime: 5 * 60_000 });
+}
+
+export type PromotionTarget =
+  | { payment_type: "credits"; package_id: PackageId }
+  | { payment_type: "subscription"; subscription_plan: PlanId };
+
+export function validatePromotion(code: string, target: PromotionTarget): Promise<PromotionValidation> {
+  return api.json<PromotionValidation>("/api/payments/promotion-code/validate", {
+    method: "POST",
+    json: { code, ...target },
+  });
+}
+
+export function hasAccessToken(): boolean {
+  return !!tokens.getAccess();
+}
+
+/** Creates a checkout session; the caller redirects to `checkout_url`. Throws ApiError with the server's detail. */
+export function startCheckout(
+  body:
+    | { payment_type: "credits"; package_id: PackageId; promotion_code?: string }
+    | { payment_type: "subscription"; subscription_plan: PlanId; promotion_code?: string },
+): Promise<CheckoutResponse> {
+  const path = body.payment_type === "credits"
+    ? "/api/payments/checkout/credits"
+    : "/api/payments/checkout/subscription";
+  return api.json<CheckoutResponse>(path, {
+    method: "POST",
+    json: { ...body, origin_url: globalThis.location.origin },
+  });
+}
+
+export function fetchPaymentStatus(sessionId: string): Promise<PaymentStatusResponse> {
+  const origin = encodeURIComponent(globalThis.location.origin);
+  return api.json<PaymentStatusResponse>(
+    `/api/payments/checkout/status/${encodeURIComponent(sessionId)}?origin_url=${origin}`,
+  );
+}
+
+export function serverMessage(err: unknown): string | null {
+  return err instanceof ApiError ? err.detail : null;
+}
+
+/** Cents to "$9.00". */
+export function dollars(cents: number): string {
+  return `$${(cents / 100).toFixed(2)}`;
+}
+
+/** The price after an applied promotion, for display; the server recomputes it at checkout. */
+export function discountedCents(cents: number, promo: PromotionValidation | null): number {
+  if (!promo?.success || !promo.discount_type) return cents;
+  const off = promo.discount_type === "percentage"
+    ? Math.round((cents * promo.discount_value) / 100)
+    : Math.round(promo.discount_value * 100);
+  return Math.max(0, cents - off);
+}
+
+/** "20% off" or "$5.00 off". */
+export function discountLabel(promo: PromotionValidation): string {
+  return promo.discount_type === "percentage"
+    ? `${promo.discount_value}% off`
+    : `$${promo.discount_value.toFixed(2)} off`;
+}

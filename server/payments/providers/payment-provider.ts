@@ -1,0 +1,103 @@
+/**
+ * One interface over the card payment providers: the offline sandbox (the
+ * default) and Stripe. Services talk only to this; only providers/stripe.ts
+ * imports the Stripe SDK.
+ */
+
+export interface CheckoutRequest {
+  kind: "credits" | "subscription";
+  userId: string;
+  email: string;
+  /** What the customer buys, e.g. "100 credits" or "PRO plan". */
+  description: string;
+  packageId?: string;
+  plan?: string;
+  /** Stripe Price lookup key of the plan (subscription mode). */
+  planLookupKey?: string;
+  credits: number;
+  subtotalCents: number;
+  discountCents: number;
+  /** Exactly what the customer is charged (the first period's charge for a plan). */
+  totalCents: number;
+  currency: string;
+  promotionCode?: string;
+  /** Contains the literal `{CHECKOUT_SESSION_ID}`, which the provider replaces. */
+  successUrl: string;
+  cancelUrl: string;
+  /** The app's own origin (the sandbox serves its checkout page there). */
+  origin: string;
+  expiresAt: Date;
+}
+
+export interface ProviderCheckout {
+  id: string;
+  url: string;
+}
+
+/** The provider's truth about one checkout session. */
+export interface ProviderSession {
+  id: string;
+  status: "open" | "complete" | "expired";
+  paymentStatus: "paid" | "unpaid" | "no_payment_required";
+  amountTotal: number | null;
+  currency: string | null;
+  metadata: Record<string, string>;
+  paymentId: string | null;
+  subscriptionId: string | null;
+  customerId: string | null;
+  invoiceId: string | null;
+}
+
+export interface ProviderSubscription {
+  id: string;
+  status: string;
+  customerId: string | null;
+  currentPeriodStart: Date;
+  currentPeriodEnd: Date;
+  cancelAtPeriodEnd: boolean;
+  /** The plan's Stripe Price lookup key, when the price has one. */
+  lookupKey: string | null;
+  metadata: Record<string, string>;
+}
+
+export interface ProviderInvoice {
+  id: string;
+  status: string | null;
+  billingReason: string | null;
+  subscriptionId: string | null;
+  metadata: Record<string, string>;
+  periodStart: Date | null;
+  periodEnd: Date | null;
+}
+
+export interface ProviderCharge {
+  id: string;
+  paymentId: string | null;
+  amount: number;
+  amountRefunded: number;
+}
+
+/** A verified webhook event, reduced to what fulfilment needs. */
+export interface ProviderEvent {
+  id: string;
+  type: string;
+  objectId: string;
+}
+
+export interface PaymentProvider {
+  readonly name: "sandbox" | "stripe";
+  createCheckout(req: CheckoutRequest): Promise<ProviderCheckout>;
+  /** null: the provider keeps no state of its own (the sandbox: our database is the truth). */
+  getSession(id: string): Promise<ProviderSession | null>;
+  getSubscription(id: string): Promise<ProviderSubscription | null>;
+  getInvoice(id: string): Promise<ProviderInvoice | null>;
+  getCharge(id: string): Promise<ProviderCharge | null>;
+  /** Ends a subscription now (account deletion) or at the end of the paid period. */
+  cancelSubscription(id: string, opts: { atPeriodEnd: boolean }): Promise<void>;
+  /** Moves a live subscription to another plan with proration. */
+  changePlan(id: string, lookupKey: string, planName: string, priceCents: number): Promise<void>;
+  /** Verifies a webhook's signature on the raw body; throws WebhookSignatureError. */
+  verifyWebhook(rawBody: string, signature: string | undefined): Promise<ProviderEvent>;
+}
+
+export class WebhookSignatureError extends Error {}

@@ -1,0 +1,235 @@
+/**
+ * Stripe through its official SDK: Checkout Sessions (payment mode for credit
+ * packs, subscription mode for plans, whose Prices are found again by lookup
+ * key or created once), session/subscription/invoice/charge retrieval, plan
+ * changes with proration, and webhook signature checks on the raw body. The
+ * only file that imports `stripe`. STRIPE_API_BASE points it elsewhere (tests
+ * run it against a local fake that speaks Stripe's wire format).
+ */
+import Stripe from "stripe";
+import type {
+  CheckoutRequest,
+  PaymentProvider,
+  ProviderCharge,
+  ProviderInvoice,
+  ProviderSession,
+  ProviderSubscription,
+} from "./payment-provider.ts";
+import { WebhookSignatureError } from "./payment-provider.ts";
+
+export interface StripeOptions {
+  secretKey: string;
+  webhookSecret: string;
+  /** e.g. http://127.0.0.1:12111; default https://api.stripe.com */
+  apiBase?: string;
+}
+
+const idOf = (v: string | { id: string } | null | undefined): string | null =>
+  v == null ? null : typeof v === "string" ? v : v.id;
+
+const fromUnix = (s: number | null | undefined): Date | null => (s == null ? null : new Date(s * 1000));
+
+function isMissing(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripeError && error.statusCode === 404;
+}
+
+export function createStripeProvider(opts: StripeOptions): PaymentProvider {
+  const base = opts.apiBase ? new URL(opts.apiBase) : null;
+  const stripe = new Stripe(opts.secretKey, {
+    ...(base
+      ? {
+        host: base.hostname,
+        port: base.port || (base.protocol === "http:" ? "80" : "443"),
+        protocol: base.protocol === "http:" ? "http" : "https",
+      }
+      : {}),
+    // A failed call surfaces at once; our own fulfilment is idempotent and the webhook retries.
+    maxNetworkRetries: 0,
+    telemetry: false,
+    timeout: 20_000,
+  });
+
+  /** The plan's recurring Price, found by lookup key or created once with it. */
+  async function priceFor(lookupKey: string, planName: string, priceCents: number): Promise<string> {
+    const found = await stripe.prices.list({ lookup_keys: [lookupKey], active: true, limit: 1 });
+    const existing = found.data.find((p) => p.unit_amount === priceCents);
+    if (existing) return existing.id;
+    const created = await stripe.prices.create({
+      currency: "usd",
+      unit_amount: priceCents,
+      recurring: { interval: "month" },
+      lookup_key: lookupKey,
+      // A price change moves the key to the new Price.
+      transfer_lookup_key: true,
+      product_data: { name: `StyleTwin ${planName}` },
+    });
+    return created.id;
+  }
+
+  async function retrieveOrNull<T>(call: () => Promise<T>): Promise<T | null> {
+    try {
+      return await call();
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+  }
+
+  return {
+    name: "stripe",
+
+    async createCheckout(req: CheckoutRequest) {
+      const metadata: Record<string, string> = {
+        user_id: req.userId,
+        kind: req.kind,
+        credits: String(req.credits),
+        ...(req.packageId ? { package_id: req.packageId } : {}),
+        ...(req.plan ? { plan: req.plan } : {}),
+        ...(req.promotionCode ? { promotion_code: req.promotionCode } : {}),
+      };
+      const common = {
+        success_url: req.successUrl,
+        cancel_url: req.cancelUrl,
+        client_reference_id: req.userId,
+        customer_email: req.email,
+        metadata,
+        expires_at: Math.floor(req.expiresAt.getTime() / 1000),
+      };
+      if (req.kind === "credits") {
+        // The discounted amount is the line's price: the charge is exactly the quoted total.
+        const session = await stripe.checkout.sessions.create({
+          ...common,
+          mode: "payment",
+          line_items: [{
+            quantity: 1,
+            price_data: {
+              currency: req.currency,
+              unit_amount: req.totalCents,
+              product_data: { name: req.description },
+            },
+          }],
+          payment_intent_data: { metadata },
+        });
+        return { id: session.id, url: session.url ?? "" };
+      }
+      const price = await priceFor(req.planLookupKey!, req.description, req.subtotalCents);
+      let discounts: { coupon: string }[] | undefined;
+      if (req.discountCents > 0) {
+        // Our promotion code, applied by Stripe as a one-off amount on the first invoice.
+        const coupon = await stripe.coupons.create({
+          amount_off: req.discountCents,
+          currency: req.currency,
+          duration: "once",
+          max_redemptions: 1,
+          name: req.promotionCode,
+        });
+        discounts = [{ coupon: coupon.id }];
+      }
+      const session = await stripe.checkout.sessions.create({
+        ...common,
+        mode: "subscription",
+        line_items: [{ price, quantity: 1 }],
+        subscription_data: { metadata },
+        ...(discounts ? { discounts } : {}),
+      });
+      return { id: session.id, url: session.url ?? "" };
+    },
+
+    async getSession(id: string): Promise<ProviderSession | null> {
+      const s = await retrieveOrNull(() => stripe.checkout.sessions.retrieve(id));
+      if (!s) return null;
+      return {
+        id: s.id,
+        status: s.status === "complete" ? "complete" : s.status === "expired" ? "expired" : "open",
+        paymentStatus: s.payment_status === "paid"
+          ? "paid"
+          : s.payment_status === "no_payment_required"
+          ? "no_payment_required"
+          : "unpaid",
+        amountTotal: s.amount_total,
+        currency: s.currency,
+        metadata: (s.metadata ?? {}) as Record<string, string>,
+        paymentId: idOf(s.payment_intent),
+        subscriptionId: idOf(s.subscription),
+        customerId: idOf(s.customer),
+        invoiceId: idOf(s.invoice),
+      };
+    },
+
+    async getSubscription(id: string): Promise<ProviderSubscription | null> {
+      const s = await retrieveOrNull(() => stripe.subscriptions.retrieve(id));
+      if (!s) return null;
+      const item = s.items.data[0];
+      return {
+        id: s.id,
+        status: s.status,
+        customerId: idOf(s.customer),
+        currentPeriodStart: fromUnix(item?.current_period_start) ?? new Date(),
+        currentPeriodEnd: fromUnix(item?.current_period_end) ?? new Date(),
+        cancelAtPeriodEnd: s.cancel_at_period_end,
+        lookupKey: item?.price?.lookup_key ?? null,
+        metadata: (s.metadata ?? {}) as Record<string, string>,
+      };
+    },
+
+    async getInvoice(id: string): Promise<ProviderInvoice | null> {
+      const inv = await retrieveOrNull(() => stripe.invoices.retrieve(id));
+      if (!inv) return null;
+      const details = inv.parent?.subscription_details ?? null;
+      const line = inv.lines?.data?.[0];
+      return {
+        id: inv.id!,
+        status: inv.status,
+        billingReason: inv.billing_reason,
+        subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined),
+        metadata: (details?.metadata ?? {}) as Record<string, string>,
+        periodStart: fromUnix(line?.period?.start ?? inv.period_start),
+        periodEnd: fromUnix(line?.period?.end ?? inv.period_end),
+      };
+    },
+
+    async getCharge(id: string): Promise<ProviderCharge | null> {
+      const ch = await retrieveOrNull(() => stripe.charges.retrieve(id));
+      if (!ch) return null;
+      return {
+        id: ch.id,
+        paymentId: idOf(ch.payment_intent),
+        amount: ch.amount,
+        amountRefunded: ch.amount_refunded,
+      };
+    },
+
+    async cancelSubscription(id, { atPeriodEnd }) {
+      try {
+        if (atPeriodEnd) await stripe.subscriptions.update(id, { cancel_at_period_end: true });
+        else await stripe.subscriptions.cancel(id);
+      } catch (error) {
+        // Already gone at Stripe: the goal is reached.
+        if (!isMissing(error)) throw error;
+      }
+    },
+
+    async changePlan(id, lookupKey, planName, priceCents) {
+      const sub = await stripe.subscriptions.retrieve(id);
+      const price = await priceFor(lookupKey, planName, priceCents);
+      await stripe.subscriptions.update(id, {
+        items: [{ id: sub.items.data[0].id, price }],
+        proration_behavior: "always_invoice",
+        cancel_at_period_end: false,
+      });
+    },
+
+    async verifyWebhook(rawBody, signature) {
+      if (!signature) throw new WebhookSignatureError("No stripe-signature header value was provided.");
+      let event: Stripe.Event;
+      try {
+        // The async variant: WebCrypto, the only one that works under Deno.
+        event = await stripe.webhooks.constructEventAsync(rawBody, signature, opts.webhookSecret);
+      } catch (error) {
+        throw new WebhookSignatureError(error instanceof Error ? error.message : "Invalid signature");
+      }
+      const object = event.data.object as { id?: string };
+      return { id: event.id, type: event.type, objectId: object.id ?? "" };
+    },
+  };
+}
