@@ -210,7 +210,7 @@ for (const backend of backends()) {
           );
           assert.match(res.headers.get("Content-Type")!, /^application\/json/);
           const text = await res.text();
-          assert.match(text, /\n  "account": \{/, "pretty-printed");
+          assert.match(text, /\n {2}"account": \{/, "pretty-printed");
           const data: Json = JSON.parse(text);
           assert.deepEqual(Object.keys(data).sort(), [
             "account",
