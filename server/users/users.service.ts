@@ -1,6 +1,7 @@
 /** Shapes users for the API; knows who is an admin. */
 import type { Config } from "../config.ts";
-import { ADMIN_CREDITS, type PublicUser } from "../auth/auth.schemas.ts";
+import type { PublicUser } from "../auth/auth.schemas.ts";
+import { ADMIN_CREDITS } from "../credits/credit-constants.ts";
 import type { UserRow } from "./users.repository.ts";
 
 /**
@@ -8,10 +9,11 @@ import type { UserRow } from "./users.repository.ts";
  * read here, never copied into the row, so removing an email from it demotes that account.
  */
 export function isAdmin(
-  user: Pick<UserRow, "email" | "role">,
+  user: Pick<UserRow, "email" | "role" | "isVerified">,
   config: Pick<Config, "adminEmails">,
 ) {
-  return user.role === "admin" || config.adminEmails.has(user.email);
+  // A listed email counts only once verified: otherwise whoever registers it first is admin.
+  return user.role === "admin" || (user.isVerified && config.adminEmails.has(user.email));
 }
 
 /** What a user may see of their own row. Admins read the spec's 999999 sentinel. */
