@@ -14,6 +14,7 @@ import { LocalDiskStorage } from "./server/storage/local-disk-storage.ts";
 import { createImageModel, describeImageModel } from "./server/imaging/create-model.ts";
 import { JobRunner } from "./server/generation/job-runner.ts";
 import { startPhotoSweeper } from "./server/photos/photos.service.ts";
+import { startSessionSweeper } from "./server/auth/session-sweeper.ts";
 
 let config;
 try {
@@ -50,6 +51,7 @@ const runner = model
   : undefined;
 runner?.start();
 const sweeper = startPhotoSweeper({ db: database.db, storage });
+const sessionSweeper = startSessionSweeper(database.db);
 const app = createApp({
   db: database.db,
   config,
@@ -80,6 +82,7 @@ async function shutdown(signal: string) {
   log.info("shutting down", { signal });
   controller.abort();
   await sweeper.stop();
+  await sessionSweeper.stop();
   await server.finished;
   await runner?.stop();
   await model?.close();

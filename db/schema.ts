@@ -64,6 +64,8 @@ export const refreshTokens = pgTable("refresh_tokens", {
   uniqueIndex("refresh_tokens_hash_key").on(t.tokenHash),
   index("refresh_tokens_family_idx").on(t.family),
   index("refresh_tokens_user_idx").on(t.userId),
+  // The session sweep deletes expired rows (security migration 0007).
+  index("refresh_tokens_expires_idx").on(t.expiresAt),
 ]);
 
 export const photos = pgTable("photos", {
@@ -275,6 +277,15 @@ export const webhookEvents = pgTable("webhook_events", {
   type: text("type").notNull(),
   createdAt: createdAt(),
 });
+
+// --- Security (rate limits shared by every process on one database) ---
+
+/** One fixed window per rate-limit key; rows past reset_at are dead and swept. */
+export const rateLimits = pgTable("rate_limits", {
+  key: text("key").primaryKey(),
+  count: integer("count").notNull(),
+  resetAt: timestamp("reset_at", { withTimezone: true, precision: 3 }).notNull(),
+}, (t) => [index("rate_limits_reset_idx").on(t.resetAt)]);
 
 // --- Security (rate limits shared by every process on one database) ---
 

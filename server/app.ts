@@ -6,6 +6,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
 import { secureHeaders } from "hono/secure-headers";
 import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
@@ -15,7 +16,10 @@ import type { ImageModel } from "./imaging/image-model.ts";
 import { generationRoutes } from "./generation/generation.routes.ts";
 import { stylingRoutes } from "./styling/styling.routes.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
-import { AppError } from "./http/errors.ts";
+import { AppError, defaultCode } from "./http/errors.ts";
+import { contentSecurityPolicy } from "./http/content-security-policy.ts";
+import { requestContext, requestIdOf } from "./http/request-context.ts";
+import { metricsRoutes } from "./metrics/metrics.routes.ts";
 import { staticClient } from "./http/static-client.ts";
 import { usersRoutes } from "./users/users.routes.ts";
 import { photosRoutes } from "./photos/photos.routes.ts";
@@ -40,6 +44,9 @@ export const JSON_BODY_LIMIT = 64 * 1024;
 export function createApp(deps: AppDeps) {
   const app = new Hono();
 
+  // First: the request id and the one access line per request (security: request-context.ts).
+  app.use("*", requestContext({ trustProxy: deps.config.trustProxy }));
+  app.use("*", contentSecurityPolicy);
   app.use(
     "*",
     secureHeaders({
@@ -73,6 +80,9 @@ export function createApp(deps: AppDeps) {
     return c.json({ status: "ok" });
   });
 
+  if (deps.config.metricsToken) {
+    app.route("/api", metricsRoutes({ db: deps.db, metricsToken: deps.config.metricsToken }));
+  }
   app.route("/api/auth", authRoutes(deps));
   app.route("/api", usersRoutes(deps));
   app.route("/api", photosRoutes(deps));
@@ -93,22 +103,20 @@ export function createApp(deps: AppDeps) {
   app.onError((err, c) => {
     if (err instanceof AppError) {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
-      return c.json({ detail: err.message }, err.status);
+      return c.json({ detail: err.message, code: err.code }, err.status);
     }
     if (err instanceof HTTPException && err.status < 500) {
       // Hono's own 4xx (malformed JSON, ...): keep the status, answer our shape.
-      return c.json({ detail: err.message || "Bad request" }, err.status);
+      return c.json({ detail: err.message || "Bad request", code: defaultCode(err.status) }, err.status);
     }
-    const requestId = crypto.randomUUID();
+    // The route pattern, not the path: paths carry capability keys (/api/uploads/<key>).
     log.error("unhandled error", {
-      requestId,
+      request_id: requestIdOf(c),
       method: c.req.method,
-      path: c.req.path,
+      route: routePath(c),
       error: err,
     });
-    return c.json({ detail: "Internal Server Error" }, 500, {
-      "X-Request-Id": requestId,
-    });
+    return c.json({ detail: "Internal Server Error", code: "internal_error" }, 500);
   });
 
   return app;

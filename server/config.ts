@@ -24,8 +24,14 @@ const envSchema = z.object({
   /** Seconds a generation may run before it is abandoned and retried. */
   JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
   WELCOME_CREDITS: z.coerce.number().int().min(0).max(10000).default(DEFAULT_WELCOME_CREDITS),
-  /** Login/register attempts allowed per IP and per email each minute. */
+  /** Login/register attempts allowed per (IP, email) pair each minute. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
+  /** Login/register attempts allowed per IP, whatever the email, each minute. */
+  AUTH_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Login/register attempts allowed per email, from every IP together, each hour. */
+  AUTH_EMAIL_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(50),
+  /** Serves GET /api/metrics to `Authorization: Bearer <METRICS_TOKEN>`; unset: no metrics route. */
+  METRICS_TOKEN: z.string().min(16, "METRICS_TOKEN must be at least 16 characters").optional(),
   /** Honour X-Forwarded-For for rate limits (only behind a trusted proxy). */
   TRUST_PROXY: bool.default(false),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"]).default("info"),
@@ -53,6 +59,9 @@ export interface Config {
   jobTimeoutMs: number;
   welcomeCredits: number;
   authRateLimitPerMinute: number;
+  authIpRateLimitPerMinute: number;
+  authEmailRateLimitPerHour: number;
+  metricsToken: string | undefined;
   trustProxy: boolean;
   logLevel: "debug" | "info" | "warn" | "error";
   /** "stripe" when STRIPE_SECRET_KEY is set, otherwise the offline "sandbox". */
@@ -107,6 +116,9 @@ export function loadConfig(
     jobTimeoutMs: e.JOB_TIMEOUT_SECONDS * 1000,
     welcomeCredits: e.WELCOME_CREDITS,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
+    authIpRateLimitPerMinute: e.AUTH_IP_RATE_LIMIT_PER_MINUTE,
+    authEmailRateLimitPerHour: e.AUTH_EMAIL_RATE_LIMIT_PER_HOUR,
+    metricsToken: e.METRICS_TOKEN,
     trustProxy: e.TRUST_PROXY,
     logLevel: e.LOG_LEVEL,
     paymentProvider: e.STRIPE_SECRET_KEY ? "stripe" : "sandbox",

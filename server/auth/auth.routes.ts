@@ -2,10 +2,13 @@
 import { createHash } from "node:crypto";
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
 import { clientIp } from "../http/client-ip.ts";
-import { RateLimiter } from "../http/rate-limit.ts";
+import { DbRateLimitStore } from "../http/db-rate-limit-store.ts";
+import { AppError } from "../http/errors.ts";
 import { requireJson } from "../http/require-json.ts";
+import { MemoryRateLimitStore, type RateLimitStore, type RateRule } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import { loginSchema, logoutSchema, refreshSchema, registerSchema } from "./auth.schemas.ts";
 import * as auth from "./auth.service.ts";
@@ -19,21 +22,61 @@ function emailKey(email: string): string {
   return createHash("sha256").update(email.trim().toLowerCase()).digest("hex").slice(0, 32);
 }
 
+/** Auth bodies are an email, a password and a name: a few hundred bytes. */
+export const AUTH_BODY_LIMIT = 4 * 1024;
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/**
+ * The rules one login or register attempt counts against, cheapest-to-forge-least first (a
+ * caller limited by address stores nothing more): the address (any email), the (address,
+ * email) pair, and a slower ceiling per email over every address. The pair limit stops one
+ * attacker guessing a password without locking its owner out from everywhere else.
+ */
+export function authRateRules(
+  action: string,
+  ip: string,
+  email: string | undefined,
+  config: AuthDeps["config"],
+): RateRule[] {
+  const rules: RateRule[] = [
+    { key: `${action}:ip:${ip}`, limit: config.authIpRateLimitPerMinute, windowMs: MINUTE },
+  ];
+  if (email !== undefined) {
+    const e = emailKey(email);
+    rules.push(
+      { key: `${action}:ip-email:${ip}:${e}`, limit: config.authRateLimitPerMinute, windowMs: MINUTE },
+      { key: `${action}:email:${e}`, limit: config.authEmailRateLimitPerHour, windowMs: HOUR },
+    );
+  }
+  return rules;
+}
+
+/** Shared across processes when they share Postgres; in memory for the single-process default. */
+export function authRateLimitStore(deps: AuthDeps): RateLimitStore {
+  return deps.config.databaseUrl ? new DbRateLimitStore(deps.db) : new MemoryRateLimitStore();
+}
+
 export function authRoutes(deps: AuthDeps) {
-  const limiter = new RateLimiter(deps.config.authRateLimitPerMinute);
-  // The IP key goes first: a caller already limited by address stores nothing more.
+  const store = authRateLimitStore(deps);
   const limit = (action: string) => async (c: Context, next: Next) => {
-    const keys = [`${action}:ip:${clientIp(c, deps.config.trustProxy)}`];
     const email = (await c.req.json().catch(() => null))?.email;
-    if (typeof email === "string") keys.push(`${action}:email:${emailKey(email)}`);
-    limiter.hit(keys);
+    const ip = clientIp(c, deps.config.trustProxy);
+    await store.hit(authRateRules(action, ip, typeof email === "string" ? email : undefined, deps.config));
     await next();
   };
 
   return new Hono<AuthEnv>()
+    .use(bodyLimit({
+      maxSize: AUTH_BODY_LIMIT,
+      onError: () => {
+        throw new AppError(413, "Request body too large", { code: "payload_too_large" });
+      },
+    }))
     .post(
       "/register",
-      requireJson,
+      requireJson, // before counting: a wrong Content-Type is not an attempt
       limit("register"),
       validate("json", registerSchema),
       async (c) => {
@@ -49,7 +92,7 @@ export function authRoutes(deps: AuthDeps) {
         return c.json(await auth.login(deps, c.req.valid("json")));
       },
     )
-    .post("/refresh", requireJson, validate("json", refreshSchema), async (c) => {
+    .post("/refresh", validate("json", refreshSchema), async (c) => {
       return c.json(
         await auth.refresh(deps, c.req.valid("json").refresh_token),
       );

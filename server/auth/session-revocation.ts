@@ -6,7 +6,7 @@
 import { and, eq, isNull, ne } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { refreshTokens } from "../../db/schema.ts";
-import { revokeAllForUser } from "./sessions.repository.ts";
+import { lockUserFamilies, revokeAllForUser } from "./sessions.repository.ts";
 
 /** Revokes every session (family) of `userId` except `keepFamily`; returns how many tokens it revoked. */
 export async function revokeOtherSessions(
@@ -15,6 +15,8 @@ export async function revokeOtherSessions(
   keepFamily: string,
   at = new Date(),
 ): Promise<number> {
+  // A rotation committing concurrently in another family would otherwise survive the UPDATE.
+  await lockUserFamilies(db, userId);
   const rows = await db.update(refreshTokens).set({ revokedAt: at })
     .where(and(
       eq(refreshTokens.userId, userId),

@@ -1,6 +1,9 @@
 /**
- * Fixed-window rate limiting in process memory (one process serves the
- * product). Keys are caller-chosen strings such as `login:ip:1.2.3.4`.
+ * Fixed-window rate limiting. `RateLimiter` counts in process memory (the
+ * single-process default); `RateLimitStore` is what the auth routes use, with
+ * a memory implementation and one in the database (db-rate-limit-store.ts) so
+ * limits hold across every process sharing one Postgres. Keys are
+ * caller-chosen strings such as `login:ip:1.2.3.4`.
  *
  * Memory is bounded whatever callers send: a key that is already over its
  * limit stops the check before later keys are stored, and the map never holds
@@ -62,9 +65,47 @@ export class RateLimiter {
   }
 }
 
-function tooMany(retryAfterMs: number): AppError {
+export function tooMany(retryAfterMs: number): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   return new AppError(429, `Too many attempts. Please try again in ${seconds} seconds.`, {
-    "Retry-After": String(seconds),
+    code: "rate_limited",
+    headers: { "Retry-After": String(seconds) },
   });
+}
+
+/** One limit: at most `limit` hits on `key` per `windowMs`. */
+export interface RateRule {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+/**
+ * Counts one hit per rule, in order, and rejects with 429 (Retry-After) at the
+ * first rule already at its limit; later rules are then not counted.
+ */
+export interface RateLimitStore {
+  hit(rules: RateRule[], now?: number): Promise<void>;
+}
+
+/** The in-memory store: one bounded RateLimiter per (limit, window). */
+export class MemoryRateLimitStore implements RateLimitStore {
+  #limiters = new Map<string, RateLimiter>();
+
+  hit(rules: RateRule[], now = Date.now()): Promise<void> {
+    try {
+      for (const rule of rules) {
+        const id = `${rule.limit}/${rule.windowMs}`;
+        let limiter = this.#limiters.get(id);
+        if (!limiter) {
+          limiter = new RateLimiter(rule.limit, { windowMs: rule.windowMs });
+          this.#limiters.set(id, limiter);
+        }
+        limiter.hit([rule.key], now);
+      }
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
 }
