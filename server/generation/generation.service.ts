@@ -7,6 +7,7 @@ import { GENERATION_COST } from "../credits/credit-constants.ts";
 import type { Config } from "../config.ts";
 import { applyCreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
+import { recordCredits } from "../metrics/metrics.ts";
 import { isUuid } from "../ids.ts";
 import { uploadUrl, usablePhotosFor } from "../photos/photos.service.ts";
 import { defaultOptions, findEntry } from "../styling/catalog.ts";
@@ -77,6 +78,7 @@ export async function startGeneration(
       creditsCharged: cost,
     });
   });
+  if (cost > 0) recordCredits("debited", cost);
   deps.onQueued?.();
   return { generationId };
 }

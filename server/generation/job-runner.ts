@@ -15,6 +15,7 @@ import { applyCreditChange } from "../credits/credits.service.ts";
 import type { ImageModel } from "../imaging/image-model.ts";
 import { ModelError } from "../imaging/image-model.ts";
 import { log } from "../log.ts";
+import { recordCredits, recordJobFinished, recordModelError } from "../metrics/metrics.ts";
 import { findPhotoById } from "../photos/photos.repository.ts";
 import { type Angle, ANGLES, OUTPUT_HEIGHT, OUTPUT_WIDTH } from "../styling/option-keys.ts";
 import type { BlobStorage } from "../storage/storage.ts";
@@ -113,6 +114,7 @@ export class JobRunner {
   async #run(job: GenerationRow): Promise<void> {
     const { db, storage } = this.#opts;
     const attempt = job.attempts;
+    const started = performance.now();
     if (attempt > MAX_ATTEMPTS) {
       // Its worker died on the last allowed attempt: give up and refund.
       await this.#fail(job, attempt, GENERATION_FAILED);
@@ -164,6 +166,7 @@ export class JobRunner {
       }
       if (await completeGeneration(db, job.id, attempt, results, [...notes])) {
         log.info("generation completed", { id: job.id, attempt, angles });
+        recordJobFinished("completed", (performance.now() - started) / 1000);
         return;
       }
       // Someone reclaimed the job after our lease expired: their result wins, ours is removed.
@@ -171,6 +174,7 @@ export class JobRunner {
     } catch (error) {
       await Promise.all(stored.map((k) => storage.delete(k).catch(() => {})));
       const transient = !(error instanceof ModelError) || error.transient;
+      recordModelError(this.#opts.model.name, error instanceof ModelError ? (transient ? "transient" : "refused") : "error");
       if (this.#stopping && transient) {
         // Shutting down aborted it: hand the job back now rather than after its lease expires,
         // and give the attempt back too. A restart is not a model failure; counting it would
@@ -191,18 +195,23 @@ export class JobRunner {
   }
 
   async #fail(job: GenerationRow, attempt: number, message: string): Promise<void> {
-    await this.#opts.db.transaction(async (tx) => {
+    const refunded = await this.#opts.db.transaction(async (tx) => {
       const failed = await failGeneration(tx, job.id, attempt, message);
       if (failed && failed.creditsCharged > 0) {
         // Idempotent by (generation_refund, id): a second failure path cannot refund twice.
-        await applyCreditChange(tx, {
+        const refund = await applyCreditChange(tx, {
           userId: failed.userId,
           delta: failed.creditsCharged,
           reason: "generation_refund",
           ref: failed.id,
         });
+        return refund.applied ? failed.creditsCharged : 0;
       }
+      return failed ? 0 : null;
     });
+    if (refunded === null) return; // someone else finished it
+    recordJobFinished("failed", (Date.now() - job.updatedAt.getTime()) / 1000);
+    if (refunded > 0) recordCredits("refunded", refunded);
   }
 
   async #generateWithTimeout(req: Parameters<ImageModel["generate"]>[0]) {

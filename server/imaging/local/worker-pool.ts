@@ -3,6 +3,7 @@
  * worker is free; a crashed or aborted worker is terminated and replaced, and
  * its in-flight job rejects with a transient ModelError.
  */
+import { log } from "../../log.ts";
 import { ModelError } from "../image-model.ts";
 import type { RenderJob, RenderOutput } from "./render.ts";
 import type { WorkerIn, WorkerOut, WorkerStats } from "./worker.ts";
@@ -37,7 +38,7 @@ export class WorkerPool {
     worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
-      console.error("local image model: worker crashed", ev.message);
+      log.error("local image model: worker crashed", { message: ev.message });
       this.replace(slot, new ModelError("The image model crashed, please try again", { transient: true }));
     };
     return slot;
@@ -69,7 +70,7 @@ export class WorkerPool {
       return;
     }
     if (msg.type === "fatal") {
-      console.error("local image model: worker failed to load", msg.message);
+      log.error("local image model: worker failed to load", { message: msg.message });
       this.closed = true;
       const err = new ModelError("The image model could not start", { transient: true });
       for (const p of this.queue.splice(0)) p.reject(err);

@@ -4,6 +4,7 @@
  * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
+import { log } from "../../log.ts";
 import { FaceEngine } from "./face-engine.ts";
 import { render, type RenderJob, UserFacingError } from "./render.ts";
 
@@ -56,7 +57,7 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     if (err instanceof UserFacingError) {
       post({ type: "result", id: msg.id, ok: false, message: err.message, transient: false });
     } else {
-      console.error("local image model: job failed", err);
+      log.error("local image model: job failed", { error: err });
       post({
         type: "result",
         id: msg.id,
