@@ -9,6 +9,7 @@ import type { Config } from "../config.ts";
 import { AppError } from "../http/errors.ts";
 import { log } from "../log.ts";
 import { deletePhotoRowsOf, listPhotosOf, uploadUrl } from "../photos/photos.service.ts";
+import type { SubscriptionSummary } from "../payments/payments.schemas.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import {
   anonymiseUser,
@@ -28,14 +29,6 @@ import {
   SAME_PASSWORD,
   WRONG_CURRENT_PASSWORD,
 } from "./users.schemas.ts";
-
-/** GET /api/users/subscription's shape (the payments area serves it). */
-export interface SubscriptionSummary {
-  plan: string;
-  status: string;
-  current_period_end: string | null;
-  credits_remaining: number;
-}
 
 /** What the account needs from payments: the current subscription, and cancelling it. */
 export interface SubscriptionPort {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
-import { creditLedger, generations, photos, profiles, users } from "../../db/schema.ts";
+import { creditLedger, generations, photos, profiles, subscriptions, users } from "../../db/schema.ts";
 import { MESSAGES } from "../../server/auth/auth.schemas.ts";
 import { SAME_PASSWORD, WRONG_CURRENT_PASSWORD } from "../../server/users/users.schemas.ts";
 import { cropFace, DARK_HAIR } from "../imaging/fixtures.ts";
@@ -229,7 +229,7 @@ for (const backend of backends()) {
             plan: "none",
             status: "inactive",
             current_period_end: null,
-            credits_remaining: 0,
+            credits_remaining: a.auth.user.credits - 2,
           });
           assert.deepEqual(data.credit_ledger.map((r: Json) => [r.reason, r.delta]), [
             ["welcome", ctx.config.welcomeCredits],
@@ -270,6 +270,19 @@ for (const backend of backends()) {
             const a = await populatedUser(ctx, "Carol");
             const b = await populatedUser(ctx, "Dave");
             const second = await login(ctx, a.auth.user.email, PASSWORD);
+            // An active (sandbox) subscription: deletion cancels it first.
+            const periodEnd = new Date(Date.now() + 30 * 86400_000);
+            await db.insert(subscriptions).values({
+              userId: a.auth.user.id,
+              plan: "pro",
+              status: "active",
+              provider: "sandbox",
+              currentPeriodStart: new Date(),
+              currentPeriodEnd: periodEnd,
+            });
+            const sub = await ctx.call("GET", "/api/users/data-export", { token: a.token });
+            assert.equal(sub.body.subscription.plan, "pro");
+            assert.equal(sub.body.subscription.current_period_end, periodEnd.toISOString());
             const files = a.urls.map((u) => fileOf(ctx, u));
             assert.equal(files.length, 6); // picture, photo, four angles
             for (const f of files) assert.ok(await exists(f), f);
@@ -312,6 +325,10 @@ for (const backend of backends()) {
               (await db.select().from(generations).where(eq(generations.userId, a.auth.user.id))).length,
               0,
             );
+            const [subRow] = await db.select().from(subscriptions).where(
+              eq(subscriptions.userId, a.auth.user.id),
+            );
+            assert.equal(subRow.status, "canceled");
             const ledger = await db.select().from(creditLedger).where(
               eq(creditLedger.userId, a.auth.user.id),
             );
