@@ -286,12 +286,3 @@ export const rateLimits = pgTable("rate_limits", {
   count: integer("count").notNull(),
   resetAt: timestamp("reset_at", { withTimezone: true, precision: 3 }).notNull(),
 }, (t) => [index("rate_limits_reset_idx").on(t.resetAt)]);
-
-// --- Security (rate limits shared by every process on one database) ---
-
-/** One fixed window per rate-limit key; rows past reset_at are dead and swept. */
-export const rateLimits = pgTable("rate_limits", {
-  key: text("key").primaryKey(),
-  count: integer("count").notNull(),
-  resetAt: timestamp("reset_at", { withTimezone: true, precision: 3 }).notNull(),
-}, (t) => [index("rate_limits_reset_idx").on(t.resetAt)]);

@@ -23,6 +23,8 @@ import { metricsRoutes } from "./metrics/metrics.routes.ts";
 import { staticClient } from "./http/static-client.ts";
 import { usersRoutes } from "./users/users.routes.ts";
 import { photosRoutes } from "./photos/photos.routes.ts";
+import { paymentsRoutes, WEBHOOK_PATH } from "./payments/payments.routes.ts";
+import { sandboxCheckoutRoutes } from "./payments/sandbox-checkout.routes.ts";
 import { log } from "./log.ts";
 
 export interface AppDeps {
@@ -59,7 +61,9 @@ export function createApp(deps: AppDeps) {
   app.use("/api/*", (c, next) => {
     if (
       c.req.path === "/api/upload-photo" ||
-      c.req.path === "/api/users/profile/image"
+      c.req.path === "/api/users/profile/image" ||
+      // The payment webhook reads its raw body under its own limit.
+      c.req.path === WEBHOOK_PATH
     ) return next();
     return bodyLimit({
       maxSize: JSON_BODY_LIMIT,
@@ -86,8 +90,12 @@ export function createApp(deps: AppDeps) {
   app.route("/api/auth", authRoutes(deps));
   app.route("/api", usersRoutes(deps));
   app.route("/api", photosRoutes(deps));
+  app.route("/api", paymentsRoutes(deps));
   app.route("/api", stylingRoutes(deps.model));
   app.route("/api", generationRoutes(deps));
+
+  // The sandbox provider's hosted checkout page (outside /api: it is a page, not an API).
+  app.route("/", sandboxCheckoutRoutes(deps));
 
   app.all("/api/*", () => {
     throw new AppError(404, "Not found");
