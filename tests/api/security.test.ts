@@ -1,0 +1,411 @@
+/**
+ * The security probe's findings, each as a regression test through the real app on PGlite and
+ * Postgres: ReDoS, NUL bytes, session revocation races, brute force and shared rate limits,
+ * the refresh-token sweep, error codes, 415s, request ids and access logs, metrics.
+ */
+import assert from "node:assert/strict";
+import { count, eq } from "drizzle-orm";
+import { rateLimits, refreshTokens } from "../../db/schema.ts";
+import { loginSchema, registerSchema } from "../../server/auth/auth.schemas.ts";
+import { ROTATED_TOKEN_RETENTION_MS, sweepSessions } from "../../server/auth/session-sweeper.ts";
+import { hashRefreshToken } from "../../server/auth/tokens.ts";
+import { setLogLevel } from "../../server/log.ts";
+import { appVariant } from "../helpers/app-variant.ts";
+import type { TestContext } from "../helpers/test-app.ts";
+import {
+  apiTest,
+  meStatus,
+  PASSWORD,
+  refreshWith,
+  RELAXED_LIMITS,
+  signIn,
+  signUp,
+  uniqueEmail,
+} from "./security-context.ts";
+
+const DOTS_EMAIL = `a@${".".repeat(60_000)}@`;
+
+// --- ReDoS -----------------------------------------------------------------------------
+
+Deno.test("security: the email rule is linear: 'a@' + 60,000 dots + '@' is judged in well under 100 ms", () => {
+  for (const email of [DOTS_EMAIL, `a@${"a.".repeat(30_000)}@`, `${"a".repeat(100_000)}@b`]) {
+    const started = performance.now();
+    const login = loginSchema.safeParse({ email, password: "x" });
+    const register = registerSchema.safeParse({ email, password: PASSWORD, full_name: "R" });
+    const ms = performance.now() - started;
+    assert.equal(login.success, false);
+    assert.equal(register.success, false);
+    assert.equal(login.error!.issues[0].message, "Email is invalid");
+    assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
+  }
+});
+
+apiTest("security: the ReDoS login answers fast and /api/health stays responsive", async (ctx) => {
+  const started = performance.now();
+  const attacks = [1, 2, 3].map(() =>
+    ctx.call("POST", "/api/auth/login", { body: { email: DOTS_EMAIL, password: "x" } })
+  );
+  const health = ctx.call("GET", "/api/health");
+  const answers = await Promise.all(attacks);
+  const healthMs = performance.now() - started;
+  for (const res of answers) {
+    assert.ok(res.status === 413 || res.status === 422, String(res.status));
+    assert.ok(["payload_too_large", "validation_error"].includes(res.body.code));
+  }
+  assert.ok(performance.now() - started < 300, `${(performance.now() - started).toFixed(0)} ms for three`);
+  assert.ok((await health).status < 600);
+  assert.ok(healthMs < 1000, `health waited ${healthMs.toFixed(0)} ms`);
+  // Under the auth body limit, an email of a few thousand dots is judged as quickly.
+  const small = `a@${".".repeat(3_000)}@`;
+  const t = performance.now();
+  const res = await ctx.call("POST", "/api/auth/login", { body: { email: small, password: "x" } });
+  assert.equal(res.status, 422);
+  assert.equal(res.body.detail, "Email is invalid");
+  assert.ok(performance.now() - t < 100, `${(performance.now() - t).toFixed(1)} ms`);
+});
+
+// --- NUL bytes -------------------------------------------------------------------------
+
+apiTest("security: a NUL character in any JSON string -> 422 naming the field, never a 500", async (ctx) => {
+  const cases: [string, Record<string, unknown>, string][] = [
+    ["/api/auth/register", { email: "a\u0000@b.co", password: PASSWORD, full_name: "N" }, "email"],
+    [
+      "/api/auth/register",
+      { email: uniqueEmail(), password: PASSWORD, full_name: "Nul\u0000Name" },
+      "full_name",
+    ],
+    [
+      "/api/auth/register",
+      { email: uniqueEmail(), password: "Pass\u0000word1!", full_name: "N" },
+      "password",
+    ],
+    ["/api/auth/login", { email: uniqueEmail(), password: "x\u0000" }, "password"],
+    ["/api/auth/refresh", { refresh_token: "\u0000" }, "refresh_token"],
+  ];
+  for (const [path, body, field] of cases) {
+    const res = await ctx.call("POST", path, { body });
+    assert.equal(res.status, 422, `${path} ${field}`);
+    assert.deepEqual(res.body, {
+      detail: `${field} must not contain NUL (\\u0000) characters`,
+      code: "validation_error",
+    });
+  }
+  const { session } = await signUp(ctx);
+  const gen = await ctx.call("POST", "/api/generate", {
+    token: session.access_token,
+    body: {
+      photoId: crypto.randomUUID(),
+      studioType: "makeup",
+      options: {},
+      view360: false,
+      additionalInstructions: "soft\u0000glam",
+    },
+  });
+  assert.equal(gen.status, 422);
+  assert.equal(gen.body.detail, "additionalInstructions must not contain NUL (\\u0000) characters");
+  const nested = await ctx.call("POST", "/api/generate", {
+    token: session.access_token,
+    body: { photoId: crypto.randomUUID(), studioType: "makeup", options: { lips: "red\u0000" } },
+  });
+  assert.equal(nested.status, 422);
+  assert.equal(nested.body.detail, "options.lips must not contain NUL (\\u0000) characters");
+});
+
+// --- 415 and error codes ---------------------------------------------------------------
+
+apiTest("security: POST /api/generate with text/plain -> 415 unsupported_media_type", async (ctx) => {
+  const { session } = await signUp(ctx);
+  const res = await ctx.call("POST", "/api/generate", {
+    token: session.access_token,
+    headers: { "Content-Type": "text/plain" },
+    body: JSON.stringify({ photoId: crypto.randomUUID(), studioType: "makeup" }),
+  });
+  assert.equal(res.status, 415);
+  assert.deepEqual(res.body, {
+    detail: "Content-Type must be application/json",
+    code: "unsupported_media_type",
+  });
+});
+
+// --- Session revocation races (50 rounds each) -----------------------------------------
+
+const ROUNDS = 50;
+
+apiTest(
+  "security: reuse detection racing a thief's refresh loop leaves the thief nothing (50 rounds)",
+  async (ctx) => {
+    const { email } = await signUp(ctx);
+    for (let round = 0; round < ROUNDS; round++) {
+      const owner = await signIn(ctx, email);
+      const stolen = await refreshWith(ctx, owner.refresh_token);
+      assert.equal(stolen.status, 200);
+      // The owner's copy was rotated a minute ago (outside the grace window): its replay is theft.
+      await ctx.database.db.update(refreshTokens).set({ rotatedAt: new Date(Date.now() - 60_000) })
+        .where(eq(refreshTokens.tokenHash, await hashRefreshToken(owner.refresh_token)));
+      let thief = {
+        refresh: stolen.body.refresh_token as string,
+        access: stolen.body.access_token as string,
+      };
+      const thiefLoop = (async () => {
+        for (let i = 0; i < 6; i++) {
+          const r = await refreshWith(ctx, thief.refresh);
+          if (r.status !== 200) return;
+          thief = { refresh: r.body.refresh_token, access: r.body.access_token };
+        }
+      })();
+      const replay = refreshWith(ctx, owner.refresh_token);
+      const [answer] = await Promise.all([replay, thiefLoop]);
+      assert.equal(answer.status, 401, `round ${round}`);
+      assert.equal(answer.body.code, "refresh_token_reused", `round ${round}`);
+      assert.equal(
+        (await refreshWith(ctx, thief.refresh)).status,
+        401,
+        `round ${round}: thief still refreshes`,
+      );
+      assert.equal(
+        await meStatus(ctx, thief.access),
+        401,
+        `round ${round}: thief's access token still works`,
+      );
+    }
+  },
+);
+
+apiTest(
+  "security: logout with only the bearer racing a refresh ends every token (50 rounds)",
+  async (ctx) => {
+    const { email } = await signUp(ctx);
+    for (let round = 0; round < ROUNDS; round++) {
+      const s = await signIn(ctx, email);
+      const [out, refreshed] = await Promise.all([
+        ctx.call("POST", "/api/auth/logout", { token: s.access_token }),
+        refreshWith(ctx, s.refresh_token),
+      ]);
+      assert.equal(out.status, 200, `round ${round}`);
+      assert.equal(await meStatus(ctx, s.access_token), 401, `round ${round}`);
+      if (refreshed.status === 200) {
+        assert.equal(
+          await meStatus(ctx, refreshed.body.access_token),
+          401,
+          `round ${round}: refreshed access lives`,
+        );
+        assert.equal((await refreshWith(ctx, refreshed.body.refresh_token)).status, 401, `round ${round}`);
+      } else {
+        assert.equal(refreshed.status, 401, `round ${round}`);
+      }
+      assert.equal((await refreshWith(ctx, s.refresh_token)).status, 401, `round ${round}`);
+    }
+  },
+);
+
+// --- Brute force and shared rate limits ------------------------------------------------
+
+const LIMITS = {
+  AUTH_RATE_LIMIT_PER_MINUTE: "10",
+  AUTH_IP_RATE_LIMIT_PER_MINUTE: "30",
+  AUTH_EMAIL_RATE_LIMIT_PER_HOUR: "25",
+  TRUST_PROXY: "true",
+};
+
+function assertLimited(res: { status: number; body: { detail?: string; code?: string }; headers: Headers }) {
+  assert.equal(res.status, 429);
+  assert.equal(res.body.code, "rate_limited");
+  assert.match(res.body.detail ?? "", /^Too many attempts\. Please try again in \d+ seconds\.$/);
+  const retry = Number(res.headers.get("Retry-After"));
+  assert.ok(retry >= 1 && retry <= 3600, `Retry-After ${retry}`);
+}
+
+const loginFrom = (call: TestContext["call"], ip: string, email: string, password: string) =>
+  call("POST", "/api/auth/login", { headers: { "X-Forwarded-For": ip }, body: { email, password } });
+
+apiTest("security: ten wrong passwords from one address do not lock the owner out elsewhere", async (ctx) => {
+  const { email } = await signUp(ctx);
+  const { call } = appVariant(ctx, LIMITS);
+  for (let i = 0; i < 10; i++) {
+    assert.equal((await loginFrom(call, "198.51.100.7", email, "Wrong1!pass")).status, 401);
+  }
+  assertLimited(await loginFrom(call, "198.51.100.7", email, PASSWORD));
+  // The owner, from home: signs in.
+  assert.equal((await loginFrom(call, "203.0.113.20", email, PASSWORD)).status, 200);
+  // The attacker moving to another of its accounts' emails is still counted per address.
+  for (let i = 0; i < 19; i++) await loginFrom(call, "198.51.100.7", uniqueEmail(), "Wrong1!pass");
+  assertLimited(await loginFrom(call, "198.51.100.7", uniqueEmail(), "Wrong1!pass"));
+}, {});
+
+apiTest("security: a slower per-email ceiling holds across rotating addresses", async (ctx) => {
+  const { email } = await signUp(ctx);
+  const { call } = appVariant(ctx, LIMITS);
+  for (let i = 0; i < 25; i++) {
+    assert.equal((await loginFrom(call, `192.0.2.${i + 1}`, email, "Wrong1!pass")).status, 401);
+  }
+  assertLimited(await loginFrom(call, "192.0.2.200", email, "Wrong1!pass"));
+  // Another account is untouched.
+  const other = await signUp(ctx);
+  assert.equal((await loginFrom(call, "192.0.2.201", other.email, PASSWORD)).status, 200);
+});
+
+apiTest("security: with DATABASE_URL, two processes share one limit (rows in rate_limits)", async (ctx) => {
+  const { email } = await signUp(ctx);
+  // Two app instances over one database stand for two processes; DATABASE_URL selects the shared store.
+  const env = { ...LIMITS, DATABASE_URL: "postgres://shared@127.0.0.1:5432/any" };
+  const a = appVariant(ctx, env);
+  const b = appVariant(ctx, env);
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await loginFrom(a.call, "198.51.100.9", email, "Wrong1!pass")).status, 401);
+  }
+  for (let i = 0; i < 5; i++) {
+    assert.equal((await loginFrom(b.call, "198.51.100.9", email, "Wrong1!pass")).status, 401);
+  }
+  assertLimited(await loginFrom(a.call, "198.51.100.9", email, PASSWORD));
+  assertLimited(await loginFrom(b.call, "198.51.100.9", email, PASSWORD));
+  const [{ n }] = await ctx.database.db.select({ n: count() }).from(rateLimits);
+  assert.ok(n >= 3, `${n} rows`);
+  // Without DATABASE_URL each process counts alone (the single-process default).
+  const solo = appVariant(ctx, LIMITS);
+  assert.equal((await loginFrom(solo.call, "198.51.100.9", email, PASSWORD)).status, 200);
+});
+
+apiTest("security: concurrent hits on one key in the shared store never exceed the limit", async (ctx) => {
+  const env = { ...LIMITS, DATABASE_URL: "postgres://shared@127.0.0.1:5432/any" };
+  const apps = [appVariant(ctx, env), appVariant(ctx, env)];
+  const email = uniqueEmail();
+  const answers = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => loginFrom(apps[i % 2].call, "198.51.100.10", email, "Wrong1!pass")),
+  );
+  const statuses = answers.map((r) => r.status);
+  assert.equal(statuses.filter((s) => s === 401).length, 10, JSON.stringify(statuses));
+  assert.equal(statuses.filter((s) => s === 429).length, 20);
+});
+
+// --- The sweep -------------------------------------------------------------------------
+
+apiTest("security: the session sweep keeps refresh_tokens bounded", async (ctx) => {
+  const { email } = await signUp(ctx);
+  const rows = async () => (await ctx.database.db.select({ n: count() }).from(refreshTokens))[0].n;
+  // A session refreshed many times, one logged out, one expired.
+  let s = await signIn(ctx, email);
+  for (let i = 0; i < 20; i++) {
+    const r = await refreshWith(ctx, s.refresh_token);
+    s = r.body;
+  }
+  const out = await signIn(ctx, email);
+  await ctx.call("POST", "/api/auth/logout", { token: out.access_token });
+  const old = await signIn(ctx, email);
+  await ctx.database.db.update(refreshTokens).set({ expiresAt: new Date(Date.now() - 1000) })
+    .where(eq(refreshTokens.tokenHash, await hashRefreshToken(old.refresh_token)));
+  const before = await rows();
+  assert.ok(before >= 24, String(before));
+
+  // Now: revoked and expired rows go; the live chain stays (replays still detected).
+  await sweepSessions(ctx.database.db);
+  assert.equal(await rows(), 1 + 1 + 20); // the sign-up session, and the refreshed one's chain
+  assert.equal(await meStatus(ctx, s.access_token), 200);
+
+  // A week later: rotated rows are forgotten; only the newest token of each session is left.
+  await sweepSessions(ctx.database.db, new Date(Date.now() + ROTATED_TOKEN_RETENTION_MS + 60_000));
+  assert.equal(await rows(), 2);
+  assert.equal((await refreshWith(ctx, s.refresh_token)).status, 200);
+});
+
+// --- Request ids, access logs, metrics ------------------------------------------------
+
+async function captureLog(fn: () => Promise<unknown>): Promise<Record<string, unknown>[]> {
+  const original = console.log;
+  const lines: string[] = [];
+  console.log = (...args: unknown[]) => lines.push(args.map(String).join(" "));
+  setLogLevel("info");
+  try {
+    await fn();
+  } finally {
+    console.log = original;
+    setLogLevel("error");
+  }
+  return lines.map((l) => JSON.parse(l));
+}
+
+apiTest("security: each request writes exactly one JSON access line, without secrets", async (ctx) => {
+  const { email, session, id } = await signUp(ctx);
+  let login: Awaited<ReturnType<TestContext["call"]>> | undefined;
+  let me: Awaited<ReturnType<TestContext["call"]>> | undefined;
+  const raw: string[] = [];
+  const lines = await captureLog(async () => {
+    login = await ctx.call("POST", "/api/auth/login", { body: { email, password: PASSWORD } });
+    await refreshWith(ctx, session.refresh_token);
+    me = await ctx.call("GET", `/api/users/me?access_token=${session.access_token}&secret=q`, {
+      token: session.access_token,
+    });
+    await ctx.call("GET", `/api/uploads/${"ab".repeat(16)}.jpg`);
+  });
+  raw.push(...lines.map((l) => JSON.stringify(l)));
+  const access = lines.filter((l) => l.msg === "request");
+  assert.equal(access.length, 4, raw.join("\n"));
+  const [loginLine, refreshLine, meLine, uploadLine] = access;
+  assert.equal(loginLine.method, "POST");
+  assert.equal(loginLine.route, "/api/auth/login");
+  assert.equal(loginLine.status, 200);
+  assert.equal(typeof loginLine.ms, "number");
+  assert.equal(loginLine.request_id, login!.headers.get("X-Request-Id"));
+  assert.equal(refreshLine.route, "/api/auth/refresh");
+  assert.equal(meLine.route, "/api/users/me");
+  assert.equal(meLine.user_id, id);
+  assert.equal(meLine.request_id, me!.headers.get("X-Request-Id"));
+  assert.equal(uploadLine.route, "/api/uploads/:key"); // the pattern, not the capability key
+  const all = raw.join("\n");
+  for (const secret of [PASSWORD, session.refresh_token, session.access_token, "secret=q", "abababab"]) {
+    assert.ok(!all.includes(secret), `log leaks ${secret.slice(0, 12)}`);
+  }
+});
+
+apiTest(
+  "security: X-Request-Id on every response; a proxy's id is kept only with TRUST_PROXY",
+  async (ctx) => {
+    for (const path of ["/api/health", "/api/nope", "/"]) {
+      const res = await ctx.call("GET", path, { headers: { "X-Request-Id": "from-client-1" } });
+      assert.match(res.headers.get("X-Request-Id") ?? "", /^[0-9a-f-]{36}$/, path);
+    }
+    const trusted = appVariant(ctx, { TRUST_PROXY: "true" });
+    const kept = await trusted.call("GET", "/api/health", { headers: { "X-Request-Id": "lb-42.abc" } });
+    assert.equal(kept.headers.get("X-Request-Id"), "lb-42.abc");
+    const junk = await trusted.call("GET", "/api/health", {
+      headers: { "X-Request-Id": "bad id\u00e9<script>" },
+    });
+    assert.match(junk.headers.get("X-Request-Id") ?? "", /^[0-9a-f-]{36}$/);
+  },
+);
+
+apiTest(
+  "security: GET /api/metrics: 404 unset, 401 without the token, Prometheus text with it",
+  async (ctx) => {
+    assert.equal((await ctx.call("GET", "/api/metrics")).status, 404);
+    const token = "metrics-token-0123456789";
+    const { call } = appVariant(ctx, { ...RELAXED_LIMITS, METRICS_TOKEN: token });
+    assert.equal((await call("GET", "/api/metrics")).status, 401);
+    assert.equal((await call("GET", "/api/metrics", { token: "metrics-token-wrong-0000" })).status, 401);
+    await call("POST", "/api/auth/login", { body: { email: uniqueEmail(), password: "Wrong1!pass" } });
+    const res = await call("GET", "/api/metrics", { token });
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("Content-Type") ?? "", /^text\/plain; version=0\.0\.4/);
+    const text = String(res.body);
+    assert.match(
+      text,
+      /styletwin_http_requests_total\{method="POST",route="\/api\/auth\/login",status="401"\} \d+/,
+    );
+    assert.match(
+      text,
+      /styletwin_http_request_duration_seconds_bucket\{method="POST",route="\/api\/auth\/login",status="401",le="\+Inf"\} \d+/,
+    );
+    for (const state of ["queued", "processing", "completed", "failed"]) {
+      assert.match(text, new RegExp(`styletwin_jobs\\{state="${state}"\\} \\d+`));
+    }
+    for (
+      const name of [
+        "credits_debited_total",
+        "credits_refunded_total",
+        "model_errors_total",
+        "jobs_finished_total",
+      ]
+    ) {
+      assert.match(text, new RegExp(`# TYPE styletwin_${name} counter`));
+    }
+  },
+);
