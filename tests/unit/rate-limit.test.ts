@@ -1,7 +1,7 @@
 /** The in-memory rate limiter keeps its memory bounded whatever callers send. */
 import assert from "node:assert/strict";
 import { AppError } from "../../server/http/errors.ts";
-import { RateLimiter } from "../../server/http/rate-limit.ts";
+import { MemoryRateLimitStore, RateLimiter } from "../../server/http/rate-limit.ts";
 
 const status = (fn: () => void) => {
   try {
@@ -54,4 +54,24 @@ Deno.test("rate limit: expired windows are swept before anything live is evicted
   limiter.hit(["later"], 1_500); // the old windows are over: they go, the new ones stay
   assert.equal(limiter.size, 6);
   assert.equal(status(() => limiter.hit(["new:0"], 1_500)), 429);
+});
+
+Deno.test("rate limit store: rules are counted in order and the first one over its limit answers 429", async () => {
+  const store = new MemoryRateLimitStore();
+  const rules = (email: string) => [
+    { key: "ip:a", limit: 5, windowMs: 60_000 },
+    { key: `pair:a:${email}`, limit: 2, windowMs: 60_000 },
+  ];
+  await store.hit(rules("x"), 0);
+  await store.hit(rules("x"), 0);
+  await assert.rejects(
+    () => store.hit(rules("x"), 0),
+    (e) => e instanceof AppError && e.code === "rate_limited",
+  );
+  // Another email from the same address is its own pair (the address still counts).
+  await store.hit(rules("y"), 0);
+  await store.hit(rules("y"), 0);
+  await assert.rejects(() => store.hit(rules("z"), 0), (e) => e instanceof AppError && e.status === 429);
+  // A new window frees them.
+  await store.hit(rules("x"), 60_000);
 });
