@@ -9,7 +9,8 @@ import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
 import { HAS_CHROMIUM, launchBrowser } from "./browser.ts";
 import { writeLandscape, writePortrait } from "./fixtures.ts";
 
-export const PASSWORD = "Secret123!";
+// Not on the common-password list (the server refuses those at sign-up).
+export const PASSWORD = "Styl3d&Ready!";
 export const opts = {
   ignore: !HAS_CHROMIUM,
   sanitizeOps: false,
