@@ -83,6 +83,10 @@ export async function insertRedemption(
   return rows.length > 0;
 }
 
+export async function deleteRedemptionOfSession(tx: DbOrTx, checkoutSessionId: string): Promise<void> {
+  await tx.delete(promotionRedemptions).where(eq(promotionRedemptions.checkoutSessionId, checkoutSessionId));
+}
+
 export function countRedemptions(db: DbOrTx, promotionCodeId: string): Promise<number> {
   return db.$count(promotionRedemptions, eq(promotionRedemptions.promotionCodeId, promotionCodeId));
 }
@@ -196,4 +200,9 @@ export async function findUserIdByEmail(db: DbOrTx, email: string): Promise<stri
   const [row] = await db.select({ id: users.id }).from(users)
     .where(and(eq(users.email, email.trim().toLowerCase()), isNull(users.deletedAt)));
   return row?.id ?? null;
+}
+
+export async function hasWebhookEvent(db: DbOrTx, id: string): Promise<boolean> {
+  const [row] = await db.select({ id: webhookEvents.id }).from(webhookEvents).where(eq(webhookEvents.id, id));
+  return !!row;
 }

@@ -1,0 +1,277 @@
+/**
+ * Checkout: the catalogue views, creating a provider checkout session for a
+ * pack or a plan (the promotion code re-validated, the charge exactly the
+ * quoted total), and the owner-only status call, which also fulfils a paid
+ * session if no webhook has yet.
+ */
+import type { Db } from "../../db/client.ts";
+import type { Config } from "../config.ts";
+import { AppError } from "../http/errors.ts";
+import type { UserRow } from "../users/users.repository.ts";
+import { isAdmin } from "../users/users.service.ts";
+import { CURRENCY, formatCents, PACKAGES, PLANS } from "./catalog.ts";
+import { fulfilCheckoutSession } from "./fulfilment.service.ts";
+import { paymentProviderFor } from "./payment-provider-for.ts";
+import {
+  type CreditsCheckoutInput,
+  PACKAGE_IDS,
+  type PackagesResponse,
+  type PaymentStatusResponse,
+  PLAN_IDS,
+  type PlansResponse,
+  type SubscriptionCheckoutInput,
+} from "./payments.schemas.ts";
+import {
+  type CheckoutSessionRow,
+  findCheckoutSession,
+  findSubscriptionByUser,
+  insertCheckoutSession,
+  updateCheckoutSession,
+  updateSubscription,
+} from "./payments.repository.ts";
+import { type PurchaseItem, quote } from "./promotions.service.ts";
+import type { PaymentProvider } from "./providers/payment-provider.ts";
+import { isLive } from "./subscription.service.ts";
+
+export interface PaymentsDeps {
+  db: Db;
+  config: Config;
+  provider?: PaymentProvider;
+}
+
+const providerOf = (deps: PaymentsDeps) => deps.provider ?? paymentProviderFor(deps.config);
+
+export function packagesView(): PackagesResponse {
+  const entries = PACKAGE_IDS.map((id) => {
+    const p = PACKAGES[id];
+    return [id, {
+      credits: p.credits,
+      price_display: formatCents(p.priceCents),
+      price_cents: p.priceCents,
+      currency: CURRENCY,
+      ...(p.popular ? { popular: true } : {}),
+      ...(p.savingsPercent ? { badge: `${p.savingsPercent}% OFF` } : {}),
+    }];
+  });
+  return { packages: Object.fromEntries(entries) as PackagesResponse["packages"] };
+}
+
+export function plansView(): PlansResponse {
+  return {
+    plans: PLAN_IDS.map((id) => {
+      const p = PLANS[id];
+      return {
+        id,
+        name: p.name,
+        price: p.priceCents / 100,
+        price_cents: p.priceCents,
+        price_display: `$${p.priceCents / 100}`,
+        currency: CURRENCY,
+        credits: p.creditsPerMonth,
+        popular: !!p.popular,
+        premium: !!p.premium,
+        features: p.features,
+      };
+    }),
+  };
+}
+
+/**
+ * The origins a checkout may return to: this app's own (as the request reached it) and
+ * PUBLIC_URL's. Anything else is refused: we never redirect a paying customer to a foreign site.
+ */
+export function checkedOrigin(
+  originUrl: string,
+  requestUrl: string,
+  config: Pick<Config, "publicUrl">,
+): string {
+  const allowed = new Set([new URL(requestUrl).origin]);
+  if (config.publicUrl) allowed.add(new URL(config.publicUrl).origin);
+  let parsed: URL;
+  try {
+    parsed = new URL(originUrl);
+  } catch {
+    throw new AppError(422, "origin_url must be this site's address", { code: "invalid_origin" });
+  }
+  const bare = originUrl.replace(/\/+$/, "");
+  if (!allowed.has(parsed.origin) || bare !== parsed.origin) {
+    throw new AppError(422, "origin_url must be this site's address", { code: "invalid_origin" });
+  }
+  return parsed.origin;
+}
+
+interface CheckoutContext {
+  user: UserRow;
+  origin: string;
+}
+
+async function createCheckout(
+  deps: PaymentsDeps,
+  ctx: CheckoutContext,
+  item: PurchaseItem,
+  promotionCode: string | null | undefined,
+): Promise<{ checkout_url: string; message: string }> {
+  const { db, config } = deps;
+  const result = await quote(db, { code: promotionCode, item, userId: ctx.user.id });
+  if (!result.ok) throw new AppError(422, result.message, { code: "invalid_promotion_code" });
+  const q = result.quote;
+  const provider = providerOf(deps);
+  const isPack = item.kind === "credits";
+  const credits = isPack ? PACKAGES[item.packageId].credits : PLANS[item.plan].creditsPerMonth;
+  const route = isPack ? "credit-purchase" : "subscription";
+  const expiresAt = new Date(Date.now() + config.checkoutSessionMs);
+  const description = isPack ? `${credits} credits` : `${PLANS[item.plan].name} plan`;
+  // No transaction is open across the provider call (PGlite has one connection).
+  const checkout = await provider.createCheckout({
+    kind: item.kind,
+    userId: ctx.user.id,
+    email: ctx.user.email,
+    description,
+    packageId: isPack ? item.packageId : undefined,
+    plan: isPack ? undefined : item.plan,
+    planLookupKey: isPack ? undefined : PLANS[item.plan].lookupKey,
+    credits,
+    subtotalCents: q.subtotalCents,
+    discountCents: q.discountCents,
+    totalCents: q.totalCents,
+    currency: CURRENCY,
+    promotionCode: q.promotion?.code,
+    successUrl: `${ctx.origin}/${route}-success?session_id={CHECKOUT_SESSION_ID}`,
+    cancelUrl: `${ctx.origin}/${route}-cancel`,
+    origin: ctx.origin,
+    expiresAt,
+  });
+  await insertCheckoutSession(db, {
+    id: checkout.id,
+    provider: provider.name,
+    userId: ctx.user.id,
+    kind: item.kind,
+    packageId: isPack ? item.packageId : null,
+    plan: isPack ? null : item.plan,
+    credits,
+    amountSubtotal: q.subtotalCents,
+    amountDiscount: q.discountCents,
+    amountTotal: q.totalCents,
+    currency: CURRENCY,
+    promotionCodeId: q.promotion?.id ?? null,
+    successUrl: `${ctx.origin}/${route}-success?session_id=${checkout.id}`,
+    cancelUrl: `${ctx.origin}/${route}-cancel`,
+    expiresAt,
+  });
+  return { checkout_url: checkout.url, message: "Checkout session created" };
+}
+
+export function createCreditsCheckout(
+  deps: PaymentsDeps,
+  ctx: { user: UserRow; requestUrl: string },
+  input: CreditsCheckoutInput,
+) {
+  const origin = checkedOrigin(input.origin_url, ctx.requestUrl, deps.config);
+  if (isAdmin(ctx.user, deps.config)) {
+    throw new AppError(409, "Admin accounts have unlimited credits", { code: "admin_unlimited" });
+  }
+  return createCheckout(
+    deps,
+    { user: ctx.user, origin },
+    { kind: "credits", packageId: input.package_id },
+    input
+      .promotion_code,
+  );
+}
+
+export async function createSubscriptionCheckout(
+  deps: PaymentsDeps,
+  ctx: { user: UserRow; requestUrl: string },
+  input: SubscriptionCheckoutInput,
+) {
+  const origin = checkedOrigin(input.origin_url, ctx.requestUrl, deps.config);
+  const current = await findSubscriptionByUser(deps.db, ctx.user.id);
+  if (isLive(current) && current.plan === input.subscription_plan) {
+    throw new AppError(409, "You are already subscribed to this plan", { code: "already_subscribed" });
+  }
+  if (isLive(current) && current.provider === "stripe" && current.providerSubscriptionId) {
+    // A Stripe upgrade changes the live subscription (prorated); its invoice.paid grants the credits.
+    const plan = PLANS[input.subscription_plan];
+    await providerOf(deps).changePlan(
+      current.providerSubscriptionId,
+      plan.lookupKey,
+      plan.name,
+      plan.priceCents,
+    );
+    await updateSubscription(deps.db, current.id, { plan: plan.id, cancelAtPeriodEnd: false });
+    return {
+      checkout_url: `${origin}/dashboard`,
+      message: `Your plan is now ${plan.name}; the prorated difference is charged to your card`,
+    };
+  }
+  // No subscription, or a sandbox one: a checkout for the new plan replaces it when paid.
+  return createCheckout(
+    deps,
+    { user: ctx.user, origin },
+    { kind: "subscription", plan: input.subscription_plan },
+    input
+      .promotion_code,
+  );
+}
+
+function statusView(row: CheckoutSessionRow): PaymentStatusResponse {
+  return {
+    payment_status: row.paymentStatus,
+    status: row.status,
+    amount_total: row.amountTotal,
+    currency: row.currency,
+    metadata: { credits: String(row.credits) },
+  };
+}
+
+/** GET /api/payments/checkout/status/:id: only the session's owner may read it. */
+export async function getCheckoutStatus(
+  deps: PaymentsDeps,
+  ctx: { userId: string; requestUrl: string; originUrl?: string },
+  sessionId: string,
+): Promise<PaymentStatusResponse> {
+  if (ctx.originUrl !== undefined) checkedOrigin(ctx.originUrl, ctx.requestUrl, deps.config);
+  const row = await findCheckoutSession(deps.db, sessionId);
+  if (!row || row.userId !== ctx.userId) {
+    throw new AppError(404, "Checkout session not found", { code: "checkout_session_not_found" });
+  }
+  if (row.fulfilledAt) return statusView(row);
+  if (row.provider === "stripe") return await syncStripeSession(deps, row);
+  if (row.status === "open" && row.expiresAt <= new Date()) {
+    await updateCheckoutSession(deps.db, row.id, { status: "expired" });
+    return statusView({ ...row, status: "expired" });
+  }
+  return statusView(row);
+}
+
+/** Reads the session's truth from Stripe and fulfils it when paid (the webhook may not have come yet). */
+export async function syncStripeSession(
+  deps: PaymentsDeps,
+  row: CheckoutSessionRow,
+): Promise<PaymentStatusResponse> {
+  const provider = providerOf(deps);
+  const remote = await provider.getSession(row.id);
+  if (!remote) throw new AppError(404, "Checkout session not found", { code: "checkout_session_not_found" });
+  const paid = remote.status === "complete" &&
+    (remote.paymentStatus === "paid" || remote.paymentStatus === "no_payment_required");
+  if (paid) {
+    const sub = remote.subscriptionId ? await provider.getSubscription(remote.subscriptionId) : null;
+    await fulfilCheckoutSession(deps.db, row.id, {
+      paymentId: remote.paymentId,
+      subscriptionId: remote.subscriptionId,
+      customerId: remote.customerId,
+      invoiceId: remote.invoiceId,
+      periodStart: sub?.currentPeriodStart,
+      periodEnd: sub?.currentPeriodEnd,
+    });
+  } else if (remote.status === "expired" && row.status !== "expired") {
+    await updateCheckoutSession(deps.db, row.id, { status: "expired" });
+  }
+  return {
+    payment_status: remote.paymentStatus,
+    status: remote.status,
+    amount_total: remote.amountTotal ?? row.amountTotal,
+    currency: remote.currency ?? row.currency,
+    metadata: { credits: remote.metadata.credits ?? String(row.credits) },
+  };
+}

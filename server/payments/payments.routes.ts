@@ -1,0 +1,116 @@
+/**
+ * /api/credits/packages, /api/payments/*, /api/users/subscription. Thin:
+ * validate, call one service, answer.
+ */
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import * as z from "zod";
+import type { Db } from "../../db/client.ts";
+import type { Config } from "../config.ts";
+import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
+import { AppError } from "../http/errors.ts";
+import { validate } from "../http/validate.ts";
+import {
+  createCreditsCheckout,
+  createSubscriptionCheckout,
+  getCheckoutStatus,
+  packagesView,
+  plansView,
+} from "./checkout.service.ts";
+import {
+  creditsCheckoutSchema,
+  sessionIdSchema,
+  subscriptionCheckoutSchema,
+  validatePromotionSchema,
+} from "./payments.schemas.ts";
+import { validatePromotion } from "./promotions.service.ts";
+import type { PaymentProvider } from "./providers/payment-provider.ts";
+import { cancelAtPeriodEnd, getSubscriptionSummary } from "./subscription.service.ts";
+import { handleStripeWebhook } from "./webhook.service.ts";
+
+/** Stripe's events are a few KB; this leaves ample room and still bounds the read. */
+export const WEBHOOK_BODY_LIMIT = 512 * 1024;
+export const WEBHOOK_PATH = "/api/payments/webhook";
+
+export interface PaymentsRouteDeps {
+  db: Db;
+  config: Config;
+  jwtSecret: string;
+  provider?: PaymentProvider;
+}
+
+const statusQuerySchema = z.object({ origin_url: z.string().max(2048).optional() });
+
+export function paymentsRoutes(deps: PaymentsRouteDeps) {
+  const requireAuth = authMiddleware(deps, "required");
+  const optionalAuth = authMiddleware(deps, "optional");
+
+  return new Hono<AuthEnv>()
+    .get("/credits/packages", (c) => c.json(packagesView()))
+    .get("/payments/plans", (c) => c.json(plansView()))
+    .post(
+      "/payments/promotion-code/validate",
+      optionalAuth,
+      validate("json", validatePromotionSchema),
+      async (c) => {
+        const body = c.req.valid("json");
+        const item = body.payment_type === "credits"
+          ? { kind: "credits" as const, packageId: body.package_id }
+          : { kind: "subscription" as const, plan: body.subscription_plan };
+        const auth = c.get("auth");
+        return c.json(
+          await validatePromotion(deps.db, { code: body.code, item, userId: auth?.user.id ?? null }),
+        );
+      },
+    )
+    .post("/payments/checkout/credits", requireAuth, validate("json", creditsCheckoutSchema), async (c) => {
+      const user = caller(c).user;
+      return c.json(await createCreditsCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")));
+    })
+    .post(
+      "/payments/checkout/subscription",
+      requireAuth,
+      validate("json", subscriptionCheckoutSchema),
+      async (c) => {
+        const user = caller(c).user;
+        return c.json(
+          await createSubscriptionCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")),
+        );
+      },
+    )
+    .get(
+      "/payments/checkout/status/:session_id",
+      requireAuth,
+      validate("param", z.object({ session_id: sessionIdSchema })),
+      validate("query", statusQuerySchema),
+      async (c) => {
+        const { session_id } = c.req.valid("param");
+        const { origin_url } = c.req.valid("query");
+        const userId = caller(c).user.id;
+        return c.json(
+          await getCheckoutStatus(deps, { userId, requestUrl: c.req.url, originUrl: origin_url }, session_id),
+        );
+      },
+    )
+    .post("/payments/subscription/cancel", requireAuth, async (c) => {
+      return c.json(await cancelAtPeriodEnd(deps, caller(c).user.id));
+    })
+    .get("/users/subscription", requireAuth, async (c) => {
+      return c.json(await getSubscriptionSummary(deps.db, caller(c).user.id));
+    })
+    .post(
+      "/payments/webhook",
+      bodyLimit({
+        maxSize: WEBHOOK_BODY_LIMIT,
+        onError: () => {
+          throw new AppError(413, "Request body too large");
+        },
+      }),
+      async (c) => {
+        // The signature covers the exact bytes: read the raw body, never re-serialised JSON.
+        const raw = await c.req.text();
+        const outcome = await handleStripeWebhook(deps, raw, c.req.header("Stripe-Signature"));
+        return c.json({ received: true, outcome });
+      },
+    );
+}
