@@ -5,7 +5,7 @@
  */
 import { AppError } from "../http/errors.ts";
 import type { ModelCapabilities } from "../imaging/image-model.ts";
-import { CATALOG, defaultOptions, optionList } from "./catalog.ts";
+import { CATALOG, type CatalogEntry, defaultOptions, optionList } from "./catalog.ts";
 import {
   DEFAULT_INTENSITY,
   type Intensity,
@@ -52,10 +52,72 @@ export function resolveIntensity(raw: Partial<Record<string, number>> | undefine
   return out;
 }
 
-/** GET /api/styling-options: the catalog, the defaults and what the active model honours. */
+/**
+ * One option as GET /api/styling-options shows it. The catalog's renderer recipes (lip finish,
+ * base strengths, backdrop and grade parameters, framing) stay on the server; the studio gets
+ * only what it displays: `includes` (the layers a look style applies) and `swatch` (the colours
+ * of a backdrop or a light's preview tile).
+ */
+export interface PublicOption {
+  id: string;
+  label: string;
+  hex?: string;
+  description?: string;
+  includes?: Partial<Record<string, string>>;
+  swatch?: string[];
+}
+
+interface RecipeFields {
+  preset?: Partial<Record<string, string>>;
+  backdrop?: { colors?: string[] };
+  grade?: { warmth?: number; saturation?: number; exposure?: number; tint?: string };
+}
+
+/** A light's preview colours (highlight, shadow), from its grade. */
+function lightSwatch(g: NonNullable<RecipeFields["grade"]>): string[] {
+  if ((g.saturation ?? 1) === 0) return ["#f4f4f4", "#2d2d2d"];
+  const warm = g.warmth ?? 0;
+  const hi = g.tint ?? (warm > 0.6 ? "#ffc46b" : warm > 0 ? "#ffe2b8" : warm < 0 ? "#cfe3ff" : "#fff8ee");
+  const lo = (g.exposure ?? 0) < 0 || (g.saturation ?? 1) > 1.1
+    ? "#2b2240"
+    : warm < 0
+    ? "#5f7fb3"
+    : "#b07a4f";
+  return [hi, lo];
+}
+
+export function publicOption(entry: CatalogEntry & RecipeFields): PublicOption {
+  const out: PublicOption = { id: entry.id, label: entry.label };
+  if (entry.hex) out.hex = entry.hex;
+  if (entry.description) out.description = entry.description;
+  if (entry.preset) out.includes = { ...entry.preset };
+  if (entry.backdrop?.colors && entry.backdrop.colors.length > 0) out.swatch = [...entry.backdrop.colors];
+  else if (entry.grade) out.swatch = lightSwatch(entry.grade);
+  return out;
+}
+
+type PublicCatalog = {
+  [Studio in keyof typeof CATALOG]: { [Group in keyof (typeof CATALOG)[Studio]]: PublicOption[] };
+};
+
+function publicCatalog(): PublicCatalog {
+  return Object.fromEntries(
+    Object.entries(CATALOG).map(([studio, groups]) => [
+      studio,
+      Object.fromEntries(
+        Object.entries(groups).map(([group, list]) => [
+          group,
+          (list as readonly (CatalogEntry & RecipeFields)[]).map(publicOption),
+        ]),
+      ),
+    ]),
+  ) as PublicCatalog;
+}
+
+/** GET /api/styling-options: the public catalog, the defaults and what the active model honours. */
 export function stylingOptions(model: { name: string; capabilities: ModelCapabilities }) {
   return {
-    ...CATALOG,
+    ...publicCatalog(),
     defaults: defaultOptions("makeup"),
     models: {
       active: model.name,

@@ -409,3 +409,53 @@ apiTest(
     }
   },
 );
+
+// --- Public catalogue shape -------------------------------------------------------------
+
+apiTest(
+  "security: GET /api/styling-options shows each option's public shape, never a renderer recipe",
+  async (ctx) => {
+    const res = await ctx.call("GET", "/api/styling-options");
+    assert.equal(res.status, 200);
+    const allowed = new Set(["id", "label", "hex", "description", "includes", "swatch"]);
+    let options = 0;
+    for (const group of ["makeup", "hair", "barber", "scene"]) {
+      for (
+        const [list, entries] of Object.entries(res.body[group] as Record<string, Record<string, unknown>[]>)
+      ) {
+        for (const entry of entries) {
+          options++;
+          for (const key of Object.keys(entry)) {
+            assert.ok(
+              allowed.has(key),
+              `${group}.${list}.${entry.id}: ${key}`,
+            );
+          }
+          assert.equal(typeof entry.id, "string");
+          assert.equal(typeof entry.label, "string");
+        }
+      }
+    }
+    assert.ok(options > 100, String(options));
+    const text = JSON.stringify(res.body);
+    for (
+      const recipe of [
+        '"preset"',
+        '"grade"',
+        '"backdrop"',
+        '"finish"',
+        '"layers"',
+        '"faceWidth"',
+        '"smoothing"',
+      ]
+    ) {
+      assert.ok(!text.includes(recipe), recipe);
+    }
+    // What the studio displays is still there: a look's layers and a light's preview colours.
+    const soft = res.body.makeup.lookStyles.find((e: { id: string }) => e.id === "soft-glam");
+    assert.equal(soft.includes.lips, "rose-satin");
+    const warm = res.body.scene.lighting.find((e: { id: string }) => e.id === "warm");
+    assert.equal(warm.swatch.length, 2);
+    assert.equal(res.body.models.active, ctx.model.name);
+  },
+);

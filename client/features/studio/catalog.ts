@@ -1,11 +1,10 @@
 /** GET /api/styling-options: the option groups, defaults and what the active model honours. */
 import { useQuery } from "@tanstack/react-query";
 import { api } from "../../api/client.ts";
-import type { CatalogEntry } from "../../../server/styling/catalog.ts";
-import type { stylingOptions } from "../../../server/styling/styling.service.ts";
+import type { PublicOption, stylingOptions } from "../../../server/styling/styling.service.ts";
 
-/** One option as the server sends it: `{ id, label, hex?, description? }`. */
-export type OptionEntry = CatalogEntry;
+/** One option as the server sends it: `{ id, label, hex?, description?, includes?, swatch? }`. */
+export type OptionEntry = PublicOption;
 
 /**
  * The response body, typed from the function that builds it (a type-only
