@@ -1,0 +1,350 @@
+/**
+ * The `stripe` provider: the real stripe SDK pointed (STRIPE_API_BASE) at a
+ * local fake that speaks Stripe's wire format, through the real app on
+ * PGlite and Postgres. Session payloads, status mapping, webhook signatures,
+ * redeliveries and races fulfilling once, renewals, refunds never below 0.
+ */
+import assert from "node:assert/strict";
+import { and, eq } from "drizzle-orm";
+import { creditLedger, subscriptions, users } from "../../db/schema.ts";
+import { applyCreditChange } from "../../server/credits/credits.service.ts";
+import { createPromotion } from "../../server/payments/promotions.service.ts";
+import { getSubscriptionSummary } from "../../server/payments/subscription.service.ts";
+import { backends } from "../helpers/backends.ts";
+import { FakeStripe } from "../helpers/fake-stripe.ts";
+import { ledgerMismatches } from "../helpers/ledger.ts";
+import { type Json, openTestContext, readResponse, type TestContext } from "../helpers/test-app.ts";
+
+const ORIGIN = "http://localhost";
+
+async function balance(ctx: TestContext, userId: string): Promise<number> {
+  const [u] = await ctx.database.db.select({ c: users.credits }).from(users).where(eq(users.id, userId));
+  return u.c;
+}
+
+async function deliver(ctx: TestContext, body: string, signature?: string) {
+  const headers: Record<string, string> = { "Content-Type": "application/json" };
+  if (signature !== undefined) headers["Stripe-Signature"] = signature;
+  return await readResponse(
+    await ctx.app.request(`${ORIGIN}/api/payments/webhook`, { method: "POST", headers, body }),
+  );
+}
+
+async function deliverEvent(ctx: TestContext, fake: FakeStripe, event: Json) {
+  const { body, signature } = await fake.signed(event);
+  return await deliver(ctx, body, signature);
+}
+
+const status = (ctx: TestContext, token: string, id: string) =>
+  ctx.call("GET", `/api/payments/checkout/status/${id}?origin_url=${encodeURIComponent(ORIGIN)}`, { token });
+
+for (const backend of backends()) {
+  Deno.test(
+    { name: `[${backend.name}] payments (stripe SDK against a fake Stripe)`, ignore: backend.skip },
+    async (t) => {
+      const fake = await new FakeStripe().start();
+      const ctx = await openTestContext(backend, {
+        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+        AUTH_IP_RATE_LIMIT_PER_MINUTE: "100000",
+        AUTH_EMAIL_RATE_LIMIT_PER_HOUR: "100000",
+        WELCOME_CREDITS: "10",
+        STRIPE_SECRET_KEY: fake.secretKey,
+        STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+        STRIPE_API_BASE: fake.url,
+      });
+      const db = ctx.database.db;
+      await createPromotion(db, { code: "SAVE20", percent: 20 });
+      await createPromotion(db, { code: "FIVEOFF", amountCents: 500 });
+
+      async function buyLarge(token: string, code?: string) {
+        const r = await ctx.call("POST", "/api/payments/checkout/credits", {
+          token,
+          body: { payment_type: "credits", package_id: "large", origin_url: ORIGIN, promotion_code: code },
+        });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        const id = /\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)?.[1];
+        assert.ok(id, r.body.checkout_url);
+        return id;
+      }
+
+      try {
+        await t.step("pack checkout: a payment-mode session for exactly the discounted amount", async () => {
+          const user = await ctx.register();
+          const id = await buyLarge(user.access_token, "save20");
+          const [req] = fake.requestsTo("POST", "/v1/checkout/sessions");
+          assert.equal(req.contentType, "application/x-www-form-urlencoded");
+          assert.equal(req.authorization, `Bearer ${fake.secretKey}`);
+          assert.ok(req.stripeVersion, "the SDK pins an API version");
+          const f = Object.fromEntries(req.fields);
+          assert.equal(f["mode"], "payment");
+          assert.equal(f["line_items[0][price_data][unit_amount]"], "1280");
+          assert.equal(f["line_items[0][price_data][currency]"], "usd");
+          assert.equal(f["line_items[0][price_data][product_data][name]"], "100 credits");
+          assert.equal(f["line_items[0][quantity]"], "1");
+          assert.equal(
+            f["success_url"],
+            `${ORIGIN}/credit-purchase-success?session_id={CHECKOUT_SESSION_ID}`,
+          );
+          assert.equal(f["cancel_url"], `${ORIGIN}/credit-purchase-cancel`);
+          assert.equal(f["client_reference_id"], user.user.id);
+          assert.equal(f["metadata[user_id]"], user.user.id);
+          assert.equal(f["metadata[credits]"], "100");
+          assert.equal(f["metadata[package_id]"], "large");
+          assert.equal(f["metadata[promotion_code]"], "SAVE20");
+          assert.equal(f["payment_intent_data[metadata][user_id]"], user.user.id);
+          assert.equal(f["customer_email"], user.user.email);
+          assert.ok(Number(f["expires_at"]) > Date.now() / 1000);
+          assert.equal(fake.sessions.get(id)!.amount_total, 1280);
+
+          const open = await status(ctx, user.access_token, id);
+          assert.deepEqual(open.body, {
+            payment_status: "unpaid",
+            status: "open",
+            amount_total: 1280,
+            currency: "usd",
+            metadata: { credits: "100" },
+          });
+          fake.completeSession(id);
+          const paid = await status(ctx, user.access_token, id);
+          assert.deepEqual(paid.body, {
+            payment_status: "paid",
+            status: "complete",
+            amount_total: 1280,
+            currency: "usd",
+            metadata: { credits: "100" },
+          });
+          assert.equal(await balance(ctx, user.user.id), 110);
+          await status(ctx, user.access_token, id);
+          assert.equal(await balance(ctx, user.user.id), 110);
+
+          const gone = await buyLarge(user.access_token);
+          fake.expireSession(gone);
+          const expired = await status(ctx, user.access_token, gone);
+          assert.deepEqual([expired.body.status, expired.body.payment_status], ["expired", "unpaid"]);
+          assert.equal(await balance(ctx, user.user.id), 110);
+        });
+
+        await t.step("webhook: bad, missing and stale signatures are 400 and credit nothing", async () => {
+          const user = await ctx.register();
+          const id = await buyLarge(user.access_token);
+          const event = fake.event("checkout.session.completed", fake.completeSession(id));
+          const { body } = await fake.signed(event);
+          const wrongSecret = await fake.signed(event, { secret: "whsec_someone_else" });
+          const stale = await fake.signed(event, { timestamp: Math.floor(Date.now() / 1000) - 600 });
+          for (
+            const signature of [
+              wrongSecret.signature,
+              stale.signature,
+              "t=1,v1=deadbeef",
+              "garbage",
+              undefined,
+            ]
+          ) {
+            const res = await deliver(ctx, body, signature);
+            assert.equal(res.status, 400, String(signature));
+            assert.equal(res.body.code, "invalid_signature");
+          }
+          // A valid signature over a different body (tampered amount) is refused too.
+          const tampered = await deliver(
+            ctx,
+            body.replace('"amount_total":1600', '"amount_total":1'),
+            (await fake.signed(event)).signature,
+          );
+          assert.equal(tampered.status, 400);
+          assert.equal(await balance(ctx, user.user.id), 10);
+
+          const ok = await deliverEvent(ctx, fake, event);
+          assert.equal(ok.status, 200);
+          assert.deepEqual(ok.body, { received: true, outcome: "handled" });
+          assert.equal(await balance(ctx, user.user.id), 110);
+        });
+
+        await t.step("the same completion 10 times and under 3 event ids is credited once", async () => {
+          const user = await ctx.register();
+          const id = await buyLarge(user.access_token);
+          const session = fake.completeSession(id);
+          const event = fake.event("checkout.session.completed", session);
+          for (let i = 0; i < 10; i++) assert.equal((await deliverEvent(ctx, fake, event)).status, 200);
+          for (let i = 0; i < 3; i++) {
+            assert.equal(
+              (await deliverEvent(ctx, fake, fake.event("checkout.session.completed", session))).status,
+              200,
+            );
+          }
+          assert.equal(await balance(ctx, user.user.id), 110);
+          const rows = await db.select().from(creditLedger).where(
+            and(eq(creditLedger.reason, "purchase"), eq(creditLedger.ref, id)),
+          );
+          assert.equal(rows.length, 1);
+        });
+
+        await t.step("status calls and webhooks racing, 50 in parallel: credited once", async () => {
+          const user = await ctx.register();
+          const id = await buyLarge(user.access_token);
+          const session = fake.completeSession(id);
+          const results = await Promise.all(
+            Array.from(
+              { length: 50 },
+              (_, i) =>
+                i % 2 === 0
+                  ? status(ctx, user.access_token, id).then((r) => r.status)
+                  : deliverEvent(ctx, fake, fake.event("checkout.session.completed", session)).then((r) =>
+                    r.status
+                  ),
+            ),
+          );
+          assert.deepEqual(new Set(results), new Set([200]));
+          assert.equal(await balance(ctx, user.user.id), 110);
+        });
+
+        let subscriptionId = "";
+        let subscriber: Json;
+        await t.step(
+          "plan checkout: a subscription-mode session on a looked-up price, promo as a one-off coupon",
+          async () => {
+            subscriber = await ctx.register();
+            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: subscriber.access_token,
+              body: {
+                payment_type: "subscription",
+                subscription_plan: "pro",
+                origin_url: ORIGIN,
+                promotion_code: "fiveoff",
+              },
+            });
+            assert.equal(r.status, 200, JSON.stringify(r.body));
+            const id = /\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1];
+            const lookup = fake.requestsTo("GET", "/v1/prices").at(-1)!;
+            assert.deepEqual(lookup.params.lookup_keys, ["styletwin_pro_monthly"]);
+            const price = fake.requestsTo("POST", "/v1/prices").at(-1)!.params;
+            assert.deepEqual(
+              [price.unit_amount, price.currency, price.recurring.interval, price.lookup_key],
+              ["2000", "usd", "month", "styletwin_pro_monthly"],
+            );
+            const coupon = fake.requestsTo("POST", "/v1/coupons").at(-1)!.params;
+            assert.deepEqual([coupon.amount_off, coupon.duration, coupon.max_redemptions], [
+              "500",
+              "once",
+              "1",
+            ]);
+            const s = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!.params;
+            assert.equal(s.mode, "subscription");
+            assert.equal(s.line_items[0].price, [...fake.prices.values()].at(-1)!.id);
+            assert.equal(s.discounts[0].coupon, [...fake.coupons.values()].at(-1)!.id);
+            assert.equal(s.subscription_data.metadata.user_id, subscriber.user.id);
+            assert.equal(s.success_url, `${ORIGIN}/subscription-success?session_id={CHECKOUT_SESSION_ID}`);
+            assert.equal(fake.sessions.get(id)!.amount_total, 1500);
+
+            // A second checkout finds the price by its lookup key instead of creating another.
+            const other = await ctx.register();
+            await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: other.access_token,
+              body: { subscription_plan: "pro", origin_url: ORIGIN },
+            });
+            assert.equal(fake.requestsTo("POST", "/v1/prices").length, 1);
+
+            const session = fake.completeSession(id);
+            subscriptionId = session.subscription;
+            // invoice.paid for the first invoice may come before or after the session event: one grant.
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", fake.invoices.get(session.invoice)!));
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", session));
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", fake.invoices.get(session.invoice)!));
+            const summary = await getSubscriptionSummary(db, subscriber.user.id);
+            assert.equal(summary.plan, "pro");
+            assert.equal(summary.status, "active");
+            assert.equal(summary.credits_remaining, 1210);
+            const item = fake.subscriptions.get(subscriptionId)!.items.data[0];
+            assert.equal(summary.current_period_end, new Date(item.current_period_end * 1000).toISOString());
+          },
+        );
+
+        await t.step("a renewal's invoice.paid delivered twice grants the month once", async () => {
+          const invoice = fake.renew(subscriptionId);
+          await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+          await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+          const summary = await getSubscriptionSummary(db, subscriber.user.id);
+          assert.equal(summary.credits_remaining, 2410);
+          const item = fake.subscriptions.get(subscriptionId)!.items.data[0];
+          assert.equal(summary.current_period_end, new Date(item.current_period_end * 1000).toISOString());
+          const grants = await db.select().from(creditLedger).where(
+            and(eq(creditLedger.userId, subscriber.user.id), eq(creditLedger.reason, "subscription")),
+          );
+          assert.deepEqual(grants.map((g) => g.delta), [1200, 1200]);
+        });
+
+        await t.step(
+          "cancel at period end goes to Stripe; updated and deleted events sync the plan",
+          async () => {
+            const r = await ctx.call("POST", "/api/payments/subscription/cancel", {
+              token: subscriber.access_token,
+            });
+            assert.equal(r.status, 200);
+            const update = fake.requestsTo("POST", `/v1/subscriptions/${subscriptionId}`).at(-1)!;
+            assert.equal(update.params.cancel_at_period_end, "true");
+            await deliverEvent(
+              ctx,
+              fake,
+              fake.event("customer.subscription.updated", fake.subscriptions.get(subscriptionId)!),
+            );
+            const [row] = await db.select().from(subscriptions).where(
+              eq(subscriptions.userId, subscriber.user.id),
+            );
+            assert.equal(row.cancelAtPeriodEnd, true);
+            fake.subscriptions.get(subscriptionId)!.status = "canceled";
+            await deliverEvent(
+              ctx,
+              fake,
+              fake.event("customer.subscription.deleted", fake.subscriptions.get(subscriptionId)!),
+            );
+            assert.equal((await getSubscriptionSummary(db, subscriber.user.id)).plan, "none");
+          },
+        );
+
+        await t.step("refund: the pack's credits come back out, never below 0, once", async () => {
+          const user = await ctx.register();
+          const id = await buyLarge(user.access_token);
+          const session = fake.completeSession(id);
+          await deliverEvent(ctx, fake, fake.event("checkout.session.completed", session));
+          assert.equal(await balance(ctx, user.user.id), 110);
+          // The user spends most of it before the refund.
+          await db.transaction((tx) =>
+            applyCreditChange(tx, {
+              userId: user.user.id,
+              delta: -70,
+              reason: "adjustment",
+              ref: crypto.randomUUID(),
+            })
+          );
+          const charge = fake.chargeOf(session.payment_intent);
+          // Half refunded: 50 credits come back out.
+          await deliverEvent(ctx, fake, fake.event("charge.refunded", fake.refund(charge.id, 800)));
+          assert.equal(await balance(ctx, user.user.id), 0);
+          const rows = await db.select().from(creditLedger).where(
+            and(eq(creditLedger.userId, user.user.id), eq(creditLedger.reason, "payment_refund")),
+          );
+          assert.deepEqual(rows.map((r) => [r.delta, r.balanceAfter]), [[-40, 0]]);
+          // Redelivered: nothing more. Then the rest is refunded while the balance is 0: still 0.
+          await deliverEvent(ctx, fake, fake.event("charge.refunded", charge));
+          await deliverEvent(ctx, fake, fake.event("charge.refunded", fake.refund(charge.id)));
+          assert.equal(await balance(ctx, user.user.id), 0);
+        });
+
+        await t.step(
+          "unknown events are acknowledged and ignored; the ledger explains every balance",
+          async () => {
+            const r = await deliverEvent(
+              ctx,
+              fake,
+              fake.event("customer.created", { id: "cus_x", object: "customer" }),
+            );
+            assert.deepEqual(r.body, { received: true, outcome: "ignored" });
+            assert.deepEqual((await ledgerMismatches(db)).mismatches, []);
+          },
+        );
+      } finally {
+        await ctx.close();
+        await fake.stop();
+      }
+    },
+  );
+}

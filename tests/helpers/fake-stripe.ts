@@ -1,0 +1,433 @@
+/**
+ * A local fake of the parts of Stripe's API the store uses, speaking its wire
+ * format: form-encoded requests with bracketed, indexed keys, JSON responses,
+ * `{error: {type, code, message, param}}` failures, Bearer auth, and webhook
+ * events signed like Stripe signs them (`Stripe-Signature: t=..,v1=hex(HMAC-SHA256(secret, "t.body"))`).
+ * It keeps state (sessions, prices, coupons, subscriptions, invoices, charges)
+ * so tests can pay, renew and refund, then deliver the matching events.
+ */
+
+// deno-lint-ignore no-explicit-any
+type Obj = Record<string, any>;
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  contentType: string | null;
+  authorization: string | null;
+  stripeVersion: string | null;
+  idempotencyKey: string | null;
+  /** The decoded form fields in wire order, e.g. ["line_items[0][price_data][unit_amount]", "1280"]. */
+  fields: [string, string][];
+  /** The same fields as a nested object (indexed arrays become arrays). */
+  params: Obj;
+}
+
+/** Parses Stripe's bracket notation (`a[b][0][c]=v`) into nested objects and arrays. */
+export function parseStripeForm(fields: [string, string][]): Obj {
+  const root: Obj = {};
+  for (const [key, value] of fields) {
+    const parts = key.replace(/\]/g, "").split("[");
+    let node: Obj = root;
+    parts.forEach((part, i) => {
+      const last = i === parts.length - 1;
+      const nextIsIndex = !last && /^\d+$/.test(parts[i + 1]);
+      if (last) node[part] = value;
+      else node = node[part] ??= nextIsIndex ? [] : {};
+    });
+  }
+  return root;
+}
+
+const hex = (bytes: ArrayBuffer) =>
+  Array.from(new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+
+/** Stripe's v1 webhook signature scheme. */
+export async function signStripePayload(payload: string, secret: string, timestamp: number): Promise<string> {
+  const key = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(secret),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(`${timestamp}.${payload}`));
+  return `t=${timestamp},v1=${hex(mac)}`;
+}
+
+const rand = () => crypto.randomUUID().replaceAll("-", "").slice(0, 24);
+const now = () => Math.floor(Date.now() / 1000);
+const MONTH = 30 * 86400;
+
+export class FakeStripe {
+  readonly requests: RecordedRequest[] = [];
+  readonly sessions = new Map<string, Obj>();
+  readonly prices = new Map<string, Obj>();
+  readonly coupons = new Map<string, Obj>();
+  readonly subscriptions = new Map<string, Obj>();
+  readonly invoices = new Map<string, Obj>();
+  readonly charges = new Map<string, Obj>();
+  #server: Deno.HttpServer | null = null;
+  #abort = new AbortController();
+  url = "";
+
+  constructor(readonly secretKey = "sk_test_fake_123", readonly webhookSecret = "whsec_fake_secret") {}
+
+  async start(): Promise<this> {
+    const ready = Promise.withResolvers<number>();
+    this.#server = Deno.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      signal: this.#abort.signal,
+      onListen: ({ port }) => ready.resolve(port),
+    }, (req) => this.#handle(req));
+    this.url = `http://127.0.0.1:${await ready.promise}`;
+    return this;
+  }
+
+  async stop() {
+    this.#abort.abort();
+    await this.#server?.finished;
+  }
+
+  requestsTo(method: string, path: string | RegExp): RecordedRequest[] {
+    return this.requests.filter((r) =>
+      r.method === method && (typeof path === "string" ? r.path === path : path.test(r.path))
+    );
+  }
+
+  // ---- what a customer or Stripe's billing would do ----
+
+  /** The customer pays the session on Stripe's page. */
+  completeSession(id: string): Obj {
+    const s = this.sessions.get(id)!;
+    s.status = "complete";
+    s.payment_status = "paid";
+    s.url = null;
+    s.customer = `cus_${rand()}`;
+    s.customer_details = { email: s.customer_email, name: "Test Customer" };
+    if (s.mode === "payment") {
+      s.payment_intent = `pi_${rand()}`;
+      const charge = {
+        id: `ch_${rand()}`,
+        object: "charge",
+        amount: s.amount_total,
+        amount_refunded: 0,
+        currency: s.currency,
+        paid: true,
+        refunded: false,
+        payment_intent: s.payment_intent,
+      };
+      this.charges.set(charge.id, charge);
+    } else {
+      const price = this.prices.get(s.line_items[0].price)!;
+      const start = now();
+      const sub = {
+        id: `sub_${rand()}`,
+        object: "subscription",
+        status: "active",
+        customer: s.customer,
+        cancel_at_period_end: false,
+        metadata: s.subscription_data?.metadata ?? {},
+        items: {
+          object: "list",
+          data: [{
+            id: `si_${rand()}`,
+            object: "subscription_item",
+            price,
+            quantity: 1,
+            current_period_start: start,
+            current_period_end: start + MONTH,
+          }],
+        },
+      };
+      this.subscriptions.set(sub.id, sub);
+      s.subscription = sub.id;
+      s.invoice = this.#invoice(sub, "subscription_create", s.amount_total).id;
+    }
+    return s;
+  }
+
+  expireSession(id: string): Obj {
+    const s = this.sessions.get(id)!;
+    s.status = "expired";
+    s.url = null;
+    return s;
+  }
+
+  /** A month passes: the subscription moves to its next period and a paid invoice is issued. */
+  renew(subscriptionId: string): Obj {
+    const sub = this.subscriptions.get(subscriptionId)!;
+    const item = sub.items.data[0];
+    item.current_period_start = item.current_period_end;
+    item.current_period_end = item.current_period_start + MONTH;
+    return this.#invoice(sub, "subscription_cycle", item.price.unit_amount);
+  }
+
+  refund(chargeId: string, amount?: number): Obj {
+    const ch = this.charges.get(chargeId)!;
+    ch.amount_refunded = Math.min(ch.amount, ch.amount_refunded + (amount ?? ch.amount));
+    ch.refunded = ch.amount_refunded === ch.amount;
+    return ch;
+  }
+
+  chargeOf(paymentIntent: string): Obj {
+    return [...this.charges.values()].find((c) => c.payment_intent === paymentIntent)!;
+  }
+
+  #invoice(sub: Obj, reason: string, amount: number): Obj {
+    const item = sub.items.data[0];
+    const inv = {
+      id: `in_${rand()}`,
+      object: "invoice",
+      billing_reason: reason,
+      status: "paid",
+      customer: sub.customer,
+      currency: "usd",
+      amount_due: amount,
+      amount_paid: amount,
+      period_start: item.current_period_start,
+      period_end: item.current_period_start,
+      parent: {
+        type: "subscription_details",
+        quote_details: null,
+        subscription_details: { subscription: sub.id, metadata: sub.metadata },
+      },
+      lines: {
+        object: "list",
+        has_more: false,
+        url: "/v1/invoices/lines",
+        data: [{
+          id: `il_${rand()}`,
+          object: "line_item",
+          amount,
+          currency: "usd",
+          period: { start: item.current_period_start, end: item.current_period_end },
+          pricing: {
+            type: "price_details",
+            price_details: { price: item.price.id, product: item.price.product },
+          },
+          quantity: 1,
+          subscription: sub.id,
+        }],
+      },
+    };
+    this.invoices.set(inv.id, inv);
+    return inv;
+  }
+
+  // ---- webhooks ----
+
+  /** An event envelope as Stripe delivers it. */
+  event(type: string, object: Obj, id = `evt_${rand()}`): Obj {
+    return {
+      id,
+      object: "event",
+      api_version: "2026-10-28.endive",
+      created: now(),
+      data: { object: structuredClone(object) },
+      livemode: false,
+      pending_webhooks: 1,
+      request: { id: `req_${rand()}`, idempotency_key: null },
+      type,
+    };
+  }
+
+  /** The body and Stripe-Signature header of an event; `secret`/`timestamp` let tests forge bad ones. */
+  async signed(event: Obj, opts: { secret?: string; timestamp?: number } = {}) {
+    const body = JSON.stringify(event);
+    const signature = await signStripePayload(
+      body,
+      opts.secret ?? this.webhookSecret,
+      opts.timestamp ?? now(),
+    );
+    return { body, signature };
+  }
+
+  // ---- the HTTP side ----
+
+  #error(status: number, message: string, extra: Obj = {}) {
+    return Response.json(
+      { error: { type: "invalid_request_error", message, ...extra } },
+      { status, headers: { "request-id": `req_${rand()}` } },
+    );
+  }
+
+  #ok(body: Obj) {
+    return Response.json(body, {
+      headers: { "request-id": `req_${rand()}`, "stripe-version": "2026-10-28.endive" },
+    });
+  }
+
+  async #handle(req: Request): Promise<Response> {
+    const url = new URL(req.url);
+    const text = req.method === "GET" || req.method === "DELETE" ? url.search.slice(1) : await req.text();
+    const fields = [...new URLSearchParams(text)] as [string, string][];
+    const record: RecordedRequest = {
+      method: req.method,
+      path: url.pathname,
+      contentType: req.headers.get("content-type"),
+      authorization: req.headers.get("authorization"),
+      stripeVersion: req.headers.get("stripe-version"),
+      idempotencyKey: req.headers.get("idempotency-key"),
+      fields,
+      params: parseStripeForm(fields),
+    };
+    this.requests.push(record);
+    if (record.authorization !== `Bearer ${this.secretKey}`) {
+      return Response.json({
+        error: { type: "invalid_request_error", message: "Invalid API Key provided" },
+      }, { status: 401 });
+    }
+    const p = record.params;
+    const path = url.pathname;
+    let m: RegExpExecArray | null;
+
+    if (req.method === "POST" && path === "/v1/checkout/sessions") return this.#createSession(p);
+    if ((m = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(path)) && req.method === "GET") {
+      const s = this.sessions.get(m[1]);
+      if (!s) return this.#missing("checkout.session", m[1]);
+      const { line_items: _l, subscription_data: _s, ...visible } = s;
+      return this.#ok(visible);
+    }
+    if (req.method === "GET" && path === "/v1/prices") {
+      const keys: string[] = p.lookup_keys ?? [];
+      const data = [...this.prices.values()].filter((x) => keys.includes(x.lookup_key) && x.active);
+      return this.#ok({ object: "list", url: "/v1/prices", has_more: false, data });
+    }
+    if (req.method === "POST" && path === "/v1/prices") {
+      if (p.transfer_lookup_key === "true") {
+        for (const old of this.prices.values()) if (old.lookup_key === p.lookup_key) old.lookup_key = null;
+      }
+      const price = {
+        id: `price_${rand()}`,
+        object: "price",
+        active: true,
+        currency: p.currency,
+        unit_amount: Number(p.unit_amount),
+        lookup_key: p.lookup_key ?? null,
+        recurring: p.recurring ? { interval: p.recurring.interval, interval_count: 1 } : null,
+        product: `prod_${rand()}`,
+        type: p.recurring ? "recurring" : "one_time",
+      };
+      this.prices.set(price.id, price);
+      return this.#ok(price);
+    }
+    if (req.method === "POST" && path === "/v1/coupons") {
+      const coupon = {
+        id: rand().slice(0, 8).toUpperCase(),
+        object: "coupon",
+        amount_off: p.amount_off ? Number(p.amount_off) : null,
+        percent_off: p.percent_off ? Number(p.percent_off) : null,
+        currency: p.currency ?? null,
+        duration: p.duration,
+        max_redemptions: p.max_redemptions ? Number(p.max_redemptions) : null,
+        name: p.name ?? null,
+        valid: true,
+        times_redeemed: 0,
+      };
+      this.coupons.set(coupon.id, coupon);
+      return this.#ok(coupon);
+    }
+    if ((m = /^\/v1\/subscriptions\/([^/]+)$/.exec(path))) {
+      const sub = this.subscriptions.get(m[1]);
+      if (!sub) return this.#missing("subscription", m[1]);
+      if (req.method === "GET") return this.#ok(sub);
+      if (req.method === "DELETE") {
+        sub.status = "canceled";
+        sub.ended_at = now();
+        return this.#ok(sub);
+      }
+      if (req.method === "POST") {
+        if (p.cancel_at_period_end !== undefined) {
+          sub.cancel_at_period_end = p.cancel_at_period_end === "true";
+        }
+        if (p.items?.[0]?.price) {
+          const price = this.prices.get(p.items[0].price);
+          if (!price) return this.#missing("price", p.items[0].price);
+          sub.items.data[0].price = price;
+        }
+        return this.#ok(sub);
+      }
+    }
+    if ((m = /^\/v1\/invoices\/([^/]+)$/.exec(path)) && req.method === "GET") {
+      const inv = this.invoices.get(m[1]);
+      return inv ? this.#ok(inv) : this.#missing("invoice", m[1]);
+    }
+    if ((m = /^\/v1\/charges\/([^/]+)$/.exec(path)) && req.method === "GET") {
+      const ch = this.charges.get(m[1]);
+      return ch ? this.#ok(ch) : this.#missing("charge", m[1]);
+    }
+    return this.#error(404, `Unrecognized request URL (${req.method}: ${path}).`);
+  }
+
+  #missing(kind: string, id: string) {
+    return this.#error(404, `No such ${kind}: '${id}'`, { code: "resource_missing", param: "id" });
+  }
+
+  #createSession(p: Obj): Response {
+    if (!["payment", "subscription"].includes(p.mode)) {
+      return this.#error(400, "Invalid mode", { param: "mode" });
+    }
+    if (p.allow_promotion_codes && p.discounts) {
+      return this.#error(
+        400,
+        "You may only specify one of these parameters: allow_promotion_codes, discounts.",
+        {
+          param: "allow_promotion_codes",
+        },
+      );
+    }
+    const items: Obj[] = p.line_items ?? [];
+    if (items.length === 0) {
+      return this.#error(400, "Missing required param: line_items.", { param: "line_items" });
+    }
+    let subtotal = 0;
+    for (const item of items) {
+      const qty = Number(item.quantity ?? 1);
+      if (item.price) {
+        const price = this.prices.get(item.price);
+        if (!price) return this.#missing("price", item.price);
+        subtotal += price.unit_amount * qty;
+      } else subtotal += Number(item.price_data.unit_amount) * qty;
+    }
+    let discount = 0;
+    const coupon = p.discounts?.[0]?.coupon ? this.coupons.get(p.discounts[0].coupon) : null;
+    if (p.discounts?.[0]?.coupon && !coupon) return this.#missing("coupon", p.discounts[0].coupon);
+    if (coupon) discount = coupon.amount_off ?? Math.round((subtotal * coupon.percent_off) / 100);
+    const id = `cs_test_${rand()}${rand()}`;
+    const session = {
+      id,
+      object: "checkout.session",
+      mode: p.mode,
+      status: "open",
+      payment_status: "unpaid",
+      url: `https://checkout.stripe.com/c/pay/${id}`,
+      success_url: p.success_url,
+      cancel_url: p.cancel_url,
+      client_reference_id: p.client_reference_id ?? null,
+      customer: null,
+      customer_email: p.customer_email ?? null,
+      customer_details: null,
+      amount_subtotal: subtotal,
+      amount_total: subtotal - discount,
+      currency: items[0].price_data?.currency ?? "usd",
+      metadata: p.metadata ?? {},
+      discounts: coupon ? [{ coupon: coupon.id }] : [],
+      total_details: { amount_discount: discount, amount_shipping: 0, amount_tax: 0 },
+      payment_intent: null,
+      subscription: null,
+      invoice: null,
+      expires_at: p.expires_at ? Number(p.expires_at) : now() + 86400,
+      created: now(),
+      livemode: false,
+      ui_mode: "hosted_page",
+      line_items: items,
+      subscription_data: p.subscription_data ?? null,
+    };
+    this.sessions.set(id, session);
+    // The create response does not expand line_items.
+    const { line_items: _l, subscription_data: _s, ...visible } = session;
+    return this.#ok(visible);
+  }
+}
