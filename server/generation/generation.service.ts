@@ -9,10 +9,16 @@ import { applyCreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
 import { recordCredits } from "../metrics/metrics.ts";
 import { isUuid } from "../ids.ts";
-import { uploadUrl, usablePhotosFor } from "../photos/photos.service.ts";
+import { uploadUrl } from "../photos/photo-serving.ts";
+import { usablePhotosFor } from "../photos/photo-upload.ts";
+import { log } from "../log.ts";
+import { sha256Hex } from "../storage/hex.ts";
+import type { BlobStorage } from "../storage/storage.ts";
 import { defaultOptions, findEntry } from "../styling/catalog.ts";
 import { OPTION_KEYS } from "../styling/option-keys.ts";
 import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
+import type { ImageModel } from "../imaging/image-model.ts";
+import { nothingToRender } from "../imaging/local/capabilities.ts";
 import type { UserRow } from "../users/users.repository.ts";
 import { isAdmin } from "../users/users.service.ts";
 import {
@@ -22,9 +28,13 @@ import {
   INSUFFICIENT_CREDITS,
 } from "./generation.schemas.ts";
 import {
+  countJobs,
+  deleteFinishedGeneration,
+  findGenerationByIdempotencyKey,
   findGenerationForOwner,
   type GenerationRow,
   insertGeneration,
+  type JobCounts,
   listGenerationsByOwner,
 } from "./generation.repository.ts";
 
@@ -33,26 +43,139 @@ export interface GenerationDeps {
   config: Config;
   /** Wakes the job runner so a new job starts without waiting for the next poll. */
   onQueued?: () => void;
+  /** The active image model: with the local one, a request it would render as the unchanged photo is refused. */
+  model?: Pick<ImageModel, "name" | "capabilities">;
 }
 
+export const IDEMPOTENCY_KEY_REUSED =
+  "This Idempotency-Key was already used for a different request. Send a new key for a new generation.";
+
+/** A key's JSON, with object keys sorted, so equal requests hash equally whatever their key order. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** The unique index on (user_id, idempotency_key) refused a concurrent twin (Postgres 23505). */
+function isUniqueViolation(e: unknown): boolean {
+  for (let err = e as { code?: string; cause?: unknown } | undefined, i = 0; err && i < 4; i++) {
+    if (err.code === "23505") return true;
+    err = err.cause as typeof err;
+  }
+  return false;
+}
+
+/**
+ * The job an earlier request with this key made: the same request gets its
+ * id back (charged once); another request under the same key is refused.
+ */
+function replay(existing: GenerationRow, requestHash: string): { generationId: string } {
+  if (existing.requestHash !== requestHash) {
+    throw new AppError(422, IDEMPOTENCY_KEY_REUSED, { code: "idempotency_key_reused" });
+  }
+  return { generationId: existing.id };
+}
+
+/**
+ * Queues a generation and charges for it. With `idempotencyKey` (the
+ * client's Idempotency-Key header, one per click) a retried request, after a
+ * lost response, returns the first request's job instead of charging again.
+ */
 export async function startGeneration(
   deps: GenerationDeps,
   user: UserRow,
   input: GenerateInput,
+  opts: { idempotencyKey?: string } = {},
 ): Promise<{ generationId: string }> {
   // Validation happens before any write: bad input changes nothing.
   const options = resolveOptions(input.studioType, input.options);
   const intensity = resolveIntensity(input.intensity);
+  // Never charge for nothing: refused before the transaction, so no credit moves.
+  if (deps.model?.name === "local") {
+    const nothing = nothingToRender({
+      studioType: input.studioType,
+      options,
+      intensity,
+      instructions: input.additionalInstructions,
+      references: input.referencePhotoIds?.length ?? 0,
+      view360: input.view360,
+    }, deps.model.capabilities);
+    if (nothing) throw new AppError(422, nothing);
+  }
   const photoId = input.photoId.toLowerCase();
   // Lower-cased so one photo named twice in different case is one id (and one lock).
   const referencePhotoIds = [...new Set((input.referencePhotoIds ?? []).map((id) => id.toLowerCase()))];
   const cost = isAdmin(user, deps.config) ? 0 : GENERATION_COST;
+  const additionalInstructions = input.additionalInstructions?.trim() || null;
+  const key = opts.idempotencyKey;
+  const requestHash = key
+    ? await sha256Hex(canonicalJson({
+      photoId,
+      referencePhotoIds,
+      studioType: input.studioType,
+      options,
+      intensity,
+      additionalInstructions,
+      view360: input.view360,
+    }))
+    : null;
+  if (key) {
+    const existing = await findGenerationByIdempotencyKey(deps.db, user.id, key);
+    if (existing) return replay(existing, requestHash!);
+  }
 
   const generationId = crypto.randomUUID();
+  try {
+    await queueCharged(deps, user, {
+      generationId,
+      cost,
+      photoIds: [photoId, ...referencePhotoIds],
+      values: {
+        photoId,
+        referencePhotoIds,
+        studioType: input.studioType,
+        options,
+        intensity,
+        additionalInstructions,
+        view360: input.view360,
+        idempotencyKey: key ?? null,
+        requestHash,
+      },
+    });
+  } catch (e) {
+    // A concurrent request with the same key won the insert; this one's charge rolled back with it.
+    if (key && isUniqueViolation(e)) {
+      const winner = await findGenerationByIdempotencyKey(deps.db, user.id, key);
+      if (winner) return replay(winner, requestHash!);
+    }
+    throw e;
+  }
+  if (cost > 0) recordCredits("debited", cost);
+  deps.onQueued?.();
+  return { generationId };
+}
+
+/** The photo check, the charge and the queued job: one transaction, all or nothing. */
+async function queueCharged(
+  deps: GenerationDeps,
+  user: UserRow,
+  job: {
+    generationId: string;
+    cost: number;
+    photoIds: string[];
+    values: Omit<Parameters<typeof insertGeneration>[1], "id" | "userId" | "creditsCharged">;
+  },
+): Promise<void> {
+  const { generationId, cost } = job;
   await deps.db.transaction(async (tx) => {
     // Photos before the charge: an unknown or foreign photo is a 404 whatever the balance.
     // Claims of anonymous photos happen here; any later throw rolls them back with the rest.
-    await usablePhotosFor(tx, [photoId, ...referencePhotoIds], user.id);
+    await usablePhotosFor(tx, job.photoIds, user.id);
     if (cost > 0) {
       // Locks the user row, so concurrent requests of one user queue here and the
       // conditional debit can never take the balance below zero.
@@ -65,22 +188,8 @@ export async function startGeneration(
       // Throwing rolls the whole transaction back: no job, no charge, no claim of the photo.
       if (!charge.applied) throw new AppError(402, INSUFFICIENT_CREDITS);
     }
-    await insertGeneration(tx, {
-      id: generationId,
-      userId: user.id,
-      photoId,
-      referencePhotoIds,
-      studioType: input.studioType,
-      options,
-      intensity,
-      additionalInstructions: input.additionalInstructions?.trim() || null,
-      view360: input.view360,
-      creditsCharged: cost,
-    });
+    await insertGeneration(tx, { ...job.values, id: generationId, userId: user.id, creditsCharged: cost });
   });
-  if (cost > 0) recordCredits("debited", cost);
-  deps.onQueued?.();
-  return { generationId };
 }
 
 export function toStatus(row: GenerationRow): GenerationStatusResponse {
@@ -170,4 +279,41 @@ export async function generationHistory(
     })),
     next_cursor: rows.length > query.limit ? encodeCursor(page[page.length - 1]) : null,
   };
+}
+
+/** Queued and running jobs, and how long the oldest queued one has waited (GET /api/health). */
+export function jobQueueSummary(db: Db): Promise<JobCounts> {
+  return countJobs(db);
+}
+
+export const GENERATION_RUNNING =
+  "This generation is still running. You can delete it once it has finished.";
+
+/**
+ * The owner deletes a finished generation and its result images. A queued or
+ * running job is refused (409): its worker would still write results, so it
+ * can be deleted once it has completed or failed. The ledger rows that name it
+ * stay (the credit history is an audit trail).
+ */
+export async function deleteGeneration(
+  deps: { db: Db; storage: BlobStorage },
+  userId: string,
+  id: string,
+): Promise<void> {
+  if (!isUuid(id)) throw new AppError(404, "Generation not found");
+  const deleted = await deleteFinishedGeneration(deps.db, id.toLowerCase(), userId);
+  if (!deleted) {
+    const row = await findGenerationForOwner(deps.db, id.toLowerCase(), userId);
+    if (!row) throw new AppError(404, "Generation not found");
+    throw new AppError(409, GENERATION_RUNNING, { code: "generation_running" });
+  }
+  for (const key of Object.values(deleted.results)) {
+    if (!key) continue;
+    try {
+      await deps.storage.delete(key);
+    } catch (error) {
+      // The row is gone, so nothing serves the key; the orphan sweep retries the blob.
+      log.warn("deleted generation's result not removed", { key, error });
+    }
+  }
 }

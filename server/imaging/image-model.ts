@@ -36,6 +36,28 @@ export interface ModelCapabilities {
    * missing, or an id not listed, is not applied (the default id is always a no-op).
    */
   supported: Partial<Record<OptionKey, string[]>>;
+  /**
+   * Why what this model cannot do is unavailable, in short user-facing
+   * sentences, so the studio can disable those controls and say why. Served
+   * as `models.unavailable` by GET /api/styling-options. A model that can do
+   * everything leaves it out. Shape:
+   *   {
+   *     options?: { [key in OptionKey]?: string },  // every non-default id of that key
+   *                                                // missing from `supported` has this reason
+   *     instructions?: string,                     // additional instructions are not followed
+   *     references?: string,                       // reference photos are not used
+   *     view360?: string,                          // only `angles` render; the 360 view is off
+   *   }
+   */
+  unavailable?: UnavailableReasons;
+}
+
+/** See ModelCapabilities.unavailable. */
+export interface UnavailableReasons {
+  options?: Partial<Record<OptionKey, string>>;
+  instructions?: string;
+  references?: string;
+  view360?: string;
 }
 
 /**

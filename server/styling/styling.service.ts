@@ -123,6 +123,8 @@ export function stylingOptions(model: { name: string; capabilities: ModelCapabil
       active: model.name,
       angles: model.capabilities.angles,
       supported: model.capabilities.supported,
+      // Why the rest is unavailable (see ModelCapabilities.unavailable); {} when the model can do everything.
+      unavailable: model.capabilities.unavailable ?? {},
     },
   };
 }

@@ -4,8 +4,8 @@
  * a beard on a shaven face, outfits, poses...) are declared unsupported.
  */
 import { CATALOG, optionList } from "../../styling/catalog.ts";
-import type { OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
-import { OPTION_KEYS } from "../../styling/option-keys.ts";
+import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
+import { MAKEUP_CATEGORIES, type MakeupCategory, OPTION_KEYS } from "../../styling/option-keys.ts";
 import type { ModelCapabilities } from "../image-model.ts";
 
 const ids = (...lists: readonly { id: string }[][]) => [...new Set(lists.flat().map((e) => e.id))];
@@ -33,6 +33,23 @@ export const LOCAL_CAPABILITIES: ModelCapabilities = {
     setting: ids(CATALOG.scene.settings),
     cameraLens: ids(CATALOG.scene.camera),
     lighting: ids(CATALOG.scene.lighting),
+  },
+  unavailable: {
+    options: {
+      hairStyle: "A new haircut needs a generative image model; the local model keeps your own cut",
+      hairLength: "A new hair length needs a generative image model; the local model keeps your own",
+      hairTexture: "A new hair texture needs a generative image model; the local model keeps your own",
+      facialHair:
+        "A new beard style needs a generative image model; the local model only recolours facial hair",
+      outfit: "Outfits need a generative image model; the local model keeps your clothes",
+      shoesFootwear: "Shoes need a generative image model; the local model keeps the photo's framing",
+      pose: "Poses need a generative image model; the local model keeps your pose",
+      accessories: "Accessories need a generative image model",
+      activity: "Activities need a generative image model",
+    },
+    instructions: "Additional instructions need a generative image model; the local model cannot follow them",
+    references: "Reference photos need a generative image model; the local model does not use them",
+    view360: "The 360° view needs a generative image model; the local model renders the front view only",
   },
 };
 
@@ -80,4 +97,49 @@ export function unsupportedNotes(
     notes.push(`${KEY_LABELS[key]} "${label}" is not supported by the local model`);
   }
   return notes;
+}
+
+/** What a generation asks for, as the generate endpoint received it (options resolved). */
+export interface Requested {
+  studioType: StudioType;
+  options: SelectedOptions;
+  intensity: Intensity;
+  instructions?: string | null;
+  references?: number;
+  view360?: boolean;
+}
+
+/**
+ * Refused before any charge: the user asked for something, yet nothing they
+ * asked for would change the image. Either every non-default option is one
+ * the model cannot render, or a makeup option the model renders is set to
+ * intensity 0, and what remains (instructions, references, 360) is ignored by
+ * this model. Answers the user-facing reason, or null when the model would
+ * change something (or when nothing was asked: the photo is only reframed).
+ */
+export function nothingToRender(req: Requested, caps: ModelCapabilities = LOCAL_CAPABILITIES): string | null {
+  const asked: string[] = [];
+  let renders = false;
+  for (const key of OPTION_KEYS) {
+    const id = req.options[key];
+    const list = optionList(key, req.studioType);
+    if (!id || id === list[0].id) continue;
+    const supported = caps.supported[key]?.includes(id) ?? false;
+    const zero = (MAKEUP_CATEGORIES as readonly string[]).includes(key) &&
+      req.intensity[key as MakeupCategory] === 0;
+    if (supported && !zero) renders = true;
+    else asked.push(key);
+  }
+  const instructions = !!req.instructions?.trim();
+  const unavailable = caps.unavailable ?? {};
+  if (instructions && !unavailable.instructions) renders = true;
+  if ((req.references ?? 0) > 0 && !unavailable.references) renders = true;
+  if (renders) return null;
+  if (asked.length === 0 && !instructions && !(req.references ?? 0)) return null;
+  const what: string[] = asked.map((k) => KEY_LABELS[k as OptionKey]);
+  if (instructions) what.push("additional instructions");
+  if (req.references) what.push("reference photos");
+  return `Nothing to generate: the local model cannot render what you chose (${
+    what.join(", ")
+  }), so the result would be your photo unchanged. Choose an option it can render; you were not charged.`;
 }
