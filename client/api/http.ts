@@ -12,10 +12,31 @@ export interface TokenStore {
   clear(): void;
 }
 
+/**
+ * The server's stable error codes the client branches on (`{"detail", "code"}`). `detail` is
+ * for people and may be reworded; `code` is the contract.
+ */
+export const ERROR_CODES = {
+  insufficientCredits: "insufficient_credits",
+  rateLimited: "rate_limited",
+  invalidCredentials: "invalid_credentials",
+  validation: "validation_error",
+  notFound: "not_found",
+  unauthorized: "unauthorized",
+  invalidRefreshToken: "invalid_refresh_token",
+  refreshTokenReused: "refresh_token_reused",
+  payloadTooLarge: "payload_too_large",
+  unsupportedMediaType: "unsupported_media_type",
+  passwordTooCommon: "password_too_common",
+  emailTaken: "email_taken",
+} as const;
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly detail: string | null,
+    /** The server's machine-readable code; null when the answer carried none (a proxy's page). */
+    readonly code: string | null = null,
   ) {
     super(detail ?? `Request failed with status ${status}`);
     this.name = "ApiError";
@@ -66,8 +87,20 @@ const REFRESH_PATH = "/api/auth/refresh";
  * say "try later"). Only such answers end a session; 5xx and network errors
  * keep the tokens so a dropped connection never signs anyone out.
  */
-export function isRejection(status: number): boolean {
+export function isRejection(status: number, code: string | null = null): boolean {
+  if (code === ERROR_CODES.rateLimited) return false;
   return status >= 400 && status < 500 && status !== 408 && status !== 429;
+}
+
+/** The `code` of an error answer, or null when it is not our JSON error shape. */
+export async function readCode(res: Response): Promise<string | null> {
+  try {
+    const body = await res.clone().json();
+    if (body && typeof body.code === "string") return body.code;
+  } catch {
+    // not JSON
+  }
+  return null;
 }
 
 export async function readDetail(res: Response): Promise<string | null> {
@@ -113,7 +146,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
     if (!res.ok) {
       // The server refused the refresh token: the session is over. A 5xx (or 429) says nothing
       // about the token: keep it and let the caller retry later.
-      if (isRejection(res.status)) endSession();
+      if (isRejection(res.status, await readCode(res))) endSession();
       return false;
     }
     let body: { access_token?: string; refresh_token?: string };
@@ -184,7 +217,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
 
   async function json<T>(path: string, opts: RequestOptions = {}): Promise<T> {
     const res = await request(path, opts);
-    if (!res.ok) throw new ApiError(res.status, await readDetail(res));
+    if (!res.ok) throw new ApiError(res.status, await readDetail(res), await readCode(res));
     if (res.status === 204) return undefined as T;
     return await res.json() as T;
   }

@@ -7,7 +7,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, queryClient } from "../../api/client.ts";
-import { ApiError } from "../../api/http.ts";
+import { ApiError, ERROR_CODES } from "../../api/http.ts";
 import { toToastText } from "../../api/messages.ts";
 import { ME_KEY, refreshCredits } from "../../api/session.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
@@ -182,7 +182,7 @@ export function useGeneration(opts: UseGenerationOptions) {
       ));
     } catch (err) {
       setGenerating(false);
-      if (err instanceof ApiError && err.status === 402) {
+      if (err instanceof ApiError && err.code === ERROR_CODES.insufficientCredits) {
         toast({ ...INSUFFICIENT_CREDITS, variant: "destructive" });
         queryClient.invalidateQueries({ queryKey: ME_KEY });
         optsRef.current.onInsufficientCredits();
