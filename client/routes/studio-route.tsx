@@ -3,7 +3,7 @@ import { useNavigate } from "@tanstack/react-router";
 import { useCallback, useState } from "react";
 import { useSession } from "../api/session.ts";
 import type { CurrentPhoto, PublicUser } from "../api/types.ts";
-import { openAuthDialog } from "../features/auth/auth-dialog-store.ts";
+import { openAuthDialog, requireSignIn } from "../features/auth/auth-dialog-store.ts";
 import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
 import StudioPage from "../features/studio/studio-page.tsx";
 import { loadPhoto, savePhoto } from "../lib/current-photo.ts";
@@ -22,8 +22,10 @@ export default function StudioRoute() {
   }, [navigate]);
 
   const onRequireSignIn = useCallback(
-    // No explicit mode: the dialog's own state, login after its 200 ms reset.
-    (then: (user: PublicUser) => void) => openAuthDialog(undefined, then),
+    // With a reason (Generate by a signed-out visitor): say why, sign-up first for new visitors.
+    // Without (the session ended): the dialog's own state, login after its 200 ms reset.
+    (then: (user: PublicUser) => void, reason?: string) =>
+      reason ? requireSignIn(reason, then) : openAuthDialog(undefined, then),
     [],
   );
 

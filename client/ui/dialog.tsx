@@ -46,6 +46,7 @@ export function Modal(
           )}
           {children}
           <Dialog.Close
+            data-dialog-close=""
             aria-label={closeLabel}
             className="absolute right-4 top-4 grid size-9 place-items-center rounded-full text-ink-500 hover:bg-ink-100 hover:text-ink-900"
           >

@@ -1,4 +1,7 @@
-/** A few inline icons (no icon font, no extra bundle). */
+/**
+ * A few inline icons (no icon font, no extra bundle). Every icon is `shrink-0`: inside a flex row
+ * (a button with a label) it keeps its size instead of being squeezed to nothing.
+ */
 import type { SVGProps } from "react";
 
 type P = SVGProps<SVGSVGElement>;
@@ -10,8 +13,8 @@ const s = (props: P) => ({
   strokeLinecap: "round" as const,
   strokeLinejoin: "round" as const,
   "aria-hidden": true,
-  className: "size-5",
   ...props,
+  className: `shrink-0 ${props.className ?? "size-5"}`,
 });
 
 export const UploadIcon = (p: P) => (

@@ -1,6 +1,14 @@
 /**
  * Toasts: one at a time (a new toast replaces the current one), 5000 ms,
  * swipe right 50 px to dismiss, F8 focuses the viewport (Radix Toast).
+ *
+ * Where they appear: never over a primary action. Phones keep their actions at the bottom (the
+ * studio's Generate bar, the result's Download), so toasts drop in under the header; on desktop the
+ * actions live in the right-hand column, so toasts sit bottom-left.
+ *
+ * Escape belongs to the dialog: a toast shown over an open dialog is a newer Radix layer and would
+ * take the first Escape; instead Escape closes the dialog and the toast leaves by its own close
+ * button or its timer.
  */
 import { Toast } from "radix-ui";
 import { useEffect, useSyncExternalStore } from "react";
@@ -62,6 +70,26 @@ export function useToastInset(active: boolean, length: string) {
   }, [active, length]);
 }
 
+/** The topmost open modal dialog, if any (Radix marks its content role="dialog", data-state="open"). */
+function openDialog(): HTMLElement | null {
+  const dialogs = document.querySelectorAll<HTMLElement>('[role="dialog"][data-state="open"]');
+  return dialogs.length ? dialogs[dialogs.length - 1] : null;
+}
+
+/**
+ * Escape pressed while a toast is the top layer: when a dialog is open underneath, keep the toast
+ * and close the dialog through its own close control (every dialog has one: a button labelled
+ * "Close ..." or marked data-dialog-close).
+ */
+function escapeToDialog(event: KeyboardEvent) {
+  const dialog = openDialog();
+  if (!dialog || isInsideToast(event.target)) return;
+  const close = dialog.querySelector<HTMLElement>('[data-dialog-close], button[aria-label^="Close"]');
+  if (!close) return;
+  event.preventDefault();
+  close.click();
+}
+
 function subscribe(l: () => void) {
   listeners.add(l);
   return () => listeners.delete(l);
@@ -89,6 +117,7 @@ export function Toaster() {
           key={item.key}
           open={item.open}
           onOpenChange={(open) => !open && dismiss(item.key)}
+          onEscapeKeyDown={escapeToDialog}
           type={variant === "destructive" ? "foreground" : "background"}
           className={`toast pointer-events-auto relative flex w-full gap-3 rounded-2xl border p-4 pr-10 shadow-xl shadow-ink-900/10 ${
             variantClass[variant]
@@ -130,12 +159,12 @@ export function Toaster() {
         </Toast.Root>
       )}
       {
-        /* F8 focuses the viewport: show where focus went. On phones a full-screen overlay can lift the
-          toasts above its bottom buttons (--toast-inset-bottom, see useToastInset). */
+        /* F8 focuses the viewport: show where focus went. Phones: under the 4rem header, centred;
+          desktop (lg): bottom-left, away from the right-hand column's Generate, Download and 360° View. */
       }
       <Toast.Viewport
         data-toast-viewport=""
-        className="fixed bottom-[var(--toast-inset-bottom,0px)] right-0 z-[100] m-0 flex w-full max-w-[26rem] list-none flex-col gap-2 rounded-2xl p-4 focus-visible:outline-2 focus-visible:-outline-offset-4 focus-visible:outline-brand-500 sm:bottom-0 sm:p-6"
+        className="fixed inset-x-0 top-16 z-[100] m-0 mx-auto flex w-full max-w-[26rem] list-none flex-col gap-2 rounded-2xl px-3 py-2 focus-visible:outline-2 focus-visible:-outline-offset-4 focus-visible:outline-brand-500 lg:inset-x-auto lg:top-auto lg:bottom-0 lg:left-0 lg:mx-0 lg:p-6"
       />
     </Toast.Provider>
   );

@@ -4,9 +4,17 @@ import type { StylingCatalog } from "../../client/features/studio/catalog.ts";
 import {
   buildGeneratePayload,
   initialSelections,
-  isUnsupported,
+  lookLayers,
   STUDIO_GROUPS,
 } from "../../client/features/studio/option-model.ts";
+import {
+  GENERIC_OPTION_REASON,
+  groupUnavailableReason,
+  instructionsUnavailableReason,
+  modelInfo,
+  optionUnavailableReason,
+  view360UnavailableReason,
+} from "../../client/features/studio/model-availability.ts";
 import { downloadName, toDownloadUrl } from "../../client/lib/download.ts";
 import { formatCredits, userLabel } from "../../client/api/session-format.ts";
 
@@ -43,12 +51,93 @@ const catalog = {
   models: { active: "local", angles: ["front"], supported: { lips: ["red"] } },
 } as unknown as StylingCatalog;
 
-Deno.test("unsupported: not the default and not in models.supported", () => {
+/** The same catalogue served with a hosted model that renders everything and all four angles. */
+const hosted = {
+  ...catalog,
+  models: {
+    active: "gemini",
+    angles: ["front", "right", "left", "back"],
+    supported: { lips: ["red", "nude"], facialHair: ["beard"], hairStyle: ["buzz"], setting: ["beach"] },
+  },
+} as unknown as StylingCatalog;
+
+/** The local model with the per-key reasons the server sends. */
+const withReasons = {
+  ...catalog,
+  models: {
+    active: "local",
+    angles: ["front"],
+    supported: { lips: ["red"] },
+    unavailable: {
+      options: { facialHair: "A new beard style needs a generative image model" },
+      instructions: "Additional instructions need a generative image model",
+      view360: "The 360° view needs a generative image model",
+    },
+  },
+} as unknown as StylingCatalog;
+
+Deno.test("availability: the default and supported ids can be chosen; others carry a reason", () => {
   const lips = catalog.makeup.lips;
-  assert.equal(isUnsupported(catalog, "lips", "none", lips), false);
-  assert.equal(isUnsupported(catalog, "lips", "red", lips), false);
-  assert.equal(isUnsupported(catalog, "lips", "nude", lips), true);
-  assert.equal(isUnsupported(catalog, "hairColor", "copper", catalog.hair.colors), true);
+  assert.equal(optionUnavailableReason(catalog, "lips", "none", lips), null);
+  assert.equal(optionUnavailableReason(catalog, "lips", "red", lips), null);
+  assert.equal(optionUnavailableReason(catalog, "lips", "nude", lips), GENERIC_OPTION_REASON);
+  assert.equal(
+    optionUnavailableReason(withReasons, "facialHair", "beard", catalog.barber.facialHair),
+    "A new beard style needs a generative image model",
+  );
+  // A group whose every non-default entry is off says so once; a group with one usable entry does not.
+  assert.equal(
+    groupUnavailableReason(withReasons, "facialHair", catalog.barber.facialHair),
+    "A new beard style needs a generative image model",
+  );
+  assert.equal(groupUnavailableReason(withReasons, "lips", catalog.makeup.lips), null);
+});
+
+Deno.test("availability: instructions and 360° need a generative model; the server's reasons win", () => {
+  assert.equal(modelInfo(catalog).local, true);
+  assert.equal(modelInfo(hosted).local, false);
+  assert.match(instructionsUnavailableReason(catalog) ?? "", /generative image model/);
+  assert.equal(instructionsUnavailableReason(hosted), null);
+  assert.equal(
+    instructionsUnavailableReason(withReasons),
+    "Additional instructions need a generative image model",
+  );
+  assert.match(view360UnavailableReason(catalog) ?? "", /front view only/);
+  assert.equal(view360UnavailableReason(withReasons), "The 360° view needs a generative image model");
+  assert.equal(view360UnavailableReason(hosted), null);
+});
+
+Deno.test("generate payload: what the model cannot do is never sent", () => {
+  const s = initialSelections();
+  s.byStudio.makeup = { lips: "nude" }; // not rendered by the local model
+  s.view360 = true;
+  s.instructions = "keep my freckles";
+  const p = buildGeneratePayload(catalog, "photo-1", s);
+  assert.equal(p.options.lips, "none");
+  assert.equal(p.view360, false);
+  assert.equal(p.additionalInstructions, null);
+  const h = buildGeneratePayload(hosted, "photo-1", s);
+  assert.equal(h.options.lips, "nude");
+  assert.equal(h.view360, true);
+  assert.equal(h.additionalInstructions, "keep my freckles");
+});
+
+Deno.test("a look lists the layers it includes, in group order", () => {
+  const c = {
+    ...catalog,
+    makeup: {
+      ...catalog.makeup,
+      lookStyles: [
+        { id: "no-makeup", label: "No Makeup" },
+        { id: "glam", label: "Glam", includes: { lips: "red", eyeshadow: "bronze", cheeks: "gone" } },
+      ],
+    },
+  } as unknown as StylingCatalog;
+  assert.deepEqual(
+    lookLayers(c, "glam").map((l) => `${l.title}: ${l.entry.label}`),
+    ["Eyeshadow: BRONZE", "Lips: RED"],
+  );
+  assert.deepEqual(lookLayers(c, "no-makeup"), []);
 });
 
 Deno.test("generate payload: every key, active studio + scene choices, defaults for the rest", () => {
@@ -59,7 +148,7 @@ Deno.test("generate payload: every key, active studio + scene choices, defaults 
   s.scene = { setting: "beach" };
   s.view360 = true;
   s.instructions = "  ";
-  const p = buildGeneratePayload(catalog, "photo-1", s);
+  const p = buildGeneratePayload(hosted, "photo-1", s);
   assert.deepEqual(Object.keys(p.options).sort(), [...OPTION_KEYS].sort());
   assert.equal(p.studioType, "barber");
   assert.equal(p.options.facialHair, "beard");
@@ -78,7 +167,7 @@ Deno.test("generate payload: makeup sends intensity; stale ids fall back to the 
   s.byStudio.makeup = { lips: "red", eyeshadow: "gone-from-catalog" };
   s.intensity.lips = 85;
   s.instructions = " soft finish ";
-  const p = buildGeneratePayload(catalog, "photo-1", s);
+  const p = buildGeneratePayload(hosted, "photo-1", s);
   assert.equal(p.studioType, "makeup");
   assert.equal(p.options.lips, "red");
   assert.equal(p.options.eyeshadow, "none");

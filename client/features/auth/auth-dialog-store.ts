@@ -8,6 +8,27 @@ interface State {
   open: boolean;
   mode: AuthMode;
   onSuccess?: (user: PublicUser) => void;
+  /** Why signing in is needed right now (e.g. to generate), shown above the form. */
+  reason?: string;
+}
+
+const RETURNING_KEY = "styletwin.returning";
+
+/** Someone has signed in or up on this device before: they get "Sign in" first, not "Sign up". */
+export function isReturningVisitor(): boolean {
+  try {
+    return globalThis.localStorage?.getItem(RETURNING_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+export function rememberReturningVisitor() {
+  try {
+    globalThis.localStorage?.setItem(RETURNING_KEY, "1");
+  } catch {
+    // storage unavailable (private mode): new visitors just see sign-up first again
+  }
 }
 
 let state: State = { open: false, mode: "login" };
@@ -24,8 +45,17 @@ const set = (next: State) => {
 export function openAuthDialog(
   mode?: AuthMode,
   onSuccess?: (user: PublicUser) => void,
+  reason?: string,
 ) {
-  set({ open: true, mode: mode ?? state.mode, onSuccess });
+  set({ open: true, mode: mode ?? state.mode, onSuccess, reason });
+}
+
+/**
+ * An action needs an account (Generate): say why, and offer sign-up first to a visitor who has
+ * never signed in on this device (returning visitors get sign-in).
+ */
+export function requireSignIn(reason: string, onSuccess?: (user: PublicUser) => void) {
+  openAuthDialog(isReturningVisitor() ? "login" : "register", onSuccess, reason);
 }
 
 export function closeAuthDialog() {

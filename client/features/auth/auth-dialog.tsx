@@ -8,6 +8,7 @@ import { toast } from "../../ui/toast.tsx";
 import { errorDetail, login, register } from "./auth-api.ts";
 import {
   closeAuthDialog,
+  rememberReturningVisitor,
   resetAuthDialog,
   setAuthMode,
   takeOnSuccess,
@@ -30,7 +31,7 @@ const EMPTY: RegisterForm = {
 };
 
 export function AuthDialog() {
-  const { open, mode } = useAuthDialog();
+  const { open, mode, reason } = useAuthDialog();
   const [form, setForm] = useState<RegisterForm>(EMPTY);
   const [errors, setErrors] = useState<FieldErrors<RegisterForm>>({});
   const [busy, setBusy] = useState(false);
@@ -92,6 +93,7 @@ export function AuthDialog() {
           variant: "success",
         });
       }
+      rememberReturningVisitor();
       const next = takeOnSuccess();
       closeAuthDialog();
       next?.(user);
@@ -124,6 +126,14 @@ export function AuthDialog() {
         ? "Sign in to style your avatar and keep your creations."
         : "Sign up to generate styled avatars and save your looks."}
     >
+      {reason && (
+        <p
+          className="mt-4 rounded-2xl bg-brand-50 px-4 py-3 text-sm text-brand-900 ring-1 ring-brand-100"
+          data-testid="auth-reason"
+        >
+          {reason}
+        </p>
+      )}
       <form
         noValidate
         onSubmit={onSubmit}

@@ -9,6 +9,7 @@ import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
 import { CameraIcon, RotateIcon, UploadIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
+import { CAMERA_FAILURE_TEXT, type CameraFailure, cameraFailureKind } from "../../lib/camera-failure.ts";
 
 export function cameraSupported(): boolean {
   return typeof navigator !== "undefined" &&
@@ -20,7 +21,7 @@ export interface CameraCaptureProps {
   open: boolean;
   onClose(): void;
   /** Camera refused or missing (the dialog then shows its Upload Photo(s) fallback). */
-  onUnavailable(): void;
+  onUnavailable(why: CameraFailure): void;
   /** The fallback button: open the file picker (runs inside the user's click). */
   onPickFile(): void;
   onCapture(file: File): void;
@@ -33,7 +34,7 @@ export function CameraCapture(
   const streamRef = useRef<MediaStream | null>(null);
   const [ready, setReady] = useState(false);
   const [shot, setShot] = useState<{ blob: Blob; url: string } | null>(null);
-  const [failed, setFailed] = useState(false);
+  const [failed, setFailed] = useState<CameraFailure | null>(null);
 
   const stop = useCallback(() => {
     streamRef.current?.getTracks().forEach((t) => t.stop());
@@ -42,7 +43,7 @@ export function CameraCapture(
   }, []);
 
   const start = useCallback(async () => {
-    setFailed(false);
+    setFailed(null);
     try {
       const stream = await navigator.mediaDevices.getUserMedia({
         video: {
@@ -58,10 +59,11 @@ export function CameraCapture(
         await videoRef.current.play().catch(() => {});
       }
       setReady(true);
-    } catch {
+    } catch (err) {
       stop();
-      setFailed(true);
-      onUnavailable();
+      const why = cameraFailureKind(err);
+      setFailed(why);
+      onUnavailable(why);
     }
   }, [onUnavailable, stop]);
 
@@ -153,10 +155,8 @@ export function CameraCapture(
           >
             <div>
               <CameraIcon className="mx-auto size-8 text-white/70" />
-              <p className="mt-3 font-semibold">The camera is not available.</p>
-              <p className="mt-1 text-sm text-white/75">
-                Allow camera access in your browser settings, or choose a photo instead.
-              </p>
+              <p className="mt-3 font-semibold">{CAMERA_FAILURE_TEXT[failed].title}</p>
+              <p className="mt-1 text-sm text-white/75">{CAMERA_FAILURE_TEXT[failed].description}</p>
             </div>
           </div>
         )}

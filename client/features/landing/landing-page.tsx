@@ -8,6 +8,7 @@ import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { CameraCapture, cameraSupported } from "./camera-capture.tsx";
 import { PhotoFileInput } from "../../ui/photo-file-input.tsx";
+import { CAMERA_FAILURE_TEXT, type CameraFailure } from "../../lib/camera-failure.ts";
 
 export interface LandingPageProps {
   onUploaded(photo: CurrentPhoto): void;
@@ -60,11 +61,8 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
     }
   }, [onUploaded]);
 
-  const cameraToast = useCallback(() => {
-    toast({
-      title: "Camera Not Available",
-      description: "Camera access is not implemented in this browser. Please choose a photo instead.",
-    });
+  const cameraToast = useCallback((why: CameraFailure) => {
+    toast({ ...CAMERA_FAILURE_TEXT[why], variant: why === "unsupported" ? "default" : "destructive" });
   }, []);
 
   function useCamera() {
@@ -73,7 +71,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
       return;
     }
     // No camera API at all: still inside the tap, so the file picker may open right away.
-    cameraToast();
+    cameraToast("unsupported");
     inputRef.current?.click();
   }
 

@@ -13,6 +13,11 @@ import {
 } from "../../../server/styling/option-keys.ts";
 import type { GenerateInput } from "../../../server/generation/generation.schemas.ts";
 import type { OptionEntry, StylingCatalog } from "./catalog.ts";
+import {
+  instructionsUnavailableReason,
+  optionUnavailableReason,
+  view360UnavailableReason,
+} from "./model-availability.ts";
 
 export type Section = "makeup" | "hair" | "barber" | "scene";
 
@@ -92,18 +97,6 @@ export function entriesFor(catalog: StylingCatalog, def: GroupDef): OptionEntry[
   return section?.[def.list] ?? [];
 }
 
-/** Not the list's default and not listed in models.supported[key]. */
-export function isUnsupported(
-  catalog: StylingCatalog,
-  key: OptionKey,
-  id: string,
-  entries: OptionEntry[],
-): boolean {
-  if (entries[0]?.id === id) return false;
-  const supported = catalog.models?.supported?.[key];
-  return !(supported ?? []).includes(id);
-}
-
 export type Selections = Partial<SelectedOptions>;
 
 export interface StudioSelections {
@@ -142,6 +135,40 @@ export function selectedId(
   return entries[0]?.id;
 }
 
+/** The user's choice for a group as it will be sent: the default when the model cannot render it. */
+export function effectiveId(
+  catalog: StylingCatalog,
+  def: GroupDef,
+  s: StudioSelections,
+): string | undefined {
+  const entries = entriesFor(catalog, def);
+  const chosen = def.section === "scene" ? s.scene[def.key] : s.byStudio[s.studio][def.key];
+  const id = selectedId(entries, chosen);
+  if (id && optionUnavailableReason(catalog, def.key, id, entries)) return entries[0]?.id;
+  return id;
+}
+
+/** One layer a look style applies: the group's title and the entry the look picks. */
+export interface LookLayer {
+  key: OptionKey;
+  title: string;
+  entry: OptionEntry;
+}
+
+/** What a look style includes (eyeshadow, lips, base, cheeks, extras), in group order; [] for none. */
+export function lookLayers(catalog: StylingCatalog, lookId: string | undefined): LookLayer[] {
+  const preset = catalog.makeup.lookStyles.find((l) => l.id === lookId)?.includes;
+  if (!preset) return [];
+  const layers: LookLayer[] = [];
+  for (const def of STUDIO_GROUPS.makeup) {
+    const id = preset[def.key];
+    if (!id) continue;
+    const entry = entriesFor(catalog, def).find((e) => e.id === id);
+    if (entry) layers.push({ key: def.key, title: def.title, entry });
+  }
+  return layers;
+}
+
 /**
  * POST /api/generate's body: the server's own contract (generateSchema), with
  * every option key filled in (the client always sends the full selection).
@@ -159,17 +186,16 @@ export function buildGeneratePayload(
     options[key] = catalog.defaults?.[key] ?? "";
   }
   for (const def of [...STUDIO_GROUPS[s.studio], ...SCENE_GROUPS]) {
-    const entries = entriesFor(catalog, def);
-    const chosen = def.section === "scene" ? s.scene[def.key] : s.byStudio[s.studio][def.key];
-    const id = selectedId(entries, chosen);
+    const id = effectiveId(catalog, def, s);
     if (id) options[def.key] = id;
   }
-  const instructions = s.instructions.trim();
+  // What the model cannot do is never sent (it would be ignored, or charged for nothing).
+  const instructions = instructionsUnavailableReason(catalog) ? "" : s.instructions.trim();
   const payload: GeneratePayload = {
     photoId,
     studioType: s.studio,
     options,
-    view360: s.view360,
+    view360: s.view360 && !view360UnavailableReason(catalog),
     additionalInstructions: instructions ? instructions : null,
   };
   if (s.studio === "makeup") {
@@ -192,6 +218,7 @@ export function changedCount(
   return defs.filter((def) => {
     const entries = entriesFor(catalog, def);
     const id = selectedId(entries, chosen[def.key]);
-    return id !== undefined && id !== entries[0]?.id;
+    return id !== undefined && id !== entries[0]?.id &&
+      !optionUnavailableReason(catalog, def.key, id, entries);
   }).length;
 }

@@ -12,10 +12,12 @@ export interface ReferencePhotoCardProps {
   photo: CurrentPhoto | null;
   onChange(photo: CurrentPhoto | null): void;
   disabled?: boolean;
+  /** Phones: no card and no thumbnail (the stage beside it shows the photo or its preview). */
+  inline?: boolean;
 }
 
 export function ReferencePhotoCard(
-  { photo, onChange, disabled }: ReferencePhotoCardProps,
+  { photo, onChange, disabled, inline = false }: ReferencePhotoCardProps,
 ) {
   const inputRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
@@ -43,9 +45,11 @@ export function ReferencePhotoCard(
   return (
     <section
       aria-labelledby="reference-photo-title"
-      className="flex items-center gap-4 rounded-3xl bg-white p-4 shadow-sm ring-1 ring-ink-100"
+      className={inline
+        ? "flex min-w-0 items-center gap-4"
+        : "flex items-center gap-4 rounded-3xl bg-white p-4 shadow-sm ring-1 ring-ink-100"}
     >
-      <div className="relative shrink-0">
+      <div className={`relative shrink-0 ${inline ? "hidden" : ""}`}>
         <div className="grid size-20 place-items-center overflow-hidden rounded-2xl bg-ink-100 text-ink-400">
           {busy ? <Spinner className="size-6 text-brand-600" /> : photo
             ? (
@@ -84,16 +88,28 @@ export function ReferencePhotoCard(
             This photo is no longer available. Please upload it again.
           </p>
         )}
-        <Button
-          variant="outline"
-          size="sm"
-          className="mt-2"
-          onClick={() => inputRef.current?.click()}
-          disabled={busy || disabled}
-        >
-          <UploadIcon className="size-4" />
-          {photo && !missing ? "Change Photos" : "Upload Photos"}
-        </Button>
+        <div className="mt-2 flex flex-wrap items-center gap-2">
+          <Button
+            variant="outline"
+            size="sm"
+            onClick={() => inputRef.current?.click()}
+            disabled={busy || disabled}
+          >
+            {busy && inline ? <Spinner className="size-4" /> : <UploadIcon className="size-4" />}
+            {photo && !missing ? "Change Photos" : "Upload Photos"}
+          </Button>
+          {inline && photo && !busy && (
+            <Button
+              variant="ghost"
+              size="sm"
+              aria-label="Remove photo"
+              disabled={disabled}
+              onClick={() => onChange(null)}
+            >
+              <XIcon className="size-4" /> Remove
+            </Button>
+          )}
+        </div>
         <PhotoFileInput
           ref={inputRef}
           label="Choose a reference photo"

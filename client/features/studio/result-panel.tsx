@@ -9,12 +9,14 @@ import {
   prefetchImage,
 } from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
-import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
+import { ArrowLeftIcon, DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { SafeImage } from "../../ui/safe-image.tsx";
-import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { CompareSlider } from "./compare-slider.tsx";
+import { GenerationProgress } from "./generation-progress.tsx";
+import { PreviewView } from "./preview-view.tsx";
 import type { GenerationProblem, GenerationResult } from "./use-generation.ts";
+import type { PreviewState } from "./use-preview.ts";
 
 export interface ResultPanelProps {
   generating: boolean;
@@ -26,10 +28,22 @@ export interface ResultPanelProps {
   onOpen360(): void;
   /** Resume polling a generation that timed out (or was interrupted by signing out). */
   onCheckAgain(): void;
+  /** The live preview of the current choices, shown instead of the last result while set. */
+  preview: PreviewState | null;
+  /** The active image model: the offline one (true) or a hosted one. */
+  local: boolean;
+  /** How many angles the running generation renders (for the estimate). */
+  angles: number;
+  /** Phones: back to the options with the choices kept. */
+  onEditLook?(): void;
 }
 
-/** 9:16 frame that fits the desktop viewport height. */
-export const FRAME = "mx-auto w-full lg:max-w-[max(16rem,calc((100dvh-24rem)*0.5625))]";
+/**
+ * 9:16 frame that fits the viewport height: on phones below the header, the result tabs and the
+ * action row; on desktop below the header and the Generate card.
+ */
+export const FRAME =
+  "mx-auto w-full max-w-[max(12rem,calc((100dvh-15rem)*0.5625))] lg:max-w-[max(16rem,calc((100dvh-24rem)*0.5625))]";
 
 function ProblemNotice(
   { problem, onCheckAgain }: { problem: GenerationProblem; onCheckAgain(): void },
@@ -100,7 +114,19 @@ function ProblemNotice(
 }
 
 export function ResultPanel(
-  { generating, result, problem, referenceUrl, view360Enabled, onOpen360, onCheckAgain }: ResultPanelProps,
+  {
+    generating,
+    result,
+    problem,
+    referenceUrl,
+    view360Enabled,
+    onOpen360,
+    onCheckAgain,
+    preview,
+    local,
+    angles,
+    onEditLook,
+  }: ResultPanelProps,
 ) {
   const image = result?.images[0];
 
@@ -140,21 +166,9 @@ export function ResultPanel(
       <h2 id="result-title" className="sr-only">Result</h2>
       {!generating && problem && <ProblemNotice problem={problem} onCheckAgain={onCheckAgain} />}
       {generating
-        ? (
-          <div
-            role="status"
-            className={`checker grid aspect-[9/16] place-items-center rounded-2xl text-center ${FRAME}`}
-          >
-            <div className="flex flex-col items-center gap-4 px-6">
-              <span className="grid size-16 place-items-center rounded-full bg-white text-brand-600 shadow-lg">
-                <Spinner className="size-8" />
-              </span>
-              <p className="max-w-56 text-sm font-medium text-ink-700">
-                Generating your styled image in 9:16 format...
-              </p>
-            </div>
-          </div>
-        )
+        ? <GenerationProgress photoUrl={referenceUrl} local={local} angles={angles} className={FRAME} />
+        : preview && preview.kind !== "idle"
+        ? <PreviewView state={preview} photoUrl={referenceUrl} local={local} className={FRAME} />
         : image
         ? (
           <Tabs.Root defaultValue="result">
@@ -205,11 +219,18 @@ export function ResultPanel(
                 {result.notes.map((n) => <li key={n}>{n}</li>)}
               </ul>
             )}
-            {view360Enabled && result && result.images.length > 1 && (
-              <div className={`mt-3 ${FRAME}`}>
-                <Button variant="secondary" className="w-full" onClick={onOpen360}>
-                  <RotateIcon className="size-4" /> 360° View
-                </Button>
+            {(onEditLook || (view360Enabled && result && result.images.length > 1)) && (
+              <div className={`mt-3 flex gap-2 ${FRAME}`}>
+                {onEditLook && (
+                  <Button variant="outline" className="flex-1" onClick={onEditLook}>
+                    <ArrowLeftIcon className="size-4" /> Edit look
+                  </Button>
+                )}
+                {view360Enabled && result && result.images.length > 1 && (
+                  <Button variant="secondary" className="flex-1" onClick={onOpen360}>
+                    <RotateIcon className="size-4" /> 360° View
+                  </Button>
+                )}
               </div>
             )}
           </Tabs.Root>
@@ -231,6 +252,13 @@ export function ResultPanel(
             </div>
           </div>
         )}
+      {generating && onEditLook && (
+        <div className={`mt-3 ${FRAME}`}>
+          <Button variant="outline" className="w-full" onClick={onEditLook}>
+            <ArrowLeftIcon className="size-4" /> Edit look
+          </Button>
+        </div>
+      )}
     </section>
   );
 }

@@ -1,0 +1,83 @@
+/**
+ * The live preview: while the user picks options and moves sliders, POST /api/preview (the same
+ * body as generate; free, rate-limited) renders a small JPEG with the offline model. Requests are
+ * debounced, and a newer choice aborts the request still in flight (AbortController), so only the
+ * preview of the latest choices is ever shown.
+ */
+import { useEffect, useRef, useState } from "react";
+import { api } from "../../api/client.ts";
+import { readDetail } from "../../api/http.ts";
+import type { GeneratePayload } from "./option-model.ts";
+
+export const PREVIEW_DEBOUNCE_MS = 300;
+
+export type PreviewState =
+  /** Nothing to preview (signed out, no photo, nothing chosen): show the photo. */
+  | { kind: "idle" }
+  | { kind: "loading"; url: string | null }
+  | { kind: "ready"; url: string }
+  /** 422: these choices change nothing in the photo. */
+  | { kind: "no-change"; detail: string | null }
+  /** 429: too many previews a minute; the last image stays. */
+  | { kind: "paused"; url: string | null }
+  | { kind: "error"; url: string | null };
+
+/** The body a preview is rendered from: the generate body without the choices previews ignore. */
+export function previewBody(p: GeneratePayload): GeneratePayload {
+  return { ...p, view360: false };
+}
+
+export function usePreview(payload: GeneratePayload | null, enabled: boolean): PreviewState {
+  const [state, setState] = useState<PreviewState>({ kind: "idle" });
+  const urlRef = useRef<string | null>(null);
+  const key = enabled && payload ? JSON.stringify(previewBody(payload)) : null;
+
+  useEffect(() => {
+    if (key === null) {
+      setState({ kind: "idle" });
+      return;
+    }
+    const ctrl = new AbortController();
+    setState((s) => ({ kind: "loading", url: "url" in s ? s.url : null }));
+    const timer = setTimeout(async () => {
+      try {
+        const res = await api.request("/api/preview", {
+          method: "POST",
+          json: JSON.parse(key),
+          signal: ctrl.signal,
+        });
+        if (ctrl.signal.aborted) return;
+        if (res.status === 422) {
+          setState({ kind: "no-change", detail: await readDetail(res) });
+          return;
+        }
+        if (res.status === 429) {
+          setState({ kind: "paused", url: urlRef.current });
+          return;
+        }
+        if (!res.ok) {
+          setState({ kind: "error", url: urlRef.current });
+          return;
+        }
+        const blob = await res.blob();
+        if (ctrl.signal.aborted) return;
+        const url = URL.createObjectURL(blob);
+        if (urlRef.current) URL.revokeObjectURL(urlRef.current);
+        urlRef.current = url;
+        setState({ kind: "ready", url });
+      } catch {
+        if (!ctrl.signal.aborted) setState({ kind: "error", url: urlRef.current });
+      }
+    }, PREVIEW_DEBOUNCE_MS);
+    return () => {
+      clearTimeout(timer);
+      ctrl.abort();
+    };
+  }, [key]);
+
+  useEffect(() => () => {
+    if (urlRef.current) URL.revokeObjectURL(urlRef.current);
+  }, []);
+
+  return state;
+}
