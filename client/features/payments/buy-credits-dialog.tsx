@@ -1,31 +1,183 @@
-/** Placeholder for the buy-credits modal: the entry point exists and opens. */
+/**
+ * The Buy Credits modal: three packs from the server (popular and best-value
+ * badges), the promotion code box (validated against the small pack), the
+ * custom-amount note, and the redirect to the hosted checkout.
+ */
+import { useEffect, useState } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
 import { CoinIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+import { toast } from "../../ui/toast.tsx";
 import { closeBuyCredits, useBuyCreditsOpen } from "./buy-credits-store.ts";
+import {
+  discountedCents,
+  dollars,
+  hasAccessToken,
+  type PackageId,
+  type PromotionValidation,
+  serverMessage,
+  startCheckout,
+  usePackages,
+} from "./payments-api.ts";
+import { PromoCodeBox } from "./promo-code-box.tsx";
+
+const ORDER: PackageId[] = ["small", "medium", "large"];
+const NAMES: Record<PackageId, string> = {
+  small: "Starter Pack",
+  medium: "Popular Pack",
+  large: "Best Value",
+};
 
 export function BuyCreditsDialog() {
   const open = useBuyCreditsOpen();
+  const packages = usePackages(open);
+  const [promo, setPromo] = useState<PromotionValidation | null>(null);
+  const [promoCode, setPromoCode] = useState("");
+  const [pending, setPending] = useState<PackageId | null>(null);
+
+  useEffect(() => {
+    if (open && packages.isError) {
+      toast({ title: "Error", description: "Failed to load credit packages", variant: "destructive" });
+    }
+  }, [open, packages.isError]);
+
+  function close() {
+    setPromo(null);
+    setPromoCode("");
+    setPending(null);
+    closeBuyCredits();
+  }
+
+  async function buy(id: PackageId) {
+    if (!hasAccessToken()) {
+      toast({
+        title: "Authentication Required",
+        description: "Please log in to purchase credits.",
+        variant: "destructive",
+      });
+      return;
+    }
+    setPending(id);
+    try {
+      const res = await startCheckout({
+        payment_type: "credits",
+        package_id: id,
+        ...(promo?.success && promoCode ? { promotion_code: promoCode } : {}),
+      });
+      if (!res.checkout_url) throw new Error("no checkout url");
+      toast({ title: "Redirecting to Payment", description: res.message, variant: "success" });
+      globalThis.location.assign(res.checkout_url);
+    } catch (err) {
+      setPending(null);
+      const detail = serverMessage(err);
+      toast({
+        title: "Payment Setup Failed",
+        description: detail ??
+          (err instanceof Error && err.message === "no checkout url"
+            ? "Failed to create payment session"
+            : "An error occurred while setting up payment"),
+        variant: "destructive",
+      });
+    }
+  }
+
   return (
     <Modal
       open={open}
-      onOpenChange={(o) => !o && closeBuyCredits()}
+      onOpenChange={(o) => !o && close()}
       title="Buy Credits"
-      description="Each generation costs 2 credits."
+      description="Each generation costs 2 credits. 5 credits for $1, or save 20% OFF with the best-value bundle."
+      width="max-w-3xl"
     >
-      <div className="mt-6 flex items-start gap-4 rounded-2xl bg-brand-50 p-5 text-ink-800">
-        <span className="grid size-11 shrink-0 place-items-center rounded-full bg-white text-brand-600 shadow-sm">
-          <CoinIcon />
-        </span>
-        <div>
-          <p className="font-semibold">Credit purchase is coming soon.</p>
-          <p className="mt-1 text-sm text-ink-600">
-            Credit packages and monthly plans will be available here shortly.
-          </p>
+      <div className="mt-6">
+        {packages.isPending && (
+          <div className="grid place-items-center py-12 text-ink-500" role="status">
+            <Spinner className="size-7" />
+            <span className="sr-only">Loading credit packages</span>
+          </div>
+        )}
+        {packages.isError && (
+          <div className="py-8 text-center">
+            <p className="text-red-700">Failed to load credit packages</p>
+            <Button variant="outline" className="mt-3" onClick={() => packages.refetch()}>Retry</Button>
+          </div>
+        )}
+        {packages.data && (
+          <ul className="grid gap-3 sm:grid-cols-3">
+            {ORDER.map((id) => {
+              const pack = packages.data.packages[id];
+              if (!pack) return null;
+              const finalCents = discountedCents(pack.price_cents, promo);
+              const discounted = finalCents !== pack.price_cents;
+              const highlight = pack.popular || pack.badge;
+              return (
+                <li
+                  key={id}
+                  data-testid={`package-${id}`}
+                  className={`relative flex flex-col rounded-3xl border p-5 pt-6 ${
+                    highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
+                  }`}
+                >
+                  <div className="absolute -top-3 left-4 flex gap-1.5">
+                    {pack.popular && (
+                      <span className="rounded-full bg-brand-600 px-2.5 py-0.5 text-xs font-bold text-white">
+                        Most Popular
+                      </span>
+                    )}
+                    {pack.badge && (
+                      <span className="rounded-full bg-emerald-700 px-2.5 py-0.5 text-xs font-bold text-white">
+                        Best Value · {pack.badge}
+                      </span>
+                    )}
+                  </div>
+                  <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
+                  <p className="mt-1 flex items-center gap-2 text-2xl font-extrabold tracking-tight text-ink-900">
+                    <CoinIcon className="size-5 text-brand-600" />
+                    {pack.credits} credits
+                  </p>
+                  <p className="mt-2 flex flex-wrap items-baseline gap-x-2">
+                    {discounted && (
+                      <span className="text-ink-500 line-through" data-testid="old-price">
+                        {pack.price_display}
+                      </span>
+                    )}
+                    <span className="text-xl font-bold text-ink-900" data-testid="price">
+                      {discounted ? dollars(finalCents) : pack.price_display}
+                    </span>
+                  </p>
+                  <p className="text-xs text-ink-500">
+                    {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
+                      style: "currency",
+                      currency: "USD",
+                    })} per credit
+                  </p>
+                  <Button
+                    className="mt-4 w-full"
+                    variant={highlight ? "primary" : "secondary"}
+                    disabled={pending !== null}
+                    onClick={() => buy(id)}
+                  >
+                    {pending === id ? "Processing..." : "Buy Now"}
+                  </Button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        <div className="mt-5">
+          <PromoCodeBox
+            target={{ payment_type: "credits", package_id: "small" }}
+            applied={promo}
+            onResult={(r, code) => {
+              setPromo(r);
+              setPromoCode(code);
+            }}
+          />
         </div>
-      </div>
-      <div className="mt-6 flex justify-end">
-        <Button variant="outline" onClick={closeBuyCredits}>Close</Button>
+        <p className="mt-4 text-center text-sm text-ink-600">
+          Need a custom amount? Contact support and we will set up a package for you.
+        </p>
       </div>
     </Modal>
   );

@@ -13,6 +13,7 @@ import type {
   PlanId,
   PlansResponse,
   PromotionValidation,
+  SubscriptionSummary,
 } from "../../../server/payments/payments.schemas.ts";
 
 export type {
@@ -104,4 +105,21 @@ export function discountLabel(promo: PromotionValidation): string {
   return promo.discount_type === "percentage"
     ? `${promo.discount_value}% off`
     : `$${promo.discount_value.toFixed(2)} off`;
+}
+
+export const SUBSCRIPTION_KEY = ["subscription"] as const;
+
+/** The signed-in user's plan; a failed fetch falls back to the inactive default. */
+export function useSubscriptionSummary(enabled = true) {
+  return useQuery({
+    queryKey: SUBSCRIPTION_KEY,
+    enabled,
+    queryFn: async (): Promise<SubscriptionSummary> => {
+      try {
+        return await api.json<SubscriptionSummary>("/api/users/subscription");
+      } catch {
+        return { plan: "none", status: "inactive", current_period_end: null, credits_remaining: 0 };
+      }
+    },
+  });
 }

@@ -20,8 +20,10 @@ import {
   serverMessage,
   startCheckout,
   usePlans,
+  useSubscriptionSummary,
 } from "./payments-api.ts";
 import { PromoCodeBox } from "./promo-code-box.tsx";
+import { closeUpgradeDialog } from "./upgrade-dialog-store.ts";
 
 export { usePlans } from "./payments-api.ts";
 
@@ -184,5 +186,17 @@ export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePl
         </div>
       </div>
     </Modal>
+  );
+}
+
+/** The app-wide instance: opened through upgrade-dialog-store, current plan from the server. */
+export function ConnectedUpgradePlanDialog({ open }: { open: boolean }) {
+  const summary = useSubscriptionSummary(open);
+  return (
+    <UpgradePlanDialog
+      open={open}
+      onOpenChange={(o) => !o && closeUpgradeDialog()}
+      currentPlan={summary.data?.plan}
+    />
   );
 }
