@@ -2,6 +2,7 @@
 import { Link, useNavigate } from "@tanstack/react-router";
 import { formatCredits, type Session, userLabel } from "../api/session.ts";
 import { ADMIN_CREDITS } from "../api/types.ts";
+import { BUY_CREDITS_THRESHOLD } from "../../server/credits/credit-constants.ts";
 import { logout } from "../features/auth/auth-api.ts";
 import { openAuthDialog } from "../features/auth/auth-dialog-store.ts";
 import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
@@ -149,7 +150,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
             : (
               <>
                 <CreditsPill session={session} />
-                {user.credits < 10 && (
+                {user.credits < BUY_CREDITS_THRESHOLD && (
                   <Button size="sm" onClick={openBuyCredits}>
                     Buy Credits
                   </Button>

@@ -25,6 +25,7 @@ import { buttonClass } from "../ui/button.tsx";
 import { Toaster } from "../ui/toast.tsx";
 import { AppHeader } from "./app-header.tsx";
 import { PendingGenerationBanner } from "./pending-generation-banner.tsx";
+import { UpgradeDialogRoot } from "../features/payments/upgrade-dialog-root.tsx";
 
 function RootLayout() {
   const session = useSession();
@@ -55,6 +56,7 @@ function RootLayout() {
       </div>
       <AuthDialog />
       <BuyCreditsDialog />
+      <UpgradeDialogRoot />
       <Toaster />
     </div>
   );
