@@ -1,4 +1,5 @@
 /** Client entry: query client, router, mount. */
+import "./csp-setup.ts"; // first: zod and the style nonce under the Content-Security-Policy
 import { QueryClientProvider } from "@tanstack/react-query";
 import { RouterProvider } from "@tanstack/react-router";
 import { StrictMode } from "react";

@@ -111,6 +111,8 @@ export async function buildClient(
       sourcemap: minify ? false : "linked",
       metafile: true,
       legalComments: "none",
+      // Before any chunk's code: zod must not probe `new Function` under the strict CSP (csp-setup.ts).
+      banner: { js: "globalThis.__zod_globalConfig??={};globalThis.__zod_globalConfig.jitless=true;" },
       logLevel: "warning",
       absWorkingDir: ROOT,
       define: {
