@@ -17,6 +17,7 @@ import { useCallback } from "react";
 import { useSession } from "../api/session.ts";
 import type { CurrentPhoto } from "../api/types.ts";
 import { AuthDialog } from "../features/auth/auth-dialog.tsx";
+import { type DashboardTab, parseTab } from "../features/dashboard/tabs.ts";
 import LandingPage from "../features/landing/landing-page.tsx";
 import { BuyCreditsDialog } from "../features/payments/buy-credits-dialog.tsx";
 import { PaymentStatusPlaceholder } from "../features/payments/payment-status-placeholder.tsx";
@@ -138,6 +139,10 @@ export const studioRoute = createRoute({
 const dashboardRoute = createRoute({
   getParentRoute: () => rootRoute,
   path: "/dashboard",
+  // ?tab=profile|subscription|history|settings (deep links; the back button walks the tabs).
+  validateSearch: (search: Record<string, unknown>): { tab?: DashboardTab } => ({
+    tab: parseTab(search.tab),
+  }),
   component: lazyRouteComponent(() => import("./dashboard-route.tsx")),
 });
 

@@ -1,0 +1,231 @@
+/** Profile: the avatar with its camera upload control and the profile form. */
+import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import type { PublicUser } from "../../api/types.ts";
+import { Button } from "../../ui/button.tsx";
+import { Field } from "../../ui/field.tsx";
+import { CameraIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+import { toast } from "../../ui/toast.tsx";
+import { PROFILE_GENDERS, PROFILE_LIMITS } from "../../../server/users/users.schemas.ts";
+import { type Profile, saveProfile, serverDetail, uploadProfileImage, useProfile } from "./dashboard-api.ts";
+
+type FormState = Record<
+  "first_name" | "last_name" | "phone" | "date_of_birth" | "gender" | "location" | "bio",
+  string
+>;
+
+const GENDER_LABELS: Record<(typeof PROFILE_GENDERS)[number], string> = {
+  male: "Male",
+  female: "Female",
+  other: "Other",
+  "prefer-not-to-say": "Prefer not to say",
+};
+
+function toForm(p: Profile | undefined): FormState {
+  return {
+    first_name: p?.first_name ?? "",
+    last_name: p?.last_name ?? "",
+    phone: p?.phone ?? "",
+    // Only the date part is shown.
+    date_of_birth: p?.date_of_birth?.slice(0, 10) ?? "",
+    gender: p?.gender ?? "",
+    location: p?.location ?? "",
+    bio: p?.bio ?? "",
+  };
+}
+
+function Avatar({ user, imageUrl }: { user: PublicUser; imageUrl: string | null }) {
+  const [uploading, setUploading] = useState(false);
+  const input = useRef<HTMLInputElement>(null);
+  const initial = (user.full_name || user.email).trim().slice(0, 1).toUpperCase();
+
+  async function onFile(file: File | undefined) {
+    if (!file) return;
+    setUploading(true);
+    try {
+      await uploadProfileImage(file);
+      toast({
+        title: "Profile Image Updated",
+        description: "Your profile picture has been updated.",
+        variant: "success",
+      });
+    } catch (err) {
+      console.warn("Profile image upload failed", err);
+      toast({
+        title: "Upload Failed",
+        description: serverDetail(err) ?? "Failed to upload profile image.",
+        variant: "destructive",
+      });
+    } finally {
+      setUploading(false);
+      if (input.current) input.current.value = "";
+    }
+  }
+
+  return (
+    <div className="relative size-28 shrink-0 sm:size-32">
+      {imageUrl
+        ? (
+          <img
+            src={imageUrl}
+            alt="Your profile picture"
+            className="size-full rounded-full object-cover ring-4 ring-white shadow-md"
+            data-testid="profile-avatar"
+          />
+        )
+        : (
+          <div
+            className="grid size-full place-items-center rounded-full bg-gradient-to-br from-brand-400 to-fuchsia-600 text-4xl font-bold text-white ring-4 ring-white shadow-md"
+            data-testid="profile-avatar"
+          >
+            {initial}
+          </div>
+        )}
+      <label
+        className="absolute bottom-0 right-0 grid size-10 cursor-pointer place-items-center rounded-full bg-ink-900 text-white shadow-lg ring-2 ring-white hover:bg-ink-800 focus-within:outline-2 focus-within:outline-offset-2 focus-within:outline-brand-500"
+        title="Change profile picture"
+      >
+        {uploading ? <Spinner className="size-5" /> : <CameraIcon className="size-5" />}
+        <span className="sr-only">Change profile picture</span>
+        <input
+          ref={input}
+          type="file"
+          accept="image/*"
+          className="sr-only"
+          disabled={uploading}
+          onChange={(e) => onFile(e.target.files?.[0])}
+          data-testid="profile-image-input"
+        />
+      </label>
+    </div>
+  );
+}
+
+export function ProfileTab({ user }: { user: PublicUser }) {
+  const profile = useProfile();
+  const [form, setForm] = useState<FormState>(() => toForm(profile.data));
+  const [saving, setSaving] = useState(false);
+  const genderId = useId();
+  const bioId = useId();
+  const loaded = profile.data;
+  useEffect(() => {
+    if (loaded) setForm(toForm(loaded));
+  }, [loaded]);
+
+  const set = (key: keyof FormState) => (e: { target: { value: string } }) =>
+    setForm((f) => ({ ...f, [key]: e.target.value }));
+
+  async function onSubmit(e: FormEvent) {
+    e.preventDefault();
+    setSaving(true);
+    try {
+      const saved = await saveProfile({
+        ...form,
+        gender: (form.gender || null) as Profile["gender"],
+      });
+      setForm(toForm(saved));
+      toast({ title: "Profile Updated", description: "Your profile has been saved.", variant: "success" });
+    } catch (err) {
+      toast({
+        title: "Update Failed",
+        description: serverDetail(err) ?? "Failed to update profile",
+        variant: "destructive",
+      });
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  const today = new Date().toISOString().slice(0, 10);
+  const selectClass =
+    "block h-11 w-full rounded-xl border border-ink-200 bg-white px-3 text-[15px] text-ink-900 shadow-sm outline-none focus:border-brand-400 focus:ring-4 focus:ring-brand-100";
+
+  return (
+    <div className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8">
+      <div className="flex flex-col items-center gap-5 sm:flex-row sm:items-center">
+        <Avatar user={user} imageUrl={profile.data?.profile_image_url ?? user.profile_image_url} />
+        <div className="text-center sm:text-left">
+          <h2 className="text-xl font-bold text-ink-900">{user.full_name || user.email}</h2>
+          <p className="text-sm text-ink-500">{user.email}</p>
+          <p className="mt-1 text-xs text-ink-500">Tap the camera to change your picture.</p>
+        </div>
+      </div>
+      <form onSubmit={onSubmit} className="mt-8 grid gap-4 sm:grid-cols-2" aria-label="Profile">
+        <Field
+          label="First Name"
+          name="first_name"
+          value={form.first_name}
+          onChange={set("first_name")}
+          maxLength={PROFILE_LIMITS.name}
+          autoComplete="given-name"
+        />
+        <Field
+          label="Last Name"
+          name="last_name"
+          value={form.last_name}
+          onChange={set("last_name")}
+          maxLength={PROFILE_LIMITS.name}
+          autoComplete="family-name"
+        />
+        <Field
+          label="Phone Number"
+          name="phone"
+          type="tel"
+          value={form.phone}
+          onChange={set("phone")}
+          maxLength={PROFILE_LIMITS.phone}
+          autoComplete="tel"
+        />
+        <Field
+          label="Date of Birth"
+          name="date_of_birth"
+          type="date"
+          value={form.date_of_birth}
+          onChange={set("date_of_birth")}
+          max={today}
+        />
+        <div>
+          <label htmlFor={genderId} className="mb-1.5 block text-sm font-medium text-ink-700">Gender</label>
+          <select
+            id={genderId}
+            name="gender"
+            value={form.gender}
+            onChange={set("gender")}
+            className={selectClass}
+          >
+            <option value="">Select gender</option>
+            {PROFILE_GENDERS.map((g) => <option key={g} value={g}>{GENDER_LABELS[g]}</option>)}
+          </select>
+        </div>
+        <Field
+          label="Location"
+          name="location"
+          value={form.location}
+          onChange={set("location")}
+          maxLength={PROFILE_LIMITS.location}
+          autoComplete="address-level2"
+        />
+        <div className="sm:col-span-2">
+          <label htmlFor={bioId} className="mb-1.5 block text-sm font-medium text-ink-700">Bio</label>
+          <textarea
+            id={bioId}
+            name="bio"
+            rows={4}
+            value={form.bio}
+            onChange={set("bio")}
+            maxLength={PROFILE_LIMITS.bio}
+            placeholder="Tell us about your style"
+            className="block w-full rounded-xl border border-ink-200 bg-white px-3.5 py-2.5 text-[15px] text-ink-900 shadow-sm outline-none placeholder:text-ink-400 focus:border-brand-400 focus:ring-4 focus:ring-brand-100"
+          />
+          <p className="mt-1 text-right text-xs text-ink-500">{form.bio.length}/{PROFILE_LIMITS.bio}</p>
+        </div>
+        <div className="sm:col-span-2">
+          <Button type="submit" disabled={saving} className="w-full sm:w-auto">
+            {saving && <Spinner className="size-4" />}
+            {saving ? "Saving..." : "Save Changes"}
+          </Button>
+        </div>
+      </form>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * Subscription: the current plan, the available plans and the upgrade
+ * dialog. Plans and the dialog belong to the payments feature; the route
+ * passes them in (features never import each other).
+ */
+import { type ReactNode, useState } from "react";
+import type { PublicUser } from "../../api/types.ts";
+import { formatCredits } from "../../api/session.ts";
+import { Button } from "../../ui/button.tsx";
+import { CheckIcon } from "../../ui/icons.tsx";
+import { Spinner } from "../../ui/spinner.tsx";
+import type { PlanView } from "../../../server/payments/payments.schemas.ts";
+import { NO_SUBSCRIPTION, useSubscription } from "./dashboard-api.ts";
+
+export interface SubscriptionTabProps {
+  user: PublicUser;
+  plans: PlanView[] | undefined;
+  plansLoading: boolean;
+  renderUpgradeDialog(
+    props: { open: boolean; onOpenChange(open: boolean): void; currentPlan: string },
+  ): ReactNode;
+}
+
+export function renewsOn(iso: string | null): string | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? null
+    : d.toLocaleDateString("en-US", { year: "numeric", month: "long", day: "numeric" });
+}
+
+export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog }: SubscriptionTabProps) {
+  const sub = useSubscription().data ?? NO_SUBSCRIPTION;
+  const [open, setOpen] = useState(false);
+  const current = plans?.find((p) => p.id === sub.plan);
+  const active = sub.status === "active" || sub.status === "trialing";
+  const renews = renewsOn(sub.current_period_end);
+
+  return (
+    <div className="grid gap-6">
+      <section
+        className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8"
+        aria-labelledby="current-sub"
+      >
+        <div className="flex flex-wrap items-start justify-between gap-4">
+          <div>
+            <h2 id="current-sub" className="text-lg font-bold text-ink-900">Current Subscription</h2>
+            <p className="mt-3 text-3xl font-bold text-ink-900" data-testid="current-plan">
+              {current?.name ?? (sub.plan === "none" ? "none" : sub.plan)}
+            </p>
+            <p className="mt-1 text-sm text-ink-600">
+              <span
+                className={`mr-2 inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ${
+                  active ? "bg-emerald-100 text-emerald-800" : "bg-ink-100 text-ink-700"
+                }`}
+                data-testid="subscription-status"
+              >
+                {sub.status}
+              </span>
+              {current ? `${current.price_display}/month` : "No monthly plan"}
+            </p>
+            {renews && <p className="mt-2 text-sm text-ink-600">Renews on {renews}</p>}
+          </div>
+          <div className="rounded-2xl bg-brand-50 px-5 py-4 text-right ring-1 ring-brand-100">
+            <p className="text-xs font-semibold uppercase tracking-wide text-brand-800">Credits remaining</p>
+            <p className="text-3xl font-bold tabular-nums text-brand-900" data-testid="credits-remaining">
+              {formatCredits(user)}
+            </p>
+          </div>
+        </div>
+        <Button className="mt-6" onClick={() => setOpen(true)}>
+          {sub.plan === "none" ? "Choose a Plan" : "Change Plan"}
+        </Button>
+      </section>
+
+      <section aria-labelledby="plans-heading">
+        <h2 id="plans-heading" className="mb-3 text-lg font-bold text-ink-900">Available Plans</h2>
+        {plansLoading && !plans && (
+          <div className="grid place-items-center py-10 text-brand-600">
+            <Spinner className="size-7" />
+          </div>
+        )}
+        <div className="grid gap-4 md:grid-cols-3">
+          {plans?.map((plan) => {
+            const isCurrent = plan.id === sub.plan && active;
+            return (
+              <article
+                key={plan.id}
+                className={`relative flex flex-col rounded-3xl border bg-white p-5 shadow-sm ${
+                  plan.popular ? "border-brand-300 ring-2 ring-brand-200" : "border-ink-100"
+                }`}
+                data-testid="plan-card"
+              >
+                {(plan.popular || plan.premium) && (
+                  <span className="absolute -top-3 left-5 rounded-full bg-ink-900 px-3 py-1 text-xs font-semibold text-white">
+                    {plan.popular ? "Most Popular" : "Premium"}
+                  </span>
+                )}
+                <h3 className="text-lg font-bold text-ink-900">{plan.name}</h3>
+                <p className="mt-1">
+                  <span className="text-3xl font-bold text-ink-900">{plan.price_display}</span>
+                  <span className="text-sm text-ink-500">/month</span>
+                </p>
+                <p className="mt-1 text-sm font-medium text-brand-700">{plan.credits} credits/month</p>
+                {plan.maxGenerationsPerDay && (
+                  <p className="text-sm text-ink-600">Up to {plan.maxGenerationsPerDay} generations/day</p>
+                )}
+                <ul className="mt-4 grid flex-1 gap-1.5 text-sm text-ink-700">
+                  {plan.features.map((f) => (
+                    <li key={f} className="flex gap-2">
+                      <CheckIcon className="mt-0.5 size-4 shrink-0 text-emerald-600" />
+                      {f}
+                    </li>
+                  ))}
+                </ul>
+                <Button
+                  className="mt-5"
+                  variant={plan.popular ? "primary" : "outline"}
+                  disabled={isCurrent}
+                  onClick={() => setOpen(true)}
+                >
+                  {isCurrent ? "Current Plan" : "Upgrade"}
+                </Button>
+              </article>
+            );
+          })}
+        </div>
+      </section>
+      {renderUpgradeDialog({ open, onOpenChange: setOpen, currentPlan: active ? sub.plan : "none" })}
+    </div>
+  );
+}
