@@ -1,7 +1,6 @@
 /**
  * The local image model (offline, no GPU): a face-aware renderer running in a
- * pool of worker threads. See ARCHITECTURE.md "The image model" and
- * notes/local-model.md.
+ * pool of worker threads. See docs/decisions/014-local-model-realism.md.
  */
 import type { ImageModel, ImageRequest, ImageResult } from "../image-model.ts";
 import { ModelError } from "../image-model.ts";
@@ -17,7 +16,17 @@ export interface LocalModelOptions {
   format?: OutputFormat;
 }
 
+/** A live preview: the generate request, small, for one photo id (its decode and faces are cached). */
+export interface PreviewRequest extends Omit<ImageRequest, "angle" | "width" | "height"> {
+  photoId: string;
+}
+
+/** Preview size: a quarter of the 1080x1920 output's area, 9:16. */
+export const PREVIEW_WIDTH = 540, PREVIEW_HEIGHT = 960;
+
 export interface LocalModel extends ImageModel {
+  /** A small, quick JPEG of what generate() would make (free live preview). */
+  preview(req: PreviewRequest): Promise<RenderOutput>;
   /** Resolves when every worker has loaded its models. */
   ready(): Promise<void>;
   /** generate() plus per-stage timings (bench and diagnostics). */
@@ -29,7 +38,10 @@ export interface LocalModel extends ImageModel {
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)));
   const format = opts.format ?? "jpeg";
-  const run = (req: ImageRequest): Promise<RenderOutput> => {
+  const run = (
+    req: ImageRequest,
+    extra: { cacheKey?: string; quality?: number } = {},
+  ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
       return Promise.reject(
         new ModelError("The local model can only render the front view", { transient: false }),
@@ -44,7 +56,8 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       references: req.references.length,
       width: req.width,
       height: req.height,
-      format,
+      format: extra.quality ? "jpeg" : format,
+      ...extra,
     }, req.signal);
   };
   const model: LocalModel = {
@@ -54,7 +67,12 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       const out = await run(req);
       return { image: out.image, mime: out.mime, notes: out.notes };
     },
-    generateWithTimings: run,
+    generateWithTimings: (req) => run(req),
+    preview: (req) =>
+      run(
+        { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
+        { cacheKey: req.photoId, quality: 82 },
+      ),
     workerStats: () => pool.stats(),
     ready: () => pool.ready(),
     close: () => pool.close(),

@@ -31,6 +31,13 @@ export interface RenderJob {
   width: number;
   height: number;
   format: OutputFormat;
+  /** JPEG quality (default 92; previews use less). */
+  quality?: number;
+  /**
+   * Names the photo for the worker's cache of decoded photos and faces (the
+   * photo id): a photo styled many times is decoded and searched once.
+   */
+  cacheKey?: string;
 }
 
 export interface RenderOutput {
@@ -131,18 +138,52 @@ export async function detectFaces(engine: FaceEngine, photo: Canvas): Promise<De
 export async function encode(
   img: Canvas,
   format: OutputFormat,
+  quality = 92,
 ): Promise<{ image: Uint8Array; mime: string }> {
   const s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
   const buf = format === "png"
     ? await s.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer()
-    : await s.jpeg({ quality: 92, chromaSubsampling: "4:4:4" }).toBuffer();
+    : await s.jpeg({ quality, chromaSubsampling: quality >= 90 ? "4:4:4" : "4:2:0" }).toBuffer();
   return {
     image: new Uint8Array(buf.buffer, buf.byteOffset, buf.length),
     mime: format === "png" ? "image/png" : "image/jpeg",
   };
 }
 
-export async function render(engine: FaceEngine, job: RenderJob): Promise<RenderOutput> {
+/** A photo decoded and searched for faces once. */
+export interface PreparedPhoto {
+  photo: Canvas;
+  faces: DetectedFace[];
+}
+
+/**
+ * The last few prepared photos of one worker, by cache key (least recently
+ * used first out). A 2048 px photo is ~12 MB decoded: keep the bound small.
+ */
+export class PhotoCache {
+  #entries = new Map<string, PreparedPhoto>();
+  constructor(readonly capacity = 4) {}
+  get(key: string): PreparedPhoto | undefined {
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.#entries.delete(key);
+      this.#entries.set(key, hit);
+    }
+    return hit;
+  }
+  set(key: string, value: PreparedPhoto): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, value);
+    while (this.#entries.size > this.capacity) {
+      this.#entries.delete(this.#entries.keys().next().value!);
+    }
+  }
+  get size(): number {
+    return this.#entries.size;
+  }
+}
+
+export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
   const timings: Record<string, number> = {};
   let t = performance.now();
   const lap = (name: string) => {
@@ -158,12 +199,14 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
   }
   if (job.references > 0) notes.push("Reference photos are not used by the local model");
 
-  const photo = await decodePhoto(job.photo);
+  const cached = job.cacheKey ? cache?.get(job.cacheKey) : undefined;
+  const photo = cached?.photo ?? await decodePhoto(job.photo);
   lap("decode");
   // Speculative: most portraits are framed at the cover scale (see coverScaled).
   const prescaled = coverScaled(photo, job.width, job.height);
   prescaled.catch(() => {}); // awaited by renderFramed; a failure there falls back to its own resize
-  const faces = await detectFaces(engine, photo);
+  const faces = cached?.faces ?? await detectFaces(engine, photo);
+  if (job.cacheKey && !cached) cache?.set(job.cacheKey, { photo, faces });
   // The face size limit is the one a photo enlarged to DETECT_LONG px had.
   const long = Math.max(photo.width, photo.height);
   const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
@@ -228,7 +271,7 @@ export async function render(engine: FaceEngine, job: RenderJob): Promise<Render
     gradeLighting(img, lighting);
     lap("lighting");
   }
-  const out = await encode(img, job.format);
+  const out = await encode(img, job.format, job.quality);
   lap("encode");
   // Not a stage: live tfjs tensors after the job (the bench checks it stays flat).
   timings.tensors = engine.tensorCount();

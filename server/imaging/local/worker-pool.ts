@@ -19,7 +19,12 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   current?: { id: number; pending: Pending; onAbort?: () => void };
+  /** Cache keys of the photos this worker last prepared (mirrors its PhotoCache). */
+  keys: string[];
 }
+
+/** As many keys as a worker's PhotoCache holds. */
+const CACHED_KEYS = 4;
 
 export class WorkerPool {
   private slots: Slot[] = [];
@@ -34,7 +39,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
-    const slot: Slot = { worker, ready: false };
+    const slot: Slot = { worker, ready: false, keys: [] };
     worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
@@ -90,10 +95,14 @@ export class WorkerPool {
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
-      if (!slot.ready || slot.current) continue;
-      const pending = this.queue.shift();
-      if (!pending) return;
+    while (this.queue.length > 0) {
+      const free = this.slots.filter((s) => s.ready && !s.current);
+      if (free.length === 0) return;
+      const pending = this.queue.shift()!;
+      // A photo goes back to the worker that has it decoded, when that one is free.
+      const key = pending.job.cacheKey;
+      const slot = (key && free.find((s) => s.keys.includes(key))) || free[0];
+      if (key) slot.keys = [key, ...slot.keys.filter((k) => k !== key)].slice(0, CACHED_KEYS);
       const id = this.nextId++;
       const onAbort = () => {
         this.replace(slot, abortError(pending.signal));

@@ -6,7 +6,7 @@
 /// <reference lib="deno.worker" />
 import { log } from "../../log.ts";
 import { FaceEngine } from "./face-engine.ts";
-import { render, type RenderJob, UserFacingError } from "./render.ts";
+import { PhotoCache, render, type RenderJob, UserFacingError } from "./render.ts";
 
 export type WorkerIn = { type: "job"; id: number; job: RenderJob } | { type: "stats"; id: number };
 
@@ -36,6 +36,8 @@ export type WorkerOut =
 const post = (msg: WorkerOut, transfer: Transferable[] = []) => self.postMessage(msg, transfer);
 
 const engine = FaceEngine.load();
+// Previews of one photo arrive many times a minute: its decode and faces are kept.
+const photos = new PhotoCache(4);
 engine.then(
   () => post({ type: "ready" }),
   (err) => post({ type: "fatal", message: String(err?.stack ?? err) }),
@@ -51,7 +53,7 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     return;
   }
   try {
-    const out = await render(await engine, msg.job);
+    const out = await render(await engine, msg.job, photos);
     post({ type: "result", id: msg.id, ok: true, ...out }, [out.image.buffer as ArrayBuffer]);
   } catch (err) {
     if (err instanceof UserFacingError) {

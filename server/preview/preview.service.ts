@@ -1,0 +1,92 @@
+/**
+ * Live previews: free, small renders by the local model of the same request
+ * as /api/generate. No credit moves and nothing is stored; the photo must be
+ * one the caller may generate with.
+ */
+import type { Db } from "../../db/client.ts";
+import { AppError } from "../http/errors.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
+import { ModelError } from "../imaging/image-model.ts";
+import { LOCAL_CAPABILITIES, nothingToRender } from "../imaging/local/capabilities.ts";
+import { usablePhotosFor } from "../photos/photo-upload.ts";
+import type { BlobStorage } from "../storage/storage.ts";
+import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
+import type { GenerateInput } from "../generation/generation.schemas.ts";
+import type { Previewer } from "./previewer.ts";
+
+/** Previews per user per minute: a slider drag sends a few a second, debounced. */
+export const PREVIEWS_PER_MINUTE = 60;
+
+/** Longest a preview may take before it is abandoned (a warm one takes ~0.2 s). */
+const PREVIEW_TIMEOUT_MS = 10_000;
+
+export interface PreviewDeps {
+  db: Db;
+  storage: BlobStorage;
+  previewer?: Previewer;
+  limiter: RateLimiter;
+}
+
+export interface PreviewImage {
+  image: Uint8Array;
+  mime: string;
+  notes: string[];
+  /** The model the final image will come from. */
+  finalModel: string;
+}
+
+export function previewLimiter(): RateLimiter {
+  return new RateLimiter(PREVIEWS_PER_MINUTE);
+}
+
+export async function renderPreview(
+  deps: PreviewDeps,
+  userId: string,
+  input: GenerateInput,
+  signal?: AbortSignal,
+): Promise<PreviewImage> {
+  if (!deps.previewer) {
+    throw new AppError(503, "Live preview is not available on this server", { code: "preview_unavailable" });
+  }
+  // Counted first: even refused previews cost the server a little.
+  deps.limiter.hit([`preview:user:${userId}`]);
+  const options = resolveOptions(input.studioType, input.options);
+  const intensity = resolveIntensity(input.intensity);
+  const nothing = nothingToRender({
+    studioType: input.studioType,
+    options,
+    intensity,
+    instructions: input.additionalInstructions,
+    references: input.referencePhotoIds?.length ?? 0,
+  }, LOCAL_CAPABILITIES);
+  if (nothing) throw new AppError(422, nothing, { code: "nothing_to_render" });
+
+  const photoId = input.photoId.toLowerCase();
+  // The same rule as generate (own photo, or a fresh anonymous upload this user now claims).
+  const photo = await deps.db.transaction(async (tx) =>
+    (await usablePhotosFor(tx, [photoId], userId)).get(photoId)!
+  );
+  const bytes = await deps.storage.get(photo.storageKey);
+  if (!bytes) throw new AppError(404, "The reference photo is no longer available. Please upload it again.");
+
+  const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
+  try {
+    const out = await deps.previewer.preview({
+      photoId,
+      photo: bytes,
+      references: [],
+      studioType: input.studioType,
+      options,
+      intensity,
+      instructions: input.additionalInstructions ?? null,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    return { image: out.image, mime: out.mime, notes: out.notes, finalModel: deps.previewer.finalModel };
+  } catch (err) {
+    if (err instanceof ModelError && !err.transient) {
+      throw new AppError(422, err.message, { code: "model_refused" });
+    }
+    if (err instanceof ModelError) throw new AppError(503, err.message, { code: "preview_failed" });
+    throw err;
+  }
+}

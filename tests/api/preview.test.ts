@@ -1,0 +1,239 @@
+/**
+ * POST /api/preview through the real app with the real local model: a small
+ * JPEG of the styled photo, free, for the photo's owner only, rate limited
+ * per user; and with the local model active, a generate (or preview) that
+ * would change nothing is refused before any charge.
+ */
+import assert from "node:assert/strict";
+import sharp from "sharp";
+import { createApp } from "../../server/app.ts";
+import type { ImageModel } from "../../server/imaging/image-model.ts";
+import { createLocalModel } from "../../server/imaging/local/local-model.ts";
+import { createPreviewer } from "../../server/preview/previewer.ts";
+import { backends } from "../helpers/backends.ts";
+import { callApp, openTestContext, type TestContext } from "../helpers/test-app.ts";
+import { cropFace, DARK_HAIR } from "../imaging/fixtures.ts";
+
+const portrait = await cropFace(DARK_HAIR);
+const opts = { sanitizeOps: false, sanitizeResources: false };
+
+let ip = 0;
+async function upload(ctx: TestContext, token: string): Promise<string> {
+  const form = new FormData();
+  form.append("file", new File([portrait.slice()], "me.jpg", { type: "image/jpeg" }));
+  const res = await ctx.app.request("/api/upload-photo", {
+    method: "POST",
+    body: form,
+    headers: {
+      Authorization: `Bearer ${token}`,
+      "X-Forwarded-For": `10.9.${Math.floor(++ip / 250)}.${ip % 250}`,
+    },
+  });
+  const body = await res.json();
+  assert.equal(res.status, 201, JSON.stringify(body));
+  return body.photoId;
+}
+
+async function preview(ctx: TestContext, token: string | undefined, body: Record<string, unknown>) {
+  const res = await ctx.app.request("/api/preview", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify({ studioType: "makeup", ...body }),
+  });
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  return {
+    status: res.status,
+    headers: res.headers,
+    bytes,
+    json: () => JSON.parse(new TextDecoder().decode(bytes)),
+  };
+}
+
+const RED_LIPS = { lips: "classic-red-matte" };
+
+// One local model (one worker) for the whole file: it is what generate and preview use.
+const local = await createLocalModel({ workers: 1 });
+await local.ready();
+
+for (const backend of backends()) {
+  const open = () =>
+    openTestContext(backend, { TRUST_PROXY: "true", AUTH_RATE_LIMIT_PER_MINUTE: "100000" }, { model: local });
+  const withCtx = (fn: (ctx: TestContext) => Promise<void>) => async () => {
+    const ctx = await open();
+    const app = createApp({
+      db: ctx.database.db,
+      config: ctx.config,
+      jwtSecret: ctx.jwtSecret,
+      storage: ctx.storage,
+      model: local,
+      previewer: createPreviewer(local),
+    });
+    try {
+      await fn({ ...ctx, app, call: callApp(app) });
+    } finally {
+      await ctx.close();
+    }
+  };
+
+  Deno.test(
+    {
+      name: `[${backend.name}] preview: a 540x960 JPEG by the local model, warm in well under a second`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    withCtx(async (ctx) => {
+      const me = await ctx.register();
+      const photoId = await upload(ctx, me.access_token);
+      const cold = await preview(ctx, me.access_token, { photoId, options: RED_LIPS });
+      assert.equal(cold.status, 200, new TextDecoder().decode(cold.bytes).slice(0, 300));
+      assert.equal(cold.headers.get("content-type"), "image/jpeg");
+      assert.equal(cold.headers.get("x-preview-model"), "local");
+      assert.equal(cold.headers.get("x-final-model"), "local");
+      assert.equal(cold.headers.get("x-preview-notice"), null);
+      const meta = await sharp(cold.bytes).metadata();
+      assert.deepEqual([meta.format, meta.width, meta.height], ["jpeg", 540, 960]);
+      // Warm: the photo's decode and faces are cached in the worker.
+      const times: number[] = [];
+      for (const intensity of [40, 60, 80]) {
+        const t0 = performance.now();
+        const warm = await preview(ctx, me.access_token, {
+          photoId,
+          options: RED_LIPS,
+          intensity: { lips: intensity },
+        });
+        times.push(performance.now() - t0);
+        assert.equal(warm.status, 200);
+      }
+      times.sort((a, b) => a - b);
+      console.log(`warm preview median ${times[1].toFixed(0)} ms`);
+      assert.ok(times[1] < 800, `warm preview median ${times[1]} ms`);
+      // Free: the balance is untouched.
+      const bal = await ctx.call("GET", "/api/users/me", { token: me.access_token });
+      assert.equal(bal.body.credits, me.user.credits);
+    }),
+  );
+
+  Deno.test(
+    { name: `[${backend.name}] preview: owner only, signed in only`, ignore: backend.skip, ...opts },
+    withCtx(async (ctx) => {
+      const owner = await ctx.register();
+      const other = await ctx.register();
+      const photoId = await upload(ctx, owner.access_token);
+      const foreign = await preview(ctx, other.access_token, { photoId, options: RED_LIPS });
+      assert.equal(foreign.status, 404);
+      assert.equal(foreign.json().code, "not_found");
+      const anonymous = await preview(ctx, undefined, { photoId, options: RED_LIPS });
+      assert.equal(anonymous.status, 401);
+    }),
+  );
+
+  Deno.test(
+    {
+      name: `[${backend.name}] preview: 429 after 60 a minute per user, others unaffected`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    withCtx(async (ctx) => {
+      const me = await ctx.register();
+      const other = await ctx.register();
+      // Refused requests count too (cheap to send, so cheap to abuse): 60 invalid ones fill the window.
+      for (let i = 0; i < 60; i++) {
+        const r = await preview(ctx, me.access_token, {
+          photoId: crypto.randomUUID(),
+          options: { sparkle: "x" },
+        });
+        assert.equal(r.status, 422);
+      }
+      const limited = await preview(ctx, me.access_token, {
+        photoId: crypto.randomUUID(),
+        options: RED_LIPS,
+      });
+      assert.equal(limited.status, 429);
+      assert.ok(Number(limited.headers.get("retry-after")) >= 1);
+      assert.equal(limited.json().code, "rate_limited");
+      const fine = await preview(ctx, other.access_token, {
+        photoId: crypto.randomUUID(),
+        options: RED_LIPS,
+      });
+      assert.equal(fine.status, 404);
+    }),
+  );
+
+  Deno.test(
+    {
+      name: `[${backend.name}] local model: a request that would change nothing is 422 before any charge`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    withCtx(async (ctx) => {
+      const me = await ctx.register();
+      const photoId = await upload(ctx, me.access_token);
+      const nothing = [
+        { options: { hairStyle: "pixie-cut" }, additionalInstructions: "Make it pop" },
+        { options: { outfit: "business-casual" } },
+        { additionalInstructions: "Give me a fringe" },
+        { options: { lips: "classic-red-matte" }, intensity: { lips: 0 } },
+      ];
+      for (const body of nothing) {
+        const gen = await ctx.call("POST", "/api/generate", {
+          token: me.access_token,
+          body: { photoId, studioType: "makeup", view360: false, ...body },
+        });
+        assert.equal(gen.status, 422, JSON.stringify([body, gen.body]));
+        assert.equal(gen.body.code, "nothing_to_render");
+        assert.match(gen.body.detail, /^Nothing to generate: the local model cannot render what you chose/);
+        assert.match(gen.body.detail, /you were not charged/);
+        const pre = await preview(ctx, me.access_token, { photoId, ...body });
+        assert.equal(pre.status, 422);
+        assert.equal(pre.json().code, "nothing_to_render");
+      }
+      const after = await ctx.call("GET", "/api/users/me", { token: me.access_token });
+      assert.equal(after.body.credits, me.user.credits, "no credit moved");
+      const history = await ctx.call("GET", "/api/generations", { token: me.access_token });
+      assert.equal(history.body.items.length, 0);
+      // Something renderable beside the unrenderable still generates (and is charged).
+      const ok = await ctx.call("POST", "/api/generate", {
+        token: me.access_token,
+        body: {
+          photoId,
+          studioType: "makeup",
+          options: { lips: "classic-red-matte", outfit: "business-casual" },
+        },
+      });
+      assert.equal(ok.status, 202, JSON.stringify(ok.body));
+    }),
+  );
+}
+
+Deno.test(
+  { name: "preview: with a hosted model active, the local model previews and says so", ...opts },
+  async () => {
+    const hosted: ImageModel = {
+      name: "gemini",
+      capabilities: { angles: ["front", "right", "left", "back"], supported: {} },
+      generate: () => Promise.reject(new Error("not in this test")),
+      close: () => Promise.resolve(),
+    };
+    const previewer = createPreviewer(hosted);
+    try {
+      const out = await previewer.preview({
+        photoId: crypto.randomUUID(),
+        photo: portrait,
+        references: [],
+        studioType: "makeup",
+        options: {
+          ...(await import("../../server/styling/catalog.ts")).defaultOptions("makeup"),
+          lips: "classic-red-matte",
+        },
+        intensity: { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 },
+        instructions: null,
+      });
+      assert.equal(previewer.finalModel, "gemini");
+      assert.equal((await sharp(out.image).metadata()).width, 540);
+    } finally {
+      await previewer.close();
+    }
+  },
+);
+
+globalThis.addEventListener("unload", () => void local.close());
