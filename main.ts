@@ -5,15 +5,18 @@
  */
 import { join } from "node:path";
 import { openDatabase } from "./db/client.ts";
-import { removeServerPid, writeServerPid } from "./db/server-pid.ts";
+import { DataDirInUseError, type DataDirLock, lockDataDir } from "./db/server-pid.ts";
 import { createApp } from "./server/app.ts";
 import { loadJwtSecret } from "./server/auth/jwt-secret.ts";
 import { ConfigError, loadConfig } from "./server/config.ts";
 import { log, setLogLevel } from "./server/log.ts";
-import { LocalDiskStorage } from "./server/storage/local-disk-storage.ts";
+import { createStorage } from "./server/storage/create-storage.ts";
 import { createImageModel, describeImageModel } from "./server/imaging/create-model.ts";
-import { JobRunner } from "./server/generation/job-runner.ts";
-import { startPhotoSweeper } from "./server/photos/photos.service.ts";
+import { JobRunner, requeueOrphanedJobs } from "./server/generation/job-runner.ts";
+import { startOrphanBlobSweeper } from "./server/generation/orphan-blob-sweep.ts";
+import { monitorModel } from "./server/health/model-monitor.ts";
+import { createPreviewer } from "./server/preview/previewer.ts";
+import { startPhotoSweeper } from "./server/photos/photo-sweeps.ts";
 import { startSessionSweeper } from "./server/auth/session-sweeper.ts";
 
 let config;
@@ -28,18 +31,33 @@ try {
 }
 setLogLevel(config.logLevel);
 
-// Embedded PGlite belongs to this process alone: mark DATA_DIR as in use before opening it
-// (`deno task admin` refuses while the mark names a live process).
-const pidDir = config.databaseUrl ? undefined : config.dataDir;
-if (pidDir) writeServerPid(pidDir);
+// Embedded PGlite belongs to this process alone: lock DATA_DIR before opening it. The OS
+// holds the lock until this process ends in any way; a second server (or `deno task admin`)
+// on the same DATA_DIR refuses to start meanwhile.
+let dataDirLock: DataDirLock | undefined;
+if (!config.databaseUrl) {
+  try {
+    dataDirLock = lockDataDir(config.dataDir);
+  } catch (e) {
+    if (e instanceof DataDirInUseError) {
+      console.error(e.message);
+      Deno.exit(1);
+    }
+    throw e;
+  }
+}
 const database = await openDatabase({
   url: config.databaseUrl,
   dataDir: join(config.dataDir, "db"),
 });
 const jwtSecret = await loadJwtSecret(config);
-const storage = new LocalDiskStorage(join(config.dataDir, "uploads"));
+const storage = createStorage(config);
 // JOB_WORKERS=0 runs the API only: no model workers, no runner (another process runs jobs).
-const model = config.jobWorkers > 0 ? await createImageModel(config) : undefined;
+// The monitor gives the model the health() that /api/health and the runner read.
+const created = config.jobWorkers > 0 ? await createImageModel(config) : undefined;
+const model = created ? monitorModel(created) : undefined;
+// Live previews always render locally: with the local model active they share its workers.
+const previewer = created ? createPreviewer(created) : undefined;
 const runner = model
   ? new JobRunner({
     db: database.db,
@@ -47,10 +65,14 @@ const runner = model
     model,
     workers: config.jobWorkers,
     timeoutMs: config.jobTimeoutMs,
+    leaseMs: config.jobLeaseMs,
   })
   : undefined;
+// The lock proves no other process runs this embedded database's jobs: take back a crash's orphans now.
+if (database.kind === "pglite") await requeueOrphanedJobs(database.db);
 runner?.start();
 const sweeper = startPhotoSweeper({ db: database.db, storage });
+const orphanSweeper = startOrphanBlobSweeper({ db: database.db, storage });
 const sessionSweeper = startSessionSweeper(database.db);
 const app = createApp({
   db: database.db,
@@ -59,6 +81,7 @@ const app = createApp({
   storage,
   model: model ?? describeImageModel(config),
   onQueued: () => runner?.notify(),
+  previewer,
 });
 
 const controller = new AbortController();
@@ -82,12 +105,14 @@ async function shutdown(signal: string) {
   log.info("shutting down", { signal });
   controller.abort();
   await sweeper.stop();
+  await orphanSweeper.stop();
   await sessionSweeper.stop();
   await server.finished;
   await runner?.stop();
+  await previewer?.close();
   await model?.close();
   await database.close();
-  if (pidDir) removeServerPid(pidDir);
+  dataDirLock?.release();
   Deno.exit(0);
 }
 Deno.addSignalListener("SIGINT", () => shutdown("SIGINT"));

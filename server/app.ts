@@ -8,34 +8,42 @@ import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { secureHeaders } from "hono/secure-headers";
-import { sql } from "drizzle-orm";
 import type { Db } from "../db/client.ts";
 import type { Config } from "./config.ts";
 import type { BlobStorage } from "./storage/storage.ts";
 import type { ImageModel } from "./imaging/image-model.ts";
 import { generationRoutes } from "./generation/generation.routes.ts";
+import { healthRoutes } from "./health/health.routes.ts";
 import { stylingRoutes } from "./styling/styling.routes.ts";
 import { authRoutes } from "./auth/auth.routes.ts";
 import { AppError, defaultCode } from "./http/errors.ts";
 import { contentSecurityPolicy } from "./http/content-security-policy.ts";
 import { requestContext, requestIdOf } from "./http/request-context.ts";
 import { metricsRoutes } from "./metrics/metrics.routes.ts";
+import { jsonResponses } from "./http/json-responses.ts";
 import { staticClient } from "./http/static-client.ts";
 import { usersRoutes } from "./users/users.routes.ts";
 import { photosRoutes } from "./photos/photos.routes.ts";
 import { paymentsRoutes, WEBHOOK_PATH } from "./payments/payments.routes.ts";
 import { sandboxCheckoutRoutes } from "./payments/sandbox-checkout.routes.ts";
 import { log } from "./log.ts";
+import { previewRoutes } from "./preview/preview.routes.ts";
+import type { Previewer } from "./preview/previewer.ts";
 
 export interface AppDeps {
   db: Db;
   config: Config;
   jwtSecret: string;
   storage: BlobStorage;
-  /** The active image model (its name and capabilities feed /api/styling-options). */
-  model: Pick<ImageModel, "name" | "capabilities">;
+  /**
+   * The active image model (its name and capabilities feed /api/styling-options); its
+   * health() feeds /api/health when this process runs jobs.
+   */
+  model: Pick<ImageModel, "name" | "capabilities" | "health">;
   /** Called after a job is queued (wakes the job runner). */
   onQueued?: () => void;
+  /** Renders live previews (always the local model); unset: POST /api/preview answers 503. */
+  previewer?: Previewer;
   /** Directory of the built client (static/build). */
   staticDir?: string;
 }
@@ -57,6 +65,9 @@ export function createApp(deps: AppDeps) {
     }),
   );
 
+  // API GETs get an ETag (304 on a match); JSON above 1 KB goes out compressed.
+  app.use("/api/*", jsonResponses());
+
   // Uploads set their own (larger) limit on their route; everything else is small JSON.
   app.use("/api/*", (c, next) => {
     if (
@@ -74,15 +85,7 @@ export function createApp(deps: AppDeps) {
   });
 
   // 503, not 500: "up but cannot serve" is what load balancers and HEALTHCHECK act on.
-  app.get("/api/health", async (c) => {
-    try {
-      await deps.db.execute(sql`select 1`);
-    } catch (error) {
-      log.warn("health check: database unavailable", { error });
-      return c.json({ status: "error", detail: "Database unavailable" }, 503);
-    }
-    return c.json({ status: "ok" });
-  });
+  app.route("/api", healthRoutes({ ...deps, storageKind: deps.config.storage }));
 
   if (deps.config.metricsToken) {
     app.route("/api", metricsRoutes({ db: deps.db, metricsToken: deps.config.metricsToken }));
@@ -93,6 +96,7 @@ export function createApp(deps: AppDeps) {
   app.route("/api", paymentsRoutes(deps));
   app.route("/api", stylingRoutes(deps.model));
   app.route("/api", generationRoutes(deps));
+  app.route("/api", previewRoutes(deps));
 
   // The sandbox provider's hosted checkout page (outside /api: it is a page, not an API).
   app.route("/", sandboxCheckoutRoutes(deps));
