@@ -288,7 +288,7 @@ for (const backend of backends()) {
               token: eve.access_token,
             });
             assert.equal(res.status, 422, cursor);
-            assert.deepEqual(res.body, { detail: "Invalid cursor" }, cursor);
+            assert.deepEqual(res.body, { detail: "Invalid cursor", code: "validation_error" }, cursor);
           }
           // The edges of the accepted range are real cursors (an empty page, not an error).
           for (const iso of ["1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]) {
@@ -357,11 +357,11 @@ for (const backend of backends()) {
           ) {
             const res = await generate(ctx, broke.access_token, body);
             assert.equal(res.status, 404, JSON.stringify(body));
-            assert.deepEqual(res.body, { detail: PHOTO_NOT_FOUND });
+            assert.deepEqual(res.body, { detail: PHOTO_NOT_FOUND, code: "not_found" });
           }
           const poor = await generate(ctx, broke.access_token, { photoId: own });
           assert.equal(poor.status, 402);
-          assert.deepEqual(poor.body, { detail: INSUFFICIENT_CREDITS });
+          assert.deepEqual(poor.body, { detail: INSUFFICIENT_CREDITS, code: "insufficient_credits" });
           // An anonymous photo is claimed inside the same transaction: the 402 rolls the claim back.
           const anonymous = await upload(ctx);
           assert.equal((await generate(ctx, broke.access_token, { photoId: anonymous })).status, 402);
@@ -397,7 +397,7 @@ for (const backend of backends()) {
           const theirs = await upload(ctx, other.access_token);
           const stolen = await generate(ctx, u.access_token, { photoId, referencePhotoIds: [theirs] });
           assert.equal(stolen.status, 404);
-          assert.deepEqual(stolen.body, { detail: PHOTO_NOT_FOUND });
+          assert.deepEqual(stolen.body, { detail: PHOTO_NOT_FOUND, code: "not_found" });
           assert.equal(await balance(ctx, u.user.id), 8, "only the accepted job was charged");
         });
 

@@ -51,7 +51,7 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
 
       const malformed = await fetch(`${server.url}/%E0%A4%A`);
       assert.equal(malformed.status, 400);
-      assert.deepEqual(await malformed.json(), { detail: "Malformed URL" });
+      assert.deepEqual(await malformed.json(), { detail: "Malformed URL", code: "bad_request" });
       const missingAsset = await fetch(`${server.url}/assets/nope-123.js`);
       assert.equal(missingAsset.status, 404);
       await missingAsset.body?.cancel();
