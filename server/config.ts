@@ -26,8 +26,8 @@ const envSchema = z.object({
   WELCOME_CREDITS: z.coerce.number().int().min(0).max(10000).default(DEFAULT_WELCOME_CREDITS),
   /** Login/register attempts allowed per (IP, email) pair each minute. */
   AUTH_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(10),
-  /** Login/register attempts allowed per IP, whatever the email, each minute. */
-  AUTH_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(30),
+  /** Login/register attempts allowed per IP, whatever the email, each minute (default: 3 x the pair limit). */
+  AUTH_IP_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).optional(),
   /** Login/register attempts allowed per email, from every IP together, each hour. */
   AUTH_EMAIL_RATE_LIMIT_PER_HOUR: z.coerce.number().int().min(1).default(50),
   /** Serves GET /api/metrics to `Authorization: Bearer <METRICS_TOKEN>`; unset: no metrics route. */
@@ -116,7 +116,7 @@ export function loadConfig(
     jobTimeoutMs: e.JOB_TIMEOUT_SECONDS * 1000,
     welcomeCredits: e.WELCOME_CREDITS,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
-    authIpRateLimitPerMinute: e.AUTH_IP_RATE_LIMIT_PER_MINUTE,
+    authIpRateLimitPerMinute: e.AUTH_IP_RATE_LIMIT_PER_MINUTE ?? 3 * e.AUTH_RATE_LIMIT_PER_MINUTE,
     authEmailRateLimitPerHour: e.AUTH_EMAIL_RATE_LIMIT_PER_HOUR,
     metricsToken: e.METRICS_TOKEN,
     trustProxy: e.TRUST_PROXY,
