@@ -4,6 +4,12 @@
  * locators for toasts.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { eq } from "drizzle-orm";
+import { openDatabase } from "../../db/client.ts";
+import { users } from "../../db/schema.ts";
+import { hashPassword } from "../../server/auth/password.ts";
+import { insertUser } from "../../server/users/users.repository.ts";
 import type { Browser, Page } from "playwright-core";
 import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
 import { HAS_CHROMIUM, launchBrowser } from "./browser.ts";
@@ -25,14 +31,40 @@ export interface Shared {
   landscape: string;
 }
 
+/**
+ * An account written straight into a stopped server's embedded database, with its email
+ * verified: ADMIN_EMAILS makes an account admin only once its address is verified, and
+ * there is no verification flow to click through. Sign in with `PASSWORD`.
+ */
+export async function seedVerifiedAccount(dataDir: string, email: string, fullName: string): Promise<void> {
+  const database = await openDatabase({ dataDir: join(dataDir, "db") });
+  try {
+    const user = await insertUser(database.db, {
+      email,
+      passwordHash: await hashPassword(PASSWORD),
+      fullName,
+    });
+    assert.ok(user, `could not seed ${email}`);
+    await database.db.update(users).set({ isVerified: true }).where(eq(users.id, user.id));
+  } finally {
+    await database.close();
+  }
+}
+
 /** One server (PGlite, local model) and one browser for a test file; `teardown` in the last test. */
-export function createSuite(env: Record<string, string>) {
+export function createSuite(
+  env: Record<string, string>,
+  /** Runs on the server's DATA_DIR before it starts (seedVerifiedAccount, ...). */
+  opts: { seed?: (dataDir: string) => Promise<void> } = {},
+) {
   let shared: Promise<Shared> | undefined;
   function setup(): Promise<Shared> {
     shared ??= (async () => {
       const tmp = await Deno.makeTempDir({ prefix: "styletwin-e2e-" });
+      const dataDir = opts.seed ? join(tmp, "data") : undefined;
+      if (dataDir) await opts.seed!(dataDir);
       const [server, browser, portrait, landscape] = await Promise.all([
-        startLiveServer({ env }),
+        startLiveServer({ env, dataDir }),
         launchBrowser(),
         writePortrait(tmp),
         writeLandscape(tmp),

@@ -19,6 +19,7 @@ import {
 } from "./browser.ts";
 import {
   createSuite,
+  seedVerifiedAccount,
   generateViaApi,
   opts,
   PASSWORD,
@@ -32,7 +33,10 @@ import {
 
 // Two credits: one generation per account, so the 402 path is one API generation away.
 const ADMIN_EMAIL = "admin-e2e@example.com";
-const { setup, teardown } = createSuite({ WELCOME_CREDITS: "2", ADMIN_EMAILS: ADMIN_EMAIL });
+// ADMIN_EMAILS applies to verified addresses only: the admin account is seeded verified.
+const { setup, teardown } = createSuite({ WELCOME_CREDITS: "2", ADMIN_EMAILS: ADMIN_EMAIL }, {
+  seed: (dataDir) => seedVerifiedAccount(dataDir, ADMIN_EMAIL, "Ada Admin"),
+});
 
 async function register(
   base: string,
@@ -325,7 +329,13 @@ Deno.test(
     const { server, browser, portrait } = await setup();
     await withPage(browser, server.url, async (g) => {
       const { page } = g;
-      const account = await register(server.url, "Ada Admin", ADMIN_EMAIL);
+      const login = await fetch(`${server.url}/api/auth/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: ADMIN_EMAIL, password: PASSWORD }),
+      });
+      assert.equal(login.status, 200, await login.clone().text());
+      const account = await login.json() as Tokens;
       await signInWithTokens(page, account);
       await page.getByTestId("credits-pill").filter({ hasText: "∞ (Admin)" }).waitFor();
 
