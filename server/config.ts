@@ -8,6 +8,12 @@ import { DEFAULT_WELCOME_CREDITS } from "./credits/credit-constants.ts";
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
+/** A provider API key: printable ASCII without spaces (a pasted quote or newline is caught at boot). */
+const apiKey = (name: string) =>
+  z.string().min(10, `${name} is malformed: too short for an API key`).max(512, `${name} is malformed: too long`)
+    .regex(/^[\x21-\x7e]+$/, `${name} is malformed: it must not contain spaces, quotes or line breaks`)
+    .refine((v) => !/["'`]/.test(v), `${name} is malformed: it must not contain spaces, quotes or line breaks`);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default("0.0.0.0"),
@@ -18,7 +24,19 @@ const envSchema = z.object({
     .optional(),
   NODE_ENV: z.string().optional(),
   DENO_ENV: z.string().optional(),
-  IMAGE_MODEL: z.enum(["local"]).default("local"),
+  IMAGE_MODEL: z.enum(["local", "gemini", "openai", "hybrid"]).default("local"),
+  // Hosted image models (server/imaging/hosted): keys are checked at boot, never logged.
+  GEMINI_API_KEY: apiKey("GEMINI_API_KEY").optional(),
+  GEMINI_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be a Gemini model id").optional(),
+  GEMINI_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: apiKey("OPENAI_API_KEY").optional(),
+  OPENAI_IMAGE_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be an OpenAI image model id")
+    .optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  /** Hosted model calls running at once in this process. */
+  HOSTED_MAX_CONCURRENT: z.coerce.number().int().min(1).max(64).default(4),
+  /** Hosted model calls this process may start per minute (the provider budget). */
+  HOSTED_CALLS_PER_MINUTE: z.coerce.number().int().min(1).max(10000).default(20),
   ADMIN_EMAILS: z.string().default(""),
   JOB_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
   /** Seconds a generation may run before it is abandoned and retried. */
@@ -53,7 +71,18 @@ export interface Config {
   /** Set when the operator provided one; otherwise db/secrets.ts makes one in DATA_DIR. */
   jwtSecret: string | undefined;
   production: boolean;
-  imageModel: "local";
+  imageModel: "local" | "gemini" | "openai" | "hybrid";
+  /** Hosted image model settings (server/imaging/hosted). */
+  hosted: {
+    geminiApiKey: string | undefined;
+    geminiModel: string | undefined;
+    geminiBaseUrl: string | undefined;
+    openaiApiKey: string | undefined;
+    openaiImageModel: string | undefined;
+    openaiBaseUrl: string | undefined;
+    maxConcurrent: number;
+    callsPerMinute: number;
+  };
   adminEmails: Set<string>;
   jobWorkers: number;
   jobTimeoutMs: number;
@@ -88,6 +117,15 @@ export function loadConfig(
   }
   const e = parsed.data;
   const production = e.NODE_ENV === "production" || e.DENO_ENV === "production";
+  // A hosted model without its key cannot generate anything: stop at boot, naming the variable.
+  const missingKey = e.IMAGE_MODEL === "gemini" && !e.GEMINI_API_KEY
+    ? "GEMINI_API_KEY: required when IMAGE_MODEL=gemini"
+    : e.IMAGE_MODEL === "openai" && !e.OPENAI_API_KEY
+    ? "OPENAI_API_KEY: required when IMAGE_MODEL=openai"
+    : e.IMAGE_MODEL === "hybrid" && !e.GEMINI_API_KEY && !e.OPENAI_API_KEY
+    ? "GEMINI_API_KEY: GEMINI_API_KEY or OPENAI_API_KEY is required when IMAGE_MODEL=hybrid"
+    : undefined;
+  if (missingKey) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
   if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (payments are fulfilled by its webhooks)",
@@ -107,6 +145,16 @@ export function loadConfig(
     jwtSecret: e.JWT_SECRET,
     production,
     imageModel: e.IMAGE_MODEL,
+    hosted: {
+      geminiApiKey: e.GEMINI_API_KEY,
+      geminiModel: e.GEMINI_MODEL,
+      geminiBaseUrl: e.GEMINI_BASE_URL,
+      openaiApiKey: e.OPENAI_API_KEY,
+      openaiImageModel: e.OPENAI_IMAGE_MODEL,
+      openaiBaseUrl: e.OPENAI_BASE_URL,
+      maxConcurrent: e.HOSTED_MAX_CONCURRENT,
+      callsPerMinute: e.HOSTED_CALLS_PER_MINUTE,
+    },
     adminEmails: new Set(
       e.ADMIN_EMAILS.split(",").map((s) => s.trim().toLowerCase()).filter(
         Boolean,

@@ -2,11 +2,28 @@
  * Chooses the image model from config.IMAGE_MODEL. `describeImageModel`
  * gives its name and capabilities without starting it (an API-only process,
  * JOB_WORKERS=0, still answers /api/styling-options).
+ *
+ * - `local`: the offline face-aware renderer (default).
+ * - `gemini`, `openai`: a hosted generative model (server/imaging/hosted).
+ * - `hybrid`: the hosted model (Gemini when GEMINI_API_KEY is set, else
+ *   OpenAI), then the local model's exact makeup colours on top.
  */
 import type { Config } from "../config.ts";
 import type { ImageModel } from "./image-model.ts";
 import { LOCAL_CAPABILITIES } from "./local/capabilities.ts";
 import { createLocalModel } from "./local/local-model.ts";
+import { CallLimits } from "./hosted/call-limits.ts";
+import { createFaceCounter } from "./hosted/face-check.ts";
+import { createGeminiProvider } from "./hosted/gemini-provider.ts";
+import { HOSTED_CAPABILITIES } from "./hosted/hosted-capabilities.ts";
+import { createHostedModel } from "./hosted/hosted-model.ts";
+import { createHybridModel } from "./hosted/hybrid-model.ts";
+import { createOpenAiProvider } from "./hosted/openai-provider.ts";
+import type { ImageProvider } from "./hosted/provider.ts";
+
+type ModelConfig =
+  & Pick<Config, "imageModel" | "jobWorkers">
+  & Partial<Pick<Config, "hosted" | "jobTimeoutMs">>;
 
 export function describeImageModel(
   config: Pick<Config, "imageModel">,
@@ -14,14 +31,47 @@ export function describeImageModel(
   switch (config.imageModel) {
     case "local":
       return { name: "local", capabilities: LOCAL_CAPABILITIES };
+    case "gemini":
+    case "openai":
+    case "hybrid":
+      return { name: config.imageModel, capabilities: HOSTED_CAPABILITIES };
   }
 }
 
-export async function createImageModel(
-  config: Pick<Config, "imageModel" | "jobWorkers">,
-): Promise<ImageModel> {
-  switch (config.imageModel) {
-    case "local":
-      return await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
+/** Margin left to the job runner's own timeout, so the model's clear failure message wins the race. */
+const RUNNER_MARGIN_MS = 2_000;
+
+function hostedProvider(config: ModelConfig, which: "gemini" | "openai"): ImageProvider {
+  const hosted = config.hosted;
+  if (which === "gemini") {
+    if (!hosted?.geminiApiKey) throw new Error("GEMINI_API_KEY is required for the Gemini image model");
+    return createGeminiProvider({
+      apiKey: hosted.geminiApiKey,
+      model: hosted.geminiModel,
+      baseUrl: hosted.geminiBaseUrl,
+    });
   }
+  if (!hosted?.openaiApiKey) throw new Error("OPENAI_API_KEY is required for the OpenAI image model");
+  return createOpenAiProvider({
+    apiKey: hosted.openaiApiKey,
+    model: hosted.openaiImageModel,
+    baseUrl: hosted.openaiBaseUrl,
+  });
+}
+
+export async function createImageModel(config: ModelConfig): Promise<ImageModel> {
+  const kind = config.imageModel;
+  if (kind === "local") return await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
+  const which = kind === "hybrid" ? (config.hosted?.geminiApiKey ? "gemini" : "openai") : kind;
+  const timeoutMs = config.jobTimeoutMs ?? 90_000;
+  const faces = createFaceCounter();
+  const hosted = createHostedModel({
+    provider: hostedProvider(config, which),
+    faces,
+    limits: new CallLimits(config.hosted?.maxConcurrent ?? 4, config.hosted?.callsPerMinute ?? 20),
+    budgetMs: Math.max(3_000, timeoutMs - RUNNER_MARGIN_MS),
+  });
+  if (kind !== "hybrid") return hosted;
+  const local = await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
+  return createHybridModel({ hosted, local, faces });
 }

@@ -16,6 +16,12 @@ export interface ImageRequest {
   intensity: Intensity;
   instructions: string | null;
   angle: Angle;
+  /**
+   * The generated front view of this set, for the right, left and back views
+   * of a 360° set (hosted models condition on it so outfit, hair and makeup
+   * stay consistent). Absent for the front.
+   */
+  frontImage?: Uint8Array;
   width: number;
   height: number;
   signal?: AbortSignal;
@@ -26,6 +32,8 @@ export interface ImageResult {
   mime: string;
   /** User-facing notes on what was not applied (unsupported options, skipped hair recolour). */
   notes: string[];
+  /** The prompt a hosted model sent (stored with the generation, shown in the owner's data export). */
+  prompt?: string;
 }
 
 export interface ModelCapabilities {

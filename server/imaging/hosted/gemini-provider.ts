@@ -1,0 +1,173 @@
+/**
+ * Google Gemini image editing through the official @google/genai SDK:
+ * `models.generateContent` with the prompt, the portrait (and front view,
+ * references) as inline data, `responseModalities: ["TEXT", "IMAGE"]` and
+ * `imageConfig.aspectRatio: "9:16"`. Safety and "no image" outcomes arrive as
+ * HTTP 200 (`promptFeedback.blockReason`, a blocking `finishReason`, or only
+ * text parts) and are classified here; the SDK's own retries stay off (the
+ * hosted model owns the retry policy and its Retry-After handling).
+ */
+import { ApiError, type GenerateContentResponse, GoogleGenAI, type Part } from "@google/genai";
+import {
+  base64,
+  fromBase64,
+  type ImageProvider,
+  isAbort,
+  type ProviderCall,
+  ProviderError,
+  type ProviderImage,
+  retryAfterFromHeaders,
+} from "./provider.ts";
+
+/** The generally available image model ("Nano Banana"); GEMINI_MODEL picks another. */
+export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash-image";
+
+/** Finish reasons that mean a safety system (or recitation check) refused the output. */
+const BLOCKING_FINISH = new Set([
+  "SAFETY",
+  "IMAGE_SAFETY",
+  "PROHIBITED_CONTENT",
+  "IMAGE_PROHIBITED_CONTENT",
+  "BLOCKLIST",
+  "SPII",
+  "RECITATION",
+  "IMAGE_RECITATION",
+]);
+
+/**
+ * Input images per request: 3 for gemini-2.5-flash-image (its documented
+ * limit), 14 for the Gemini 3 image models.
+ */
+export function geminiMaxInputImages(model: string): number {
+  return model.startsWith("gemini-2.") ? 3 : 14;
+}
+
+export interface GeminiOptions {
+  apiKey: string;
+  model?: string;
+  baseUrl?: string;
+}
+
+/** "26s" / "1.5s" (google.rpc.RetryInfo.retryDelay) in ms. */
+function retryDelayMs(body: unknown): number | undefined {
+  const details = (body as { error?: { details?: { retryDelay?: string }[] } })?.error?.details;
+  const delay = details?.find((d) => typeof d?.retryDelay === "string")?.retryDelay;
+  const m = delay ? /^(\d+(?:\.\d+)?)s$/.exec(delay) : null;
+  return m ? Number(m[1]) * 1000 : undefined;
+}
+
+function classifyApiError(error: ApiError, headers: Headers | undefined): ProviderError {
+  let body: unknown;
+  try {
+    body = JSON.parse(error.message);
+  } catch {
+    body = undefined;
+  }
+  const err = (body as { error?: { message?: string; status?: string; details?: { reason?: string }[] } })
+    ?.error;
+  const reason = err?.details?.find((d) => typeof d?.reason === "string")?.reason ?? err?.status;
+  const message = err?.message ?? error.message;
+  const status = error.status;
+  if (status === 401 || status === 403 || reason === "API_KEY_INVALID") {
+    return new ProviderError("auth", `Gemini refused the API key (${status} ${reason ?? ""}): ${message}`, {
+      status,
+      reason,
+    });
+  }
+  if (status === 429) {
+    return new ProviderError("rate_limited", `Gemini rate limit (429): ${message}`, {
+      status,
+      reason,
+      retryAfterMs: retryAfterFromHeaders(headers) ?? retryDelayMs(body),
+    });
+  }
+  if (status === 408 || status >= 500) {
+    return new ProviderError("unavailable", `Gemini unavailable (${status}): ${message}`, {
+      status,
+      reason,
+      retryAfterMs: retryAfterFromHeaders(headers),
+    });
+  }
+  return new ProviderError("config", `Gemini rejected the request (${status} ${reason ?? ""}): ${message}`, {
+    status,
+    reason,
+  });
+}
+
+/** The image of a 200 answer, or the reason there is none. */
+export function imageFromResponse(res: GenerateContentResponse): ProviderImage {
+  const blockReason = res.promptFeedback?.blockReason;
+  if (blockReason) {
+    throw new ProviderError("blocked", `Gemini blocked the prompt (${blockReason})`, { reason: blockReason });
+  }
+  const candidate = res.candidates?.[0];
+  const finish = candidate?.finishReason as string | undefined;
+  const parts: Part[] = candidate?.content?.parts ?? [];
+  // Never assume parts[0]: text may come first, thinking models add interim images marked `thought`.
+  const images = parts.filter((p) => p.inlineData?.data);
+  const final = images.filter((p) => !p.thought).at(-1) ?? images.at(-1);
+  if (final?.inlineData?.data) {
+    return { bytes: fromBase64(final.inlineData.data), mime: final.inlineData.mimeType ?? "image/png" };
+  }
+  if (finish && BLOCKING_FINISH.has(finish)) {
+    throw new ProviderError("blocked", `Gemini blocked the output (finishReason ${finish})`, {
+      reason: finish,
+    });
+  }
+  const text = parts.map((p) => p.text).filter(Boolean).join(" ").slice(0, 200);
+  throw new ProviderError(
+    "no_image",
+    `Gemini returned no image (finishReason ${finish ?? "none"}${text ? `, text: ${text}` : ""})`,
+    { reason: finish ?? "NO_IMAGE_PART" },
+  );
+}
+
+export function createGeminiProvider(opts: GeminiOptions): ImageProvider {
+  const model = opts.model ?? DEFAULT_GEMINI_MODEL;
+  const ai = new GoogleGenAI({
+    apiKey: opts.apiKey,
+    // The documented Gemini API version for image generation (this SDK release defaults to v1).
+    apiVersion: "v1beta",
+    ...(opts.baseUrl ? { httpOptions: { baseUrl: opts.baseUrl } } : {}),
+  });
+  return {
+    name: "gemini",
+    model,
+    maxInputImages: geminiMaxInputImages(model),
+    async edit(call: ProviderCall): Promise<ProviderImage> {
+      // The SDK drops response headers from its errors: keep this call's, for Retry-After.
+      let headers: Headers | undefined;
+      const capture = async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await fetch(input, init);
+        headers = res.headers;
+        return res;
+      };
+      let res: GenerateContentResponse;
+      try {
+        res = await ai.models.generateContent({
+          model,
+          contents: [{
+            role: "user",
+            parts: [
+              { text: call.prompt },
+              ...call.images.map((img) => ({ inlineData: { mimeType: img.mime, data: base64(img.bytes) } })),
+            ],
+          }],
+          config: {
+            responseModalities: ["TEXT", "IMAGE"],
+            imageConfig: { aspectRatio: "9:16" },
+            abortSignal: call.signal,
+            httpOptions: { timeout: call.timeoutMs, fetch: capture },
+          },
+        });
+      } catch (error) {
+        if (error instanceof ApiError) throw classifyApiError(error, headers);
+        if (call.signal.aborted || isAbort(error)) {
+          throw new ProviderError("timeout", `Gemini did not answer in time: ${(error as Error).message}`);
+        }
+        throw new ProviderError("unavailable", `Gemini could not be reached: ${(error as Error).message}`);
+      }
+      return imageFromResponse(res);
+    },
+  };
+}
