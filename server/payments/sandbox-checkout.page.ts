@@ -51,9 +51,7 @@ function summary(row: CheckoutSessionRow, code: string | null): string {
 <div class="row"><dt>${escapeHtml(itemName(row))}${monthly ? " · billed monthly" : ""}</dt><dd>${
     formatCents(row.amountSubtotal)
   }</dd></div>
-<div class="row"><dt>${
-    monthly ? `${row.credits} credits each month` : "Credits"
-  }</dt><dd>${row.credits}</dd></div>
+${monthly ? `<div class="row"><dt>Credits each month</dt><dd>${row.credits}</dd></div>` : ""}
 ${
     row.amountDiscount > 0
       ? `<div class="row discount"><dt>Discount${code ? ` (${escapeHtml(code)})` : ""}</dt><dd>−${
