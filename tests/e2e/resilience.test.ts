@@ -19,10 +19,10 @@ import {
 } from "./browser.ts";
 import {
   createSuite,
-  seedVerifiedAccount,
   generateViaApi,
   opts,
   PASSWORD,
+  seedVerifiedAccount,
   signInWithTokens,
   toast,
   toastText,
@@ -61,6 +61,21 @@ async function openStudio(page: Page, base: string, name: string, portrait: stri
   await page.waitForURL(/\/studio\?photo=/);
   await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
   return account;
+}
+
+/**
+ * The 360° overlay needs a model that renders several angles; this server runs the offline one
+ * (front only, 360° off). These tests exercise the overlay, so the catalogue answer is changed in
+ * the browser to announce all four angles; the server still renders what it can (the front).
+ */
+async function offerAllAngles(page: Page) {
+  await page.route("**/api/styling-options", async (route) => {
+    const res = await route.fetch();
+    const body = await res.json();
+    body.models = { ...body.models, angles: ["front", "right", "left", "back"] };
+    if (body.models.unavailable) delete body.models.unavailable.view360;
+    await route.fulfill({ response: res, json: body });
+  });
 }
 
 const overlaps = (
@@ -181,6 +196,7 @@ Deno.test(
     await withPage(browser, server.url, async (g) => {
       const { page } = g;
       g.allow(/status of 500/);
+      await offerAllAngles(page);
       await openStudio(page, server.url, "Katherine Johnson", portrait);
       await page.getByRole("checkbox", { name: "360° View" }).click();
       await page.getByRole("button", { name: "Generate Avatar" }).click();
@@ -431,6 +447,7 @@ Deno.test(
           configurable: true,
         });
       });
+      await offerAllAngles(page);
       await openStudio(page, server.url, "Mary Jackson", portrait);
       await page.getByRole("checkbox", { name: "360° View" }).click();
       await page.getByRole("button", { name: "Generate Avatar" }).first().click();
@@ -524,10 +541,11 @@ Deno.test(
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });
       await page.waitForTimeout(400);
-      // Generate opens the dialog without choosing a mode: it is back to login, and empty.
+      // Generate on a first visit opens sign-up (with why an account is needed), and empty.
       await page.getByRole("button", { name: "Generate Avatar" }).click();
-      await dialog.getByRole("button", { name: "Sign In" }).waitFor();
-      assert.equal(await dialog.getByLabel("Full Name").count(), 0);
+      await dialog.getByRole("button", { name: "Create Account" }).waitFor();
+      await dialog.getByTestId("auth-reason").waitFor();
+      assert.equal(await dialog.getByLabel("Full Name").inputValue(), "");
       assert.equal(await dialog.getByLabel("Email").inputValue(), "");
       await page.keyboard.press("Escape");
       await dialog.waitFor({ state: "detached" });

@@ -1,0 +1,520 @@
+/**
+ * The studio in a real browser at phone (375x812) and desktop (1440x900) sizes: the phone journey
+ * without scrolling past the catalogue, toasts that never cover the primary actions, Escape order,
+ * icon sizes, the live preview (only the latest is shown), options the model cannot render, the
+ * catalogue's failed state, reduced motion and keyboard focus, and axe on every screen.
+ * Screenshots: test-results/screenshots/studio-*-{phone,desktop}.png.
+ */
+import assert from "node:assert/strict";
+import type { Locator, Page } from "playwright-core";
+import { Buffer } from "node:buffer";
+import sharp from "sharp";
+import { expectNoSeriousAxeViolations } from "./axe.ts";
+import { DESKTOP, type GuardedPage, PHONE, SCREENSHOT_DIR, waitForImageLoaded, withPage } from "./browser.ts";
+import {
+  createSuite,
+  opts,
+  PASSWORD,
+  registerViaApi,
+  signInWithTokens,
+  toast,
+  uniqueEmail,
+} from "./harness.ts";
+
+const { setup, teardown } = createSuite({});
+
+type Box = { x: number; y: number; width: number; height: number };
+const overlaps = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+async function box(l: Locator): Promise<Box> {
+  const b = await l.boundingBox();
+  assert.ok(b, "the element is rendered");
+  return b;
+}
+
+async function shot(page: Page, name: string) {
+  await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });
+  await page.waitForTimeout(200); // let a toast or popover finish its entrance
+  await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname });
+}
+
+/** The preview endpoint may not exist on this server yet: its 404 is then expected in the console. */
+async function allowMissingPreview(g: GuardedPage, base: string) {
+  const res = await fetch(`${base}/api/preview`, { method: "POST" });
+  await res.body?.cancel();
+  if (res.status === 404) g.allow(/status of 404/);
+  g.allow(/status of 422/); // "these choices change nothing" is an answer, not a failure
+}
+
+async function openStudio(g: GuardedPage, base: string, portrait: string, name = "Ada Lovelace") {
+  const { page } = g;
+  await allowMissingPreview(g, base);
+  await signInWithTokens(page, await registerViaApi(base, name));
+  await page.getByTestId("user-label").filter({ hasText: name.split(" ")[0] }).waitFor();
+  await page.getByTestId("landing-file-input").setInputFiles(portrait);
+  await page.waitForURL(/\/studio\?photo=/);
+  await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
+}
+
+/** Phones: opens a collapsible option group unless it is open already. */
+async function openGroup(page: Page, key: string) {
+  const header = page.locator(`[data-group="${key}"] button[aria-expanded]`);
+  if (await header.count() && await header.getAttribute("aria-expanded") === "false") await header.click();
+}
+
+/** The first option of a group that the active model can render (not the default). */
+const renderable = (page: Page, key: string, n = 1) =>
+  page.locator(`[data-group="${key}"] [role=radio]:not([data-unavailable])`).nth(n);
+
+Deno.test(
+  "[browser] phone 375x812: upload, style, generate and download without scrolling past the catalogue",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await openStudio(g, server.url, portrait);
+      await page.locator('main[data-layout="phone"]').waitFor();
+
+      // The photo is pinned at the top and Generate is on screen without scrolling.
+      const stage = await box(page.getByTestId("phone-stage"));
+      assert.ok(Math.abs(stage.y - 65) <= 1, `the photo sits right under the header (y ${stage.y})`);
+      const bar = await box(page.getByTestId("sticky-generate"));
+      assert.ok(
+        bar.y + bar.height <= PHONE.height + 0.5 && bar.y > PHONE.height - 120,
+        "the Generate bar is on screen",
+      );
+      await page.getByTestId("sticky-generate").getByText("2 credits").waitFor();
+      await expectNoSeriousAxeViolations(page, "studio options (phone)");
+      await shot(page, "studio-options-phone");
+
+      // Compact groups: one open at a time. Open Lips, pick a shade; Look Style closes.
+      await openGroup(page, "lips");
+      assert.equal(
+        await page.locator('[data-group="lips"] button[aria-expanded]').getAttribute("aria-expanded"),
+        "true",
+      );
+      assert.equal(
+        await page.locator('[data-group="lookStyle"] button[aria-expanded]').getAttribute("aria-expanded"),
+        "false",
+      );
+      const lip = renderable(page, "lips");
+      const lipName = (await lip.getAttribute("aria-label"))!;
+      await lip.click();
+      assert.equal(await lip.getAttribute("aria-checked"), "true");
+      // The whole catalogue is a few screens, not one 3,600 px column; the bar stays put.
+      const height = await page.evaluate(() => document.documentElement.scrollHeight);
+      assert.ok(height < 2 * PHONE.height, `the styled page is ${height} px tall`);
+      const barNow = await box(page.getByTestId("sticky-generate"));
+      assert.ok(barNow.y + barNow.height <= PHONE.height + 0.5);
+      await shot(page, "studio-lips-open-phone");
+
+      // Generate from the bar: the result takes the screen, with progress and an estimate in view.
+      await page.getByTestId("generate-bar-button").click();
+      const progress = page.getByTestId("generation-progress");
+      await progress.waitFor();
+      const p = await box(progress);
+      assert.ok(p.y >= 64 && p.y + 60 < PHONE.height, "progress is where the user looks");
+      assert.match(
+        (await page.getByTestId("generation-estimate").textContent()) ?? "",
+        /About \d+ s left|Almost done/,
+      );
+      await page.getByText("Generating your styled image in 9:16 format...").waitFor();
+      await expectNoSeriousAxeViolations(page, "generating (phone)");
+      await shot(page, "studio-generating-phone");
+
+      // Done: the toast covers neither Download nor Edit look.
+      const done = toast(page, "Generation Complete!");
+      await done.waitFor({ timeout: 90_000 });
+      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+      await page.waitForTimeout(300); // the toast's entrance
+      const toastBox = await box(done);
+      for (const name of ["Download image", "Edit look"]) {
+        const b = await box(page.getByRole("button", { name }));
+        assert.ok(b.y + b.height <= PHONE.height + 0.5, `${name} is on screen`);
+        assert.ok(!overlaps(toastBox, b), `the toast does not cover ${name}`);
+      }
+      await expectNoSeriousAxeViolations(page, "result (phone)");
+      await shot(page, "studio-result-phone");
+
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        page.getByRole("button", { name: "Download image" }).click(),
+      ]);
+      assert.ok((await Deno.stat(await download.path())).size > 1000, "the downloaded file arrives");
+      await page.getByRole("tab", { name: "Before / After" }).click();
+      await page.getByTestId("compare").waitFor();
+      await shot(page, "studio-compare-phone");
+
+      // Edit look: back to the options with the choice kept.
+      await page.getByRole("button", { name: "Edit look" }).click();
+      await page.getByTestId("phone-stage").waitFor();
+      await openGroup(page, "lips");
+      const kept = page.locator('[data-group="lips"]').getByRole("radio", { name: lipName, exact: true });
+      assert.equal(await kept.getAttribute("aria-checked"), "true", "the lipstick is still chosen");
+      await page.getByRole("button", { name: "View result" }).waitFor();
+    }, { viewport: PHONE });
+  },
+);
+
+Deno.test(
+  "[browser] desktop 1440x900: two columns, a look shows what it includes, toasts clear the result's buttons",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await openStudio(g, server.url, portrait, "Grace Hopper");
+      await page.locator('main[data-layout="desktop"]').waitFor();
+      const left = await box(page.getByRole("region", { name: "Reference Photo" }));
+      const right = await box(page.getByRole("region", { name: "Generate" }));
+      assert.ok(right.x > left.x + left.width, "Generate is in the right-hand column");
+
+      // A default category's slider is disabled and shows no value.
+      assert.equal(await page.getByTestId("intensity-eyeshadow").textContent(), "");
+      assert.notEqual(
+        await page.getByRole("slider", { name: "Eyeshadow intensity" }).getAttribute("data-disabled"),
+        null,
+        "the slider is disabled",
+      );
+
+      // In the user's terms; the model's name only in the details popover.
+      const notice = page.getByTestId("model-notice");
+      assert.doesNotMatch((await notice.textContent()) ?? "", /Image model:|can't render/);
+      await page.getByRole("button", { name: "Image model details" }).click();
+      await page.getByText(/Image model: \w+/).waitFor();
+      await shot(page, "studio-model-details-desktop");
+      await page.keyboard.press("Escape");
+
+      // Soft Glam: what it includes, and the categories say they come from the look.
+      await page.getByRole("radio", { name: "Soft Glam", exact: true }).click();
+      const summary = page.getByTestId("look-summary");
+      await summary.getByText("Soft Glam includes").waitFor();
+      await summary.getByText("Lips:").waitFor();
+      assert.match((await page.getByTestId("value-lips").textContent()) ?? "", /\(Soft Glam\)$/);
+      assert.match((await page.getByTestId("intensity-eyeshadow").textContent()) ?? "", /^\d+%$/);
+      await expectNoSeriousAxeViolations(page, "studio with a look (desktop)");
+      await shot(page, "studio-look-desktop");
+
+      // Keyboard: arrows move between shades with a visible focus ring.
+      const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
+      await lips.getByRole("radio").first().focus();
+      await page.keyboard.press("ArrowRight");
+      const ring = await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement;
+        return { role: el.getAttribute("role"), outline: getComputedStyle(el).outlineStyle };
+      });
+      assert.equal(ring.role, "radio");
+      assert.notEqual(ring.outline, "none", "the focused swatch shows a focus ring");
+
+      // Generation Complete! sits clear of Download and the Generate button.
+      await page.getByTestId("generate-card-button").click();
+      const done = toast(page, "Generation Complete!");
+      await done.waitFor({ timeout: 90_000 });
+      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+      await page.waitForTimeout(300);
+      const toastBox = await box(done);
+      for (
+        const target of [
+          page.getByRole("button", { name: "Download image" }),
+          page.getByTestId("generate-card-button"),
+        ]
+      ) {
+        assert.ok(!overlaps(toastBox, await box(target)), "the toast covers no primary action");
+      }
+      await expectNoSeriousAxeViolations(page, "result (desktop)");
+      await shot(page, "studio-result-desktop");
+      await page.getByRole("tab", { name: "Before / After" }).click();
+      await page.getByTestId("compare").waitFor();
+      await shot(page, "studio-compare-desktop");
+    }, { viewport: DESKTOP });
+  },
+);
+
+Deno.test(
+  "[browser] the offline model: options it cannot render are unavailable with the reason; instructions and 360° off",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+      await withPage(browser, server.url, async (g) => {
+        const { page } = g;
+        await openStudio(g, server.url, portrait, "Barbara Liskov");
+        await page.getByRole("tab", { name: "Hair Studio" }).click();
+        await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
+        const group = page.locator('[data-group="hairStyle"]');
+        await openGroup(page, "hairStyle");
+        const pixie = group.getByRole("radio", { name: "Pixie Cut (unavailable)" });
+        assert.equal(await pixie.isDisabled(), true, "an unrenderable haircut cannot be chosen");
+        await pixie.click({ force: true });
+        assert.equal(await pixie.getAttribute("aria-checked"), "false");
+        await group.getByText(/generative image model/).waitFor();
+        // Hair colour is rendered: selectable.
+        await openGroup(page, "hairColor");
+        const shade = renderable(page, "hairColor");
+        await shade.click();
+        assert.equal(await shade.getAttribute("aria-checked"), "true");
+
+        const view360 = page.getByRole("checkbox", { name: "360° View" });
+        assert.equal(await view360.isDisabled(), true);
+        await page.getByRole("button", { name: "Why the 360° view is off" }).click();
+        await page.getByRole("dialog").getByText(/360° view needs a generative image model/).waitFor();
+        await page.keyboard.press("Escape");
+        await page.getByLabel("Additional Instructions").scrollIntoViewIfNeeded();
+        assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), true);
+        await page.getByText(/Additional instructions need a generative image model/).first().waitFor();
+        await expectNoSeriousAxeViolations(page, `hair studio (${label})`);
+        await shot(page, `studio-unavailable-${label}`);
+      }, { viewport });
+    }
+  },
+);
+
+/** A solid JPEG `width` px wide (9:16), so a test can tell which preview the page shows. */
+function jpeg(width: number, r: number): Promise<Buffer> {
+  return sharp({
+    create: { width, height: Math.round(width * 16 / 9), channels: 3, background: { r, g: 90, b: 120 } },
+  }).jpeg().toBuffer();
+}
+
+Deno.test(
+  "[browser] live preview: debounced, stale requests cancelled, only the latest shown; 429, 422 and hosted texts",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      g.allow(/status of 429|status of 422/);
+      // The preview endpoint as the browser sees it: request 1 answers late, the others at once.
+      const bodies: unknown[] = [];
+      const failed: string[] = [];
+      let mode: "ok" | "429" | "422" = "ok";
+      page.on(
+        "requestfailed",
+        (r) => r.url().endsWith("/api/preview") && failed.push(r.failure()?.errorText ?? ""),
+      );
+      await page.route("**/api/preview", async (route) => {
+        const n = bodies.push(route.request().postDataJSON());
+        if (mode === "429") return route.fulfill({ status: 429, json: { detail: "Too many requests" } });
+        if (mode === "422") {
+          return route.fulfill({
+            status: 422,
+            json: { detail: "These choices would not change your photo." },
+          });
+        }
+        if (n === 1) await new Promise((r) => setTimeout(r, 1500));
+        await route.fulfill({ status: 200, contentType: "image/jpeg", body: await jpeg(100 + n, 40 * n) })
+          .catch(() => {}); // aborted by the page: nothing to answer
+      });
+      await openStudio(g, server.url, portrait, "Edsger Dijkstra");
+
+      const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
+      const shades = lips.locator("[role=radio]:not([data-unavailable])");
+      await shades.nth(1).click();
+      await page.waitForFunction(() => true);
+      // Wait until request 1 is on its way, then change the choice.
+      for (let i = 0; i < 50 && bodies.length < 1; i++) await page.waitForTimeout(100);
+      assert.equal(bodies.length, 1, "the first preview was requested");
+      await shades.nth(2).click();
+      const img = page.getByTestId("preview-image");
+      await page.waitForFunction(
+        () =>
+          (document.querySelector('[data-testid="preview-image"]') as HTMLImageElement | null)
+            ?.naturalWidth === 102,
+        undefined,
+        { timeout: 10_000 },
+      );
+      // Past the time request 1 would have answered: still the latest preview, and request 1 was cancelled.
+      await page.waitForTimeout(1800);
+      assert.equal(await img.evaluate((el) => (el as HTMLImageElement).naturalWidth), 102);
+      assert.equal(failed.length, 1, "the stale request was aborted");
+      await page.getByTestId("preview").getByText("Preview", { exact: true }).waitFor();
+      assert.equal((bodies[1] as { options: { lips: string } }).options.lips.length > 0, true);
+
+      // Debounced: five slider steps in a row make one request.
+      const before = bodies.length;
+      const slider = page.getByRole("slider", { name: "Lips intensity" });
+      await slider.focus();
+      for (let i = 0; i < 5; i++) await page.keyboard.press("ArrowRight");
+      await page.waitForFunction(
+        () =>
+          (document.querySelector('[data-testid="preview-image"]') as HTMLImageElement | null)
+            ?.naturalWidth === 103,
+        undefined,
+        { timeout: 10_000 },
+      );
+      assert.equal(bodies.length - before, 1, "one request for a burst of slider moves");
+      assert.equal((bodies.at(-1) as { intensity: { lips: number } }).intensity.lips, 85);
+      await expectNoSeriousAxeViolations(page, "preview (desktop)");
+      await shot(page, "studio-preview-desktop");
+
+      mode = "429";
+      await slider.focus();
+      await page.keyboard.press("ArrowLeft");
+      await page.getByText("Preview paused for a moment: too many changes in a minute.").waitFor();
+      assert.equal(
+        await img.evaluate((el) => (el as HTMLImageElement).naturalWidth),
+        103,
+        "the last image stays",
+      );
+      mode = "422";
+      await page.keyboard.press("ArrowLeft");
+      await page.getByTestId("preview").getByText("These choices would not change your photo.").waitFor();
+    });
+
+    // With a hosted model active the preview says the final image will be generated.
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await page.route("**/api/styling-options", async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        body.models = {
+          active: "gemini-2.5-flash-image",
+          angles: ["front", "right", "left", "back"],
+          supported: {},
+        };
+        for (const [studio, groups] of Object.entries(body)) {
+          if (studio === "models" || studio === "defaults") continue;
+          for (const list of Object.values(groups as Record<string, { id: string }[]>)) {
+            for (const key of Object.keys(body.defaults)) {
+              body.models.supported[key] = [...(body.models.supported[key] ?? []), ...list.map((e) => e.id)];
+            }
+          }
+        }
+        await route.fulfill({ response: res, json: body });
+      });
+      await page.route(
+        "**/api/preview",
+        async (route) =>
+          route.fulfill({ status: 200, contentType: "image/jpeg", body: await jpeg(120, 200) }),
+      );
+      await openStudio(g, server.url, portrait, "Alan Kay");
+      await page.getByRole("radiogroup", { name: "Lips", exact: true }).getByRole("radio").nth(1).click();
+      await page.getByText("the final image will be generated by the AI model").first().waitFor();
+      assert.equal(await page.getByRole("checkbox", { name: "360° View" }).isDisabled(), false);
+      assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), false);
+      await shot(page, "studio-preview-hosted-desktop");
+    });
+  },
+);
+
+Deno.test(
+  "[browser] first visit: Generate says why an account is needed and offers sign-up; Escape closes the dialog, not the toast",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    const taken = uniqueEmail("taken");
+    const res = await fetch(`${server.url}/api/auth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: taken, password: PASSWORD, full_name: "Taken" }),
+    });
+    assert.equal(res.status, 201);
+    for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+      await withPage(browser, server.url, async (g) => {
+        const { page } = g;
+        g.allow(/status of 409|status of 400|status of 422/);
+        await page.goto("/");
+        await page.getByTestId("landing-file-input").setInputFiles(portrait);
+        await page.waitForURL(/\/studio\?photo=/);
+        await page.getByRole("button", { name: "Generate Avatar" }).click();
+        const dialog = page.getByRole("dialog", { name: "Create your account" });
+        await dialog.getByTestId("auth-reason").getByText("it needs a free account").waitFor();
+        await expectNoSeriousAxeViolations(page, `sign-up dialog (${label})`);
+        await shot(page, `studio-signup-reason-${label}`);
+
+        // A toast over the dialog (the email is taken), then Escape: the dialog closes, the toast stays.
+        await dialog.getByLabel("Full Name").fill("Second Taken");
+        await dialog.getByLabel("Email").fill(taken);
+        await dialog.getByLabel("Password", { exact: true }).fill(PASSWORD);
+        await dialog.getByLabel("Confirm Password").fill(PASSWORD);
+        await dialog.getByRole("button", { name: "Create Account" }).click();
+        const failed = toast(page, "Registration Failed");
+        await failed.waitFor();
+        await page.keyboard.press("Escape");
+        await dialog.waitFor({ state: "detached" });
+        assert.ok(await failed.isVisible(), "the toast is still there");
+        // Phone: the toast is not over the Generate bar.
+        if (label === "phone") {
+          assert.ok(!overlaps(await box(failed), await box(page.getByTestId("sticky-generate"))));
+        }
+      }, { viewport });
+    }
+  },
+);
+
+Deno.test(
+  "[browser] icons keep their size: Upload Photo(s) and logout, phone and desktop",
+  opts,
+  async () => {
+    const { server, browser } = await setup();
+    for (const viewport of [PHONE, DESKTOP]) {
+      await withPage(browser, server.url, async ({ page }) => {
+        await page.goto("/");
+        const upload = await box(page.getByRole("button", { name: "Upload Photo(s)" }).locator("svg"));
+        assert.ok(
+          upload.width >= 19 && upload.height >= 19,
+          `Upload Photo(s) icon ${upload.width}x${upload.height}`,
+        );
+        await signInWithTokens(page, await registerViaApi(server.url, "Icon Tester"));
+        const logout = await box(page.getByRole("button", { name: "Logout" }).locator("svg"));
+        assert.ok(
+          Math.abs(logout.width - 20) < 0.5 && Math.abs(logout.height - 20) < 0.5,
+          `logout icon ${logout.width}x${logout.height}`,
+        );
+      }, { viewport });
+    }
+  },
+);
+
+Deno.test(
+  "[browser] the catalogue failed to load: a retry, not a blank panel; reduced motion is honoured",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+      await withPage(browser, server.url, async (g) => {
+        const { page } = g;
+        g.allow(/status of 500/);
+        await page.route(
+          "**/api/styling-options",
+          (route) => route.fulfill({ status: 500, json: { detail: "down" } }),
+        );
+        await openStudioNoCatalog(g, server.url, portrait);
+        await page.getByText("Styling options could not be loaded.").waitFor({ timeout: 15_000 });
+        await expectNoSeriousAxeViolations(page, `catalogue failed (${label})`);
+        await shot(page, `studio-catalogue-failed-${label}`);
+        await page.unroute("**/api/styling-options");
+        await page.getByRole("button", { name: "Try Again" }).click();
+        await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
+
+        // prefers-reduced-motion: toasts, dialogs and transitions do not move.
+        const durations = await page.evaluate(() =>
+          ["toast", "overlay-anim", "dialog-anim"].map((cls) => {
+            const el = document.createElement("div");
+            el.className = cls;
+            el.setAttribute("data-state", "open");
+            document.body.append(el);
+            const d = parseFloat(getComputedStyle(el).animationDuration);
+            el.remove();
+            return d;
+          })
+        );
+        for (const d of durations) assert.ok(d < 0.01, `animation ${d}s under reduced motion`);
+      }, { viewport, reducedMotion: "reduce" });
+    }
+  },
+);
+
+async function openStudioNoCatalog(g: GuardedPage, base: string, portrait: string) {
+  const { page } = g;
+  await allowMissingPreview(g, base);
+  await signInWithTokens(page, await registerViaApi(base, "Katherine Johnson"));
+  await page.getByTestId("landing-file-input").setInputFiles(portrait);
+  await page.waitForURL(/\/studio\?photo=/);
+}
+
+Deno.test("[browser] studio teardown", opts, async () => {
+  await teardown();
+});
