@@ -13,6 +13,7 @@
  * is never rewritten. Inline `style` attributes and scripts are never allowed.
  */
 import type { Context, Next } from "hono";
+import { setResponseHeader } from "./request-context.ts";
 
 function policy(styleNonce?: string): string {
   return [
@@ -47,9 +48,9 @@ export async function contentSecurityPolicy(c: Context, next: Next) {
   if (headers.has("Content-Security-Policy")) return; // the route chose its own
   if ((headers.get("Content-Type") ?? "").startsWith("text/html")) {
     const nonce = newNonce();
-    headers.set("Content-Security-Policy", policy(nonce));
-    headers.append("Set-Cookie", `csp-nonce=${nonce}; Path=/; SameSite=Strict`);
+    setResponseHeader(c, "Content-Security-Policy", policy(nonce));
+    setResponseHeader(c, "Set-Cookie", `csp-nonce=${nonce}; Path=/; SameSite=Strict`, true);
   } else {
-    headers.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+    setResponseHeader(c, "Content-Security-Policy", CONTENT_SECURITY_POLICY);
   }
 }

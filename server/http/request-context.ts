@@ -21,6 +21,21 @@ declare module "hono" {
 // A proxy's id is echoed into logs and headers: accept only a short, plain token.
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/**
+ * Sets a header on the final response. Headers of some responses are immutable (a
+ * `Response.redirect`, a proxied `fetch`): those are copied into a new Response first.
+ */
+export function setResponseHeader(c: Context, name: string, value: string, append = false): void {
+  try {
+    if (append) c.res.headers.append(name, value);
+    else c.res.headers.set(name, value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    if (append) c.res.headers.append(name, value);
+    else c.res.headers.set(name, value);
+  }
+}
+
 export function requestIdOf(c: Context): string {
   return c.get("requestId") ?? "";
 }
@@ -41,7 +56,7 @@ export function requestContext(opts: { trustProxy: boolean }) {
       await next();
     } finally {
       // Errors were turned into responses by onError inside next(); c.res is final here.
-      c.res.headers.set("X-Request-Id", id);
+      setResponseHeader(c, "X-Request-Id", id);
       const ms = Math.round((performance.now() - started) * 10) / 10;
       const route = routePath(c) || "*";
       const status = c.res.status;
