@@ -93,7 +93,11 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         client_reference_id: req.userId,
         customer_email: req.email,
         metadata,
-        expires_at: Math.floor(req.expiresAt.getTime() / 1000),
+        // Stripe accepts 30 minutes to 24 hours; a shorter sandbox-style expiry is lifted to its minimum.
+        expires_at: Math.min(
+          Math.max(Math.floor(req.expiresAt.getTime() / 1000), Math.floor(Date.now() / 1000) + 31 * 60),
+          Math.floor(Date.now() / 1000) + 23 * 3600,
+        ),
       };
       if (req.kind === "credits") {
         // The discounted amount is the line's price: the charge is exactly the quoted total.
