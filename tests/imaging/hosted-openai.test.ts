@@ -1,0 +1,164 @@
+/**
+ * The OpenAI adapter through the real openai SDK against a fake OpenAI server
+ * on 127.0.0.1: the multipart images.edit request, framing of the 1024x1536
+ * answer into 1080x1920 without distortion, and the documented failures.
+ */
+import assert from "node:assert/strict";
+import sharp from "sharp";
+import { ModelError } from "../../server/imaging/image-model.ts";
+import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
+import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
+import {
+  BUSY_MESSAGE,
+  createHostedModel,
+  DECLINED_MESSAGE,
+  NO_IMAGE_MESSAGE,
+  UNAVAILABLE_MESSAGE,
+} from "../../server/imaging/hosted/hosted-model.ts";
+import { createOpenAiProvider } from "../../server/imaging/hosted/openai-provider.ts";
+import { IDENTITY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
+import { defaultOptions } from "../../server/styling/catalog.ts";
+import type { Angle } from "../../server/styling/option-keys.ts";
+import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai.ts";
+import { cropFace, FRONTAL_FACES } from "./fixtures.ts";
+
+const portrait = await cropFace(FRONTAL_FACES[5]);
+const faces = createFaceCounter();
+const intensity = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
+
+async function withOpenAi(
+  fn: (ctx: { fake: FakeOpenAi; model: ReturnType<typeof createHostedModel> }) => Promise<void>,
+  opts: { budgetMs?: number; apiKey?: string } = {},
+) {
+  const fake = await startFakeOpenAi();
+  const model = createHostedModel({
+    provider: createOpenAiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
+    faces,
+    limits: new CallLimits(4, 100),
+    budgetMs: opts.budgetMs ?? 15_000,
+    backoffBaseMs: 100,
+  });
+  try {
+    await fn({ fake, model });
+  } finally {
+    await fake.close();
+  }
+}
+
+const request = (angle: Angle = "front", extra: Record<string, unknown> = {}) => ({
+  photo: portrait,
+  references: [] as Uint8Array[],
+  studioType: "barber" as const,
+  options: { ...defaultOptions("barber"), facialHair: "full-beard", outfit: "leather-jacket" },
+  intensity,
+  instructions: null,
+  angle,
+  width: 1080,
+  height: 1920,
+  ...extra,
+});
+
+async function rejectsWith(p: Promise<unknown>, message: string) {
+  await assert.rejects(p, (e: unknown) => e instanceof ModelError && e.message === message && !e.transient);
+}
+
+const opts = { sanitizeResources: false, sanitizeOps: false };
+
+Deno.test({
+  ...opts,
+  name: "openai: images.edit multipart with model, image[], prompt and size 1024x1536; framed into 1080x1920",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      const ref = await cropFace(FRONTAL_FACES[0]);
+      const out = await model.generate(request("front", { references: [ref] }));
+      assert.equal(fake.requests.length, 1);
+      const r = fake.requests[0];
+      assert.equal(r.path, "/v1/images/edits");
+      assert.equal(r.authorization, `Bearer ${fake.apiKey}`);
+      assert.match(r.contentType ?? "", /^multipart\/form-data; boundary=/);
+      assert.equal(r.fields.model, "gpt-image-1");
+      assert.equal(r.fields.size, "1024x1536");
+      assert.equal(r.fields.n, "1");
+      assert.equal(r.fields.input_fidelity, "high");
+      assert.ok(r.fields.prompt.includes(IDENTITY_CLAUSE));
+      assert.match(r.fields.prompt, /Facial hair: Full Beard\./);
+      assert.match(r.fields.prompt, /Outfit: Leather Jacket\./);
+      assert.match(r.fields.prompt, /Image 2 is a product reference/);
+      assert.deepEqual(r.images.map((i) => i.field), ["image[]", "image[]"], "repeated image[] parts");
+      assert.deepEqual(r.images[0].bytes, portrait);
+      assert.equal(r.images[0].type, "image/jpeg");
+      assert.deepEqual(r.images[1].bytes, ref);
+      const meta = await sharp(out.image).metadata();
+      assert.equal(meta.width, 1080);
+      assert.equal(meta.height, 1920);
+      // 1024x1536 fits whole as 1080x1620 (scaled 1.0547 both ways): the middle rows are the answer, undistorted.
+      const stats = await sharp(out.image).extract({ left: 0, top: 0, width: 1080, height: 140 }).stats();
+      const mid = await sharp(out.image).extract({ left: 0, top: 900, width: 1080, height: 140 }).stats();
+      assert.ok(
+        stats.channels[0].mean < mid.channels[0].mean + 40,
+        "the bands are a darkened blur, not stretched",
+      );
+      await Deno.mkdir("test-results/hosted", { recursive: true });
+      await Deno.writeFile("test-results/hosted/openai-front.jpg", out.image);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: OPENAI_IMAGE_MODEL is sent; 429 with retry-after and 500 are retried",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue({ kind: "rate_limit", retryAfterSeconds: 1 }, "server_error");
+      const t0 = Date.now();
+      await model.generate(request());
+      assert.ok(Date.now() - t0 >= 1000);
+      assert.equal(fake.requests.length, 3);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: moderation_blocked fails at once with the declined message",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue("moderation_blocked");
+      await rejectsWith(model.generate(request()), DECLINED_MESSAGE);
+      assert.equal(fake.requests.length, 1);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: an answer without image data fails at once",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue("empty_data");
+      await rejectsWith(model.generate(request()), NO_IMAGE_MESSAGE);
+      assert.equal(fake.requests.length, 1);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: 401 fails at once and turns the model failed",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      await rejectsWith(model.generate(request()), UNAVAILABLE_MESSAGE);
+      assert.equal(fake.requests.length, 1);
+      assert.equal(model.health().state, "failed");
+    }, { apiKey: "sk-wrong-key-0123456789" }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: a hang is abandoned within the budget",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue("hang", "hang", "hang");
+      const t0 = Date.now();
+      await rejectsWith(model.generate(request()), BUSY_MESSAGE);
+      assert.ok(Date.now() - t0 < 5000);
+    }, { budgetMs: 3000 }),
+});
+
+Deno.test({ ...opts, name: "openai: close the face detector", fn: () => faces.close() });
