@@ -8,7 +8,8 @@ import { revokeAllSessions, revokeOtherSessions } from "../auth/session-revocati
 import type { Config } from "../config.ts";
 import { AppError } from "../http/errors.ts";
 import { log } from "../log.ts";
-import { deletePhotoRowsOf, listPhotosOf, uploadUrl } from "../photos/photos.service.ts";
+import { uploadUrl } from "../photos/photo-serving.ts";
+import { deletePhotoRowsOf, listPhotosOf } from "../photos/user-photos.ts";
 import type { SubscriptionSummary } from "../payments/payments.schemas.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import {

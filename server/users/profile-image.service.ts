@@ -14,7 +14,7 @@ import {
   MAX_UPLOAD_BYTES,
   NO_FILE_UPLOADED,
 } from "../photos/photos.schemas.ts";
-import { uploadUrl } from "../photos/photos.service.ts";
+import { uploadUrl } from "../photos/photo-serving.ts";
 import { type BlobStorage, isValidKey, newKey } from "../storage/storage.ts";
 import { replaceProfileImageUrl } from "./account-data.repository.ts";
 import { PROFILE_IMAGE_SIZE } from "./users.schemas.ts";

@@ -4,7 +4,7 @@
  * come from the server's schema modules.
  */
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { api, queryClient } from "../../api/client.ts";
+import { api, ME_KEY, queryClient } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
 import type { HistoryItem, HistoryPage } from "../../../server/generation/generation.schemas.ts";
 import type { SubscriptionSummary } from "../../../server/payments/payments.schemas.ts";
@@ -105,7 +105,7 @@ export async function uploadProfileImage(file: File): Promise<string> {
   queryClient.setQueryData<Profile>(PROFILE_KEY, (p) => p ? { ...p, profile_image_url: image_url } : p);
   await Promise.all([
     queryClient.invalidateQueries({ queryKey: STATS_KEY }),
-    queryClient.invalidateQueries({ queryKey: ["me"] }),
+    queryClient.invalidateQueries({ queryKey: ME_KEY }),
   ]);
   return image_url;
 }

@@ -119,13 +119,13 @@ export default function DashboardPage(props: DashboardPageProps) {
       <Tabs.Root value={tab} onValueChange={(v) => onTabChange(v as DashboardTab)} className="mt-8">
         <Tabs.List
           aria-label="Dashboard sections"
-          className="grid grid-cols-4 gap-1 rounded-2xl bg-ink-100 p-1"
+          className="flex gap-1 overflow-x-auto rounded-2xl bg-ink-100 p-1"
         >
           {DASHBOARD_TABS.map((t) => (
             <Tabs.Trigger
               key={t}
               value={t}
-              className="h-10 truncate rounded-xl px-0.5 text-xs font-semibold text-ink-600 transition hover:text-ink-900 focus-visible:outline-2 focus-visible:outline-brand-500 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm sm:text-sm"
+              className="h-10 flex-1 shrink-0 whitespace-nowrap rounded-xl px-2.5 text-[13px] font-semibold text-ink-600 transition hover:text-ink-900 focus-visible:outline-2 focus-visible:outline-brand-500 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm sm:text-sm"
             >
               {TAB_LABELS[t]}
             </Tabs.Trigger>

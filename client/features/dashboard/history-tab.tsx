@@ -8,7 +8,8 @@ import { Button } from "../../ui/button.tsx";
 import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
-import { type HistoryItem, isPending, useHistory } from "./dashboard-api.ts";
+import { ME_KEY, queryClient } from "../../api/client.ts";
+import { type HistoryItem, isPending, STATS_KEY, useHistory } from "./dashboard-api.ts";
 
 export const STUDIO_LABELS: Record<HistoryItem["studio_type"], string> = {
   makeup: "Glam Studio",
@@ -154,6 +155,17 @@ export function HistoryTab({ onOpen, onCreate }: { onOpen(item: HistoryItem): vo
   const history = useHistory();
   const sentinel = useRef<HTMLDivElement>(null);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = history;
+  const pendingCount = history.data?.pages.reduce((n, p) => n + p.items.filter(isPending).length, 0) ?? 0;
+  const lastPending = useRef(pendingCount);
+
+  // An item finished: the stats and the balance (a failed job is refunded) changed too.
+  useEffect(() => {
+    if (pendingCount < lastPending.current) {
+      queryClient.invalidateQueries({ queryKey: STATS_KEY });
+      queryClient.invalidateQueries({ queryKey: ME_KEY });
+    }
+    lastPending.current = pendingCount;
+  }, [pendingCount]);
 
   // Infinite scroll: the next page loads when the end of the list comes into view.
   useEffect(() => {
