@@ -300,6 +300,42 @@ for (const backend of backends()) {
           },
         );
 
+        await t.step(
+          "upgrade: the live subscription changes price with proration; its invoice grants the plan",
+          async () => {
+            const user = await ctx.register();
+            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "starter", origin_url: ORIGIN },
+            });
+            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 310);
+
+            const up = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "creator", origin_url: ORIGIN },
+            });
+            assert.equal(up.status, 200, JSON.stringify(up.body));
+            assert.equal(up.body.checkout_url, `${ORIGIN}/dashboard`);
+            const change = fake.requestsTo("POST", `/v1/subscriptions/${first.subscription}`).at(-1)!.params;
+            assert.equal(change.proration_behavior, "always_invoice");
+            assert.equal(fake.prices.get(change.items[0].price)!.lookup_key, "styletwin_creator_monthly");
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).plan, "creator");
+            const invoice = fake.invoices.get(fake.subscriptions.get(first.subscription)!.latest_invoice)!;
+            assert.equal(invoice.amount_paid, 2000);
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            const summary = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([summary.plan, summary.credits_remaining], ["creator", 2510]);
+            const same = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "creator", origin_url: ORIGIN },
+            });
+            assert.equal(same.status, 409);
+          },
+        );
+
         await t.step("refund: the pack's credits come back out, never below 0, once", async () => {
           const user = await ctx.register();
           const id = await buyLarge(user.access_token);

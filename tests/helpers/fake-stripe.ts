@@ -343,9 +343,18 @@ export class FakeStripe {
           sub.cancel_at_period_end = p.cancel_at_period_end === "true";
         }
         if (p.items?.[0]?.price) {
+          if (p.items[0].id !== sub.items.data[0].id) {
+            return this.#missing("subscription_item", p.items[0].id);
+          }
           const price = this.prices.get(p.items[0].price);
           if (!price) return this.#missing("price", p.items[0].price);
+          const before = sub.items.data[0].price.unit_amount;
           sub.items.data[0].price = price;
+          // Prorations invoiced at once: the difference, as one paid invoice.
+          if (p.proration_behavior === "always_invoice") {
+            sub.latest_invoice =
+              this.#invoice(sub, "subscription_update", Math.max(0, price.unit_amount - before)).id;
+          }
         }
         return this.#ok(sub);
       }
