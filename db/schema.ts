@@ -128,7 +128,9 @@ export const generations = pgTable("generations", {
     .defaultNow(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
 }, (t) => [
-  index("generations_user_created_idx").on(t.userId, t.createdAt),
+  // Performance: the history's ORDER BY (created_at DESC, id DESC) read straight off the index.
+  index("generations_user_history_idx")
+    .on(t.userId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   index("generations_claim_idx").on(t.status, t.runAfter),
 ]);
 

@@ -1,2 +1,2 @@
--- Reserved for performance: indexes (issue 13). Replace this line with the migration's SQL.
-SELECT 1;
+DROP INDEX "generations_user_created_idx";--> statement-breakpoint
+CREATE INDEX "generations_user_history_idx" ON "generations" USING btree ("user_id","created_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);

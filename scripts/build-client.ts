@@ -1,14 +1,16 @@
 /**
  * Builds the React client into static/build/:
- *   index.html, assets/[name]-[hash].js|css (esm, code-split), copies of static/public/*.
+ *   index.html, assets/[name]-[hash].js|css (esm, code-split), copies of static/public/*,
+ *   favicon.ico, and a brotli (.br) and gzip (.gz) copy of every compressible file.
  *
  * Library: `await buildClient({ minify, outDir })`. CLI: `deno run -A scripts/build-client.ts
  * [--dev] [--quiet]` (prints a size table; initial JS is what index.html loads).
  */
 import * as esbuild from "esbuild";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import sharp from "sharp";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const CLIENT = join(ROOT, "client");
@@ -24,6 +26,15 @@ export interface BuiltFile {
 export interface BuildResult {
   outDir: string;
   files: BuiltFile[];
+  /** Minified bytes each npm package (or client folder) puts into the initial JS, largest first. */
+  initialBySource: [string, number][];
+}
+
+/** "react-dom" for .../node_modules/.deno/react-dom@19/node_modules/react-dom/..., else the folder. */
+function sourceName(input: string): string {
+  const pkg = /node_modules\/(?:\.deno\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/?]+)/.exec(input);
+  if (pkg) return pkg[1];
+  return input.replace(/^radix-barrel:.*/, "radix-ui").split("/").slice(0, 3).join("/");
 }
 
 async function runTailwind(input: string, output: string, minify: boolean) {
@@ -50,6 +61,49 @@ async function runTailwind(input: string, output: string, minify: boolean) {
   }
 }
 
+/**
+ * `radix-ui` is one barrel re-exporting every primitive. Shared by the landing page (toast) and the
+ * lazy screens (slider, tabs, radio group...), it drags every primitive any screen uses into the
+ * initial load. Each importer gets its own barrel exporting only the names it imports, so each
+ * primitive ships with the screens that use it.
+ */
+const radixPerImporter: esbuild.Plugin = {
+  name: "radix-per-importer",
+  setup(build) {
+    build.onResolve({ filter: /^radix-ui$/ }, async (args) => {
+      if (args.pluginData?.real) return undefined;
+      const real = await build.resolve("radix-ui", {
+        resolveDir: args.resolveDir,
+        kind: args.kind,
+        pluginData: { real: true },
+      });
+      if (real.errors.length) return { errors: real.errors };
+      return {
+        path: `${real.path}?from=${args.importer}`,
+        namespace: "radix-barrel",
+        pluginData: { barrel: real.path, importer: args.importer },
+      };
+    });
+    build.onLoad({ filter: /.*/, namespace: "radix-barrel" }, async (args) => {
+      const { barrel, importer } = args.pluginData as { barrel: string; importer: string };
+      const packages = new Map(
+        [...(await Deno.readTextFile(barrel)).matchAll(/import \* as (\w+) from "([^"]+)"/g)].map((
+          m,
+        ) => [m[1], m[2]]),
+      );
+      const source = await Deno.readTextFile(importer);
+      const names = [...source.matchAll(/import\s*\{([^}]*)\}\s*from\s*"radix-ui"/g)]
+        .flatMap((m) => m[1].split(",").map((n) => n.trim().split(/\s+/)[0]).filter(Boolean));
+      const lines = names.map((name) => {
+        const pkg = packages.get(name);
+        if (!pkg) throw new Error(`${importer}: radix-ui has no export ${name}`);
+        return `export * as ${name} from "${pkg}";`;
+      });
+      return { contents: lines.join("\n"), resolveDir: dirname(barrel), loader: "js" };
+    });
+  },
+};
+
 async function hashOf(bytes: Uint8Array): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", bytes as BufferSource);
   return Array.from(new Uint8Array(digest).slice(0, 5))
@@ -72,6 +126,51 @@ async function copyDir(from: string, to: string) {
   } catch (err) {
     if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
+}
+
+/** The extensions worth compressing; images and fonts are compressed already. */
+export const COMPRESSIBLE = /\.(js|css|html|svg|txt|json|map)$/;
+/** Below this a compressed copy saves less than its headers cost. */
+const PRECOMPRESS_MIN_BYTES = 256;
+
+async function precompress(dir: string): Promise<void> {
+  for await (const entry of Deno.readDir(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) {
+      await precompress(path);
+      continue;
+    }
+    if (!entry.isFile || !COMPRESSIBLE.test(entry.name)) continue;
+    const bytes = await Deno.readFile(path);
+    if (bytes.byteLength < PRECOMPRESS_MIN_BYTES) continue;
+    await Deno.writeFile(
+      `${path}.br`,
+      brotliCompressSync(bytes, {
+        params: {
+          [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY,
+          [zlib.BROTLI_PARAM_SIZE_HINT]: bytes.byteLength,
+        },
+      }),
+    );
+    await Deno.writeFile(`${path}.gz`, gzipSync(bytes, { level: 9 }));
+  }
+}
+
+async function icoFromSvg(svg: Uint8Array): Promise<Uint8Array> {
+  const png = await sharp(svg, { density: 300 }).resize(32, 32).png().toBuffer();
+  const head = new DataView(new ArrayBuffer(22));
+  head.setUint16(2, 1, true); // type: icon
+  head.setUint16(4, 1, true); // one image
+  head.setUint8(6, 32); // width
+  head.setUint8(7, 32); // height
+  head.setUint16(10, 1, true); // colour planes
+  head.setUint16(12, 32, true); // bits per pixel
+  head.setUint32(14, png.byteLength, true);
+  head.setUint32(18, 22, true); // the PNG starts right after this header
+  const ico = new Uint8Array(22 + png.byteLength);
+  ico.set(new Uint8Array(head.buffer), 0);
+  ico.set(png, 22);
+  return ico;
 }
 
 export async function buildClient(
@@ -115,6 +214,7 @@ export async function buildClient(
       banner: { js: "globalThis.__zod_globalConfig??={};globalThis.__zod_globalConfig.jitless=true;" },
       logLevel: "warning",
       absWorkingDir: ROOT,
+      plugins: [radixPerImporter],
       define: {
         "process.env.NODE_ENV": JSON.stringify(
           minify ? "production" : "development",
@@ -157,8 +257,14 @@ export async function buildClient(
   );
   await Deno.writeTextFile(join(outDir, "index.html"), html);
 
-  // 4. Fixed public assets (favicon...).
+  // 4. Fixed public assets (favicon.svg, robots.txt...), and favicon.ico for the browsers and
+  // crawlers that ask for it whatever the page says: one 32 px PNG in an ICO container.
   await copyDir(join(ROOT, "static", "public"), outDir);
+  const svg = await Deno.readFile(join(ROOT, "static", "public", "favicon.svg")).catch(() => null);
+  if (svg) await Deno.writeFile(join(outDir, "favicon.ico"), await icoFromSvg(svg));
+
+  // 5. Precompressed copies (file.br, file.gz) served as they are, so nothing is compressed per request.
+  await precompress(outDir);
 
   const files: BuiltFile[] = [];
   const cssPath = join(assetsDir, cssName);
@@ -173,20 +279,28 @@ export async function buildClient(
     });
   }
   files.sort((a, b) => b.bytes - a.bytes);
+  const bySource = new Map<string, number>();
+  for (const out of initial) {
+    for (const [input, { bytesInOutput }] of Object.entries(outputs[out]?.inputs ?? {})) {
+      const name = sourceName(input);
+      bySource.set(name, (bySource.get(name) ?? 0) + bytesInOutput);
+    }
+  }
+  const initialBySource = [...bySource].sort((a, b) => b[1] - a[1]);
 
   const retired = `${finalDir}.old-${crypto.randomUUID().slice(0, 8)}`;
   await Deno.rename(finalDir, retired).catch(() => {});
   await Deno.rename(outDir, finalDir);
   await Deno.remove(retired, { recursive: true }).catch(() => {});
-  return { outDir: finalDir, files };
+  return { outDir: finalDir, files, initialBySource };
 }
 
 /**
- * The budget for the JS index.html loads, gzipped: 200 KB (decimal, 200,000
- * bytes, the stricter reading of "200 KB"). tests/unit/client-bundle.test.ts
+ * The budget for the JS index.html loads, gzipped: 150 KB (decimal, 150,000
+ * bytes, the stricter reading of "150 KB"). tests/unit/client-bundle.test.ts
  * fails the build when it is exceeded.
  */
-export const INITIAL_JS_BUDGET_BYTES = 200_000;
+export const INITIAL_JS_BUDGET_BYTES = 150_000;
 
 /** Gzipped bytes of the scripts index.html loads (the entry and its static imports). */
 export function initialJsGzipBytes(files: BuiltFile[]): number {

@@ -1,8 +1,8 @@
 /**
  * The spec's client-side photo checks (pure). The limit and the messages are
- * the server's own (server/photos/photos.schemas.ts), so both sides agree.
+ * the server's own (server/photos/photo-limits.ts), so both sides agree.
  */
-import { FILE_TOO_LARGE, INVALID_FILE_TYPE, MAX_UPLOAD_BYTES } from "../../server/photos/photos.schemas.ts";
+import { FILE_TOO_LARGE, INVALID_FILE_TYPE, MAX_UPLOAD_BYTES } from "../../server/photos/photo-limits.ts";
 import { type ToastText, toToastText } from "./messages.ts";
 
 export { MAX_UPLOAD_BYTES };

@@ -16,15 +16,13 @@ import {
 import { useCallback } from "react";
 import { useSession } from "../api/session.ts";
 import type { CurrentPhoto } from "../api/types.ts";
-import { AuthDialog } from "../features/auth/auth-dialog.tsx";
 import { type DashboardTab, parseTab } from "../features/dashboard/tabs.ts";
 import LandingPage from "../features/landing/landing-page.tsx";
-import { BuyCreditsDialog } from "../features/payments/buy-credits-dialog.tsx";
-import { PaymentStatusPlaceholder } from "../features/payments/payment-status-placeholder.tsx";
 import { loadPhoto, savePhoto } from "../lib/current-photo.ts";
 import { buttonClass } from "../ui/button.tsx";
 import { Toaster } from "../ui/toast.tsx";
 import { AppHeader } from "./app-header.tsx";
+import { LazyAuthDialog, LazyBuyCreditsDialog, LazyPaymentStatus } from "./lazy-dialogs.tsx";
 import { PendingGenerationBanner } from "./pending-generation-banner.tsx";
 import { UpgradeDialogRoot } from "../features/payments/upgrade-dialog-root.tsx";
 
@@ -55,8 +53,8 @@ function RootLayout() {
       <div id="main" tabIndex={-1} className="outline-none">
         <Outlet />
       </div>
-      <AuthDialog />
-      <BuyCreditsDialog />
+      <LazyAuthDialog />
+      <LazyBuyCreditsDialog />
       <UpgradeDialogRoot />
       <Toaster />
     </div>
@@ -81,7 +79,12 @@ function PaymentReturnView() {
   return (
     <>
       <HomeView />
-      <PaymentStatusPlaceholder onContinue={() => navigate({ to: "/" })} />
+      <LazyPaymentStatus
+        sessionId={new URLSearchParams(location.search).get("session_id")}
+        onContinue={() => navigate({ to: "/" })}
+        onTryAgain={() => navigate({ to: "/" })}
+        onBackToHome={() => navigate({ to: "/" })}
+      />
     </>
   );
 }

@@ -31,7 +31,8 @@ export function signAccessToken(
 /** Throws on a bad signature, a wrong algorithm, an expired token or missing or malformed claims. */
 export async function verifyAccessToken(
   token: string,
-  secret: string,
+  /** The secret, or its HMAC key imported once (access.service.ts). */
+  secret: string | CryptoKey,
 ): Promise<AccessClaims> {
   const payload = await verify(token, secret, "HS256");
   const { sub, sid, role } = payload as Record<string, unknown>;

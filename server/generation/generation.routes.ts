@@ -1,9 +1,14 @@
-/** POST /api/generate, GET /api/generation/:id/status, GET /api/generations. */
+/**
+ * POST /api/generate, GET /api/generation/:id/status and its server-sent
+ * event stream /api/generation/:id/events, GET /api/generations.
+ */
 import { Hono } from "hono";
+import { streamSSE } from "hono/streaming";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
 import { validate } from "../http/validate.ts";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
+import { waitForChange } from "./generation-events.ts";
 import { generateSchema, historyQuerySchema } from "./generation.schemas.ts";
 import {
   type GenerationDeps,
@@ -11,6 +16,11 @@ import {
   generationStatus,
   startGeneration,
 } from "./generation.service.ts";
+
+/** How often an open stream re-reads the status without a wake-up (a job finished by another process). */
+export const EVENTS_RECHECK_MS = 1000;
+/** A stream ends after this; the client reconnects (or polls) for a job still running. */
+export const EVENTS_MAX_MS = 120_000;
 
 export function generationRoutes(deps: GenerationDeps & { db: Db; config: Config; jwtSecret: string }) {
   const requireAuth = authMiddleware(deps, "required");
@@ -20,6 +30,34 @@ export function generationRoutes(deps: GenerationDeps & { db: Db; config: Config
     })
     .get("/generation/:id/status", requireAuth, async (c) => {
       return c.json(await generationStatus(deps, caller(c).user.id, c.req.param("id")));
+    })
+    // The status as server-sent events: `status` events (the same JSON as /status) on every change,
+    // the last one completed or failed, then the stream ends. Owner-only like /status (404 before
+    // the stream opens); a comment line each recheck keeps proxies from closing an idle stream.
+    .get("/generation/:id/events", requireAuth, async (c) => {
+      const userId = caller(c).user.id;
+      const id = c.req.param("id");
+      let status = await generationStatus(deps, userId, id);
+      return streamSSE(c, async (stream) => {
+        const closed = new AbortController();
+        stream.onAbort(() => closed.abort());
+        const deadline = Date.now() + EVENTS_MAX_MS;
+        let sent = JSON.stringify(status);
+        await stream.writeSSE({ event: "status", data: sent });
+        while (status.status !== "completed" && status.status !== "failed") {
+          if (closed.signal.aborted || Date.now() >= deadline) return;
+          await waitForChange(id, EVENTS_RECHECK_MS, closed.signal);
+          if (closed.signal.aborted) return;
+          try {
+            status = await generationStatus(deps, userId, id);
+          } catch {
+            return; // deleted meanwhile: the client's fallback poll reports it
+          }
+          const json = JSON.stringify(status);
+          if (json !== sent) await stream.writeSSE({ event: "status", data: sent = json });
+          else await stream.write(": waiting\n\n");
+        }
+      });
     })
     .get("/generations", requireAuth, validate("query", historyQuerySchema), async (c) => {
       return c.json(await generationHistory(deps, caller(c).user.id, c.req.valid("query")));

@@ -29,6 +29,7 @@ import {
   type GenerationRow,
   requeueGeneration,
 } from "./generation.repository.ts";
+import { generationChanged } from "./generation-events.ts";
 
 export const MAX_ATTEMPTS = 3;
 
@@ -167,6 +168,7 @@ export class JobRunner {
       if (await completeGeneration(db, job.id, attempt, results, [...notes])) {
         log.info("generation completed", { id: job.id, attempt, angles });
         recordJobFinished("completed", (performance.now() - started) / 1000);
+        generationChanged(job.id);
         return;
       }
       // Someone reclaimed the job after our lease expired: their result wins, ours is removed.
@@ -211,6 +213,7 @@ export class JobRunner {
     });
     if (refunded === null) return; // someone else finished it
     recordJobFinished("failed", (Date.now() - job.updatedAt.getTime()) / 1000);
+    generationChanged(job.id);
     if (refunded > 0) recordCredits("refunded", refunded);
   }
 

@@ -1,53 +1,31 @@
 /**
  * Bearer authentication. `requireAuth` answers 401 for a missing, expired,
  * forged or revoked token; `optionalAuth` lets anonymous callers through but
- * still refuses a bad token (a client should know its token is dead).
+ * still refuses a bad token (a client should know its token is dead). The
+ * checks themselves are the auth service's (server/auth/access.service.ts).
  */
 import { createMiddleware } from "hono/factory";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
-import { isFamilyLive } from "../auth/sessions.repository.ts";
-import { verifyAccessToken } from "../auth/tokens.ts";
-import { findUserById, type UserRow } from "../users/users.repository.ts";
+import { type AccessContext, authenticateAccessToken } from "../auth/access.service.ts";
 import { AppError } from "./errors.ts";
 
-export interface AuthContext {
-  user: UserRow;
-  sessionId: string;
-}
+export type AuthContext = AccessContext;
 
 export type AuthEnv = { Variables: { auth: AuthContext | null } };
-
-async function authenticate(
-  header: string | undefined,
-  deps: { db: Db; jwtSecret: string; config: Config },
-): Promise<AuthContext | null> {
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!match) throw new AppError(401, "Invalid authorization header");
-  let claims;
-  try {
-    claims = await verifyAccessToken(match[1], deps.jwtSecret);
-  } catch {
-    throw new AppError(401, "Could not validate credentials");
-  }
-  const user = await findUserById(deps.db, claims.sub);
-  if (!user || !user.isActive) {
-    throw new AppError(401, "Could not validate credentials");
-  }
-  // A logged-out (revoked) session's access tokens stop working at once.
-  if (!await isFamilyLive(deps.db, claims.sid)) {
-    throw new AppError(401, "Session has ended");
-  }
-  return { user, sessionId: claims.sid };
-}
 
 export function authMiddleware(
   deps: { db: Db; jwtSecret: string; config: Config },
   mode: "required" | "optional",
 ) {
   return createMiddleware<AuthEnv>(async (c, next) => {
-    const auth = await authenticate(c.req.header("Authorization"), deps);
+    const header = c.req.header("Authorization");
+    let auth: AuthContext | null = null;
+    if (header) {
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) throw new AppError(401, "Invalid authorization header");
+      auth = await authenticateAccessToken(deps, match[1]);
+    }
     if (!auth && mode === "required") {
       throw new AppError(401, "Not authenticated");
     }

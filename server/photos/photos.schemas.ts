@@ -4,15 +4,12 @@
  */
 import * as z from "zod";
 
-/** Spec section 9: upload max 10 MB. */
-export const MAX_UPLOAD_BYTES = 10_485_760;
+export { FILE_TOO_LARGE, INVALID_FILE_TYPE, MAX_UPLOAD_BYTES } from "./photo-limits.ts";
 /** Anonymous uploads are kept this long unless a signed-in user generates with them. */
 export const ANONYMOUS_PHOTO_TTL_MS = 24 * 60 * 60 * 1000;
 /** Uploads allowed per client IP each minute. */
 export const UPLOADS_PER_MINUTE = 30;
 
-export const INVALID_FILE_TYPE = "Invalid File Type: Please upload an image file.";
-export const FILE_TOO_LARGE = "File Too Large: Please upload an image smaller than 10MB.";
 export const NO_FILE_UPLOADED =
   'No file uploaded: send the photo as multipart/form-data in the field "file".';
 export const PHOTO_NOT_FOUND = "Photo not found: upload a photo first";

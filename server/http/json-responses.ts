@@ -1,0 +1,60 @@
+/**
+ * JSON answers of the API: a weak ETag on every successful GET (a matching
+ * If-None-Match answers 304 with no body), and bodies above
+ * COMPRESS_MIN_BYTES compressed with brotli (or gzip) when the client
+ * accepts it. Streams (server-sent events) are not JSON and pass untouched.
+ */
+import type { Context, Next } from "hono";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { etagMatches } from "./static-client.ts";
+
+/** Below this, compression saves less than it costs. */
+export const COMPRESS_MIN_BYTES = 1024;
+
+function accepts(header: string | undefined, encoding: string): boolean {
+  if (!header) return false;
+  return header.toLowerCase().split(",").some((part) => {
+    const [name, ...params] = part.trim().split(";");
+    if (name.trim() !== encoding && name.trim() !== "*") return false;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return !q || Number(q.slice(2)) > 0;
+  });
+}
+
+export function jsonResponses() {
+  return async (c: Context, next: Next) => {
+    await next();
+    const res = c.res;
+    if (!res.body || res.headers.has("Content-Encoding")) return;
+    if (!(res.headers.get("Content-Type") ?? "").startsWith("application/json")) return;
+    const body = new Uint8Array(await res.arrayBuffer());
+    const headers = new Headers(res.headers);
+    const method = c.req.method;
+    if ((method === "GET" || method === "HEAD") && res.status === 200) {
+      const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", body));
+      const etag = `W/"${Array.from(digest.slice(0, 12), (b) => b.toString(16).padStart(2, "0")).join("")}"`;
+      headers.set("ETag", etag);
+      if (etagMatches(c.req.header("If-None-Match"), etag)) {
+        headers.delete("Content-Type");
+        headers.delete("Content-Length");
+        c.res = new Response(null, { status: 304, headers });
+        return;
+      }
+    }
+    let out: Uint8Array = body;
+    if (body.byteLength >= COMPRESS_MIN_BYTES) {
+      headers.append("Vary", "Accept-Encoding");
+      const acceptEncoding = c.req.header("Accept-Encoding");
+      if (accepts(acceptEncoding, "br")) {
+        // Quality 4: most of brotli's gain at a fraction of a millisecond for our payloads.
+        out = brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } });
+        headers.set("Content-Encoding", "br");
+      } else if (accepts(acceptEncoding, "gzip")) {
+        out = gzipSync(body, { level: 6 });
+        headers.set("Content-Encoding", "gzip");
+      }
+    }
+    headers.set("Content-Length", String(out.byteLength));
+    c.res = new Response(out as Uint8Array<ArrayBuffer>, { status: res.status, headers });
+  };
+}
