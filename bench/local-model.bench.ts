@@ -2,7 +2,8 @@
  * Local image model benchmark (`deno task bench`, or `deno run -A --v8-flags=--expose-gc bench/local-model.bench.ts`).
  * Prints: median/p95 of a full look at 1080x1920 through the worker pool, the
  * bare sharp decode+resize+encode of the same photo and the ratio, per-stage
- * medians, and the worker's memory: RSS peak, and heap growth over 50 jobs (after a full GC).
+ * medians, the live preview's latency (first and warm), and the worker's memory:
+ * RSS peak, and heap growth over 50 jobs (after a full GC).
  * The photo is a face cropped at run time from @vladmandic/face-api's demo
  * sample6.jpg (MIT, test-only data in node_modules).
  */
@@ -85,6 +86,22 @@ try {
   console.log(`bare sharp decode+resize+encode: median ${ms(bareMed)}`);
   console.log("(health under two jobs: bench/health-under-load.bench.ts)");
   console.log(`ratio full look / bare sharp: ${(fullMed / bareMed).toFixed(2)}x (target <= 4x)`);
+
+  // Live preview (540x960 JPEG): the first call decodes and finds the face; later ones reuse them.
+  const previewReq = { ...request, photoId: "bench-photo" };
+  const coldT = performance.now();
+  await model.preview(previewReq);
+  const cold = performance.now() - coldT;
+  const warm: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = performance.now();
+    await model.preview({ ...previewReq, intensity: { ...request.intensity, lips: 40 + (i % 5) * 15 } });
+    warm.push(performance.now() - t);
+  }
+  console.log(
+    `live preview 540x960: first ${ms(cold)}, warm median ${ms(percentile(warm, 50))} ` +
+      `p95 ${ms(percentile(warm, 95))} (target well under 1000 ms)`,
+  );
 
   // Growth is read from the worker's heap after a full GC (run-all.ts passes
   // --v8-flags=--expose-gc): process RSS moves by tens of MB with GC timing.

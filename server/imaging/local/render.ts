@@ -14,7 +14,8 @@ import { coverScaled, mapPoints, planFraming, renderFramed } from "./framing.ts"
 import { recolorFacialHair, recolorHair } from "./hair.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
 import { type PersonMask, personMask } from "./person-mask.ts";
-import { blurredCopy, composeOver, gradeLighting, renderBackdrop } from "./scene.ts";
+import { blurredCopy, gradeLighting, renderBackdrop } from "./scene.ts";
+import { composeRefined, refineMatte } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
 
 export const NO_FACE_MESSAGE = "No face found: use a front-facing photo with one person";
@@ -261,10 +262,11 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   }
   if (person && setting?.backdrop) {
     const bg = await renderBackdrop(setting, img.width, img.height, g.center, blur * 3);
-    composeOver(img, person, bg);
+    composeRefined(img, refineMatte(img, person, g.center), bg);
     lap("backdrop");
   } else if (person && blur > 0) {
-    composeOver(img, person, await blurredCopy(img, blur));
+    const behind = await blurredCopy(img, blur);
+    composeRefined(img, refineMatte(img, person, g.center), behind);
     lap("lens");
   }
   if (lighting) {

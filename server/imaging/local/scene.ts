@@ -225,59 +225,6 @@ export async function blurredCopy(img: Canvas, strength: number): Promise<Uint8A
   return out.data;
 }
 
-const tighten = (v: number) => {
-  // Tighten the soft matte a little (smoothstep 0.15..0.85).
-  if (v <= 0.15) return 0;
-  if (v >= 0.85) return 1;
-  const t = (v - 0.15) / 0.7;
-  return t * t * (3 - 2 * t);
-};
-
-/**
- * Puts the person (by matte) over `background`, in place. Works per matte grid
- * cell: cells whose four corners are all person are skipped, all background
- * are copied row by row, and only the edge cells are blended per pixel.
- */
-export function composeOver(img: Canvas, person: PersonMask, background: Uint8Array): void {
-  const d = img.data, W = img.width, H = img.height;
-  const { step, w: gw, h: gh, data: m } = person;
-  // Cell (ci, cj) spans canvas pixels whose grid coordinate lies between grid nodes ci..ci+1, cj..cj+1.
-  const half = step / 2;
-  for (let cj = -1; cj < gh; cj++) {
-    const ya = cj < 0 ? 0 : Math.max(0, Math.ceil(cj * step + half - 0.5));
-    const yb = cj >= gh - 1 ? H : Math.min(H, Math.ceil((cj + 1) * step + half - 0.5));
-    if (ya >= yb) continue;
-    const j0 = Math.max(0, cj), j1 = Math.min(gh - 1, cj + 1);
-    for (let ci = -1; ci < gw; ci++) {
-      const xa = ci < 0 ? 0 : Math.max(0, Math.ceil(ci * step + half - 0.5));
-      const xb = ci >= gw - 1 ? W : Math.min(W, Math.ceil((ci + 1) * step + half - 0.5));
-      if (xa >= xb) continue;
-      const i0 = Math.max(0, ci), i1 = Math.min(gw - 1, ci + 1);
-      const v00 = m[j0 * gw + i0], v01 = m[j0 * gw + i1], v10 = m[j1 * gw + i0], v11 = m[j1 * gw + i1];
-      const lo = Math.min(v00, v01, v10, v11), hi = Math.max(v00, v01, v10, v11);
-      if (lo >= 0.85) continue;
-      if (hi <= 0.15) {
-        for (let y = ya; y < yb; y++) {
-          const o = (y * W + xa) * 3;
-          d.set(background.subarray(o, (y * W + xb) * 3), o);
-        }
-        continue;
-      }
-      for (let y = ya; y < yb; y++) {
-        for (let x = xa; x < xb; x++) {
-          const a = tighten(personAt(person, x, y));
-          if (a >= 1) continue;
-          const i = (y * W + x) * 3;
-          for (let c = 0; c < 3; c++) {
-            const f = SRGB_TO_LINEAR[d[i + c]], bg = SRGB_TO_LINEAR[background[i + c]];
-            d[i + c] = linearToSrgb(bg + (f - bg) * a);
-          }
-        }
-      }
-    }
-  }
-}
-
 /** Colour grading from a lighting entry, over the whole frame, in place. */
 export function gradeLighting(img: Canvas, entry: LightingEntry): void {
   const g = entry.grade;

@@ -1,0 +1,292 @@
+/**
+ * From the coarse person matte (a quarter-resolution grid from the selfie
+ * model) to a full-resolution alpha that follows the photo's own edges, and a
+ * composite without a fringe of the old background:
+ *
+ * 1. Only the chosen person: connected regions of the grid matte that do not
+ *    touch the face are dropped (neighbours, detached fragments).
+ * 2. A guided filter (He, Sun and Tang) on the photo's luminance snaps the
+ *    upsampled matte to real edges within a few pixels, at full resolution.
+ * 3. Edge colours are decontaminated: where alpha is partial, the old
+ *    background's local colour is estimated from nearby background pixels and
+ *    removed (I = aF + (1-a)B solved for F) before the new backdrop goes in.
+ */
+import type { Canvas } from "./blend.ts";
+import { linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import type { Point } from "./masks.ts";
+import { personAt, type PersonMask } from "./person-mask.ts";
+
+/** Grid cells at or above this count as person when finding connected regions. */
+const REGION_THRESHOLD = 0.35;
+
+/**
+ * Zeroes every connected region (8-connected, grid cells >= REGION_THRESHOLD)
+ * that does not contain `seed` (canvas pixels, the face centre), and the soft
+ * fringe around those regions. Returns a new mask; the input is kept.
+ */
+export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask {
+  const { w, h, data } = person;
+  const label = new Int32Array(w * h);
+  const sx = Math.min(w - 1, Math.max(0, Math.floor(seed[0] / person.step)));
+  const sy = Math.min(h - 1, Math.max(0, Math.floor(seed[1] / person.step)));
+  // The seed cell may sit in a low-confidence spot (an open mouth): start from the best cell near it.
+  let start = sy * w + sx, best = -1;
+  for (let dy = -3; dy <= 3; dy++) {
+    for (let dx = -3; dx <= 3; dx++) {
+      const x = sx + dx, y = sy + dy;
+      if (x < 0 || y < 0 || x >= w || y >= h) continue;
+      if (data[y * w + x] > best) {
+        best = data[y * w + x];
+        start = y * w + x;
+      }
+    }
+  }
+  const out = new Float32Array(data);
+  if (best < REGION_THRESHOLD) return { ...person, data: out };
+  const stack = [start];
+  label[start] = 1;
+  while (stack.length > 0) {
+    const k = stack.pop()!;
+    const x = k % w, y = (k - x) / w;
+    for (let dy = -1; dy <= 1; dy++) {
+      const yy = y + dy;
+      if (yy < 0 || yy >= h) continue;
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = x + dx;
+        if (xx < 0 || xx >= w) continue;
+        const n = yy * w + xx;
+        if (label[n] === 0 && data[n] >= REGION_THRESHOLD) {
+          label[n] = 1;
+          stack.push(n);
+        }
+      }
+    }
+  }
+  // Cells outside the kept region keep only their soft fringe next to it (one cell), nothing else.
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      if (label[k] === 1) continue;
+      let near = false;
+      for (let dy = -1; dy <= 1 && !near; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx >= 0 && yy >= 0 && xx < w && yy < h && label[yy * w + xx] === 1) {
+            near = true;
+            break;
+          }
+        }
+      }
+      if (!near || data[k] >= REGION_THRESHOLD) out[k] = near ? Math.min(out[k], REGION_THRESHOLD) : 0;
+    }
+  }
+  return { ...person, data: out };
+}
+
+/** Box mean of `src` (w x h) with radius r, clamped at the borders, into `out`. Two O(n) passes. */
+function boxMean(
+  src: Float32Array,
+  w: number,
+  h: number,
+  r: number,
+  out: Float32Array,
+  tmp: Float32Array,
+): void {
+  for (let y = 0; y < h; y++) {
+    const o = y * w;
+    let s = 0;
+    for (let x = -r; x <= r; x++) s += src[o + Math.min(w - 1, Math.max(0, x))];
+    for (let x = 0; x < w; x++) {
+      tmp[o + x] = s;
+      s += src[o + Math.min(w - 1, x + r + 1)] - src[o + Math.max(0, x - r)];
+    }
+  }
+  const n = (2 * r + 1) * (2 * r + 1);
+  for (let x = 0; x < w; x++) {
+    let s = 0;
+    for (let y = -r; y <= r; y++) s += tmp[Math.min(h - 1, Math.max(0, y)) * w + x];
+    for (let y = 0; y < h; y++) {
+      out[y * w + x] = s / n;
+      s += tmp[Math.min(h - 1, y + r + 1) * w + x] - tmp[Math.max(0, y - r) * w + x];
+    }
+  }
+}
+
+/** The soft matte's smoothstep 0.15..0.85 (the selfie model's edges are wide). */
+const tighten = (v: number) => {
+  if (v <= 0.15) return 0;
+  if (v >= 0.85) return 1;
+  const t = (v - 0.15) / 0.7;
+  return t * t * (3 - 2 * t);
+};
+
+export interface RefinedMatte {
+  /** Size of the refined grid: the canvas divided by `scale`. */
+  width: number;
+  height: number;
+  scale: number;
+  /** Alpha per canvas pixel, 0..1. */
+  alpha: Float32Array;
+  /** Local mean colours (linear RGB planes) of the sure person and the sure old background. */
+  fg: Float32Array[];
+  bg: Float32Array[];
+}
+
+/**
+ * Full-resolution alpha. The grid matte (dominant region only) is upsampled;
+ * in the band where it is unsure (any window of radius R around the pixel
+ * holds both person and background), each pixel's alpha is read off the
+ * colour line between the local sure-person and sure-background means
+ * (I = aF + (1-a)B), weighted by how far apart those colours are; then a
+ * guided filter on the luminance cleans the noise while keeping edges.
+ */
+export function refineMatte(full: Canvas, person: PersonMask, seed: Point): RefinedMatte {
+  // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
+  // matte's own grid is 4 px, so the refined edge is still 2x finer than it was).
+  const scale = full.width > REFINE_MAX_WIDTH ? 2 : 1;
+  const img = scale === 1 ? full : halfSize(full);
+  const W = img.width, H = img.height, d = img.data, n = W * H;
+  const kept = keepDominantRegion(person, seed);
+  const p = new Float32Array(n), lin = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x, i = k * 3;
+      p[k] = tighten(personAt(kept, (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5));
+      lin[0][k] = SRGB_TO_LINEAR[d[i]];
+      lin[1][k] = SRGB_TO_LINEAR[d[i + 1]];
+      lin[2][k] = SRGB_TO_LINEAR[d[i + 2]];
+    }
+  }
+  // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
+  const R = Math.max(6, Math.round(W / 45));
+  const tmp = new Float32Array(n), pMean = new Float32Array(n), buf = new Float32Array(n);
+  boxMean(p, W, H, R, pMean, tmp);
+  // Sure person / sure background: far enough inside their side of the coarse edge.
+  const wf = new Float32Array(n), wb = new Float32Array(n);
+  const near = new Float32Array(n);
+  boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
+  for (let k = 0; k < n; k++) {
+    wf[k] = near[k] > 0.999 ? 1 : 0;
+    wb[k] = near[k] < 0.001 ? 1 : 0;
+  }
+  const localMeans = (w: Float32Array): Float32Array[] => {
+    const wm = new Float32Array(n);
+    boxMean(w, W, H, R, wm, tmp);
+    return lin.map((plane) => {
+      for (let k = 0; k < n; k++) buf[k] = w[k] * plane[k];
+      const out = new Float32Array(n);
+      boxMean(buf, W, H, R, out, tmp);
+      for (let k = 0; k < n; k++) out[k] = wm[k] > 1e-4 ? out[k] / wm[k] : NaN;
+      return out;
+    });
+  };
+  const fg = localMeans(wf), bg = localMeans(wb);
+  const est = new Float32Array(p);
+  for (let k = 0; k < n; k++) {
+    if (pMean[k] <= 0.001 || pMean[k] >= 0.999) continue;
+    const f0 = fg[0][k], b0 = bg[0][k];
+    if (Number.isNaN(f0) || Number.isNaN(b0)) continue;
+    const dr = f0 - b0, dg = fg[1][k] - bg[1][k], db = fg[2][k] - bg[2][k];
+    const len2 = dr * dr + dg * dg + db * db;
+    let a = ((lin[0][k] - b0) * dr + (lin[1][k] - bg[1][k]) * dg + (lin[2][k] - bg[2][k]) * db) /
+      (len2 + 1e-6);
+    a = a < 0 ? 0 : a > 1 ? 1 : a;
+    // Similar person and background colours say little: lean on the coarse matte there.
+    const conf = Math.min(1, Math.sqrt(len2) / 0.12);
+    est[k] = conf * a + (1 - conf) * p[k];
+  }
+  // Guided filter (grey guide, small window): removes the per-pixel noise of the estimate.
+  const I = buf;
+  for (let k = 0; k < n; k++) I[k] = (0.299 * d[k * 3] + 0.587 * d[k * 3 + 1] + 0.114 * d[k * 3 + 2]) / 255;
+  const r = Math.max(1, Math.round(W / 540)), eps = 0.001;
+  const mI = new Float32Array(n),
+    mP = new Float32Array(n),
+    mIP = new Float32Array(n),
+    mII = new Float32Array(n);
+  boxMean(I, W, H, r, mI, tmp);
+  boxMean(est, W, H, r, mP, tmp);
+  for (let k = 0; k < n; k++) near[k] = I[k] * est[k];
+  boxMean(near, W, H, r, mIP, tmp);
+  for (let k = 0; k < n; k++) near[k] = I[k] * I[k];
+  boxMean(near, W, H, r, mII, tmp);
+  for (let k = 0; k < n; k++) {
+    const varI = mII[k] - mI[k] * mI[k];
+    const a = (mIP[k] - mI[k] * mP[k]) / (varI + eps);
+    mIP[k] = a;
+    mII[k] = mP[k] - a * mI[k];
+  }
+  boxMean(mIP, W, H, r, wf, tmp);
+  boxMean(mII, W, H, r, wb, tmp);
+  const alpha = pMean; // reuse
+  for (let k = 0; k < n; k++) {
+    const v = wf[k] * I[k] + wb[k];
+    alpha[k] = est[k] === 1 && v > 0.9 ? 1 : v < 0.02 ? 0 : v > 0.98 ? 1 : v;
+  }
+  return { width: W, height: H, scale, alpha, fg, bg };
+}
+
+const REFINE_MAX_WIDTH = 600;
+
+/** A 2x box-downsampled copy (sRGB bytes; edges matter less here than speed). */
+function halfSize(img: Canvas): Canvas {
+  const w = Math.ceil(img.width / 2), h = Math.ceil(img.height / 2), W = img.width, H = img.height;
+  const out = new Uint8Array(w * h * 3), d = img.data;
+  for (let y = 0; y < h; y++) {
+    const y0 = 2 * y, y1 = Math.min(H - 1, y0 + 1);
+    for (let x = 0; x < w; x++) {
+      const x0 = 2 * x, x1 = Math.min(W - 1, x0 + 1);
+      for (let c = 0; c < 3; c++) {
+        out[(y * w + x) * 3 + c] = (d[(y0 * W + x0) * 3 + c] + d[(y0 * W + x1) * 3 + c] +
+          d[(y1 * W + x0) * 3 + c] + d[(y1 * W + x1) * 3 + c] + 2) >> 2;
+      }
+    }
+  }
+  return { data: out, width: w, height: h };
+}
+
+/**
+ * Person over `background` (same size, sRGB bytes) with the refined alpha, in
+ * place. Where alpha is partial, the old background's local colour is taken
+ * out of the pixel (I = aF + (1-a)B solved for F), so no fringe of the old
+ * backdrop survives; then the new one goes in.
+ */
+export function composeRefined(img: Canvas, matte: RefinedMatte, background: Uint8Array): void {
+  const d = img.data, W = img.width, H = img.height, s = matte.scale, mw = matte.width, mh = matte.height;
+  const a = matte.alpha;
+  for (let y = 0; y < H; y++) {
+    const gy = Math.min(mh - 1.001, Math.max(0, (y + 0.5) / s - 0.5));
+    const y0 = gy | 0, fy = gy - y0;
+    for (let x = 0; x < W; x++) {
+      const gx = Math.min(mw - 1.001, Math.max(0, (x + 0.5) / s - 0.5));
+      const x0 = gx | 0, fx = gx - x0, m = y0 * mw + x0;
+      const m1 = Math.min(mh - 1, y0 + 1) * mw + x0;
+      const x1 = x0 + 1 < mw ? 1 : 0;
+      const al = (a[m] * (1 - fx) + a[m + x1] * fx) * (1 - fy) + (a[m1] * (1 - fx) + a[m1 + x1] * fx) * fy;
+      if (al >= 0.999) continue;
+      const i = (y * W + x) * 3;
+      if (al <= 0.001) {
+        d[i] = background[i];
+        d[i + 1] = background[i + 1];
+        d[i + 2] = background[i + 2];
+        continue;
+      }
+      const k = Math.min(mh - 1, Math.round(gy)) * mw + Math.min(mw - 1, Math.round(gx));
+      for (let c = 0; c < 3; c++) {
+        const obs = SRGB_TO_LINEAR[d[i + c]];
+        const oldBg = matte.bg[c][k], localF = matte.fg[c][k];
+        let f = obs;
+        if (!Number.isNaN(oldBg)) {
+          f = (obs - (1 - al) * oldBg) / Math.max(al, 0.05);
+          f = f < 0 ? 0 : f > 1 ? 1 : f;
+        }
+        // Thin edges: dividing by a small alpha amplifies noise; lean on the local person colour.
+        if (al < 0.5 && !Number.isNaN(localF)) {
+          const trust = al / 0.5;
+          f = f * trust + localF * (1 - trust);
+        }
+        const nb = SRGB_TO_LINEAR[background[i + c]];
+        d[i + c] = linearToSrgb(nb + (f - nb) * al);
+      }
+    }
+  }
+}

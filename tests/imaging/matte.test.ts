@@ -1,0 +1,197 @@
+/**
+ * Matting on synthetic images with a known person region: no halo of the old
+ * background around the person, only the person whose face is chosen, no
+ * detached islands, the person's own pixels untouched.
+ */
+import assert from "node:assert/strict";
+import type { Canvas } from "../../server/imaging/local/blend.ts";
+import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts";
+import { composeRefined, refineMatte } from "../../server/imaging/local/matte-refine.ts";
+import type { PersonMask } from "../../server/imaging/local/person-mask.ts";
+
+const W = 540, H = 960;
+
+/** Inside the person: a head (ellipse) on a torso reaching the bottom edge, with a wavy hair outline. */
+function insidePerson(x: number, y: number): boolean {
+  const hx = (x - 270) / 120, hy = (y - 330) / (155 + 8 * Math.sin(x / 6));
+  if (hx * hx + hy * hy <= 1) return true;
+  if (Math.abs(x - 270) < 62 && y > 330 && y < 600) return true; // the neck
+  const shoulder = 560 + 40 * Math.abs((x - 270) / 200) ** 2;
+  return y >= shoulder && Math.abs(x - 270) <= 210 + 20 * Math.sin(y / 30);
+}
+
+/** Signed distance proxy: the known truth, 4x supersampled for antialiased edges. */
+function truthAlpha(): Float32Array {
+  const a = new Float32Array(W * H);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      let n = 0;
+      for (let s = 0; s < 4; s++) if (insidePerson(x + (s & 1) * 0.5, y + (s >> 1) * 0.5)) n++;
+      a[y * W + x] = n / 4;
+    }
+  }
+  return a;
+}
+
+let seed = 7;
+const noise = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5);
+
+/** The photo: a brown-haired, skin-toned person in front of a saturated blue wall, with grain. */
+function photo(truth: Float32Array, island?: [number, number, number]): Canvas {
+  const data = new Uint8Array(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x, a = truth[k];
+      const hair = y < 300 || (y < 480 && Math.abs(x - 270) > 95);
+      const fg = y >= 560 ? [60, 60, 70] : hair ? [70, 45, 30] : [205, 160, 135];
+      let bg = [40, 95, 205];
+      if (island && (x - island[0]) ** 2 + (y - island[1]) ** 2 < island[2] ** 2) bg = [210, 170, 150];
+      for (let c = 0; c < 3; c++) {
+        data[k * 3 + c] = Math.max(0, Math.min(255, Math.round(fg[c] * a + bg[c] * (1 - a) + noise() * 10)));
+      }
+    }
+  }
+  return { data, width: W, height: H };
+}
+
+/**
+ * What the selfie model gives: the truth seen at low resolution (blurred,
+ * a few pixels too wide), on a grid of 4 px; plus optional false islands.
+ */
+function coarseMatte(truth: Float32Array, islands: [number, number, number][] = []): PersonMask {
+  const step = 4, w = Math.ceil(W / step), h = Math.ceil(H / step);
+  const data = new Float32Array(w * h);
+  const R = 6;
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      const cx = i * step + 2, cy = j * step + 2;
+      let s = 0, n = 0;
+      for (let dy = -R; dy <= R; dy += 2) {
+        for (let dx = -R; dx <= R; dx += 2) {
+          const x = Math.min(W - 1, Math.max(0, cx + dx)), y = Math.min(H - 1, Math.max(0, cy + dy));
+          s += truth[y * W + x];
+          n++;
+        }
+      }
+      // Too wide by ~3 px, like the real model around hair.
+      let v = Math.min(1, (s / n) * 1.35);
+      for (const [ix, iy, ir] of islands) if ((cx - ix) ** 2 + (cy - iy) ** 2 < ir * ir) v = 0.95;
+      data[j * w + i] = v;
+    }
+  }
+  return { w, h, step, data };
+}
+
+function solid(rgb: [number, number, number]): Uint8Array {
+  const out = new Uint8Array(W * H * 3);
+  for (let k = 0; k < W * H; k++) out.set(rgb, k * 3);
+  return out;
+}
+
+function meanLab(img: Canvas, pick: (x: number, y: number) => boolean): { lab: Lab; n: number } {
+  let r = 0, g = 0, b = 0, n = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      if (!pick(x, y)) continue;
+      const i = (y * W + x) * 3;
+      r += img.data[i];
+      g += img.data[i + 1];
+      b += img.data[i + 2];
+      n++;
+    }
+  }
+  return { lab: srgbToLab(Math.round(r / n), Math.round(g / n), Math.round(b / n)), n };
+}
+
+/** Distance (in px, up to `max`) from (x, y) to the nearest person pixel of the truth. */
+function distToPerson(truth: Float32Array, x: number, y: number, max: number): number {
+  let best = Infinity;
+  for (let dy = -max; dy <= max; dy++) {
+    for (let dx = -max; dx <= max; dx++) {
+      const xx = x + dx, yy = y + dy;
+      if (xx < 0 || yy < 0 || xx >= W || yy >= H) continue;
+      if (truth[yy * W + xx] >= 0.5) best = Math.min(best, Math.hypot(dx, dy));
+    }
+  }
+  return best;
+}
+
+const FACE: [number, number] = [270, 360];
+const NEW_BG: [number, number, number][] = [[20, 60, 30], [15, 15, 20], [230, 120, 40]];
+
+Deno.test("matte: the 6-px band outside the person matches the new backdrop (no halo), on dark and coloured backdrops", () => {
+  const truth = truthAlpha();
+  const band: boolean[] = new Array(W * H).fill(false);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      if (truth[y * W + x] > 0) continue;
+      const dd = distToPerson(truth, x, y, 7);
+      band[y * W + x] = dd >= 1 && dd <= 6;
+    }
+  }
+  for (const rgb of NEW_BG) {
+    const img = photo(truth);
+    const before = { data: img.data.slice(), width: W, height: H };
+    const matte = refineMatte(img, coarseMatte(truth), FACE);
+    composeRefined(img, matte, solid(rgb));
+    const target = srgbToLab(...rgb);
+    const bandLab = meanLab(img, (x, y) => band[y * W + x]);
+    assert.ok(bandLab.n > 2000, `band of ${bandLab.n} px`);
+    const halo = deltaE(bandLab.lab, target);
+    console.log(`backdrop ${rgb}: 6-px band ΔE ${halo.toFixed(2)} (${bandLab.n} px)`);
+    assert.ok(halo <= 6, `halo ΔE ${halo.toFixed(2)} against ${rgb}`);
+    // The person's own pixels (2 px in from the edge) are kept.
+    let moved = 0, inside = 0;
+    for (let y = 0; y < H; y++) {
+      for (let x = 0; x < W; x++) {
+        const k = y * W + x;
+        if (truth[k] < 1 || distToBackground(truth, x, y) < 3) continue;
+        inside++;
+        const i = k * 3;
+        const d = deltaE(
+          srgbToLab(img.data[i], img.data[i + 1], img.data[i + 2]),
+          srgbToLab(before.data[i], before.data[i + 1], before.data[i + 2]),
+        );
+        if (d > 3) moved++;
+      }
+    }
+    assert.ok(moved / inside < 0.01, `person pixels changed: ${(100 * moved / inside).toFixed(2)}%`);
+  }
+});
+
+function distToBackground(truth: Float32Array, x: number, y: number): number {
+  for (let r = 1; r <= 3; r++) {
+    for (let dy = -r; dy <= r; dy++) {
+      for (let dx = -r; dx <= r; dx++) {
+        const xx = x + dx, yy = y + dy;
+        if (xx < 0 || yy < 0 || xx >= W || yy >= H) continue;
+        if (truth[yy * W + xx] < 1) return r;
+      }
+    }
+  }
+  return 4;
+}
+
+Deno.test("matte: a detached island and a neighbour at the frame edge are dropped; only the chosen person stays", () => {
+  const truth = truthAlpha();
+  // A skin-coloured fragment in the old background that the coarse matte took for person,
+  // and a neighbour's shoulder at the left edge.
+  const island: [number, number, number] = [470, 150, 30];
+  const neighbour: [number, number, number] = [0, 700, 60];
+  const img = photo(truth, island);
+  const matte = refineMatte(img, coarseMatte(truth, [island, neighbour]), FACE);
+  composeRefined(img, matte, solid([20, 60, 30]));
+  const target = srgbToLab(20, 60, 30);
+  for (const [cx, cy, r] of [island, neighbour]) {
+    const m = meanLab(img, (x, y) => (x - cx) ** 2 + (y - cy) ** 2 < (r - 4) ** 2);
+    const d = deltaE(m.lab, target);
+    assert.ok(d < 3, `island at ${cx},${cy} still shows: ΔE ${d.toFixed(2)}`);
+  }
+  let kept = 0, person = 0;
+  for (let k = 0; k < W * H; k++) {
+    if (truth[k] < 1) continue;
+    person++;
+    if (matte.alpha[k] > 0.9) kept++;
+  }
+  assert.ok(kept / person > 0.98, `person kept ${(100 * kept / person).toFixed(1)}%`);
+});
