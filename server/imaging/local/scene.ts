@@ -7,7 +7,6 @@ import sharp from "sharp";
 import type { LightingEntry, SettingEntry } from "../../styling/catalog.ts";
 import type { Canvas } from "./blend.ts";
 import { hexToRgb, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
-import { personAt, type PersonMask } from "./person-mask.ts";
 import { rawOf } from "./framing.ts";
 
 type Backdrop = NonNullable<SettingEntry["backdrop"]>;
