@@ -1,10 +1,12 @@
 import assert from "node:assert/strict";
 import {
   errorBackoff,
+  followGeneration,
   pollDelay,
   pollGeneration,
   rejectionStatus,
   resultImages,
+  statusEvents,
   type StatusResponse,
 } from "../../client/features/studio/polling.ts";
 
@@ -182,4 +184,105 @@ Deno.test("result images: one URL, or four angles with missing ones falling back
   );
   assert.deepEqual(resultImages({ resultUrl: "/a" }, true), ["/a", "/a", "/a", "/a"]);
   assert.deepEqual(resultImages({ resultUrl: null, resultUrls: {} }, true), []);
+});
+
+// --- The status stream (server-sent events) and its fallback to polling.
+
+const sse = (...statuses: StatusResponse[]) =>
+  statuses.map((s) => `event: status\ndata: ${JSON.stringify(s)}\n\n`).join("");
+
+/** A body that sends `chunks` (split anywhere), then ends, errors or stays open. */
+function body(chunks: string[], then: "end" | "error" | "hang" = "end") {
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const c of chunks) controller.enqueue(enc.encode(c));
+      if (then === "end") controller.close();
+      if (then === "error") controller.error(new TypeError("network error"));
+    },
+  });
+}
+
+Deno.test("stream: parses status events split across chunks, ignores comments and other events", async () => {
+  const text = ": waiting\n\n" + sse(processing) + "event: other\ndata: {}\n\n" + sse(done("/r.jpg"));
+  const chunks = [text.slice(0, 7), text.slice(7, 40), text.slice(40, 41), text.slice(41)];
+  const seen: StatusResponse[] = [];
+  for await (const s of statusEvents(body(chunks))) seen.push(s);
+  assert.deepEqual(seen, [processing, done("/r.jpg")]);
+});
+
+Deno.test("stream: completed from the stream, no poll made", async () => {
+  let polls = 0;
+  const { delays, sleep } = fakeSleep();
+  const outcome = await followGeneration({
+    openStream: () => Promise.resolve(statusEvents(body([sse(processing, done("/a.jpg"))], "hang"))),
+    fetchStatus: () => (polls++, Promise.resolve(processing)),
+    sleep,
+  });
+  assert.deepEqual(outcome, { kind: "completed", status: done("/a.jpg") });
+  assert.equal(polls, 0);
+  assert.deepEqual(delays, []);
+});
+
+Deno.test("stream: failed from the stream", async () => {
+  const failed: StatusResponse = { ...processing, status: "failed", error: "no face" };
+  const outcome = await followGeneration({
+    openStream: () => Promise.resolve(statusEvents(body([sse(failed)]))),
+    fetchStatus: () => Promise.reject(new Error("not called")),
+    sleep: fakeSleep().sleep,
+  });
+  assert.deepEqual(outcome, { kind: "failed", status: failed });
+});
+
+for (
+  const [what, open] of [
+    ["cannot open", () => Promise.reject(new Error("refused: 502"))],
+    ["breaks mid-way", () => Promise.resolve(statusEvents(body([sse(processing)], "error")))],
+    ["ends before the job does", () => Promise.resolve(statusEvents(body([sse(processing)], "end")))],
+    ["goes quiet", () => Promise.resolve(statusEvents(body([sse(processing)], "hang"), 30))],
+  ] as const
+) {
+  Deno.test(`stream: falls back to the polling schedule when the stream ${what}`, async () => {
+    const answers = [processing, processing, done("/b.jpg")];
+    const { delays, sleep } = fakeSleep();
+    const seen: string[] = [];
+    const outcome = await followGeneration({
+      openStream: open,
+      fetchStatus: () => Promise.resolve(answers.shift()!),
+      sleep,
+      onStatus: (s) => seen.push(s.status),
+    });
+    assert.deepEqual(outcome, { kind: "completed", status: done("/b.jpg") });
+    assert.deepEqual(delays, [1000, 1000, 1000], "the spec's 1 s polls");
+    assert.equal(seen.at(-1), "completed");
+  });
+}
+
+Deno.test("stream: a 404 from the fallback poll still ends at once", async () => {
+  const outcome = await followGeneration({
+    openStream: () => Promise.reject(new Error("refused: 404")),
+    fetchStatus: () => Promise.reject(Object.assign(new Error("Generation not found"), { status: 404 })),
+    sleep: fakeSleep().sleep,
+  });
+  assert.equal(outcome.kind, "rejected");
+});
+
+Deno.test("stream: aborting while the stream is open ends as aborted, without polling", async () => {
+  const ctrl = new AbortController();
+  let polls = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      c.enqueue(new TextEncoder().encode(sse(processing)));
+      ctrl.signal.addEventListener("abort", () => c.error(new DOMException("aborted", "AbortError")));
+    },
+  });
+  const outcome = followGeneration({
+    openStream: () => Promise.resolve(statusEvents(stream)),
+    fetchStatus: () => (polls++, Promise.resolve(processing)),
+    sleep: fakeSleep().sleep,
+    signal: ctrl.signal,
+    onStatus: () => setTimeout(() => ctrl.abort(), 0),
+  });
+  assert.deepEqual(await outcome, { kind: "aborted" });
+  assert.equal(polls, 0);
 });

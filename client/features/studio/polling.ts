@@ -5,6 +5,11 @@
  * the job is not there for this user; 401: signed out) ends polling at once:
  * asking again cannot change it. Pure and clock-free: fetchStatus and sleep are
  * parameters.
+ *
+ * `followGeneration` first listens to the status stream (server-sent events,
+ * GET /api/generation/{id}/events), so a finished job shows at once; when the
+ * stream cannot open, breaks, goes quiet or ends early, it falls back to the
+ * polling schedule above.
  */
 import type {
   GenerationStatusName,
@@ -92,6 +97,71 @@ export async function pollGeneration(opts: PollOptions): Promise<PollOutcome> {
       if (rejected !== null) return { kind: "rejected", status: rejected, error: err };
       lastFailed = true;
     }
+  }
+}
+
+/** No bytes for this long (the server writes at least once a second): the stream is dead, poll instead. */
+export const STREAM_IDLE_MS = 5000;
+
+export interface FollowOptions extends PollOptions {
+  /** Opens the status stream; rejects when it cannot (any failure falls back to polling). */
+  openStream?(): Promise<AsyncIterable<StatusResponse>>;
+}
+
+export async function followGeneration(opts: FollowOptions): Promise<PollOutcome> {
+  const { openStream, signal, onStatus } = opts;
+  if (openStream) {
+    try {
+      for await (const status of await openStream()) {
+        if (signal?.aborted) return { kind: "aborted" };
+        onStatus?.(status);
+        if (status.status === "completed") return { kind: "completed", status };
+        if (status.status === "failed") return { kind: "failed", status };
+      }
+    } catch {
+      // Broken, refused or silent stream: the polling below reports what the status says.
+    }
+    if (signal?.aborted) return { kind: "aborted" };
+  }
+  return await pollGeneration(opts);
+}
+
+/**
+ * The `status` events of a server-sent event stream, parsed. Throws when no
+ * bytes arrive for `idleMs` (and cancels the stream), so a stalled connection
+ * falls back to polling rather than waiting forever.
+ */
+export async function* statusEvents(
+  body: ReadableStream<Uint8Array>,
+  idleMs = STREAM_IDLE_MS,
+): AsyncGenerator<StatusResponse> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  try {
+    while (true) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const idle = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("status stream went quiet")), idleMs);
+      });
+      const { done, value } = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true }).replaceAll("\r\n", "\n");
+      let end;
+      while ((end = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        let event = "message";
+        const data: string[] = [];
+        for (const line of block.split("\n")) {
+          if (line.startsWith("event:")) event = line.slice(6).trim();
+          else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+        }
+        if (event === "status" && data.length) yield JSON.parse(data.join("\n")) as StatusResponse;
+      }
+    }
+  } finally {
+    reader.cancel().catch(() => {});
   }
 }
 

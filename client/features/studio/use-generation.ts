@@ -1,7 +1,7 @@
 /**
- * Start a generation, poll it, keep the result (session storage survives a
- * reload). A paid generation is never dropped while the server may still
- * finish it: after a Generation Timeout (or a 401 after signing out) its id
+ * Start a generation, follow it (status stream, polling as the fallback),
+ * keep the result (session storage survives a reload). A paid generation is
+ * never dropped while the server may still finish it: after a Generation Timeout (or a 401 after signing out) its id
  * stays stored and `checkAgain` resumes polling; only a finished job or a 404
  * forgets it.
  */
@@ -19,7 +19,7 @@ import {
   INSUFFICIENT_CREDITS as INSUFFICIENT_CREDITS_MESSAGE,
 } from "../../../server/generation/generation.schemas.ts";
 import type { GeneratePayload } from "./option-model.ts";
-import { pollGeneration, resultImages, type StatusResponse } from "./polling.ts";
+import { followGeneration, resultImages, statusEvents, type StatusResponse } from "./polling.ts";
 
 export interface GenerationResult {
   photoId: string;
@@ -107,11 +107,21 @@ export function useGeneration(opts: UseGenerationOptions) {
     savePending(pending);
     setProblem(null);
     setGenerating(true);
-    const outcome = await pollGeneration({
-      fetchStatus: () =>
-        api.json<StatusResponse>(
-          `/api/generation/${encodeURIComponent(pending.generationId)}/status`,
-        ),
+    const base = `/api/generation/${encodeURIComponent(pending.generationId)}`;
+    const outcome = await followGeneration({
+      // The result the moment it is ready; polling (below) only when the stream fails.
+      openStream: async () => {
+        const res = await api.request(`${base}/events`, {
+          headers: { Accept: "text/event-stream" },
+          signal: ctrl.signal,
+        });
+        if (!res.ok || !res.body) {
+          await res.body?.cancel();
+          throw new Error(`status stream refused: ${res.status}`);
+        }
+        return statusEvents(res.body);
+      },
+      fetchStatus: () => api.json<StatusResponse>(`${base}/status`),
       sleep: abortableSleep(ctrl.signal),
       signal: ctrl.signal,
     });
@@ -178,7 +188,8 @@ export function useGeneration(opts: UseGenerationOptions) {
     try {
       ({ generationId } = await api.json<{ generationId: string }>(
         "/api/generate",
-        { method: "POST", json: payload },
+        // One key per click: a retry of this request (lost response, token refresh) is charged once.
+        { method: "POST", json: payload, headers: { "Idempotency-Key": crypto.randomUUID() } },
       ));
     } catch (err) {
       setGenerating(false);
