@@ -127,11 +127,20 @@ export const generations = pgTable("generations", {
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull()
     .defaultNow(),
   completedAt: timestamp("completed_at", { withTimezone: true }),
+  // Operations: retry-safe POST /api/generate and who holds a job's lease.
+  /** The client's Idempotency-Key: a retried request with it returns this job, charged once. */
+  idempotencyKey: text("idempotency_key"),
+  /** SHA-256 of the request the key was first used with; another body under the same key is refused. */
+  requestHash: text("request_hash"),
+  /** The process (host:pid) whose worker holds the claim; its heartbeat renews lease_until. */
+  claimedBy: text("claimed_by"),
 }, (t) => [
   // Performance: the history's ORDER BY (created_at DESC, id DESC) read straight off the index.
   index("generations_user_history_idx")
     .on(t.userId, t.createdAt.desc().nullsFirst(), t.id.desc().nullsFirst()),
   index("generations_claim_idx").on(t.status, t.runAfter),
+  uniqueIndex("generations_user_idempotency_key").on(t.userId, t.idempotencyKey)
+    .where(sql`${t.idempotencyKey} is not null`),
 ]);
 
 export const creditLedger = pgTable("credit_ledger", {

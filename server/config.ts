@@ -60,6 +60,27 @@ const envSchema = z.object({
   STRIPE_API_BASE: z.string().url().optional(),
   /** Minutes a checkout session stays payable. */
   CHECKOUT_SESSION_MINUTES: z.coerce.number().min(0.01).max(1440).default(30),
+  /** Seconds a running job's lease lasts without a heartbeat; a dead process's jobs are retaken after it. */
+  JOB_LEASE_SECONDS: z.coerce.number().int().min(2).max(300).default(30),
+  /** Where images live: local disk under DATA_DIR/uploads, or an S3-compatible bucket (S3_*). */
+  STORAGE: z.enum(["local", "s3"]).default("local"),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Path-style bucket URLs (MinIO and most self-hosted stores need them). */
+  S3_FORCE_PATH_STYLE: bool.default(false),
+}).superRefine((e, ctx) => {
+  if (e.STORAGE !== "s3") return;
+  if (!e.S3_BUCKET) ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "required when STORAGE=s3" });
+  if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
+    ctx.addIssue({
+      code: "custom",
+      path: [e.S3_ACCESS_KEY_ID ? "S3_SECRET_ACCESS_KEY" : "S3_ACCESS_KEY_ID"],
+      message: "S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY are set together",
+    });
+  }
 });
 
 export interface Config {
@@ -86,6 +107,17 @@ export interface Config {
   adminEmails: Set<string>;
   jobWorkers: number;
   jobTimeoutMs: number;
+  jobLeaseMs: number;
+  storage: "local" | "s3";
+  /** Set when storage is "s3". */
+  s3: {
+    endpoint?: string;
+    bucket: string;
+    region: string;
+    accessKeyId?: string;
+    secretAccessKey?: string;
+    forcePathStyle: boolean;
+  } | undefined;
   welcomeCredits: number;
   authRateLimitPerMinute: number;
   authIpRateLimitPerMinute: number;
@@ -162,6 +194,18 @@ export function loadConfig(
     ),
     jobWorkers: e.JOB_WORKERS,
     jobTimeoutMs: e.JOB_TIMEOUT_SECONDS * 1000,
+    jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
+    storage: e.STORAGE,
+    s3: e.STORAGE === "s3"
+      ? {
+        endpoint: e.S3_ENDPOINT,
+        bucket: e.S3_BUCKET!,
+        region: e.S3_REGION,
+        accessKeyId: e.S3_ACCESS_KEY_ID,
+        secretAccessKey: e.S3_SECRET_ACCESS_KEY,
+        forcePathStyle: e.S3_FORCE_PATH_STYLE,
+      }
+      : undefined,
     welcomeCredits: e.WELCOME_CREDITS,
     authRateLimitPerMinute: e.AUTH_RATE_LIMIT_PER_MINUTE,
     authIpRateLimitPerMinute: e.AUTH_IP_RATE_LIMIT_PER_MINUTE ?? 3 * e.AUTH_RATE_LIMIT_PER_MINUTE,

@@ -32,20 +32,28 @@ export async function listGenerationsByOwner(
     )
     : undefined;
   return await db.select().from(generations)
-    .where(and(eq(generations.userId, userId), older, statuses ? inArray(generations.status, statuses) : undefined))
+    .where(
+      and(
+        eq(generations.userId, userId),
+        older,
+        statuses ? inArray(generations.status, statuses) : undefined,
+      ),
+    )
     .orderBy(desc(generations.createdAt), desc(generations.id))
     .limit(limit);
 }
 
 /**
  * Claims the oldest runnable job: queued and due, or processing with an
- * expired lease (its worker died). SKIP LOCKED lets any number of workers,
- * in any number of processes, claim distinct jobs.
+ * expired lease (its process died: nothing renewed the lease). SKIP LOCKED
+ * lets any number of workers, in any number of processes, claim distinct jobs.
+ * `claimedBy` names the claiming process (host:pid) for operators and tests.
  */
 export async function claimNextGeneration(
   db: DbOrTx,
   now: Date,
   leaseMs: number,
+  claimedBy: string | null = null,
 ): Promise<GenerationRow | undefined> {
   return await db.transaction(async (tx) => {
     const [candidate] = await tx.select({ id: generations.id }).from(generations)
@@ -61,6 +69,7 @@ export async function claimNextGeneration(
       status: "processing",
       attempts: sql`${generations.attempts} + 1`,
       leaseUntil: new Date(now.getTime() + leaseMs),
+      claimedBy,
       updatedAt: now,
     }).where(eq(generations.id, candidate.id)).returning();
     return claimed;
@@ -85,6 +94,7 @@ export async function completeGeneration(
     notes,
     error: null,
     leaseUntil: null,
+    claimedBy: null,
     updatedAt: now,
     completedAt: now,
   }).where(stillOwned(id, attempt)).returning({ id: generations.id });
@@ -105,6 +115,7 @@ export async function requeueGeneration(
   const rows = await db.update(generations).set({
     status: "queued",
     leaseUntil: null,
+    claimedBy: null,
     runAfter,
     updatedAt: new Date(),
     ...(opts.giveBackAttempt ? { attempts: attempt - 1 } : {}),
@@ -122,4 +133,109 @@ export async function failGeneration(db: DbOrTx, id: string, attempt: number, er
     completedAt: now,
   }).where(stillOwned(id, attempt)).returning();
   return rows[0] as GenerationRow | undefined;
+}
+
+/**
+ * The heartbeat: extends the lease of a job this worker still holds. False
+ * when the claim is gone (the lease expired and another worker took the job).
+ */
+export async function renewLease(
+  db: DbOrTx,
+  id: string,
+  attempt: number,
+  leaseUntil: Date,
+): Promise<boolean> {
+  const rows = await db.update(generations).set({ leaseUntil })
+    .where(stillOwned(id, attempt)).returning({ id: generations.id });
+  return rows.length > 0;
+}
+
+/**
+ * Hands every `processing` job back to the queue at once. Only for the
+ * embedded database at start: its lock guarantees no other process exists,
+ * so every such job was orphaned by a crash of this DATA_DIR's last server.
+ * The attempt stays counted: a job that crashes the process every time still
+ * ends failed and refunded after MAX_ATTEMPTS.
+ */
+export async function requeueAllProcessing(db: DbOrTx, now: Date): Promise<number> {
+  const rows = await db.update(generations).set({
+    status: "queued",
+    leaseUntil: null,
+    claimedBy: null,
+    runAfter: now,
+    updatedAt: now,
+  }).where(eq(generations.status, "processing")).returning({ id: generations.id });
+  return rows.length;
+}
+
+export interface JobCounts {
+  queued: number;
+  running: number;
+  /** created_at of the oldest queued job, or null when none waits. */
+  oldestQueuedAt: Date | null;
+}
+
+export async function countJobs(db: DbOrTx): Promise<JobCounts> {
+  const [row] = await db.select({
+    queued: sql<number>`count(*) filter (where ${generations.status} = 'queued')::int`,
+    running: sql<number>`count(*) filter (where ${generations.status} = 'processing')::int`,
+    oldest: sql<string | null>`min(${generations.createdAt}) filter (where ${generations.status} = 'queued')`,
+  }).from(generations).where(inArray(generations.status, ["queued", "processing"]));
+  return {
+    queued: Number(row?.queued ?? 0),
+    running: Number(row?.running ?? 0),
+    oldestQueuedAt: row?.oldest ? new Date(row.oldest) : null,
+  };
+}
+
+export async function findGenerationByIdempotencyKey(db: DbOrTx, userId: string, key: string) {
+  const [row] = await db.select().from(generations)
+    .where(and(eq(generations.userId, userId), eq(generations.idempotencyKey, key)));
+  return row as GenerationRow | undefined;
+}
+
+/** Deletes the owner's generation only once it has finished (a running job still writes results). */
+export async function deleteFinishedGeneration(db: DbOrTx, id: string, userId: string) {
+  const [row] = await db.delete(generations).where(and(
+    eq(generations.id, id),
+    eq(generations.userId, userId),
+    inArray(generations.status, ["completed", "failed"]),
+  )).returning();
+  return row as GenerationRow | undefined;
+}
+
+/** Which of `keys` some generation's results still point at (any angle). */
+export async function findReferencedResultKeys(db: DbOrTx, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const wanted = new Set(keys);
+  const list = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+  // results is {angle: key}; no index covers its values, which is acceptable for a rare sweep.
+  const rows = await db.select({ results: generations.results }).from(generations)
+    .where(sql`exists (select 1 from jsonb_each_text(${generations.results}) as r(angle, key)
+      where r.key in (${list}))`);
+  const referenced = new Set<string>();
+  for (const { results } of rows) {
+    for (const key of Object.values(results)) if (key && wanted.has(key)) referenced.add(key);
+  }
+  return referenced;
+}
+
+/**
+ * Stores the angles made so far while the job still runs (the status call
+ * shows them at once), with the model and prompt that made them. Only the
+ * claim's holder may write; false when the claim is gone.
+ */
+export async function saveProgress(
+  db: DbOrTx,
+  id: string,
+  attempt: number,
+  progress: { results: GenerationResults; model?: string; prompt?: string | null },
+): Promise<boolean> {
+  const rows = await db.update(generations).set({
+    results: progress.results,
+    ...(progress.model !== undefined ? { model: progress.model } : {}),
+    ...(progress.prompt !== undefined ? { prompt: progress.prompt } : {}),
+    updatedAt: new Date(),
+  }).where(stillOwned(id, attempt)).returning({ id: generations.id });
+  return rows.length > 0;
 }

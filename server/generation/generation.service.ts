@@ -105,7 +105,7 @@ export async function startGeneration(
       references: input.referencePhotoIds?.length ?? 0,
       view360: input.view360,
     }, deps.model.capabilities);
-    if (nothing) throw new AppError(422, nothing);
+    if (nothing) throw new AppError(422, nothing, { code: "nothing_to_render" });
   }
   const photoId = input.photoId.toLowerCase();
   // Lower-cased so one photo named twice in different case is one id (and one lock).
@@ -286,8 +286,7 @@ export function jobQueueSummary(db: Db): Promise<JobCounts> {
   return countJobs(db);
 }
 
-export const GENERATION_RUNNING =
-  "This generation is still running. You can delete it once it has finished.";
+export const GENERATION_RUNNING = "This generation is still running. You can delete it once it has finished.";
 
 /**
  * The owner deletes a finished generation and its result images. A queued or

@@ -6,17 +6,24 @@
  * failure marks the job failed and refunds its credits once.
  *
  * No transaction is held while the model runs (PGlite has one connection and
- * a global transaction lock). A worker that dies leaves its job `processing`
- * with a lease that expires; any runner then reclaims it. Finishing is
- * conditional on still holding the claim, so a job completes exactly once.
+ * a global transaction lock). A claim is a lease (JOB_LEASE_SECONDS) that a
+ * heartbeat renews while the job runs; a process that dies stops renewing, so
+ * its jobs are reclaimed by any runner within one lease. On the embedded
+ * database no other process can exist, so a start requeues them at once
+ * (requeueOrphanedJobs). Finishing is conditional on still holding the claim,
+ * so a job completes exactly once.
+ *
+ * A model that failed to load (health `failed`) cannot run anything: claimed
+ * jobs then fail at once with a refund instead of three slow retries.
  */
+import { hostname } from "node:os";
 import type { Db } from "../../db/client.ts";
 import { applyCreditChange } from "../credits/credits.service.ts";
 import type { ImageModel } from "../imaging/image-model.ts";
 import { ModelError } from "../imaging/image-model.ts";
 import { log } from "../log.ts";
 import { recordCredits, recordJobFinished, recordModelError } from "../metrics/metrics.ts";
-import { findPhotoById } from "../photos/photos.repository.ts";
+import { readPhotoBytes } from "../photos/photo-serving.ts";
 import { type Angle, ANGLES, OUTPUT_HEIGHT, OUTPUT_WIDTH } from "../styling/option-keys.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import { newKey } from "../storage/storage.ts";
@@ -27,11 +34,42 @@ import {
   completeGeneration,
   failGeneration,
   type GenerationRow,
+  renewLease,
+  requeueAllProcessing,
   requeueGeneration,
+  saveProgress,
 } from "./generation.repository.ts";
 import { generationChanged } from "./generation-events.ts";
 
 export const MAX_ATTEMPTS = 3;
+
+const ANGLE_NAMES: Record<Angle, string> = { front: "front", right: "right", left: "left", back: "back" };
+
+/** Tells the user which views of a 360 set are missing (the grid shows the gaps, never copies). */
+export function partialSetNote(missing: Angle[]): string {
+  const names = missing.map((a) => ANGLE_NAMES[a]);
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return `The 360° set is partial: the ${list} ${
+    names.length === 1 ? "view" : "views"
+  } could not be generated and ${names.length === 1 ? "is" : "are"} missing. The other views are complete.`;
+}
+
+/** Default JOB_LEASE_SECONDS: a dead process's jobs are retaken within this long. */
+export const DEFAULT_LEASE_MS = 30_000;
+
+export const MODEL_UNAVAILABLE =
+  "The image model is not available right now, so this look could not be generated. Your credits have been refunded. Please try again later.";
+
+/**
+ * Embedded database only, at start, before the runner starts: the DATA_DIR
+ * lock proves no other process exists, so every `processing` job was orphaned
+ * by a crash and goes back to the queue now instead of after its lease.
+ */
+export async function requeueOrphanedJobs(db: Db): Promise<number> {
+  const n = await requeueAllProcessing(db, new Date());
+  if (n > 0) log.info("requeued jobs orphaned by a crash", { jobs: n });
+  return n;
+}
 
 export interface JobRunnerOptions {
   db: Db;
@@ -44,6 +82,10 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** Backoff before retry n (1-based): base * 4^(n-1). */
   backoffBaseMs?: number;
+  /** How long a claim lasts without a heartbeat (renewed every third of it while the job runs). */
+  leaseMs?: number;
+  /** Recorded as the claim's owner (default host:pid). */
+  claimedBy?: string;
 }
 
 class JobTimeout extends Error {}
@@ -58,7 +100,13 @@ export class JobRunner {
   #inFlight = new Set<AbortController>();
 
   constructor(opts: JobRunnerOptions) {
-    this.#opts = { pollMs: 1000, backoffBaseMs: 1000, ...opts };
+    this.#opts = {
+      pollMs: 1000,
+      backoffBaseMs: 1000,
+      leaseMs: DEFAULT_LEASE_MS,
+      claimedBy: `${hostname()}:${Deno.pid}`,
+      ...opts,
+    };
   }
 
   start(): void {
@@ -85,11 +133,41 @@ export class JobRunner {
 
   /** Claims and runs at most one job; true when one was run. Exposed for tests and benches. */
   async runOnce(): Promise<boolean> {
-    const leaseMs = this.#opts.timeoutMs * ((ANGLES.length) + 1) + 30_000;
-    const job = await claimNextGeneration(this.#opts.db, new Date(), leaseMs);
+    const { db, model, leaseMs, claimedBy } = this.#opts;
+    const modelState = model.health?.().state;
+    if (modelState === "starting") return false; // jobs wait until the model has loaded
+    const job = await claimNextGeneration(db, new Date(), leaseMs, claimedBy);
     if (!job) return false;
-    await this.#run(job);
+    if (modelState === "failed" || model.health?.().state === "failed") {
+      log.warn("generation failed fast: the image model is unavailable", { id: job.id });
+      await this.#fail(job, job.attempts, MODEL_UNAVAILABLE);
+      return true;
+    }
+    const heartbeat = this.#heartbeat(job);
+    try {
+      await this.#run(job);
+    } finally {
+      clearInterval(heartbeat);
+    }
     return true;
+  }
+
+  /** Renews the claim every third of the lease while the job runs; stops when the claim is lost. */
+  #heartbeat(job: GenerationRow): ReturnType<typeof setInterval> {
+    const { db, leaseMs } = this.#opts;
+    const timer = setInterval(async () => {
+      try {
+        const held = await renewLease(db, job.id, job.attempts, new Date(Date.now() + leaseMs));
+        if (!held) {
+          clearInterval(timer);
+          log.warn("job lease lost: another worker took the job over", { id: job.id, attempt: job.attempts });
+        }
+      } catch (error) {
+        // A missed beat is not fatal: the lease has two more before it expires.
+        log.warn("job heartbeat failed", { id: job.id, error });
+      }
+    }, Math.max(250, Math.floor(leaseMs / 3)));
+    return timer;
   }
 
   async #loop(worker: number): Promise<void> {
@@ -123,17 +201,15 @@ export class JobRunner {
     }
     const stored: string[] = [];
     try {
-      const photo = job.photoId ? await findPhotoById(db, job.photoId) : undefined;
-      const photoBytes = photo ? await storage.get(photo.storageKey) : null;
-      if (!photo || !photoBytes) {
+      const photoBytes = job.photoId ? await readPhotoBytes(db, storage, job.photoId) : null;
+      if (!photoBytes) {
         throw new ModelError("The reference photo is no longer available. Please upload it again.", {
           transient: false,
         });
       }
       const references: Uint8Array[] = [];
       for (const id of job.referencePhotoIds) {
-        const ref = await findPhotoById(db, id);
-        const bytes = ref ? await storage.get(ref.storageKey) : null;
+        const bytes = await readPhotoBytes(db, storage, id);
         if (bytes) references.push(bytes);
       }
       const model = this.#opts.model;
@@ -142,24 +218,42 @@ export class JobRunner {
         : ["front"];
       const results: GenerationResults = {};
       const notes = new Set<string>();
+      const base = {
+        photo: photoBytes,
+        references,
+        studioType: job.studioType,
+        options: job.options as never,
+        intensity: job.intensity as never,
+        instructions: job.additionalInstructions,
+        width: OUTPUT_WIDTH,
+        height: OUTPUT_HEIGHT,
+      };
+      // The front first; the other angles of a 360 set are conditioned on it (same outfit, hair, makeup).
+      let front: Uint8Array | undefined;
+      const missing: Angle[] = [];
       for (const angle of angles) {
-        const out = await this.#generateWithTimeout({
-          photo: photoBytes,
-          references,
-          studioType: job.studioType,
-          options: job.options as never,
-          intensity: job.intensity as never,
-          instructions: job.additionalInstructions,
-          angle,
-          width: OUTPUT_WIDTH,
-          height: OUTPUT_HEIGHT,
-        });
+        const request = { ...base, angle, frontImage: angle === "front" ? undefined : front };
+        // A failed front fails (or retries) the whole job; a failed other angle leaves a partial set.
+        const out = angle === "front"
+          ? await this.#generateWithTimeout(request)
+          : await this.#otherAngle(job, request);
+        if (!out) {
+          missing.push(angle);
+          continue;
+        }
         const key = newKey(out.mime === "image/png" ? "png" : out.mime === "image/webp" ? "webp" : "jpg");
         await storage.put(key, out.image);
         stored.push(key);
         results[angle] = key;
+        if (angle === "front") front = out.image;
         for (const n of out.notes) notes.add(n);
+        // Stored as it completes: the status call lists it in resultUrls while the rest still run.
+        await saveProgress(db, job.id, attempt, {
+          results: { ...results },
+          ...(angle === "front" ? { model: model.name, prompt: out.prompt ?? null } : {}),
+        });
       }
+      if (missing.length > 0) notes.add(partialSetNote(missing));
       if (job.view360 && angles.length < ANGLES.length) {
         notes.add(
           `The ${model.name} model renders only the ${angles.join(", ")} view; other angles were not made.`,
@@ -175,8 +269,13 @@ export class JobRunner {
       await Promise.all(stored.map((k) => storage.delete(k)));
     } catch (error) {
       await Promise.all(stored.map((k) => storage.delete(k).catch(() => {})));
+      // Angles stored as they completed point at the deleted blobs: clear them (a no-op once the claim is gone).
+      if (stored.length > 0) await saveProgress(db, job.id, attempt, { results: {} }).catch(() => {});
       const transient = !(error instanceof ModelError) || error.transient;
-      recordModelError(this.#opts.model.name, error instanceof ModelError ? (transient ? "transient" : "refused") : "error");
+      recordModelError(
+        this.#opts.model.name,
+        error instanceof ModelError ? (transient ? "transient" : "refused") : "error",
+      );
       if (this.#stopping && transient) {
         // Shutting down aborted it: hand the job back now rather than after its lease expires,
         // and give the attempt back too. A restart is not a model failure; counting it would
@@ -215,6 +314,27 @@ export class JobRunner {
     recordJobFinished("failed", (Date.now() - job.updatedAt.getTime()) / 1000);
     generationChanged(job.id);
     if (refunded > 0) recordCredits("refunded", refunded);
+  }
+
+  /**
+   * A side or back view of a 360 set: one retry, then null (the set is marked
+   * partial and keeps its front; the missing angle is never replaced by a copy).
+   * Shutting down propagates, so the job is requeued whole.
+   */
+  async #otherAngle(job: GenerationRow, req: Parameters<ImageModel["generate"]>[0]) {
+    for (let tries = 1; tries <= 2; tries++) {
+      try {
+        return await this.#generateWithTimeout(req);
+      } catch (error) {
+        if (this.#stopping) throw error;
+        recordModelError(
+          this.#opts.model.name,
+          error instanceof ModelError && !error.transient ? "refused" : "transient",
+        );
+        log.warn("360 angle failed", { id: job.id, angle: req.angle, try: tries, error });
+      }
+    }
+    return null;
   }
 
   async #generateWithTimeout(req: Parameters<ImageModel["generate"]>[0]) {

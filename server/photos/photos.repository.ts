@@ -1,7 +1,7 @@
-/** Moves photo rows; no business rules here (expiry and claiming rules live in photos.service.ts). */
-import { and, eq, gt, inArray, isNotNull, isNull, lte, sql } from "drizzle-orm";
+/** Moves photo rows; no business rules here (they live in photo-upload.ts, photo-sweeps.ts, ...). */
+import { and, eq, gt, inArray, isNull, lte, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
-import { generations, photos, users } from "../../db/schema.ts";
+import { photos } from "../../db/schema.ts";
 import { isUuid } from "../ids.ts";
 
 export type PhotoRow = typeof photos.$inferSelect;
@@ -54,33 +54,24 @@ export async function deleteExpiredAnonymousPhotos(
     .returning({ id: photos.id, storageKey: photos.storageKey });
 }
 
-/**
- * Which of `keys` a row still points at: a photo's blob, any generation
- * result angle, or a profile image served from storage. The orphan sweep
- * deletes only the others.
- */
-export async function findReferencedStorageKeys(db: DbOrTx, keys: string[]): Promise<Set<string>> {
+/** Which of `keys` are a photo's blob. */
+export async function findPhotoKeysIn(db: DbOrTx, keys: string[]): Promise<Set<string>> {
   if (keys.length === 0) return new Set();
-  const wanted = new Set(keys);
-  const list = sql.join(keys.map((k) => sql`${k}`), sql`, `);
-  const fromPhotos = await db.select({ key: photos.storageKey }).from(photos)
-    .where(inArray(photos.storageKey, keys));
-  // results is {angle: key}; no index covers its values, which is acceptable for a rare sweep.
-  const fromResults = await db.select({ results: generations.results }).from(generations)
-    .where(sql`exists (select 1 from jsonb_each_text(${generations.results}) as r(angle, key)
-      where r.key in (${list}))`);
-  // Profile images are /api/uploads/<key> URLs when they live in this storage.
-  const fromProfiles = await db.select({ url: users.profileImageUrl }).from(users)
-    .where(and(
-      isNotNull(users.profileImageUrl),
-      sql`regexp_replace(${users.profileImageUrl}, '^.*/', '') in (${list})`,
-    ));
-  const referenced = new Set<string>(fromPhotos.map((r) => r.key));
-  for (const { results } of fromResults) {
-    for (const key of Object.values(results)) if (key && wanted.has(key)) referenced.add(key);
-  }
-  for (const { url } of fromProfiles) referenced.add(url!.slice(url!.lastIndexOf("/") + 1));
-  return referenced;
+  const rows = await db.select({ key: photos.storageKey }).from(photos).where(
+    inArray(photos.storageKey, keys),
+  );
+  return new Set(rows.map((r) => r.key));
+}
+
+/** Deletes the owner's photo row; undefined when it is not theirs (or does not exist). */
+export async function deleteOwnedPhoto(
+  db: DbOrTx,
+  id: string,
+  ownerId: string,
+): Promise<PhotoRow | undefined> {
+  const [row] = await db.delete(photos).where(and(eq(photos.id, id), eq(photos.ownerId, ownerId)))
+    .returning();
+  return row;
 }
 
 /** The owner's photos, newest first (account data export). */

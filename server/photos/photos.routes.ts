@@ -1,12 +1,13 @@
 /**
  * POST /api/upload-photo, GET /api/uploads/<key>, GET /api/download/<key>.
- * Thin handlers: the rules live in photos.service.ts.
+ * DELETE /api/photos/<id>. Thin handlers: the rules live in photo-upload.ts,
+ * photo-serving.ts and photo-deletion.ts.
  */
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
-import { type AuthEnv, authMiddleware } from "../http/auth-middleware.ts";
+import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
 import { AppError } from "../http/errors.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
@@ -19,7 +20,9 @@ import {
   NO_FILE_UPLOADED,
   UPLOADS_PER_MINUTE,
 } from "./photos.schemas.ts";
-import { downloadFilename, readStoredImage, type StoredImage, uploadPhoto } from "./photos.service.ts";
+import { deletePhoto } from "./photo-deletion.ts";
+import { downloadFilename, openStoredImage } from "./photo-serving.ts";
+import { uploadPhoto } from "./photo-upload.ts";
 
 /** Room for the multipart boundaries and part headers around a file of MAX_UPLOAD_BYTES. */
 export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
@@ -33,26 +36,43 @@ function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function imageResponse(c: Context, image: StoredImage, disposition: string): Response {
-  const etag = `"${image.key}"`;
+async function imageResponse(c: Context, storage: BlobStorage, disposition: string): Promise<Response> {
+  const key = c.req.param("key") ?? "";
+  const etag = `"${key}"`;
   const headers: Record<string, string> = {
     "ETag": etag,
-    // A key names one immutable blob forever (a new image gets a new key).
-    "Cache-Control": "public, max-age=31536000, immutable",
+    // Portraits are personal data: only the user's own browser may keep a copy, and it
+    // revalidates (a cheap 304) on every use, so a deleted image is gone from view too.
+    "Cache-Control": "private, no-cache",
     "X-Content-Type-Options": "nosniff",
     "Content-Disposition": disposition,
+    "Accept-Ranges": "bytes",
   };
-  if (notModified(c.req.header("If-None-Match"), etag)) return c.body(null, 304, headers);
-  return c.body(image.bytes as Uint8Array<ArrayBuffer>, 200, {
-    ...headers,
-    "Content-Type": image.mime,
-    "Content-Security-Policy": "default-src 'none'; sandbox",
-  });
+  const image = await openStoredImage(storage, key, c.req.header("Range"));
+  if ("unsatisfiable" in image) {
+    return c.json({ detail: "Requested range not satisfiable", code: "range_not_satisfiable" }, 416, {
+      "Content-Range": `bytes */${image.size}`,
+    });
+  }
+  if (notModified(c.req.header("If-None-Match"), etag)) {
+    await image.body.cancel();
+    return c.body(null, 304, headers);
+  }
+  headers["Content-Type"] = image.mime;
+  headers["Content-Security-Policy"] = "default-src 'none'; sandbox";
+  if (image.range) {
+    headers["Content-Range"] = `bytes ${image.range.start}-${image.range.end}/${image.size}`;
+    headers["Content-Length"] = String(image.range.end - image.range.start + 1);
+    return c.body(image.body, 206, headers);
+  }
+  headers["Content-Length"] = String(image.size);
+  return c.body(image.body, 200, headers);
 }
 
 export function photosRoutes(deps: { db: Db; config: Config; jwtSecret: string; storage: BlobStorage }) {
   const limiter = new RateLimiter(UPLOADS_PER_MINUTE);
   const optionalAuth = authMiddleware(deps, "optional");
+  const requireAuth = authMiddleware(deps, "required");
 
   return new Hono<AuthEnv>()
     .post(
@@ -82,13 +102,13 @@ export function photosRoutes(deps: { db: Db; config: Config; jwtSecret: string; 
         return c.json(result, 201);
       },
     )
-    .get("/uploads/:key", async (c) => {
-      const image = await readStoredImage(deps.storage, c.req.param("key"));
-      return imageResponse(c, image, "inline");
+    .get("/uploads/:key", (c) => imageResponse(c, deps.storage, "inline"))
+    .get("/download/:key", validate("query", downloadQuerySchema), (c) => {
+      const filename = downloadFilename(c.req.param("key"), c.req.valid("query").name);
+      return imageResponse(c, deps.storage, `attachment; filename="${filename}"`);
     })
-    .get("/download/:key", validate("query", downloadQuerySchema), async (c) => {
-      const image = await readStoredImage(deps.storage, c.req.param("key"));
-      const filename = downloadFilename(image.key, c.req.valid("query").name);
-      return imageResponse(c, image, `attachment; filename="${filename}"`);
+    .delete("/photos/:id", requireAuth, async (c) => {
+      await deletePhoto(deps, caller(c).user.id, c.req.param("id"));
+      return c.body(null, 204);
     });
 }

@@ -49,6 +49,52 @@ export class LocalDiskStorage implements BlobStorage {
     }
   }
 
+  async size(key: string): Promise<number | null> {
+    if (!isValidKey(key)) return null;
+    try {
+      return (await Deno.stat(this.#path(key))).size;
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+  }
+
+  async stream(key: string, start: number, end: number): Promise<ReadableStream<Uint8Array> | null> {
+    if (!isValidKey(key)) return null;
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(this.#path(key), { read: true });
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) return null;
+      throw e;
+    }
+    await file.seek(start, Deno.SeekMode.Start);
+    let left = end - start + 1;
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        const buf = new Uint8Array(Math.min(64 * 1024, left));
+        const n = left > 0 ? await file.read(buf) : null;
+        if (n === null || n === 0) {
+          file.close();
+          controller.close();
+          return;
+        }
+        left -= n;
+        controller.enqueue(buf.subarray(0, n));
+      },
+      cancel() {
+        file.close();
+      },
+    });
+  }
+
+  /** The root must exist and take a write (a full or read-only disk fails here). */
+  async ping(): Promise<void> {
+    const probe = join(this.root, `.health-${crypto.randomUUID()}.tmp`);
+    await Deno.writeTextFile(probe, "ok");
+    await Deno.remove(probe);
+  }
+
   async delete(key: string): Promise<void> {
     if (!isValidKey(key)) return;
     try {

@@ -1,7 +1,8 @@
 /**
- * Blob storage behind a small interface (local disk by default; an
- * S3-compatible one can be added beside it). Keys are generated here, never
- * taken from user input, so a key can be trusted to name one file.
+ * Blob storage behind a small interface: local disk (STORAGE=local, the
+ * default) or an S3-compatible object store (STORAGE=s3, shared by several
+ * processes). Keys are generated here, never taken from user input, so a key
+ * can be trusted to name one file.
  */
 import { encodeHex } from "./hex.ts";
 
@@ -17,6 +18,15 @@ export interface BlobStorage {
   put(key: string, bytes: Uint8Array): Promise<void>;
   /** Null when the key does not exist. */
   get(key: string): Promise<Uint8Array | null>;
+  /** The blob's size in bytes, or null when the key does not exist. */
+  size(key: string): Promise<number | null>;
+  /**
+   * Streams bytes `start`..`end` (inclusive, within the size) without reading
+   * the whole blob into memory; null when the key does not exist.
+   */
+  stream(key: string, start: number, end: number): Promise<ReadableStream<Uint8Array> | null>;
+  /** Throws when the store cannot be reached or written (GET /api/health reports it). */
+  ping(): Promise<void>;
   /** Removing a key that does not exist is not an error. */
   delete(key: string): Promise<void>;
   /**

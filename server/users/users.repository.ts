@@ -53,3 +53,17 @@ export async function setUserRole(
 ): Promise<void> {
   await db.update(users).set({ role }).where(eq(users.id, id));
 }
+
+/**
+ * Which of `keys` a profile image still points at (profile images are
+ * /api/uploads/<key> URLs when they live in this storage). The orphan blob
+ * sweep keeps those.
+ */
+export async function findReferencedProfileImageKeys(db: DbOrTx, keys: string[]): Promise<Set<string>> {
+  if (keys.length === 0) return new Set();
+  const list = sql.join(keys.map((k) => sql`${k}`), sql`, `);
+  const rows = await db.select({ url: users.profileImageUrl }).from(users)
+    .where(sql`${users.profileImageUrl} is not null
+      and regexp_replace(${users.profileImageUrl}, '^.*/', '') in (${list})`);
+  return new Set(rows.map(({ url }) => url!.slice(url!.lastIndexOf("/") + 1)));
+}

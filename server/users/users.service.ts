@@ -2,7 +2,8 @@
 import type { Config } from "../config.ts";
 import type { PublicUser } from "../auth/auth.schemas.ts";
 import { ADMIN_CREDITS } from "../credits/credit-constants.ts";
-import type { UserRow } from "./users.repository.ts";
+import type { DbOrTx } from "../../db/client.ts";
+import { findReferencedProfileImageKeys, type UserRow } from "./users.repository.ts";
 
 /**
  * Admins are promoted in the database (`deno task admin`) or listed in ADMIN_EMAILS. The list is
@@ -33,4 +34,9 @@ export function toPublicUser(
     is_verified: user.isVerified,
     role: admin ? "admin" : "user",
   };
+}
+
+/** Which of these storage keys a profile image uses (the orphan blob sweep keeps them). */
+export function profileImageKeysIn(db: DbOrTx, keys: string[]): Promise<Set<string>> {
+  return findReferencedProfileImageKeys(db, keys);
 }

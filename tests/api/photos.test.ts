@@ -17,14 +17,9 @@ import {
   PHOTO_NOT_FOUND,
   UPLOADS_PER_MINUTE,
 } from "../../server/photos/photos.schemas.ts";
-import {
-  ORPHAN_MIN_AGE_MS,
-  startPhotoSweeper,
-  sweepExpiredPhotos,
-  sweepOrphanBlobs,
-  uploadPhoto,
-  usablePhotoFor,
-} from "../../server/photos/photos.service.ts";
+import { ORPHAN_MIN_AGE_MS, sweepOrphanBlobs } from "../../server/generation/orphan-blob-sweep.ts";
+import { startPhotoSweeper, sweepExpiredPhotos } from "../../server/photos/photo-sweeps.ts";
+import { uploadPhoto, usablePhotoFor } from "../../server/photos/photo-upload.ts";
 import { LocalDiskStorage } from "../../server/storage/local-disk-storage.ts";
 import { newKey } from "../../server/storage/storage.ts";
 import { backends } from "../helpers/backends.ts";
@@ -314,7 +309,7 @@ for (const backend of backends()) {
             continue;
           }
           assert.equal(res.status, 415, label);
-          assert.deepEqual(res.body, { detail: INVALID_FILE_TYPE }, label);
+          assert.deepEqual(res.body, { detail: INVALID_FILE_TYPE, code: "unsupported_media_type" }, label);
         }
       });
 
@@ -352,7 +347,7 @@ for (const backend of backends()) {
           tooBig.set(fixtures.jpeg.subarray(0, 64));
           const res = await upload(ctx, tooBig);
           assert.equal(res.status, 413);
-          assert.deepEqual(res.body, { detail: FILE_TOO_LARGE });
+          assert.deepEqual(res.body, { detail: FILE_TOO_LARGE, code: "payload_too_large" });
           // Exactly at the limit the size is fine; these bytes are not an image, so the type check answers.
           const atLimit = new Uint8Array(MAX_UPLOAD_BYTES);
           const res2 = await upload(ctx, atLimit);
@@ -398,7 +393,7 @@ for (const backend of backends()) {
           duplex: "half",
         } as RequestInit);
         assert.equal(res.status, 413);
-        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE });
+        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE, code: "payload_too_large" });
         const limit = MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES;
         assert.ok(
           sent <= limit + 2 * chunk.length,
@@ -418,7 +413,7 @@ for (const backend of backends()) {
           },
         });
         assert.equal(res.status, 413);
-        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE });
+        assert.deepEqual(await res.json(), { detail: FILE_TOO_LARGE, code: "payload_too_large" });
       });
 
       await t.step("a 20000x20000 PNG (decompression bomb) is 422 before decoding", async () => {
@@ -756,6 +751,9 @@ for (const backend of backends()) {
           get: (key: string) => ctx.storage.get(key),
           delete: (key: string) => ctx.storage.delete(key),
           list: () => ctx.storage.list(),
+          size: (key: string) => ctx.storage.size(key),
+          stream: (key: string, start: number, end: number) => ctx.storage.stream(key, start, end),
+          ping: () => ctx.storage.ping(),
         };
         const failingDb = {
           insert: () => {

@@ -1,9 +1,9 @@
 /**
  * Start a generation, follow it (status stream, polling as the fallback),
  * keep the result (session storage survives a reload). A paid generation is
- * never dropped while the server may still finish it: after a Generation Timeout (or a 401 after signing out) its id
- * stays stored and `checkAgain` resumes polling; only a finished job or a 404
- * forgets it.
+ * never dropped while the server may still finish it: after a Generation
+ * Timeout (or a 401 after signing out) its id stays stored and `checkAgain`
+ * resumes polling; only a finished job or a 404 forgets it.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, queryClient } from "../../api/client.ts";

@@ -1,0 +1,107 @@
+/**
+ * What GET /api/health reports: each component's state and whether the
+ * product can generate right now. Unhealthy (503) when the database or the
+ * storage cannot be used, or when this process runs jobs and its image model
+ * cannot (starting, or failed to load); load balancers and HEALTHCHECK act on
+ * the status code, operators read the components.
+ */
+import type { Db } from "../../db/client.ts";
+import { jobQueueSummary } from "../generation/generation.service.ts";
+import type { ModelHealth } from "../imaging/image-model.ts";
+import { log } from "../log.ts";
+import type { BlobStorage } from "../storage/storage.ts";
+import { pingDatabase } from "./health.repository.ts";
+
+export interface HealthDeps {
+  db: Db;
+  storage: BlobStorage;
+  /** Name of the storage kind (local | s3) for the report. */
+  storageKind: string;
+  /** The model's name, and its health when this process runs jobs (JOB_WORKERS > 0). */
+  model: { name: string; health?: () => ModelHealth };
+}
+
+type Check = { status: "ok" } | { status: "error"; detail: string };
+
+export interface HealthReport {
+  status: "ok" | "unavailable";
+  components: {
+    database: Check;
+    storage: Check & { kind: string };
+    /** `not_run_here`: JOB_WORKERS=0, another process runs the model. */
+    model: {
+      name: string;
+      status: ModelHealth["state"] | "not_run_here";
+      detail?: string;
+      lastCallAt?: string;
+    };
+    jobs: {
+      status: "ok" | "error";
+      queued?: number;
+      running?: number;
+      oldestQueuedAgeSeconds?: number | null;
+    };
+  };
+}
+
+/** Each check is bounded, so one hung dependency cannot hang the health check itself. */
+const CHECK_TIMEOUT_MS = 3_000;
+
+async function check(name: string, probe: () => Promise<void>, detail: string): Promise<Check> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([
+      probe(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer in ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
+      }),
+    ]);
+    return { status: "ok" };
+  } catch (error) {
+    log.warn(`health check: ${name} unavailable`, { error });
+    return { status: "error", detail };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function healthReport(deps: HealthDeps, now = new Date()): Promise<HealthReport> {
+  const [database, storage] = await Promise.all([
+    check("database", () => pingDatabase(deps.db), "Database unavailable"),
+    check("storage", () => deps.storage.ping(), "Storage unavailable"),
+  ]);
+  let jobs: HealthReport["components"]["jobs"] = { status: "error" };
+  if (database.status === "ok") {
+    try {
+      const q = await jobQueueSummary(deps.db);
+      jobs = {
+        status: "ok",
+        queued: q.queued,
+        running: q.running,
+        oldestQueuedAgeSeconds: q.oldestQueuedAt
+          ? Math.max(0, Math.round((now.getTime() - q.oldestQueuedAt.getTime()) / 1000))
+          : null,
+      };
+    } catch (error) {
+      log.warn("health check: job counts unavailable", { error });
+    }
+  }
+  const modelHealth = deps.model.health?.();
+  const model: HealthReport["components"]["model"] = modelHealth
+    ? { name: deps.model.name, status: modelHealth.state, ...pick(modelHealth) }
+    : { name: deps.model.name, status: "not_run_here" };
+  const canGenerate = model.status === "ready" || model.status === "degraded" ||
+    model.status === "not_run_here";
+  const ok = database.status === "ok" && storage.status === "ok" && canGenerate;
+  return {
+    status: ok ? "ok" : "unavailable",
+    components: { database, storage: { ...storage, kind: deps.storageKind }, model, jobs },
+  };
+}
+
+function pick(h: ModelHealth): { detail?: string; lastCallAt?: string } {
+  return {
+    ...(h.detail ? { detail: h.detail } : {}),
+    ...(h.lastCallAt ? { lastCallAt: h.lastCallAt } : {}),
+  };
+}
