@@ -75,6 +75,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       ),
     workerStats: () => pool.stats(),
     ready: () => pool.ready(),
+    health: () => pool.health(),
     close: () => pool.close(),
   };
   return Promise.resolve(model);

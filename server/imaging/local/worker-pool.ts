@@ -2,9 +2,15 @@
  * A fixed pool of Deno workers running the local model. Jobs queue until a
  * worker is free; a crashed or aborted worker is terminated and replaced, and
  * its in-flight job rejects with a transient ModelError.
+ *
+ * Memory: a worker's heap (models, tensors, libvips buffers) grows with the
+ * jobs it runs and is not given back to the system. A worker is therefore
+ * replaced by a fresh one after RECYCLE_AFTER_JOBS jobs, and every worker that
+ * ran a job is replaced once the pool has been idle for IDLE_RECYCLE_MS, so the
+ * process returns to its idle size after a busy spell.
  */
 import { log } from "../../log.ts";
-import { ModelError } from "../image-model.ts";
+import { ModelError, type ModelHealth } from "../image-model.ts";
 import type { RenderJob, RenderOutput } from "./render.ts";
 import type { WorkerIn, WorkerOut, WorkerStats } from "./worker.ts";
 
@@ -15,9 +21,16 @@ interface Pending {
   reject: (e: Error) => void;
 }
 
+/** Jobs a worker runs before it is replaced by a fresh one. */
+export const RECYCLE_AFTER_JOBS = 40;
+/** A pool idle this long replaces the workers that ran jobs (their heaps hold the busy spell's peak). */
+export const IDLE_RECYCLE_MS = 30_000;
+
 interface Slot {
   worker: Worker;
   ready: boolean;
+  /** Jobs this worker has run. */
+  jobs: number;
   current?: { id: number; pending: Pending; onAbort?: () => void };
   /** Cache keys of the photos this worker last prepared (mirrors its PhotoCache). */
   keys: string[];
@@ -32,14 +45,22 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   private statsWaiting = new Map<number, (s: WorkerStats) => void>();
+  private failure: string | null = null;
+  private lastCallAt: string | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(readonly size: number) {
+  private readonly recycleAfterJobs: number;
+  private readonly idleRecycleMs: number;
+
+  constructor(readonly size: number, opts: { recycleAfterJobs?: number; idleRecycleMs?: number } = {}) {
+    this.recycleAfterJobs = opts.recycleAfterJobs ?? RECYCLE_AFTER_JOBS;
+    this.idleRecycleMs = opts.idleRecycleMs ?? IDLE_RECYCLE_MS;
     for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
   }
 
   private spawn(): Slot {
     const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
-    const slot: Slot = { worker, ready: false, keys: [] };
+    const slot: Slot = { worker, ready: false, jobs: 0, keys: [] };
     worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
@@ -77,6 +98,7 @@ export class WorkerPool {
     if (msg.type === "fatal") {
       log.error("local image model: worker failed to load", { message: msg.message });
       this.closed = true;
+      this.failure = `A model file failed to load: ${msg.message}`;
       const err = new ModelError("The image model could not start", { transient: true });
       for (const p of this.queue.splice(0)) p.reject(err);
       this.replace(slot, err);
@@ -85,7 +107,10 @@ export class WorkerPool {
     const cur = slot.current;
     if (!cur || cur.id !== msg.id) return;
     slot.current = undefined;
+    slot.jobs++;
+    this.lastCallAt = new Date().toISOString();
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
+    if (slot.jobs >= this.recycleAfterJobs) this.recycle(slot);
     if (msg.ok) {
       cur.pending.resolve({ image: msg.image, mime: msg.mime, notes: msg.notes, timings: msg.timings });
     } else {
@@ -94,7 +119,37 @@ export class WorkerPool {
     this.pump();
   }
 
+  /** Replaces an idle worker by a fresh one (its memory goes with it). */
+  private recycle(slot: Slot): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0 || slot.current || this.closed) return;
+    slot.worker.terminate();
+    this.slots[i] = this.spawn();
+  }
+
+  private scheduleIdleRecycle(): void {
+    clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+    if (this.closed || this.queue.length || this.slots.some((s) => s.current)) return;
+    if (!this.slots.some((s) => s.jobs > 0)) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = undefined;
+      if (this.queue.length || this.slots.some((s) => s.current)) return;
+      for (const slot of [...this.slots]) if (slot.jobs > 0) this.recycle(slot);
+    }, this.idleRecycleMs);
+    // An idle pool must not keep the process (or a test) alive.
+    Deno.unrefTimer(this.idleTimer as unknown as number);
+  }
+
+  /** `starting` until a worker has loaded its models, `failed` when one could not. */
+  health(): ModelHealth {
+    if (this.failure) return { state: "failed", detail: this.failure, lastCallAt: this.lastCallAt };
+    const ready = this.slots.some((s) => s.ready);
+    return { state: ready ? "ready" : "starting", lastCallAt: this.lastCallAt };
+  }
+
   private pump(): void {
+    this.scheduleIdleRecycle();
     while (this.queue.length > 0) {
       const free = this.slots.filter((s) => s.ready && !s.current);
       if (free.length === 0) return;
@@ -145,6 +200,11 @@ export class WorkerPool {
     });
   }
 
+  /** Jobs run by each current worker (a recycled worker starts again at 0). */
+  jobCounts(): number[] {
+    return this.slots.map((s) => s.jobs);
+  }
+
   /** Each worker's own memory (answered between jobs). */
   stats(): Promise<WorkerStats[]> {
     return Promise.all(this.slots.map((slot) =>
@@ -171,6 +231,7 @@ export class WorkerPool {
 
   close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idleTimer);
     const err = new ModelError("The image model is shut down", { transient: true });
     for (const p of this.queue.splice(0)) p.reject(err);
     for (const slot of this.slots.splice(0)) {

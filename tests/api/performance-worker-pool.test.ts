@@ -1,0 +1,59 @@
+/**
+ * The local model's worker pool: reports `starting` until its workers have
+ * loaded, then `ready`, and replaces workers to give their memory back (after
+ * a number of jobs, and once the pool has been idle) without failing a job.
+ */
+import assert from "node:assert/strict";
+import { WorkerPool } from "../../server/imaging/local/worker-pool.ts";
+import type { RenderJob } from "../../server/imaging/local/render.ts";
+import { defaultOptions } from "../../server/styling/catalog.ts";
+import { cropFace, DARK_HAIR, FULL_INTENSITY } from "../imaging/fixtures.ts";
+
+const TIMEOUT_MS = 60_000;
+
+async function until(what: string, check: () => boolean, ms = TIMEOUT_MS): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+Deno.test("worker pool: starting, then ready; recycles workers after jobs and when idle", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(1, { recycleAfterJobs: 2, idleRecycleMs: 300 });
+  try {
+    assert.equal(pool.health().state, "starting", "no worker has loaded its models yet");
+    await pool.ready(TIMEOUT_MS);
+    assert.equal(pool.health().state, "ready");
+    assert.equal(pool.health().lastCallAt, undefined);
+
+    const job: RenderJob = {
+      photo,
+      studioType: "makeup",
+      options: { ...defaultOptions("makeup"), lookStyle: "soft-glam" },
+      intensity: FULL_INTENSITY,
+      instructions: null,
+      references: 0,
+      width: 270,
+      height: 480,
+      format: "jpeg",
+    };
+    await pool.run(job);
+    assert.deepEqual(pool.jobCounts(), [1]);
+    assert.ok(pool.health().lastCallAt, "the last call is reported");
+    // The second job reaches the limit: the worker is replaced and the new one starts at 0.
+    const second = await pool.run(job);
+    assert.ok(second.image.byteLength > 1000);
+    assert.deepEqual(pool.jobCounts(), [0]);
+    await pool.ready(TIMEOUT_MS);
+    // A job on the fresh worker, then idleness: that worker is replaced too.
+    await pool.run(job);
+    assert.deepEqual(pool.jobCounts(), [1]);
+    await until("the idle recycle", () => pool.jobCounts()[0] === 0);
+    await pool.ready(TIMEOUT_MS);
+    assert.equal((await pool.run(job)).mime, "image/jpeg", "the recycled pool still renders");
+  } finally {
+    await pool.close();
+  }
+});
