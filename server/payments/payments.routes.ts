@@ -8,7 +8,9 @@ import * as z from "zod";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
+import { clientIp } from "../http/client-ip.ts";
 import { AppError } from "../http/errors.ts";
+import { RateLimiter } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import {
   createCreditsCheckout,
@@ -39,11 +41,18 @@ export interface PaymentsRouteDeps {
   provider?: PaymentProvider;
 }
 
+/** Guessing codes is guessing secrets: validations per IP (and per account) each minute. */
+export const PROMO_VALIDATIONS_PER_MINUTE = 30;
+/** Each checkout creates a provider session: enough for any real customer, not for a script. */
+export const CHECKOUTS_PER_MINUTE = 20;
+
 const statusQuerySchema = z.object({ origin_url: z.string().max(2048).optional() });
 
 export function paymentsRoutes(deps: PaymentsRouteDeps) {
   const requireAuth = authMiddleware(deps, "required");
   const optionalAuth = authMiddleware(deps, "optional");
+  const promoLimiter = new RateLimiter(PROMO_VALIDATIONS_PER_MINUTE);
+  const checkoutLimiter = new RateLimiter(CHECKOUTS_PER_MINUTE);
 
   return new Hono<AuthEnv>()
     .get("/credits/packages", (c) => c.json(packagesView()))
@@ -58,6 +67,10 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
           ? { kind: "credits" as const, packageId: body.package_id }
           : { kind: "subscription" as const, plan: body.subscription_plan };
         const auth = c.get("auth");
+        promoLimiter.hit([
+          `promo:ip:${clientIp(c, deps.config.trustProxy)}`,
+          ...(auth ? [`promo:user:${auth.user.id}`] : []),
+        ]);
         return c.json(
           await validatePromotion(deps.db, { code: body.code, item, userId: auth?.user.id ?? null }),
         );
@@ -65,6 +78,7 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
     )
     .post("/payments/checkout/credits", requireAuth, validate("json", creditsCheckoutSchema), async (c) => {
       const user = caller(c).user;
+      checkoutLimiter.hit([`checkout:user:${user.id}`]);
       return c.json(await createCreditsCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")));
     })
     .post(
@@ -73,6 +87,7 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
       validate("json", subscriptionCheckoutSchema),
       async (c) => {
         const user = caller(c).user;
+        checkoutLimiter.hit([`checkout:user:${user.id}`]);
         return c.json(
           await createSubscriptionCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")),
         );

@@ -62,8 +62,12 @@ export async function handleStripeWebhook(
     case "checkout.session.async_payment_succeeded":
     case "checkout.session.expired": {
       const row = await findCheckoutSession(deps.db, event.objectId);
-      // Not ours (another app on the account), or not yet recorded: a 5xx makes Stripe retry.
-      if (!row) throw new AppError(503, "Checkout session not known yet; retry later");
+      if (!row) {
+        // Another app's checkout on the same Stripe account: nothing to do.
+        if (!event.metadata.user_id) return "ignored";
+        // Ours but not recorded yet (the webhook beat the insert): a 5xx makes Stripe retry.
+        throw new AppError(503, "Checkout session not known yet; retry later");
+      }
       await syncStripeSession(deps, row);
       break;
     }

@@ -374,6 +374,18 @@ for (const backend of backends()) {
               fake.event("customer.created", { id: "cus_x", object: "customer" }),
             );
             assert.deepEqual(r.body, { received: true, outcome: "ignored" });
+            // Another app's checkout on the same account is acknowledged, not retried forever.
+            const foreign = fake.event("checkout.session.completed", { id: "cs_test_other", metadata: {} });
+            assert.deepEqual((await deliverEvent(ctx, fake, foreign)).body, {
+              received: true,
+              outcome: "ignored",
+            });
+            // Ours but not recorded yet: 503, so Stripe retries it.
+            const early = fake.event("checkout.session.completed", {
+              id: "cs_test_later",
+              metadata: { user_id: "u" },
+            });
+            assert.equal((await deliverEvent(ctx, fake, early)).status, 503);
             assert.deepEqual((await ledgerMismatches(db)).mismatches, []);
           },
         );

@@ -502,6 +502,22 @@ for (const backend of backends()) {
           assert.equal((await getSubscriptionSummary(db, user.user.id)).plan, "none");
         });
 
+        await t.step("promotion validation is rate-limited (codes are secrets)", async () => {
+          let limited: Json = null;
+          for (let i = 0; i <= 30 && !limited; i++) {
+            const r = await validate(ctx, {
+              code: `GUESS${i}`,
+              payment_type: "credits",
+              package_id: "small",
+            });
+            if (r.status === 429) limited = r;
+            else assert.equal(r.status, 200);
+          }
+          assert.ok(limited, "31 guesses in a minute were all answered");
+          assert.equal(limited.body.code, "rate_limited");
+          assert.ok(Number(limited.headers.get("Retry-After")) >= 1);
+        });
+
         await t.step("the ledger explains every balance", async () => {
           const audit = await ledgerMismatches(db);
           assert.deepEqual(audit.mismatches, []);

@@ -82,6 +82,8 @@ export interface ProviderEvent {
   id: string;
   type: string;
   objectId: string;
+  /** The object's metadata (our checkouts carry user_id). */
+  metadata: Record<string, string>;
 }
 
 export interface PaymentProvider {

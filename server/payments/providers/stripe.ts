@@ -232,8 +232,8 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       } catch (error) {
         throw new WebhookSignatureError(error instanceof Error ? error.message : "Invalid signature");
       }
-      const object = event.data.object as { id?: string };
-      return { id: event.id, type: event.type, objectId: object.id ?? "" };
+      const object = event.data.object as { id?: string; metadata?: Record<string, string> | null };
+      return { id: event.id, type: event.type, objectId: object.id ?? "", metadata: object.metadata ?? {} };
     },
   };
 }
