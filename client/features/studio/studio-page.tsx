@@ -105,6 +105,11 @@ export default function StudioPage(props: StudioPageProps) {
   const payloadKey = payload ? JSON.stringify(previewBody(payload)) : null;
   // The result belongs to the choices it was generated from; other choices show their preview.
   const [generatedKey, setGeneratedKey] = useState<string | null>(() => payloadKey);
+  // A result kept from before a reload belongs to the choices restored with it (the catalogue
+  // arrives after the first render, so the key is known only then).
+  useEffect(() => {
+    if (gen.result && generatedKey === null && payloadKey !== null) setGeneratedKey(payloadKey);
+  }, [gen.result, generatedKey, payloadKey]);
   const showPreview = preview.kind !== "idle" && (!gen.result || payloadKey !== generatedKey);
 
   // Phones: the result takes the screen as soon as a generation starts.
