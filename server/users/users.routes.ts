@@ -12,6 +12,7 @@ import { clientIp } from "../http/client-ip.ts";
 import { AppError } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { requireJson } from "../http/require-json.ts";
+import { authRateLimitStore, authRateRules } from "../auth/auth.routes.ts";
 import { validate } from "../http/validate.ts";
 import {
   FILE_TOO_LARGE,
@@ -49,8 +50,8 @@ export function usersRoutes(
 ) {
   const requireAuth = authMiddleware(deps, "required");
   const account: AccountDeps = { ...deps, subscriptions: deps.subscriptions ?? subscriptionPort(deps) };
-  // Guessing the current password is guessing a password: the same budget as login.
-  const passwordLimiter = new RateLimiter(deps.config.authRateLimitPerMinute);
+  // Guessing the current password is guessing a password: the same rules and store as login.
+  const passwordLimits = authRateLimitStore(deps);
   const imageLimiter = new RateLimiter(UPLOADS_PER_MINUTE);
 
   return new Hono<AuthEnv>()
@@ -101,14 +102,12 @@ export function usersRoutes(
     .post(
       "/users/change-password",
       requireAuth,
-      (c, next) => {
-        passwordLimiter.hit([
-          `change-password:ip:${clientIp(c, deps.config.trustProxy)}`,
-          `change-password:user:${caller(c).user.id}`,
-        ]);
-        return next();
+      requireJson, // before counting: a wrong Content-Type is not an attempt
+      async (c, next) => {
+        const ip = clientIp(c, deps.config.trustProxy);
+        await passwordLimits.hit(authRateRules("change-password", ip, caller(c).user.email, deps.config));
+        await next();
       },
-      requireJson,
       validate("json", changePasswordSchema),
       async (c) => {
         return c.json(await changePassword(deps, caller(c), c.req.valid("json")));

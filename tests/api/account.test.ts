@@ -181,11 +181,12 @@ for (const backend of backends()) {
         await t.step("change password is rate-limited like login", async () => {
           const me = await register(ctx);
           const statuses: number[] = [];
+          const address = nextIp();
           for (let i = 0; i < 10; i++) {
             const res = await ctx.call("POST", "/api/users/change-password", {
               token: me.access_token,
               body: { current_password: `Guess-${i}-A1!`, new_password: NEW_PASSWORD },
-              headers: { "X-Forwarded-For": nextIp() }, // a new address each time: the per-user key still counts
+              headers: { "X-Forwarded-For": address }, // one attacker: the (address, account) budget
             });
             statuses.push(res.status);
             if (res.status === 429) {
@@ -194,6 +195,13 @@ for (const backend of backends()) {
             }
           }
           assert.deepEqual(statuses, [...Array(8).fill(400), 429, 429]);
+          // The account's owner at another address is not locked out by it.
+          const owner = await ctx.call("POST", "/api/users/change-password", {
+            token: me.access_token,
+            body: { current_password: PASSWORD, new_password: NEW_PASSWORD },
+            headers: { "X-Forwarded-For": nextIp() },
+          });
+          assert.equal(owner.status, 200);
         });
 
         await t.step("data export: an attachment with exactly this user's data", async () => {

@@ -1,0 +1,480 @@
+/**
+ * The dashboard in real Chromium against the real server (main.ts, PGlite,
+ * the local image model): access rule, every tab (deep links, back button,
+ * screenshots at phone and desktop size), profile editing, password change,
+ * data export, history (downloads, a processing item completing by itself)
+ * and account deletion. Each test makes its own account through the API.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "playwright-core";
+import { PHONE, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
+import { expectNoSeriousAxeViolations } from "./axe.ts";
+import {
+  createSuite,
+  opts,
+  PASSWORD,
+  signInWithTokens,
+  toast,
+  toastText,
+  type Tokens,
+  uniqueEmail,
+  uploadViaApi,
+} from "./harness.ts";
+
+const { setup, teardown } = createSuite({ WELCOME_CREDITS: "20", AUTH_RATE_LIMIT_PER_MINUTE: "200" });
+
+interface Account extends Tokens {
+  email: string;
+  user: { id: string; email: string; full_name: string; credits: number };
+}
+
+async function register(base: string, name: string): Promise<Account> {
+  const email = uniqueEmail("dash");
+  const res = await fetch(`${base}/api/auth/register`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password: PASSWORD, full_name: name }),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return { email, ...await res.json() };
+}
+
+async function generate(base: string, token: string, photoId: string, body: Record<string, unknown>) {
+  const res = await fetch(`${base}/api/generate`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ photoId, ...body }),
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  return (await res.json() as { generationId: string }).generationId;
+}
+
+/** Polls the API until the generation has finished (bounded). */
+async function waitFinished(base: string, token: string, id: string, timeoutMs = 90_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${base}/api/generation/${id}/status`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const body = await res.json();
+    if (body.status === "completed" || body.status === "failed") return body.status as string;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`generation ${id} did not finish in ${timeoutMs} ms`);
+}
+
+const LOOK = {
+  lips: "classic-red-matte",
+  eyeshadow: "champagne",
+  cheeks: "soft-peach",
+  extras: "highlighter",
+};
+
+async function openDashboard(page: Page, tab?: string) {
+  await page.goto(tab ? `/dashboard?tab=${tab}` : "/dashboard");
+  await page.getByRole("heading", { name: /^Welcome back, / }).waitFor();
+}
+
+const tabButton = (page: Page, name: string) => page.getByRole("tab", { name, exact: true });
+
+async function expectTab(page: Page, name: string) {
+  await page.waitForFunction(
+    (n) =>
+      [...document.querySelectorAll('[role="tab"]')].some((t) =>
+        t.textContent === n && t.getAttribute("aria-selected") === "true"
+      ),
+    name,
+  );
+}
+
+Deno.test(
+  "[browser] dashboard: access rule, stats, every tab, deep links and the back button",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      // Signed out.
+      await page.goto("/dashboard");
+      await page.getByRole("heading", { name: "Access Denied" }).waitFor();
+      await page.getByText("Please log in to access your dashboard.").waitFor();
+      await screenshots(page, "dashboard-access-denied");
+      await page.getByRole("button", { name: "Go to Home" }).click();
+      await page.waitForURL((u) => u.pathname === "/");
+
+      // A known history: one completed makeup look.
+      const me = await register(server.url, "Grace Hopper");
+      const photoId = await uploadViaApi(server.url, me.access_token, portrait);
+      const id = await generate(server.url, me.access_token, photoId, {
+        studioType: "makeup",
+        options: LOOK,
+      });
+      assert.equal(await waitFinished(server.url, me.access_token, id), "completed");
+      await signInWithTokens(page, me);
+
+      await openDashboard(page);
+      await page.getByRole("heading", { name: "Welcome back, Grace Hopper!" }).waitFor();
+      await page.getByRole("button", { name: "Back to Home" }).waitFor();
+      await page.getByRole("button", { name: "Create Avatar" }).first().waitFor();
+      await expectTab(page, "Profile");
+      const cards = page.getByTestId("stat-card");
+      assert.equal(await cards.count(), 4);
+      await cards.filter({ hasText: "Total Generations" }).filter({ hasText: "1 completed" }).waitFor();
+      await cards.filter({ hasText: "Available Credits" }).filter({ hasText: String(me.user.credits - 2) })
+        .waitFor();
+      await cards.filter({ hasText: "Favorite Styles" }).filter({ hasText: "Champagne Shimmer" }).waitFor();
+      await cards.filter({ hasText: "Profile Complete" }).filter({ hasText: "0%" }).waitFor();
+      await page.getByRole("button", { name: "Save Changes" }).waitFor();
+      await screenshots(page, "dashboard-profile");
+      await expectNoSeriousAxeViolations(page, "dashboard profile tab");
+
+      // Each tab changes the URL; the back button walks back through them.
+      await tabButton(page, "Subscription").click();
+      await page.waitForURL(/tab=subscription/);
+      await page.getByRole("heading", { name: "Current Subscription" }).waitFor();
+      await page.getByTestId("current-plan").filter({ hasText: "none" }).waitFor();
+      await page.getByTestId("subscription-status").filter({ hasText: "inactive" }).waitFor();
+      await page.getByRole("heading", { name: "Available Plans" }).waitFor();
+      await page.getByTestId("plan-card").nth(2).waitFor();
+      assert.equal(await page.getByTestId("plan-card").count(), 3);
+      await screenshots(page, "dashboard-subscription");
+      await expectNoSeriousAxeViolations(page, "dashboard subscription tab");
+      await page.getByTestId("plan-card").filter({
+        has: page.getByRole("heading", { name: "PRO", exact: true }),
+      }).getByRole("button", { name: "Upgrade" })
+        .click();
+      const dialog = page.getByRole("dialog", { name: "Choose Your Plan" });
+      await dialog.waitFor();
+      await screenshots(page, "dashboard-upgrade-dialog");
+      await page.keyboard.press("Escape");
+      await dialog.waitFor({ state: "detached" });
+
+      await tabButton(page, "History").click();
+      await page.waitForURL(/tab=history/);
+      const item = page.getByTestId("history-item").first();
+      await item.waitFor();
+      assert.equal(await item.getAttribute("data-id"), id);
+      await item.getByTestId("history-status").filter({ hasText: "completed" }).waitFor();
+      await item.getByText("+1 more").waitFor();
+      await item.getByTestId("history-credits").filter({ hasText: "2 credits" }).waitFor();
+      await waitForImageLoaded(page, '[data-testid="history-item"] img');
+      await screenshots(page, "dashboard-history");
+      await expectNoSeriousAxeViolations(page, "dashboard history tab");
+
+      await tabButton(page, "Settings").click();
+      await page.waitForURL(/tab=settings/);
+      await page.getByRole("heading", { name: "Change Password" }).waitFor();
+      await page.getByRole("heading", { name: "Account Information" }).waitFor();
+      await page.getByText(me.email).first().waitFor();
+      await page.getByText("Active", { exact: true }).waitFor();
+      await page.getByText("Pending", { exact: true }).waitFor();
+      await screenshots(page, "dashboard-settings");
+      await expectNoSeriousAxeViolations(page, "dashboard settings tab");
+
+      await page.goBack();
+      await page.waitForURL(/tab=history/);
+      await expectTab(page, "History");
+      await page.goBack();
+      await page.waitForURL(/tab=subscription/);
+      await expectTab(page, "Subscription");
+
+      // A deep link opens its tab directly; an unknown tab falls back to Profile.
+      await openDashboard(page, "history");
+      await expectTab(page, "History");
+      await page.getByTestId("history-item").first().waitFor();
+      await openDashboard(page, "nonsense");
+      await expectTab(page, "Profile");
+
+      // Open the result in the result view.
+      await openDashboard(page, "history");
+      await page.getByTestId("history-item").first().getByRole("button", { name: "View" }).click();
+      await waitForImageLoaded(page, '[data-testid="result-viewer-image"]');
+      await page.keyboard.press("Escape");
+    });
+  },
+);
+
+Deno.test(
+  "[browser] dashboard: empty history, then editing the profile and the picture on a phone",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    const me = await register(server.url, "Katherine Johnson");
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await signInWithTokens(page, me);
+      await openDashboard(page, "history");
+      await page.getByRole("heading", { name: "No Generations Yet" }).waitFor();
+      await screenshots(page, "dashboard-history-empty");
+
+      await tabButton(page, "Profile").click();
+      const form = page.getByRole("form", { name: "Profile" });
+      await form.getByLabel("First Name").fill("Katherine");
+      await form.getByLabel("Last Name").fill("Johnson");
+      await form.getByLabel("Phone Number").fill("+1 757 555 0100");
+      await form.getByLabel("Date of Birth").fill("1990-08-26");
+      await form.getByLabel("Gender").selectOption("female");
+      await form.getByLabel("Location").fill("Hampton, Virginia");
+      await form.getByLabel("Bio").fill("Computes trajectories.");
+      await form.getByRole("button", { name: "Save Changes" }).click();
+      await toast(page, "Profile Updated").waitFor();
+
+      // The picture: the camera control takes any image file.
+      await page.getByTestId("profile-image-input").setInputFiles(portrait);
+      await toast(page, "Profile Image Updated").waitFor();
+      await waitForImageLoaded(page, 'img[data-testid="profile-avatar"]');
+      const size = await page.locator('img[data-testid="profile-avatar"]').evaluate((img) => [
+        (img as HTMLImageElement).naturalWidth,
+        (img as HTMLImageElement).naturalHeight,
+      ]);
+      assert.deepEqual(size, [512, 512]);
+      await page.getByTestId("stat-card").filter({ hasText: "Profile Complete" }).filter({ hasText: "100%" })
+        .waitFor();
+      await screenshots(page, "dashboard-profile-filled");
+
+      // Saved on the server: a reload shows the same values.
+      await page.reload();
+      await page.getByRole("heading", { name: /^Welcome back/ }).waitFor();
+      await page.waitForFunction(() =>
+        (document.querySelector('input[name="first_name"]') as HTMLInputElement | null)?.value === "Katherine"
+      );
+      assert.equal(await form.getByLabel("Date of Birth").inputValue(), "1990-08-26");
+      assert.equal(await form.getByLabel("Gender").inputValue(), "female");
+      assert.equal(await form.getByLabel("Bio").inputValue(), "Computes trajectories.");
+
+      // A refused value shows the server's detail.
+      g.allow(/status of 422/);
+      await form.getByLabel("Date of Birth").fill("2020-01-01");
+      await form.getByRole("button", { name: "Save Changes" }).click();
+      await toast(page, "Update Failed").waitFor();
+      await toastText(page, "date_of_birth must give an age between 13 and 120").waitFor();
+    }, { viewport: PHONE, isMobile: true, hasTouch: true });
+  },
+);
+
+Deno.test("[browser] dashboard: change the password, then sign in with the new one", opts, async () => {
+  const { server, browser } = await setup();
+  const me = await register(server.url, "Alan Turing");
+  const NEW = "Enigma!1912x";
+  await withPage(browser, server.url, async (g) => {
+    const { page } = g;
+    await signInWithTokens(page, me);
+    await openDashboard(page, "settings");
+    const submit = page.getByRole("button", { name: "Update Password" });
+    const current = page.getByLabel("Current Password", { exact: true });
+    const next = page.getByLabel("New Password", { exact: true });
+    const confirm = page.getByLabel("Confirm New Password", { exact: true });
+    assert.equal(await submit.isDisabled(), true);
+    await current.fill(PASSWORD);
+    await next.fill(NEW);
+    assert.equal(await submit.isDisabled(), true, "disabled until all three are filled");
+
+    // Show/hide on each field.
+    assert.equal(await next.getAttribute("type"), "password");
+    await page.getByRole("button", { name: "Show new password" }).click();
+    assert.equal(await next.getAttribute("type"), "text");
+    await page.getByRole("button", { name: "Hide new password" }).click();
+    assert.equal(await next.getAttribute("type"), "password");
+    await page.getByRole("button", { name: "Show current password" }).click();
+    assert.equal(await current.getAttribute("type"), "text");
+
+    await confirm.fill("Different!1");
+    await submit.click();
+    await toast(page, "Password Mismatch").waitFor();
+    await toastText(page, "New passwords do not match.").waitFor();
+    await next.fill("Ab1!");
+    await confirm.fill("Ab1!");
+    await submit.click();
+    await toast(page, "Password Too Short").waitFor();
+    await toastText(page, "Password must be at least 8 characters long.").waitFor();
+
+    g.allow(/status of 400/);
+    await current.fill("Not-the-password1!");
+    await next.fill(NEW);
+    await confirm.fill(NEW);
+    await submit.click();
+    await toast(page, "Password Change Failed").waitFor();
+    await toastText(page, "Current password is incorrect").waitFor();
+
+    await current.fill(PASSWORD);
+    await submit.click();
+    await toast(page, "Password Changed").waitFor();
+    await screenshots(page, "dashboard-password-changed");
+    assert.equal(await current.inputValue(), "");
+
+    // Still signed in here; then out, and in again with the new password.
+    await page.reload();
+    await page.getByRole("heading", { name: "Welcome back, Alan Turing!" }).waitFor();
+    await page.getByRole("button", { name: "Logout" }).click();
+    await page.getByRole("button", { name: "Login", exact: true }).click();
+    const dialog = page.getByRole("dialog");
+    g.allow(/status of 401/);
+    await dialog.getByLabel("Email").fill(me.email);
+    await dialog.getByLabel("Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await toast(page, "Login Failed").waitFor();
+    await dialog.getByLabel("Password").fill(NEW);
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await toast(page, "Login Successful").waitFor();
+  });
+});
+
+Deno.test("[browser] dashboard: the data export downloads as JSON with the user's data", opts, async () => {
+  const { server, browser } = await setup();
+  const me = await register(server.url, "Hedy Lamarr");
+  await withPage(browser, server.url, async (g) => {
+    const { page } = g;
+    await signInWithTokens(page, me);
+    await openDashboard(page, "settings");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export My Data" }).click(),
+    ]);
+    const today = new Date().toISOString().slice(0, 10);
+    assert.equal(download.suggestedFilename(), `styletwin-data-export-${today}.json`);
+    const path = await download.path();
+    const text = await Deno.readTextFile(path!);
+    assert.match(text, /\n {2}"account"/, "pretty-printed");
+    const data = JSON.parse(text);
+    assert.equal(data.account.email, me.email);
+    assert.equal(data.account.full_name, "Hedy Lamarr");
+    assert.equal(data.subscription.plan, "none");
+    assert.deepEqual(data.credit_ledger.map((r: { reason: string }) => r.reason), ["welcome"]);
+    await toast(page, "Data Export Complete").waitFor();
+  });
+});
+
+Deno.test(
+  "[browser] dashboard: history downloads, and processing items complete by themselves",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    const me = await register(server.url, "Ada Lovelace");
+    const photoId = await uploadViaApi(server.url, me.access_token, portrait);
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await signInWithTokens(page, me);
+      await openDashboard(page, "history");
+      await page.getByRole("heading", { name: "No Generations Yet" }).waitFor();
+      // Queue three jobs at once: the single worker runs them one after another, so the list
+      // shows them waiting first.
+      const ids: string[] = [];
+      for (const studioType of ["makeup", "hair", "makeup"]) {
+        ids.push(await generate(server.url, me.access_token, photoId, { studioType, options: LOOK }));
+      }
+      await page.reload();
+      await page.getByTestId("history-item").nth(2).waitFor();
+      const newest = page.locator(`[data-testid="history-item"][data-id="${ids[2]}"]`);
+      // Newest first.
+      assert.deepEqual(
+        await page.getByTestId("history-item").evaluateAll((els) =>
+          els.map((e) => e.getAttribute("data-id"))
+        ),
+        [...ids].reverse(),
+      );
+      await newest.getByTestId("history-status").filter({ hasText: "processing" }).waitFor({
+        timeout: 5_000,
+      });
+      const colour = await newest.getByTestId("history-status").evaluate((el) =>
+        getComputedStyle(el).backgroundColor
+      );
+      await screenshots(page, "dashboard-history-processing");
+      // No reload: the list updates itself until every item is completed (green).
+      for (const id of ids) {
+        await page.locator(`[data-testid="history-item"][data-id="${id}"][data-status="completed"]`)
+          .waitFor({ timeout: 90_000 });
+      }
+      // The stat cards follow without a reload.
+      await page.getByTestId("stat-card").filter({ hasText: "Total Generations" }).filter({
+        hasText: "3 completed",
+      })
+        .waitFor();
+      const done = await newest.getByTestId("history-status").evaluate((el) =>
+        getComputedStyle(el).backgroundColor
+      );
+      assert.notEqual(done, colour, "the badge colour changes from processing to completed");
+      await waitForImageLoaded(page, `[data-id="${ids[2]}"] img`);
+      await screenshots(page, "dashboard-history-completed");
+
+      // Download a completed item under its history name.
+      const [download] = await Promise.all([
+        page.waitForEvent("download"),
+        newest.getByRole("button", { name: "Download" }).click(),
+      ]);
+      // styletwin-{studio_type}-{id}, with the extension of what the file really is (png, or jpg/webp by URL).
+      const name = download.suggestedFilename();
+      assert.match(name, new RegExp(`^styletwin-makeup-${ids[2]}\\.(png|jpg|webp)$`));
+      const bytes = await Deno.readFile((await download.path())!);
+      const isPng = bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47;
+      const isJpeg = bytes[0] === 0xff && bytes[1] === 0xd8;
+      assert.ok(
+        name.endsWith(".png") ? isPng : name.endsWith(".jpg") ? isJpeg : true,
+        `${name} holds its format`,
+      );
+
+      // A download the server cannot serve: the spec's failure toast.
+      g.allow(/status of 500|Failed to load resource/);
+      await page.route("**/api/download/**", (route) => route.fulfill({ status: 500, body: "boom" }));
+      await newest.getByRole("button", { name: "Download" }).click();
+      await toastText(page, "Failed to download the image. Please try again.").waitFor();
+      await page.unroute("**/api/download/**");
+    });
+  },
+);
+
+Deno.test("[browser] dashboard: deleting the account (cancel, then confirm) signs out", opts, async () => {
+  const { server, browser, portrait } = await setup();
+  const me = await register(server.url, "Barbara Liskov");
+  const photoId = await uploadViaApi(server.url, me.access_token, portrait);
+  const id = await generate(server.url, me.access_token, photoId, { studioType: "makeup", options: LOOK });
+  await waitFinished(server.url, me.access_token, id);
+  const status = await (await fetch(`${server.url}/api/generation/${id}/status`, {
+    headers: { authorization: `Bearer ${me.access_token}` },
+  })).json();
+  try {
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await signInWithTokens(page, me);
+      await openDashboard(page, "settings");
+      await page.getByRole("button", { name: "Delete Account" }).click();
+      const confirm = page.getByRole("alertdialog");
+      await confirm.getByText("Are you absolutely sure?").waitFor();
+      await screenshots(page, "dashboard-delete-confirm");
+      await confirm.getByRole("button", { name: "Cancel" }).click();
+      await confirm.waitFor({ state: "detached" });
+      // Cancelled: nothing happened.
+      const me1 = await fetch(`${server.url}/api/users/me`, {
+        headers: { authorization: `Bearer ${me.access_token}` },
+      });
+      assert.equal(me1.status, 200);
+
+      await page.getByRole("button", { name: "Delete Account" }).click();
+      await confirm.getByRole("button", { name: "Yes, Delete My Account" }).click();
+      await toast(page, "Account Deactivated").waitFor();
+      await toastText(page, "Your account has been deactivated. You will be logged out.").waitFor();
+      const shownAt = Date.now();
+      // Signed out about 2 s later, on the home page.
+      await page.getByRole("button", { name: "Sign Up" }).waitFor({ timeout: 10_000 });
+      await page.waitForURL((u) => u.pathname === "/");
+      assert.ok(Date.now() - shownAt >= 1500, "the sign-out waits about 2 s");
+      assert.equal(await page.evaluate(() => localStorage.getItem("access_token")), null);
+    });
+    const after = await fetch(`${server.url}/api/users/me`, {
+      headers: { authorization: `Bearer ${me.access_token}` },
+    });
+    assert.equal(after.status, 401);
+    await after.body?.cancel();
+    const image = await fetch(`${server.url}${status.resultUrl}`);
+    assert.equal(image.status, 404);
+    await image.body?.cancel();
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: me.email, password: PASSWORD }),
+    });
+    assert.equal(login.status, 401);
+    await login.body?.cancel();
+  } finally {
+    await teardown();
+  }
+});
