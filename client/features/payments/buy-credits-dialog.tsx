@@ -104,7 +104,7 @@ export function BuyCreditsDialog() {
           </div>
         )}
         {packages.data && (
-          <ul className="grid gap-3 sm:grid-cols-3">
+          <ul className="grid gap-4 sm:grid-cols-3 sm:gap-3">
             {ORDER.map((id) => {
               const pack = packages.data.packages[id];
               if (!pack) return null;
@@ -115,7 +115,7 @@ export function BuyCreditsDialog() {
                 <li
                   key={id}
                   data-testid={`package-${id}`}
-                  className={`relative flex flex-col rounded-3xl border p-5 pt-6 ${
+                  className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
                     highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
                   }`}
                 >
@@ -131,29 +131,31 @@ export function BuyCreditsDialog() {
                       </span>
                     )}
                   </div>
-                  <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
-                  <p className="mt-1 flex items-center gap-2 text-2xl font-extrabold tracking-tight text-ink-900">
-                    <CoinIcon className="size-5 text-brand-600" />
-                    {pack.credits} credits
-                  </p>
-                  <p className="mt-2 flex flex-wrap items-baseline gap-x-2">
-                    {discounted && (
-                      <span className="text-ink-500 line-through" data-testid="old-price">
-                        {pack.price_display}
+                  <div className="min-w-0 flex-1">
+                    <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
+                    <p className="mt-1 flex items-center gap-2 whitespace-nowrap text-xl font-extrabold sm:text-2xl tracking-tight text-ink-900">
+                      <CoinIcon className="size-5 text-brand-600" />
+                      {pack.credits} credits
+                    </p>
+                    <p className="mt-1 flex flex-wrap items-baseline gap-x-2 sm:mt-2">
+                      {discounted && (
+                        <span className="text-ink-500 line-through" data-testid="old-price">
+                          {pack.price_display}
+                        </span>
+                      )}
+                      <span className="text-xl font-bold text-ink-900" data-testid="price">
+                        {discounted ? dollars(finalCents) : pack.price_display}
                       </span>
-                    )}
-                    <span className="text-xl font-bold text-ink-900" data-testid="price">
-                      {discounted ? dollars(finalCents) : pack.price_display}
-                    </span>
-                  </p>
-                  <p className="text-xs text-ink-500">
-                    {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
-                      style: "currency",
-                      currency: "USD",
-                    })} per credit
-                  </p>
+                    </p>
+                    <p className="text-xs text-ink-500">
+                      {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
+                        style: "currency",
+                        currency: "USD",
+                      })} per credit
+                    </p>
+                  </div>
                   <Button
-                    className="mt-4 w-full"
+                    className="shrink-0 sm:mt-4 sm:w-full"
                     variant={highlight ? "primary" : "secondary"}
                     disabled={pending !== null}
                     onClick={() => buy(id)}
