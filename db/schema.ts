@@ -134,6 +134,11 @@ export const generations = pgTable("generations", {
   requestHash: text("request_hash"),
   /** The process (host:pid) whose worker holds the claim; its heartbeat renews lease_until. */
   claimedBy: text("claimed_by"),
+  // Hosted models (migration 0005_hosted_models): what made the result and what it was asked.
+  /** The image model that ran the job (local, gemini, openai, hybrid). */
+  model: text("model"),
+  /** The prompt a hosted model received for the front view (null for the local model). */
+  prompt: text("prompt"),
 }, (t) => [
   // Performance: the history's ORDER BY (created_at DESC, id DESC) read straight off the index.
   index("generations_user_history_idx")

@@ -1,2 +1,2 @@
--- Reserved for hosted image models: prompts, per-angle state (issue 14). Replace this line with the migration's SQL.
-SELECT 1;
+ALTER TABLE "generations" ADD COLUMN "model" text;--> statement-breakpoint
+ALTER TABLE "generations" ADD COLUMN "prompt" text;

@@ -17,6 +17,10 @@ export interface FaceCount {
 
 export interface FaceCounter {
   count(image: Uint8Array): Promise<FaceCount>;
+  /** Starts the worker (if needed) and resolves once the detector has loaded. */
+  ready(): Promise<void>;
+  /** True once the detector has loaded. */
+  loaded(): boolean;
   close(): Promise<void>;
 }
 
@@ -24,6 +28,7 @@ export function createFaceCounter(): FaceCounter {
   let worker: Worker | undefined;
   let ready: Promise<void> | undefined;
   let nextId = 1;
+  let isLoaded = false;
   const waiting = new Map<number, { resolve: (c: FaceCount) => void; reject: (e: Error) => void }>();
 
   const start = () => {
@@ -32,7 +37,10 @@ export function createFaceCounter(): FaceCounter {
     ready = new Promise<void>((resolve, reject) => {
       w.onmessage = (ev: MessageEvent<FaceCheckOut>) => {
         const msg = ev.data;
-        if (msg.type === "ready") return resolve();
+        if (msg.type === "ready") {
+          isLoaded = true;
+          return resolve();
+        }
         if (msg.type === "fatal") {
           const err = new Error(`face detector failed to load: ${msg.message}`);
           for (const p of waiting.values()) p.reject(err);
@@ -60,6 +68,11 @@ export function createFaceCounter(): FaceCounter {
   };
 
   return {
+    async ready() {
+      if (!worker) start();
+      await ready;
+    },
+    loaded: () => isLoaded && !!worker,
     async count(image: Uint8Array): Promise<FaceCount> {
       if (!worker) start();
       await ready;

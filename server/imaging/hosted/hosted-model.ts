@@ -109,6 +109,10 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
   const backoffBase = opts.backoffBaseMs ?? 1000;
   const backoffMax = opts.backoffMaxMs ?? 20_000;
   let health: ModelHealth = { state: "ready" };
+  faces.ready().catch((error) => {
+    health = { state: "failed", detail: `the output face check could not load: ${error.message}` };
+    log.error("hosted image model: the face detector for output checks failed to load", { error });
+  });
   const answered = (state: ModelHealth["state"], detail?: string) => {
     health = { state, ...(detail ? { detail } : {}), lastCallAt: new Date().toISOString() };
   };
@@ -263,7 +267,9 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
     provider,
     capabilities: HOSTED_CAPABILITIES,
     generate,
-    health: () => health,
+    // Jobs wait (health `starting`) until the face detector used by the output check has loaded.
+    health: () => (faces.loaded() || health.state === "failed" ? health : { state: "starting" }),
+    ready: () => faces.ready(),
     close: () => faces.close(),
   };
 }

@@ -94,7 +94,9 @@ export function createHybridModel(
       }
     },
     health: () => hosted.health(),
-    ready: () => local.ready?.() ?? Promise.resolve(),
+    ready: async () => {
+      await Promise.all([hosted.ready?.(), local.ready?.()]);
+    },
     close: async () => {
       await hosted.close();
       await local.close();
