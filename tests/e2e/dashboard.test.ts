@@ -190,6 +190,33 @@ Deno.test(
       await page.getByTestId("history-item").first().getByRole("button", { name: "View" }).click();
       await waitForImageLoaded(page, '[data-testid="result-viewer-image"]');
       await page.keyboard.press("Escape");
+
+      // A 360 item opens its set in the 360° overlay. The local model makes only the front, so
+      // the list answer is given four angles here (distinct URLs of the same stored image).
+      await page.route("**/api/generations?*", async (route) => {
+        const res = await route.fetch();
+        const body = await res.json();
+        const first = body.items[0];
+        first.view360 = true;
+        first.result_urls = Object.fromEntries(
+          ["front", "right", "left", "back"].map((
+            a,
+            i,
+          ) => [a, i === 0 ? first.result_url : `${first.result_url}?${a}`]),
+        );
+        await route.fulfill({ response: res, json: body });
+      });
+      await openDashboard(page, "history");
+      await page.getByTestId("history-item").first().getByRole("button", { name: "360° View" }).click();
+      const overlay = page.getByRole("dialog", { name: "360° View - Final Look" });
+      await overlay.waitFor();
+      for (const label of ["FRONT", "RIGHT", "LEFT", "BACK"]) {
+        await overlay.getByText(label, { exact: true }).first().waitFor();
+      }
+      await screenshots(page, "dashboard-history-360");
+      await page.keyboard.press("Escape");
+      await overlay.waitFor({ state: "detached" });
+      await page.unroute("**/api/generations?*");
     });
   },
 );
