@@ -10,11 +10,8 @@ import { CHROMIUM, HAS_CHROMIUM, openPage, waitForImageLoaded } from "./browser.
 import { writePortrait } from "./fixtures.ts";
 import { PASSWORD, toast, uniqueEmail } from "./harness.ts";
 
-declare global {
-  interface Window {
-    __cspViolations?: string[];
-  }
-}
+/** Where the page collects `securitypolicyviolation` events. */
+type Collector = { __cspViolations?: string[] };
 
 Deno.test({
   name: "[browser] CSP: landing -> sign up -> camera -> upload -> studio -> result with zero violations",
@@ -57,15 +54,15 @@ Deno.test({
       if (/Content Security Policy|Refused to/i.test(msg.text())) consoleViolations.push(msg.text());
     });
     await page.addInitScript(() => {
-      window.__cspViolations = [];
+      (globalThis as Collector).__cspViolations = [];
       document.addEventListener("securitypolicyviolation", (e) => {
-        window.__cspViolations!.push(
+        (globalThis as Collector).__cspViolations!.push(
           `${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`,
         );
       });
     });
     const violations = async () => [
-      ...await page.evaluate(() => window.__cspViolations ?? []),
+      ...await page.evaluate(() => (globalThis as Collector).__cspViolations ?? []),
       ...consoleViolations,
     ];
 
