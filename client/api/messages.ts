@@ -1,13 +1,2 @@
-/** The server's user-facing messages ("Title: description") as toast texts (pure). */
-
-export interface ToastText {
-  title: string;
-  description: string;
-}
-
-/** "File Too Large: Please upload ..." -> { title: "File Too Large", description: "Please upload ..." }. */
-export function toToastText(message: string): ToastText {
-  const i = message.indexOf(": ");
-  if (i < 0) return { title: message, description: "" };
-  return { title: message.slice(0, i), description: message.slice(i + 2) };
-}
+/** Moved to client/lib/toast-text.ts (UI formatting); kept until every importer has moved. */
+export { type ToastText, toToastText } from "../lib/toast-text.ts";

@@ -1,9 +1,6 @@
-/** Photo upload: the spec's client-side checks and POST /api/upload-photo. */
+/** Photo upload: POST /api/upload-photo (the checks and texts the user sees are in lib/photo-rules.ts). */
 import { api } from "./client.ts";
-import { ApiError } from "./http.ts";
 import type { CurrentPhoto, UploadResponse } from "./types.ts";
-import type { ToastText } from "./photo-rules.ts";
-export { MAX_UPLOAD_BYTES, validatePhotoFile } from "./photo-rules.ts";
 
 export async function uploadPhoto(file: File): Promise<CurrentPhoto> {
   const form = new FormData();
@@ -13,12 +10,4 @@ export async function uploadPhoto(file: File): Promise<CurrentPhoto> {
     body: form,
   });
   return { id: res.photoId, url: res.url, name: file.name || "photo.jpg" };
-}
-
-export function uploadErrorText(err: unknown): ToastText {
-  return {
-    title: "Upload Failed",
-    description: (err instanceof ApiError && err.detail) ||
-      "Failed to upload photo",
-  };
 }

@@ -86,5 +86,3 @@ export async function refreshCredits(): Promise<void> {
     await queryClient.invalidateQueries({ queryKey: ME_KEY });
   }
 }
-
-export { formatCredits, isAdminBalance, userLabel } from "./session-format.ts";

@@ -3,7 +3,7 @@
  * rejects with a DOMException whose name says why: the permission was refused, there is no camera,
  * or another app holds it. Every message ends by offering the file picker.
  */
-import type { ToastText } from "../api/messages.ts";
+import type { ToastText } from "./toast-text.ts";
 
 export type CameraFailure = "refused" | "no-camera" | "busy" | "unsupported";
 

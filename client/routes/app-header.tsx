@@ -1,6 +1,7 @@
 /** The header for every screen (spec section 2): brand, credits, account actions. */
 import { Link, useNavigate } from "@tanstack/react-router";
-import { formatCredits, type Session, userLabel } from "../api/session.ts";
+import type { Session } from "../api/session.ts";
+import { formatCredits, userLabel } from "../lib/account-labels.ts";
 import { ADMIN_CREDITS } from "../api/types.ts";
 import { BUY_CREDITS_THRESHOLD } from "../../server/credits/credit-constants.ts";
 import { logout } from "../features/auth/auth-api.ts";

@@ -10,7 +10,7 @@
  * `{ id, label, hex?, description? }`.
  */
 import type { OptionKey, SelectedOptions, StudioType } from "./option-keys.ts";
-import { OPTION_KEYS } from "./option-keys.ts";
+import { OPTION_KEYS, OPTION_LISTS } from "./option-keys.ts";
 
 export interface CatalogEntry {
   id: string;
@@ -776,38 +776,10 @@ type Lists = {
   };
 };
 
-const MAKEUP_LIST: Record<string, keyof Lists["makeup"]> = {
-  lookStyle: "lookStyles",
-  eyeshadow: "eyeshadow",
-  lips: "lips",
-  baseMakeup: "baseMakeup",
-  cheeks: "cheeks",
-  extras: "extras",
-};
-const HAIR_LIST: Record<string, keyof Lists["hair"]> = {
-  hairStyle: "styles",
-  hairLength: "lengths",
-  hairTexture: "textures",
-  hairColor: "colors",
-};
-const BARBER_LIST: Record<string, keyof Lists["barber"]> = {
-  hairStyle: "hairStyles",
-  hairLength: "hairLengths",
-  hairTexture: "hairTextures",
-  hairColor: "hairColors",
-  facialHair: "facialHair",
-  facialHairColor: "facialHairColors",
-};
-const SCENE_LIST: Record<string, keyof Lists["scene"]> = {
-  outfit: "outfits",
-  shoesFootwear: "shoes",
-  pose: "poses",
-  accessories: "accessories",
-  activity: "activities",
-  setting: "settings",
-  cameraLens: "camera",
-  lighting: "lighting",
-};
+const MAKEUP_LIST: Record<string, keyof Lists["makeup"]> = OPTION_LISTS.makeup;
+const HAIR_LIST: Record<string, keyof Lists["hair"]> = OPTION_LISTS.hair;
+const BARBER_LIST: Record<string, keyof Lists["barber"]> = OPTION_LISTS.barber;
+const SCENE_LIST: Record<string, keyof Lists["scene"]> = OPTION_LISTS.scene;
 
 /** The list that validates `key` for `studio`. */
 export function optionList(

@@ -54,3 +54,63 @@ export const DEFAULT_INTENSITY = 60;
 /** Output size: 9:16. */
 export const OUTPUT_WIDTH = 1080;
 export const OUTPUT_HEIGHT = 1920;
+
+/**
+ * Which catalogue list serves each option key, per section of GET /api/styling-options (hair and
+ * barber share keys but not lists), in the order the studio shows the groups. The server validates
+ * a choice against the same list the studio offers it from.
+ */
+export const OPTION_LISTS = {
+  makeup: {
+    lookStyle: "lookStyles",
+    eyeshadow: "eyeshadow",
+    lips: "lips",
+    baseMakeup: "baseMakeup",
+    cheeks: "cheeks",
+    extras: "extras",
+  },
+  hair: { hairStyle: "styles", hairLength: "lengths", hairTexture: "textures", hairColor: "colors" },
+  barber: {
+    hairStyle: "hairStyles",
+    hairLength: "hairLengths",
+    hairTexture: "hairTextures",
+    hairColor: "hairColors",
+    facialHair: "facialHair",
+    facialHairColor: "facialHairColors",
+  },
+  scene: {
+    outfit: "outfits",
+    shoesFootwear: "shoes",
+    pose: "poses",
+    accessories: "accessories",
+    activity: "activities",
+    setting: "settings",
+    cameraLens: "camera",
+    lighting: "lighting",
+  },
+} as const;
+export type OptionSection = keyof typeof OPTION_LISTS;
+
+/** The display name of each option key (the studio's group titles). */
+export const OPTION_TITLES: Record<OptionKey, string> = {
+  lookStyle: "Look Style",
+  eyeshadow: "Eyeshadow",
+  lips: "Lips",
+  baseMakeup: "Base Makeup",
+  cheeks: "Cheeks",
+  extras: "Extras",
+  hairStyle: "Hair Style",
+  hairLength: "Hair Length",
+  hairTexture: "Hair Texture",
+  hairColor: "Hair Color",
+  facialHair: "Facial Hair",
+  facialHairColor: "Facial Hair Color",
+  outfit: "Outfit",
+  shoesFootwear: "Shoes & Footwear",
+  pose: "Pose",
+  accessories: "Accessories",
+  activity: "Activity",
+  setting: "Setting",
+  cameraLens: "Camera Lens",
+  lighting: "Lighting",
+};

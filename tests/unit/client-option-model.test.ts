@@ -16,7 +16,7 @@ import {
   view360UnavailableReason,
 } from "../../client/features/studio/model-availability.ts";
 import { downloadName, toDownloadUrl } from "../../client/lib/download.ts";
-import { formatCredits, userLabel } from "../../client/api/session-format.ts";
+import { formatCredits, userLabel } from "../../client/lib/account-labels.ts";
 
 const e = (...ids: string[]) => ids.map((id) => ({ id, label: id.toUpperCase() }));
 const catalog = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { clearFieldError, validateLogin, validateRegister } from "../../client/features/auth/validation.ts";
-import { validatePhotoFile } from "../../client/api/photo-rules.ts";
+import { validatePhotoFile } from "../../client/lib/photo-rules.ts";
 
 const good = {
   full_name: "Ada Lovelace",

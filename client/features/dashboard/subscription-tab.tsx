@@ -5,7 +5,7 @@
  */
 import { type ReactNode, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
-import { formatCredits } from "../../api/session.ts";
+import { formatCredits } from "../../lib/account-labels.ts";
 import { Button } from "../../ui/button.tsx";
 import { CheckIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";

@@ -1,6 +1,7 @@
 /** Landing page (home): hero and the Provide Photo(s) card. */
 import { type DragEvent, type ReactNode, useCallback, useRef, useState } from "react";
-import { uploadErrorText, uploadPhoto, validatePhotoFile } from "../../api/photos.ts";
+import { uploadPhoto } from "../../api/photos.ts";
+import { uploadErrorText, validatePhotoFile } from "../../lib/photo-rules.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
 import { CameraIcon, SparklesIcon, UploadIcon } from "../../ui/icons.tsx";

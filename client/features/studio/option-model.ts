@@ -7,7 +7,10 @@ import {
   type Intensity,
   MAKEUP_CATEGORIES,
   OPTION_KEYS,
+  OPTION_LISTS,
+  OPTION_TITLES,
   type OptionKey,
+  type OptionSection,
   type SelectedOptions,
   type StudioType,
 } from "../../../server/styling/option-keys.ts";
@@ -19,57 +22,33 @@ import {
   view360UnavailableReason,
 } from "./model-availability.ts";
 
-export type Section = "makeup" | "hair" | "barber" | "scene";
+export type Section = OptionSection;
 
 export interface GroupDef {
   key: OptionKey;
   section: Section;
+  /** The catalogue list in GET /api/styling-options that offers this key's choices. */
   list: string;
   title: string;
 }
 
-const g = (
-  key: OptionKey,
-  section: Section,
-  list: string,
-  title: string,
-): GroupDef => ({ key, section, list, title });
+/** The groups of one section, in the order the server lists them, titled as the server names them. */
+function groupsOf(section: Section): GroupDef[] {
+  return (Object.entries(OPTION_LISTS[section]) as [OptionKey, string][]).map(([key, list]) => ({
+    key,
+    section,
+    list,
+    title: OPTION_TITLES[key],
+  }));
+}
 
 export const STUDIO_GROUPS: Record<StudioType, GroupDef[]> = {
-  makeup: [
-    g("lookStyle", "makeup", "lookStyles", "Look Style"),
-    g("eyeshadow", "makeup", "eyeshadow", "Eyeshadow"),
-    g("lips", "makeup", "lips", "Lips"),
-    g("baseMakeup", "makeup", "baseMakeup", "Base Makeup"),
-    g("cheeks", "makeup", "cheeks", "Cheeks"),
-    g("extras", "makeup", "extras", "Extras"),
-  ],
-  hair: [
-    g("hairStyle", "hair", "styles", "Hair Style"),
-    g("hairLength", "hair", "lengths", "Hair Length"),
-    g("hairTexture", "hair", "textures", "Hair Texture"),
-    g("hairColor", "hair", "colors", "Hair Color"),
-  ],
-  barber: [
-    g("hairStyle", "barber", "hairStyles", "Hair Style"),
-    g("hairLength", "barber", "hairLengths", "Hair Length"),
-    g("hairTexture", "barber", "hairTextures", "Hair Texture"),
-    g("hairColor", "barber", "hairColors", "Hair Color"),
-    g("facialHair", "barber", "facialHair", "Facial Hair"),
-    g("facialHairColor", "barber", "facialHairColors", "Facial Hair Color"),
-  ],
+  makeup: groupsOf("makeup"),
+  hair: groupsOf("hair"),
+  barber: groupsOf("barber"),
 };
 
-export const SCENE_GROUPS: GroupDef[] = [
-  g("outfit", "scene", "outfits", "Outfit"),
-  g("shoesFootwear", "scene", "shoes", "Shoes & Footwear"),
-  g("pose", "scene", "poses", "Pose"),
-  g("accessories", "scene", "accessories", "Accessories"),
-  g("activity", "scene", "activities", "Activity"),
-  g("setting", "scene", "settings", "Setting"),
-  g("cameraLens", "scene", "camera", "Camera Lens"),
-  g("lighting", "scene", "lighting", "Lighting"),
-];
+export const SCENE_GROUPS: GroupDef[] = groupsOf("scene");
 
 export const STUDIO_LABELS: Record<
   StudioType,

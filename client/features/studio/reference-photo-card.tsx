@@ -1,6 +1,7 @@
 /** Reference photo card: thumbnail, remove, Change Photos / Upload Photos, count text. */
 import { useRef, useState } from "react";
-import { uploadErrorText, uploadPhoto, validatePhotoFile } from "../../api/photos.ts";
+import { uploadPhoto } from "../../api/photos.ts";
+import { uploadErrorText, validatePhotoFile } from "../../lib/photo-rules.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
 import { UploadIcon, UserIcon, XIcon } from "../../ui/icons.tsx";

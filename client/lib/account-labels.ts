@@ -1,5 +1,5 @@
-/** Header texts (pure). */
-import { ADMIN_CREDITS, type PublicUser } from "./types.ts";
+/** How an account is shown in the header and the dashboard: credits pill text, user label (pure). */
+import { ADMIN_CREDITS, type PublicUser } from "../api/types.ts";
 
 export function isAdminBalance(credits: number | undefined | null): boolean {
   return credits === ADMIN_CREDITS;
