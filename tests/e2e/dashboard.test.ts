@@ -416,6 +416,13 @@ Deno.test(
         hasText: "3 completed",
       })
         .waitFor();
+      // The status filter asks the server for one status only.
+      await page.getByRole("button", { name: "Failed", exact: true }).click();
+      await page.getByText("No failed generations.").waitFor();
+      await page.getByRole("button", { name: "Completed", exact: true }).click();
+      await page.getByTestId("history-item").nth(2).waitFor();
+      assert.equal(await page.locator('[data-testid="history-item"][data-status="completed"]').count(), 3);
+      await page.getByRole("button", { name: "All", exact: true }).click();
       const done = await newest.getByTestId("history-status").evaluate((el) =>
         getComputedStyle(el).backgroundColor
       );

@@ -71,14 +71,23 @@ export function isPending(item: Pick<HistoryItem, "status">): boolean {
   return item.status === "queued" || item.status === "processing";
 }
 
-export function useHistory(enabled = true) {
+/** The History tab's filter: every item, or one status (queued counts as processing). */
+export type HistoryFilter = "all" | "completed" | "processing" | "failed";
+const FILTER_STATUSES: Record<Exclude<HistoryFilter, "all">, string> = {
+  completed: "completed",
+  processing: "queued,processing",
+  failed: "failed",
+};
+
+export function useHistory(filter: HistoryFilter = "all", enabled = true) {
   return useInfiniteQuery({
-    queryKey: HISTORY_KEY,
+    queryKey: [...HISTORY_KEY, filter],
     enabled,
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => {
       const params = new URLSearchParams({ limit: String(HISTORY_PAGE_SIZE) });
       if (pageParam) params.set("cursor", pageParam);
+      if (filter !== "all") params.set("status", FILTER_STATUSES[filter]);
       return api.json<HistoryPage>(`/api/generations?${params}`);
     },
     getNextPageParam: (last) => last.next_cursor,

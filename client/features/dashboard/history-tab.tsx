@@ -9,7 +9,7 @@ import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { ME_KEY, queryClient } from "../../api/client.ts";
-import { type HistoryItem, isPending, STATS_KEY, useHistory } from "./dashboard-api.ts";
+import { type HistoryFilter, type HistoryItem, isPending, STATS_KEY, useHistory } from "./dashboard-api.ts";
 
 export const STUDIO_LABELS: Record<HistoryItem["studio_type"], string> = {
   makeup: "Glam Studio",
@@ -151,8 +151,49 @@ function Item({ item, onOpen }: { item: HistoryItem; onOpen(item: HistoryItem): 
   );
 }
 
+const FILTERS: { value: HistoryFilter; label: string }[] = [
+  { value: "all", label: "All" },
+  { value: "completed", label: "Completed" },
+  { value: "processing", label: "Processing" },
+  { value: "failed", label: "Failed" },
+];
+
+function FilterBar({ value, onChange }: { value: HistoryFilter; onChange(v: HistoryFilter): void }) {
+  return (
+    <div role="group" aria-label="Show generations" className="mb-4 flex flex-wrap gap-2">
+      {FILTERS.map((f) => (
+        <button
+          key={f.value}
+          type="button"
+          aria-pressed={value === f.value}
+          onClick={() => onChange(f.value)}
+          className={`h-8 rounded-full px-3 text-xs font-semibold ring-1 transition sm:h-9 sm:px-4 sm:text-sm ${
+            value === f.value
+              ? "bg-ink-900 text-white ring-ink-900"
+              : "bg-white text-ink-700 ring-ink-200 hover:ring-ink-300"
+          }`}
+        >
+          {f.label}
+        </button>
+      ))}
+    </div>
+  );
+}
+
 export function HistoryTab({ onOpen, onCreate }: { onOpen(item: HistoryItem): void; onCreate(): void }) {
-  const history = useHistory();
+  const [filter, setFilter] = useState<HistoryFilter>("all");
+  return (
+    <div>
+      <FilterBar value={filter} onChange={setFilter} />
+      <HistoryList filter={filter} onOpen={onOpen} onCreate={onCreate} />
+    </div>
+  );
+}
+
+function HistoryList(
+  { filter, onOpen, onCreate }: { filter: HistoryFilter; onOpen(item: HistoryItem): void; onCreate(): void },
+) {
+  const history = useHistory(filter);
   const sentinel = useRef<HTMLDivElement>(null);
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = history;
   const pendingCount = history.data?.pages.reduce((n, p) => n + p.items.filter(isPending).length, 0) ?? 0;
@@ -195,6 +236,13 @@ export function HistoryTab({ onOpen, onCreate }: { onOpen(item: HistoryItem): vo
     );
   }
   const items = history.data.pages.flatMap((p) => p.items);
+  if (items.length === 0 && filter !== "all") {
+    return (
+      <p className="rounded-3xl border border-dashed border-ink-200 bg-white p-8 text-center text-ink-600">
+        No {filter} generations.
+      </p>
+    );
+  }
   if (items.length === 0) {
     return (
       <div className="rounded-3xl border border-dashed border-ink-200 bg-white p-10 text-center">
