@@ -5,10 +5,10 @@ import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
 import { clientIp } from "../http/client-ip.ts";
-import { DbRateLimitStore } from "../http/db-rate-limit-store.ts";
+import { sharedRateLimitStore } from "../http/db-rate-limit-store.ts";
 import { AppError } from "../http/errors.ts";
 import { requireJson } from "../http/require-json.ts";
-import { MemoryRateLimitStore, type RateLimitStore, type RateRule } from "../http/rate-limit.ts";
+import type { RateLimitStore, RateRule } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import { loginSchema, logoutSchema, refreshSchema, registerSchema } from "./auth.schemas.ts";
 import * as auth from "./auth.service.ts";
@@ -55,7 +55,7 @@ export function authRateRules(
 
 /** Shared across processes when they share Postgres; in memory for the single-process default. */
 export function authRateLimitStore(deps: AuthDeps): RateLimitStore {
-  return deps.config.databaseUrl ? new DbRateLimitStore(deps.db) : new MemoryRateLimitStore();
+  return sharedRateLimitStore(deps);
 }
 
 export function authRoutes(deps: AuthDeps) {

@@ -10,7 +10,7 @@
 import { lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { rateLimits } from "../../db/schema.ts";
-import { type RateLimitStore, type RateRule, tooMany } from "./rate-limit.ts";
+import { MemoryRateLimitStore, type RateLimitStore, type RateRule, tooMany } from "./rate-limit.ts";
 
 export class DbRateLimitStore implements RateLimitStore {
   constructor(private readonly db: DbOrTx) {}
@@ -34,6 +34,16 @@ export class DbRateLimitStore implements RateLimitStore {
       if (row.count > rule.limit) throw tooMany(row.resetAt.getTime() - now);
     }
   }
+}
+
+/**
+ * The store for limits that must hold across processes: the database when DATABASE_URL is set
+ * (several processes may share it), process memory otherwise (PGlite is one process's).
+ */
+export function sharedRateLimitStore(
+  deps: { db: DbOrTx; config: { databaseUrl: string | undefined } },
+): RateLimitStore {
+  return deps.config.databaseUrl ? new DbRateLimitStore(deps.db) : new MemoryRateLimitStore();
 }
 
 /** Deletes windows that have ended; returns how many. */
