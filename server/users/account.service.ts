@@ -3,6 +3,7 @@
  * export and account deletion.
  */
 import type { Db } from "../../db/client.ts";
+import { COMMON_PASSWORD_MESSAGE, isCommonPassword } from "../auth/common-passwords.ts";
 import { hashPassword, verifyPassword } from "../auth/password.ts";
 import { revokeAllSessions, revokeOtherSessions } from "../auth/session-revocation.ts";
 import type { Config } from "../config.ts";
@@ -60,6 +61,10 @@ export async function changePassword(
   }
   if (input.new_password === input.current_password) {
     throw new AppError(422, SAME_PASSWORD, { code: "same_password" });
+  }
+  // The registration rules: the schema checked the pattern, this the common-password list.
+  if (isCommonPassword(input.new_password)) {
+    throw new AppError(422, COMMON_PASSWORD_MESSAGE, { code: "password_too_common" });
   }
   // Hash before the transaction: never hold a transaction across slow work.
   const passwordHash = await hashPassword(input.new_password);

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { eq } from "drizzle-orm";
 import { creditLedger, generations, photos, profiles, subscriptions, users } from "../../db/schema.ts";
 import { MESSAGES } from "../../server/auth/auth.schemas.ts";
+import { COMMON_PASSWORD_MESSAGE } from "../../server/auth/common-passwords.ts";
 import { SAME_PASSWORD, WRONG_CURRENT_PASSWORD } from "../../server/users/users.schemas.ts";
 import { cropFace, DARK_HAIR } from "../imaging/fixtures.ts";
 import { backends } from "../helpers/backends.ts";
@@ -128,6 +129,9 @@ for (const backend of backends()) {
             assert.equal(weak.status, 422, new_password);
             assert.equal(weak.body.detail, detail, new_password);
           }
+          const common = await cp({ current_password: PASSWORD, new_password: "Password1!" });
+          assert.equal(common.status, 422);
+          assert.equal(common.body.detail, COMMON_PASSWORD_MESSAGE);
           const same = await cp({ current_password: PASSWORD, new_password: PASSWORD });
           assert.equal(same.status, 422);
           assert.equal(same.body.detail, SAME_PASSWORD);
