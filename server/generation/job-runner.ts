@@ -252,6 +252,7 @@ export class JobRunner {
           results: { ...results },
           ...(angle === "front" ? { model: model.name, prompt: out.prompt ?? null } : {}),
         });
+        if (angles.length > 1) generationChanged(job.id); // open status streams show the new angle now
       }
       if (missing.length > 0) notes.add(partialSetNote(missing));
       if (job.view360 && angles.length < ANGLES.length) {

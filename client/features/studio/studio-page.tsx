@@ -200,8 +200,19 @@ export default function StudioPage(props: StudioPageProps) {
     />
   );
 
+  // A 360 set from a hosted model: open the grid when its first angle arrives and let it fill.
+  const running360 = !!gen.progress360;
+  useEffect(() => {
+    if (running360) setOpen360(true);
+  }, [running360]);
   const overlay = (
-    <View360Overlay open={open360} onOpenChange={setOpen360} images={gen.result?.images ?? []} />
+    <View360Overlay
+      open={open360}
+      onOpenChange={setOpen360}
+      images={gen.progress360 ?? gen.result?.images ?? []}
+      generating={running360}
+      notes={gen.progress360 ? [] : gen.result?.notes}
+    />
   );
 
   if (phone) {

@@ -87,6 +87,8 @@ export function useGeneration(opts: UseGenerationOptions) {
     return r && r.photoId === photoId ? r : null;
   });
   const [problem, setProblem] = useState<GenerationProblem | null>(null);
+  /** A 360 set while it runs: its angles' URLs in grid order as they arrive ("" = not ready yet). */
+  const [progress360, setProgress360] = useState<string[] | null>(null);
   const abortRef = useRef<AbortController | null>(null);
 
   const setResult = useCallback((r: GenerationResult | null) => {
@@ -124,8 +126,16 @@ export function useGeneration(opts: UseGenerationOptions) {
       fetchStatus: () => api.json<StatusResponse>(`${base}/status`),
       sleep: abortableSleep(ctrl.signal),
       signal: ctrl.signal,
+      // Hosted models store a 360 set's angles as they complete: the grid fills angle by angle.
+      onStatus: (s) => {
+        const urls = s.resultUrls ?? {};
+        if (pending.view360 && s.status === "processing" && Object.keys(urls).length > 0) {
+          setProgress360((["front", "right", "left", "back"] as const).map((a) => urls[a] ?? ""));
+        }
+      },
     });
     if (outcome.kind === "aborted") return; // left the studio: the pending id stays stored
+    setProgress360(null);
     setGenerating(false);
     if (outcome.kind === "completed") {
       savePending(null);
@@ -226,6 +236,7 @@ export function useGeneration(opts: UseGenerationOptions) {
     generating,
     result,
     problem,
+    progress360,
     start,
     checkAgain,
     clearResult: () => setResult(null),

@@ -22,23 +22,33 @@ export const ANGLE_LABELS = ["FRONT", "RIGHT", "LEFT", "BACK"] as const;
 export interface View360OverlayProps {
   open: boolean;
   onOpenChange(open: boolean): void;
+  /** FRONT, RIGHT, LEFT, BACK; while `generating`, "" marks an angle still being made. */
   images: string[];
+  /** The set is still being generated: the grid fills angle by angle. */
+  generating?: boolean;
+  /** The generation's notes (a partial set says which angles could not be made). */
+  notes?: string[];
 }
 
+/** The note the server adds when some angles of a 360 set could not be generated. */
+const PARTIAL_SET = "The 360° set is partial";
+
 export function View360Overlay(
-  { open, onOpenChange, images }: View360OverlayProps,
+  { open, onOpenChange, images, generating = false, notes = [] }: View360OverlayProps,
 ) {
   const [busy, setBusy] = useState(false);
   const urls = ANGLE_LABELS.map((_, i) => images[i] ?? images[0]);
+  const isPending = (i: number) => generating && !urls[i];
   // Every stored result has its own key, so an angle showing the front's URL is the spec's
   // fallback for an angle the model could not make: say so rather than pass it off as that view.
-  const isFallback = (i: number) => i > 0 && urls[i] === urls[0];
+  const isFallback = (i: number) => !generating && i > 0 && !!urls[i] && urls[i] === urls[0];
+  const partial = notes.some((n) => n.startsWith(PARTIAL_SET));
   const nameOf = (i: number) => downloadName(`styletwin-360-${ANGLE_LABELS[i].toLowerCase()}`, urls[i]);
   const key = urls.join("|");
 
   // Phones save through the share sheet, which must open inside the tap: fetch the images now.
   useEffect(() => {
-    if (!open || !isMobileDevice()) return;
+    if (!open || generating || !isMobileDevice()) return;
     for (const url of new Set(key.split("|"))) if (url) prefetchImage(url).catch(() => {});
   }, [open, key]);
   // On phones, toasts sit above the bottom action bar instead of covering Close 360° View.
@@ -103,46 +113,69 @@ export function View360Overlay(
             {ANGLE_LABELS.map((label, i) => (
               <li
                 key={label}
+                data-angle={label.toLowerCase()}
+                data-state={isPending(i) ? "pending" : isFallback(i) ? "missing" : "ready"}
                 className="relative overflow-hidden rounded-2xl bg-ink-800 ring-1 ring-white/10"
               >
-                <SafeImage
-                  src={urls[i]}
-                  alt={`${label} view`}
-                  className="aspect-[9/16] w-full object-cover"
-                  fallback={(retry) => (
+                {isPending(i)
+                  ? (
                     <div
-                      role="alert"
+                      role="status"
                       className="grid aspect-[9/16] w-full place-items-center p-3 text-center"
                     >
                       <div>
-                        <p className="text-xs font-semibold text-white">This view could not be loaded.</p>
-                        <button
-                          type="button"
-                          onClick={retry}
-                          className="mt-2 text-xs font-semibold text-brand-200 underline underline-offset-4"
-                        >
-                          Try again
-                        </button>
+                        <span
+                          aria-hidden="true"
+                          className="mx-auto block size-8 animate-spin rounded-full border-2 border-white/25 border-t-white motion-reduce:animate-none"
+                        />
+                        <p className="mt-3 text-xs font-semibold text-white">Generating the {label} view…</p>
                       </div>
                     </div>
+                  )
+                  : (
+                    <SafeImage
+                      src={urls[i]}
+                      alt={`${label} view`}
+                      className="aspect-[9/16] w-full object-cover"
+                      fallback={(retry) => (
+                        <div
+                          role="alert"
+                          className="grid aspect-[9/16] w-full place-items-center p-3 text-center"
+                        >
+                          <div>
+                            <p className="text-xs font-semibold text-white">This view could not be loaded.</p>
+                            <button
+                              type="button"
+                              onClick={retry}
+                              className="mt-2 text-xs font-semibold text-brand-200 underline underline-offset-4"
+                            >
+                              Try again
+                            </button>
+                          </div>
+                        </div>
+                      )}
+                    />
                   )}
-                />
                 <span className="absolute left-2 top-2 rounded-full bg-ink-900/75 px-2.5 py-1 text-[11px] font-bold tracking-widest text-white">
                   {label}
                 </span>
                 {isFallback(i) && (
                   <span className="absolute inset-x-2 bottom-14 rounded-lg bg-ink-900/75 px-2 py-1 text-center text-[11px] text-white">
-                    Front view shown: this image model renders the front only
+                    {partial
+                      ? `${label} view could not be generated: front view shown`
+                      : "Front view shown: this image model renders the front only"}
                   </span>
                 )}
-                <button
-                  type="button"
-                  onClick={() => downloadOne(i)}
-                  aria-label={`Download ${label} view`}
-                  className="absolute bottom-2 right-2 grid size-9 place-items-center rounded-full bg-white text-ink-900 shadow-lg hover:bg-brand-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
-                >
-                  <DownloadIcon className="size-4" />
-                </button>
+                {!isPending(i) && (
+                  <button
+                    type="button"
+                    onClick={() => downloadOne(i)}
+                    aria-label={`Download ${label} view`}
+                    className="absolute bottom-2 right-2 grid size-9 place-items-center rounded-full bg-white text-ink-900 shadow-lg hover:bg-brand-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
+                  >
+                    <DownloadIcon className="size-4" />
+                  </button>
+                )}
               </li>
             ))}
           </ul>
@@ -151,7 +184,7 @@ export function View360Overlay(
           </p>
           {/* Sticky on phones, where the grid is taller than the screen; toasts are lifted above it. */}
           <div className="sticky bottom-0 -mx-4 mt-4 grid h-18 w-[calc(100%+2rem)] grid-cols-2 gap-2 bg-gradient-to-t from-ink-900/95 via-ink-900/85 to-transparent px-4 pb-4 pt-3 sm:static sm:mx-0 sm:flex sm:h-auto sm:w-auto sm:justify-center sm:gap-3 sm:bg-none sm:p-0 sm:pb-4">
-            <Button onClick={downloadAll} disabled={busy} className="max-sm:px-3">
+            <Button onClick={downloadAll} disabled={busy || generating} className="max-sm:px-3">
               <DownloadIcon className="size-4 max-[400px]:hidden" /> Download All Views
             </Button>
             <Button

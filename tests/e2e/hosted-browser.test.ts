@@ -1,0 +1,91 @@
+/**
+ * The studio in Chromium with IMAGE_MODEL=gemini, the product's real server
+ * pointed at the fake Gemini server (GEMINI_BASE_URL): the options a
+ * generative model honours are enabled, and a 360° set fills its grid angle by
+ * angle while it is generated.
+ */
+import assert from "node:assert/strict";
+import { screenshots, withPage } from "./browser.ts";
+import { createSuite, opts, registerViaApi, signInWithTokens, toast } from "./harness.ts";
+import { startFakeGemini } from "../helpers/fake-gemini.ts";
+
+const fake = await startFakeGemini();
+// Each answer takes a while, as a real model's does: the grid's filling can be watched.
+fake.setDelay(2500);
+const { setup, teardown } = createSuite({
+  IMAGE_MODEL: "gemini",
+  GEMINI_API_KEY: fake.apiKey,
+  GEMINI_BASE_URL: fake.url,
+});
+
+const states = (page: import("playwright-core").Page) =>
+  page.locator("li[data-angle]").evaluateAll((els) => els.map((e) => (e as HTMLElement).dataset.state ?? ""));
+
+Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, async () => {
+  const { server, browser, portrait } = await setup();
+  await withPage(browser, server.url, async (g) => {
+    const { page } = g;
+    const refused: string[] = [];
+    page.on("response", (r) => {
+      if (r.status() === 422) refused.push(new URL(r.url()).pathname);
+    });
+    // The free live preview is the local model's: it refuses (422) a beard it cannot draw.
+    g.allow(/status of 422/);
+    await signInWithTokens(page, await registerViaApi(server.url, "Ada Lovelace"));
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+
+    // A generative model: a new beard and the 360 view are available.
+    await page.getByRole("tab", { name: "Barber Shop" }).click();
+    const beard = page.getByRole("radiogroup", { name: "Facial Hair", exact: true });
+    const full = beard.getByRole("radio", { name: /Full Beard/ });
+    assert.equal(await full.getAttribute("data-unsupported"), null);
+    await full.click();
+    const view360 = page.getByRole("checkbox", { name: "360° View" }).first();
+    assert.equal(await view360.isDisabled(), false);
+    await view360.check();
+    await page.getByRole("button", { name: "Generate Avatar" }).first().click();
+
+    // The grid opens with the front while the other angles are still being made.
+    const dialog = page.getByRole("dialog", { name: "360° View - Final Look" });
+    await dialog.waitFor({ timeout: 60_000 });
+    await page.locator('li[data-angle="front"][data-state="ready"]').waitFor();
+    const first = await states(page);
+    assert.equal(first[0], "ready");
+    assert.ok(first.slice(1).includes("pending"), `some angles still pending: ${first}`);
+    await page.getByText("Generating the BACK view…").waitFor();
+    await screenshots(page, "hosted-360-filling");
+    // Then right, left and back arrive in that order.
+    const seen = [first.join(",")];
+    for (let i = 0; i < 600 && seen.at(-1) !== "ready,ready,ready,ready"; i++) {
+      const now = (await states(page)).join(",");
+      if (now !== seen.at(-1)) seen.push(now);
+      await page.waitForTimeout(100);
+    }
+    assert.deepEqual(seen.slice(seen.indexOf("ready,ready,pending,pending")), [
+      "ready,ready,pending,pending",
+      "ready,ready,ready,pending",
+      "ready,ready,ready,ready",
+    ], `fill order: ${seen.join(" | ")}`);
+    await toast(page, "Generation Complete!").waitFor({ timeout: 60_000 });
+    const srcs = await dialog.locator("img").evaluateAll((els) =>
+      els.map((e) => (e as HTMLImageElement).src)
+    );
+    assert.equal(srcs.length, 4);
+    assert.equal(new Set(srcs).size, 4, "four different views, no copies of the front");
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("li[data-angle] img")].every((i) =>
+        (i as HTMLImageElement).naturalWidth > 0
+      )
+    );
+    await screenshots(page, "hosted-360-complete");
+    assert.ok(refused.every((p) => p.startsWith("/api/preview")), `only previews refused: ${refused}`);
+    const sent = fake.requests.filter((r) => /Facial hair: Full Beard/.test(r.prompt));
+    assert.equal(sent.length, 4, "four calls to the model, one per angle");
+  });
+});
+
+Deno.test("[browser] hosted model: teardown", opts, async () => {
+  await teardown();
+  await fake.close();
+});
