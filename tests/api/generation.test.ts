@@ -251,7 +251,18 @@ for (const backend of backends()) {
           const item = page2.body.items[0];
           assert.deepEqual(
             Object.keys(item).sort(),
-            ["created_at", "id", "options", "result_url", "status", "studio_type", "view360"],
+            [
+      "chosen_options",
+      "created_at",
+      "credits_charged",
+      "id",
+      "options",
+      "result_url",
+      "result_urls",
+      "status",
+      "studio_type",
+      "view360",
+    ],
           );
           const eve = await ctx.register();
           const theirs = await ctx.call("GET", "/api/generations", { token: eve.access_token });
