@@ -142,6 +142,31 @@ apiTest("security: POST /api/generate with text/plain -> 415 unsupported_media_t
   });
 });
 
+apiTest("security: every JSON route refuses a text/plain body with 415", async (ctx) => {
+  const { session } = await signUp(ctx);
+  const routes: [string, string][] = [
+    ["POST", "/api/auth/register"],
+    ["POST", "/api/auth/login"],
+    ["POST", "/api/auth/refresh"],
+    ["POST", "/api/generate"],
+    ["POST", "/api/preview"],
+    ["PUT", "/api/users/profile"],
+    ["POST", "/api/users/change-password"],
+    ["POST", "/api/payments/promotion-code/validate"],
+    ["POST", "/api/payments/checkout/credits"],
+    ["POST", "/api/payments/checkout/subscription"],
+  ];
+  for (const [method, path] of routes) {
+    const res = await ctx.call(method, path, {
+      token: session.access_token,
+      headers: { "Content-Type": "text/plain" },
+      body: "{}",
+    });
+    assert.equal(res.status, 415, `${method} ${path}: ${JSON.stringify(res.body)}`);
+    assert.equal(res.body.code, "unsupported_media_type");
+  }
+});
+
 // --- Session revocation races (50 rounds each) -----------------------------------------
 
 const ROUNDS = 50;
