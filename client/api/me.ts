@@ -1,5 +1,5 @@
 /**
- * Startup auth (spec section 4), pure so it is testable without a DOM: with a
+ * Startup auth, pure so it is testable without a DOM: with a
  * stored access token, fetch the current user; the API client refreshes once
  * on 401. The visitor is signed out (tokens cleared) only when the server
  * refused the credentials: a 401 after a refresh that itself answered 4xx, or

@@ -1,5 +1,5 @@
 /**
- * Auth state (spec section 4): user, loading, isAuthenticated. The current user
+ * Auth state: user, loading, isAuthenticated. The current user
  * is server state (query key "me"); the tokens decide whether to ask for it.
  */
 import { useQuery } from "@tanstack/react-query";
@@ -10,7 +10,7 @@ import type { AuthResponse, PublicUser } from "./types.ts";
 
 export { ME_KEY };
 
-/** Startup rule (spec section 4); a network error or 5xx keeps the tokens and is retried. */
+/** Startup rule: a stored token is checked with GET /api/auth/me; a network error or 5xx keeps the tokens and is retried. */
 export const fetchMe = createFetchMe(api, tokens);
 
 function useHasToken(): boolean {

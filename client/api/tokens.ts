@@ -1,5 +1,5 @@
 /**
- * The spec's auth session storage: localStorage keys access_token / refresh_token.
+ * The auth session storage: localStorage keys access_token / refresh_token.
  * Other tabs share the storage: their sign-in, sign-out and token rotation
  * arrive as `storage` events, which the store turns into change notifications.
  */

@@ -5,7 +5,7 @@ export type { Angle, OptionKey, SelectedOptions, StudioType } from "../../server
 
 export type { UploadResponse } from "../../server/photos/photos.schemas.ts";
 
-/** The photo the visitor is styling (spec: uploaded photo, client side). */
+/** The photo the visitor is styling (the uploaded photo, client side). */
 export interface CurrentPhoto {
   id: string;
   /** Server URL (/api/uploads/<key>); also used as the preview so it survives reload. */

@@ -1,5 +1,5 @@
 /**
- * Downloads (spec section 7): desktop uses /api/download/<key> (attachment);
+ * Downloads: desktop uses /api/download/<key> (attachment);
  * mobile fetches the image, tries the share sheet, then opens it in a new tab,
  * then the direct URL.
  *
@@ -154,7 +154,7 @@ export async function downloadImage(
   if (!env.mobile) {
     const href = toDownloadUrl(url, name);
     try {
-      // A link click cannot report a 404 or a 500: ask first, so a failure gets the spec's advice.
+      // A link click cannot report a 404 or a 500: ask first, so a failure gets the save-it-yourself advice.
       const head = await env.fetch(href, { method: "HEAD" });
       if (!head.ok) return "failed";
       env.clickLink(href, name);
@@ -208,7 +208,7 @@ export interface DownloadToast {
   variant?: "destructive";
 }
 
-/** The spec's "Download Failed" advice. */
+/** The "Download Failed" advice (how to save the image by hand). */
 export function downloadAdvice(mobile: boolean): string {
   return mobile
     ? "Long-press the image and choose Save to Photos."

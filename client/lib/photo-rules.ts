@@ -1,5 +1,5 @@
 /**
- * The spec's client-side photo checks (pure). The limit and the messages are
+ * The client-side photo checks (pure). The limit and the messages are
  * the server's own (server/photos/photo-limits.ts), so both sides agree.
  */
 import { FILE_TOO_LARGE, INVALID_FILE_TYPE, MAX_UPLOAD_BYTES } from "../../server/photos/photo-limits.ts";
@@ -9,7 +9,7 @@ import { type ToastText, toToastText } from "./toast-text.ts";
 export { MAX_UPLOAD_BYTES };
 export type { ToastText };
 
-/** Returns the spec's toast for a rejected file, or null when the file may be uploaded. */
+/** Returns the toast for a rejected file, or null when the file may be uploaded. */
 export function validatePhotoFile(
   file: { type: string; size: number },
 ): ToastText | null {

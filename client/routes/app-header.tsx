@@ -1,4 +1,4 @@
-/** The header for every screen (spec section 2): brand, credits, account actions. */
+/** The header for every screen: brand, credits, account actions. */
 import { Link, useNavigate } from "@tanstack/react-router";
 import type { Session } from "../api/session.ts";
 import { formatCredits, userLabel } from "../lib/account-labels.ts";

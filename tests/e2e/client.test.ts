@@ -42,7 +42,7 @@ Deno.test("[browser] landing, sign-up validation, register, log out and in", opt
     await screenshots(page, "landing");
 
     // Use Camera: headless Chromium has no camera, so getUserMedia is refused (asynchronously,
-    // after the tap): the spec's toast, and an Upload Photo(s) button in the camera dialog that
+    // after the tap): a toast, and an Upload Photo(s) button in the camera dialog that
     // opens the file picker with a real click (browsers block a picker opened outside a gesture).
     await page.getByRole("button", { name: "Use Camera" }).click();
     // Headless Chromium has no camera device: the toast and the dialog say so.
@@ -314,7 +314,7 @@ Deno.test("[browser] anonymous generate asks to sign in, then a failed generatio
 
     // It continues where it was: the generation starts, then fails.
     await toast(page, "Generation Failed").waitFor({ timeout: 90_000 });
-    // Exactly the spec's text: the server's reason goes to the result panel, not the toast.
+    // Exactly the product's text: the server's reason goes to the result panel, not the toast.
     const failed = toast(page, "Generation Failed");
     assert.equal(
       (await failed.locator("div.min-w-0 > div").nth(1).textContent())?.trim(),

@@ -177,7 +177,7 @@ Deno.test("generate payload: makeup sends intensity; stale ids fall back to the 
   assert.equal(STUDIO_GROUPS.makeup.length, 6);
 });
 
-Deno.test("download names and URLs follow the spec", () => {
+Deno.test("download names and URLs: styletwin-result.<ext>, /api/download/<key>", () => {
   assert.equal(downloadName("styletwin-result", "/api/uploads/abc"), "styletwin-result.png");
   assert.equal(downloadName("styletwin-360-front", "/api/uploads/abc.JPG"), "styletwin-360-front.jpg");
   assert.equal(downloadName("styletwin-result", "/api/uploads/abc.webp?x=1"), "styletwin-result.webp");

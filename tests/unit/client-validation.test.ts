@@ -66,7 +66,7 @@ Deno.test("an error clears when its field is edited", () => {
   assert.equal(clearFieldError(errors, "full_name" as never), errors);
 });
 
-Deno.test("photo upload: type and 10 MB limit with the spec's toasts", () => {
+Deno.test("photo upload: type and 10 MB limit with the product's toasts", () => {
   assert.deepEqual(validatePhotoFile({ type: "text/plain", size: 10 }), {
     title: "Invalid File Type",
     description: "Please upload an image file.",

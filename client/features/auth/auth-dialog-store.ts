@@ -40,7 +40,7 @@ const set = (next: State) => {
 
 /**
  * Opens the dialog in `mode`; without one it opens in the current mode, which
- * is login once the dialog has been closed for 200 ms (the spec's reset).
+ * is login once the dialog has been closed for 200 ms (the product's reset rule).
  */
 export function openAuthDialog(
   mode?: AuthMode,

@@ -1,4 +1,4 @@
-/** Sign-in / sign-up dialog (spec section 2 and 5). */
+/** Sign-in / sign-up dialog: login and register modes, field checks, the success and failure toasts. */
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";

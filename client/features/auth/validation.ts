@@ -1,5 +1,5 @@
 /**
- * The sign-in and sign-up rules (spec section 5), from the server's own zod
+ * The sign-in and sign-up rules, from the server's own zod
  * schemas so the messages come from one place. Pure: no DOM.
  */
 import { loginSchema, MESSAGES, registerSchema } from "../../../server/auth/auth.schemas.ts";

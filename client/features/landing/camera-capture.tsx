@@ -1,6 +1,6 @@
 /**
  * Use Camera: live preview with getUserMedia, capture, retake, use. When the
- * camera is refused or missing, the caller shows the spec's toast and the
+ * camera is refused or missing, the caller shows a toast saying what happened and the
  * dialog offers "Upload Photo(s)": getUserMedia fails asynchronously, after
  * the tap, and browsers only open a file picker inside a fresh user gesture.
  */

@@ -55,6 +55,11 @@ export function PreviewView(
           </span>
         )}
       </div>
+      {!compact && state.kind === "ready" && state.notes.length > 0 && (
+        <ul className="mt-2 space-y-0.5 text-xs text-amber-900" data-testid="preview-notes">
+          {state.notes.map((n) => <li key={n}>{n}</li>)}
+        </ul>
+      )}
       {!compact && (
         <figcaption className="mt-2 text-xs text-ink-600" aria-live="polite">
           {note ?? (local

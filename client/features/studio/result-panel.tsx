@@ -36,6 +36,8 @@ export interface ResultPanelProps {
   angles: number;
   /** Phones: back to the options with the choices kept. */
   onEditLook?(): void;
+  /** The photo framed like the result (for Before / After), when the server could render it. */
+  framedBefore?: string | null;
 }
 
 /**
@@ -126,6 +128,7 @@ export function ResultPanel(
     local,
     angles,
     onEditLook,
+    framedBefore,
   }: ResultPanelProps,
 ) {
   const image = result?.images[0];
@@ -211,7 +214,7 @@ export function ResultPanel(
             <Tabs.Content value="compare" className="outline-none">
               {/* The same 9:16 frame as the result, so the tabs stay on screen and the faces line up. */}
               <div className={FRAME}>
-                {referenceUrl && <CompareSlider before={referenceUrl} after={image} />}
+                {referenceUrl && <CompareSlider before={framedBefore ?? referenceUrl} after={image} />}
               </div>
             </Tabs.Content>
             {result && result.notes.length > 0 && (

@@ -15,12 +15,24 @@ export type PreviewState =
   /** Nothing to preview (signed out, no photo, nothing chosen): show the photo. */
   | { kind: "idle" }
   | { kind: "loading"; url: string | null }
-  | { kind: "ready"; url: string }
+  /** `notes`: what the preview did not apply (from the X-Preview-Notes header). */
+  | { kind: "ready"; url: string; notes: string[] }
   /** 422: these choices change nothing in the photo. */
   | { kind: "no-change"; detail: string | null }
   /** 429: too many previews a minute; the last image stays. */
   | { kind: "paused"; url: string | null }
   | { kind: "error"; url: string | null };
+
+/** X-Preview-Notes: a URI-encoded JSON array of strings; anything else reads as none. */
+export function previewNotes(header: string | null): string[] {
+  if (!header) return [];
+  try {
+    const v = JSON.parse(decodeURIComponent(header));
+    return Array.isArray(v) ? v.filter((n): n is string => typeof n === "string").slice(0, 5) : [];
+  } catch {
+    return [];
+  }
+}
 
 /** The body a preview is rendered from: the generate body without the choices previews ignore. */
 export function previewBody(p: GeneratePayload): GeneratePayload {
@@ -59,12 +71,13 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
           setState({ kind: "error", url: urlRef.current });
           return;
         }
+        const notes = previewNotes(res.headers.get("X-Preview-Notes"));
         const blob = await res.blob();
         if (ctrl.signal.aborted) return;
         const url = URL.createObjectURL(blob);
         if (urlRef.current) URL.revokeObjectURL(urlRef.current);
         urlRef.current = url;
-        setState({ kind: "ready", url });
+        setState({ kind: "ready", url, notes });
       } catch {
         if (!ctrl.signal.aborted) setState({ kind: "error", url: urlRef.current });
       }
