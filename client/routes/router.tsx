@@ -25,6 +25,8 @@ import { AppHeader } from "./app-header.tsx";
 import { LazyAuthDialog, LazyBuyCreditsDialog, LazyPaymentStatus } from "./lazy-dialogs.tsx";
 import { PendingGenerationBanner } from "./pending-generation-banner.tsx";
 import { UpgradeDialogRoot } from "../features/payments/upgrade-dialog-root.tsx";
+import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
+import { openUpgradeDialog } from "../features/payments/upgrade-dialog-store.ts";
 
 function RootLayout() {
   const session = useSession();
@@ -82,7 +84,13 @@ function PaymentReturnView() {
       <LazyPaymentStatus
         sessionId={new URLSearchParams(location.search).get("session_id")}
         onContinue={() => navigate({ to: "/" })}
-        onTryAgain={() => navigate({ to: "/" })}
+        onTryAgain={() => {
+          // Try Again reopens the purchase this return came from: the packs or the plans.
+          const plans = location.pathname.startsWith("/subscription");
+          navigate({ to: "/" });
+          if (plans) openUpgradeDialog();
+          else openBuyCredits();
+        }}
         onBackToHome={() => navigate({ to: "/" })}
       />
     </>
