@@ -135,6 +135,7 @@ Deno.test(
         assert.ok(b.y + b.height <= PHONE.height + 0.5, `${name} is on screen`);
         assert.ok(!overlaps(toastBox, b), `the toast does not cover ${name}`);
       }
+      assert.ok(!overlaps(toastBox, await box(page.getByRole("tab", { name: "Before / After" }))));
       await expectNoSeriousAxeViolations(page, "result (phone)");
       await shot(page, "studio-result-phone");
 
@@ -210,6 +211,8 @@ Deno.test(
 
       // Generation Complete! sits clear of Download and the Generate button.
       await page.getByTestId("generate-card-button").click();
+      await page.getByTestId("generation-progress").waitFor();
+      await shot(page, "studio-generating-desktop");
       const done = toast(page, "Generation Complete!");
       await done.waitFor({ timeout: 90_000 });
       await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');

@@ -125,7 +125,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
           }`}
         >
           <div className="flex items-center gap-3">
-            <span className="grid size-11 place-items-center rounded-2xl bg-brand-50 text-brand-600">
+            <span className="grid size-11 shrink-0 place-items-center rounded-2xl bg-brand-50 text-brand-600">
               <UploadIcon />
             </span>
             <div>

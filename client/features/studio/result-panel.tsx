@@ -160,6 +160,28 @@ export function ResultPanel(
     </div>
   );
 
+  // Phones put the Result / Before-After switch under the image: toasts drop in at the top there.
+  const resultTabs = (
+    <Tabs.List
+      aria-label="Result view"
+      className={`mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold ${FRAME}`}
+    >
+      <Tabs.Trigger
+        value="result"
+        className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
+      >
+        Result
+      </Tabs.Trigger>
+      <Tabs.Trigger
+        value="compare"
+        disabled={!referenceUrl}
+        className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
+      >
+        Before / After
+      </Tabs.Trigger>
+    </Tabs.List>
+  );
+
   return (
     <section
       aria-labelledby="result-title"
@@ -175,24 +197,7 @@ export function ResultPanel(
         : image
         ? (
           <Tabs.Root defaultValue="result">
-            <Tabs.List
-              aria-label="Result view"
-              className={`mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold ${FRAME}`}
-            >
-              <Tabs.Trigger
-                value="result"
-                className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
-              >
-                Result
-              </Tabs.Trigger>
-              <Tabs.Trigger
-                value="compare"
-                disabled={!referenceUrl}
-                className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
-              >
-                Before / After
-              </Tabs.Trigger>
-            </Tabs.List>
+            {!onEditLook && resultTabs}
             <Tabs.Content value="result" className="outline-none">
               <div className={`relative ${FRAME}`}>
                 <SafeImage
@@ -217,6 +222,7 @@ export function ResultPanel(
                 {referenceUrl && <CompareSlider before={framedBefore ?? referenceUrl} after={image} />}
               </div>
             </Tabs.Content>
+            {onEditLook && <div className="mt-3">{resultTabs}</div>}
             {result && result.notes.length > 0 && (
               <ul className={`mt-3 space-y-1 rounded-2xl bg-amber-50 p-3 text-xs text-amber-900 ${FRAME}`}>
                 {result.notes.map((n) => <li key={n}>{n}</li>)}

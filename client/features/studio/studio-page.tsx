@@ -29,6 +29,7 @@ import { ReferencePhotoCard } from "./reference-photo-card.tsx";
 import { ResultPanel } from "./result-panel.tsx";
 import { INSUFFICIENT_CREDITS, useGeneration } from "./use-generation.ts";
 import { previewBody, usePreview } from "./use-preview.ts";
+import { framingOnly, useFramedBefore } from "./use-framed-before.ts";
 import { View360Overlay } from "./view360-overlay.tsx";
 import type { StudioType } from "../../api/types.ts";
 
@@ -111,6 +112,15 @@ export default function StudioPage(props: StudioPageProps) {
     if (gen.result && generatedKey === null && payloadKey !== null) setGeneratedKey(payloadKey);
   }, [gen.result, generatedKey, payloadKey]);
   const showPreview = preview.kind !== "idle" && (!gen.result || payloadKey !== generatedKey);
+  // Before / After: the photo framed like the result (rendered by the preview endpoint).
+  const framingBody = useMemo(
+    () =>
+      user && gen.result && generatedKey && catalog
+        ? framingOnly(JSON.parse(generatedKey), catalog.defaults ?? {})
+        : null,
+    [user, gen.result, generatedKey, catalog],
+  );
+  const framedBefore = useFramedBefore(framingBody);
 
   // Phones: the result takes the screen as soon as a generation starts.
   useEffect(() => {
@@ -166,6 +176,7 @@ export default function StudioPage(props: StudioPageProps) {
       local={info?.local ?? true}
       angles={sel.view360 && !view360Reason ? 4 : 1}
       onEditLook={onEditLook}
+      framedBefore={framedBefore}
       onOpen360={() => {
         if (!gen.result || gen.result.images.length === 0) {
           toast({ title: "No Generated Images", description: "Generate an image with 360° View first." });

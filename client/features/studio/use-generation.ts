@@ -8,7 +8,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, queryClient } from "../../api/client.ts";
 import { ApiError, ERROR_CODES } from "../../api/http.ts";
-import { toToastText } from "../../api/messages.ts";
+import { toToastText } from "../../lib/toast-text.ts";
 import { ME_KEY, refreshCredits } from "../../api/session.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { loadPending, type PendingGeneration, savePending } from "../../lib/pending-generation.ts";
