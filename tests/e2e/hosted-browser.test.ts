@@ -85,6 +85,40 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
   });
 });
 
+Deno.test("[browser] hosted model: a partial 360 set names the missing view", opts, async () => {
+  const { server, browser, portrait } = await setup();
+  fake.setDelay(0);
+  // The front is made; the right view is declined twice (its retry); left and back are made.
+  fake.enqueue("success", "output_blocked", "output_blocked");
+  await withPage(browser, server.url, async (g) => {
+    const { page } = g;
+    g.allow(/status of 422/); // the local live preview refuses what it cannot draw
+    await signInWithTokens(page, await registerViaApi(server.url, "Grace Hopper"));
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByRole("tab", { name: "Barber Shop" }).click();
+    await page.getByRole("radiogroup", { name: "Facial Hair", exact: true }).getByRole("radio", {
+      name: /Goatee/,
+    })
+      .click();
+    await page.getByRole("checkbox", { name: "360° View" }).first().check();
+    await page.getByRole("button", { name: "Generate Avatar" }).first().click();
+    await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
+    const dialog = page.getByRole("dialog", { name: "360° View - Final Look" });
+    await dialog.waitFor();
+    const right = page.locator('li[data-angle="right"]');
+    assert.equal(await right.getAttribute("data-state"), "missing");
+    await right.getByText("RIGHT view could not be generated: front view shown").waitFor();
+    assert.deepEqual(await states(page), ["ready", "missing", "ready", "ready"]);
+    assert.equal(
+      await right.getByRole("button", { name: "Download RIGHT view" }).count(),
+      0,
+      "no copy saved as RIGHT",
+    );
+    await screenshots(page, "hosted-360-partial");
+  });
+});
+
 Deno.test("[browser] hosted model: teardown", opts, async () => {
   await teardown();
   await fake.close();

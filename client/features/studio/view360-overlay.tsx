@@ -43,6 +43,8 @@ export function View360Overlay(
   // fallback for an angle the model could not make: say so rather than pass it off as that view.
   const isFallback = (i: number) => !generating && i > 0 && !!urls[i] && urls[i] === urls[0];
   const partial = notes.some((n) => n.startsWith(PARTIAL_SET));
+  // A view a partial set lacks is shown as the front, labelled, but never saved as that view.
+  const noDownload = (i: number) => isPending(i) || (partial && isFallback(i));
   const nameOf = (i: number) => downloadName(`styletwin-360-${ANGLE_LABELS[i].toLowerCase()}`, urls[i]);
   const key = urls.join("|");
 
@@ -66,7 +68,7 @@ export function View360Overlay(
     setBusy(true);
     try {
       const items = urls.map((url, i) => ({ url, name: nameOf(i), label: ANGLE_LABELS[i] }))
-        .filter((item) => item.url);
+        .filter((item, i) => item.url && !noDownload(i));
       // Phones: one share sheet with all four files (a second share call would be outside the tap).
       const shared = await shareImages(items);
       if (shared === "shared") {
@@ -166,7 +168,7 @@ export function View360Overlay(
                       : "Front view shown: this image model renders the front only"}
                   </span>
                 )}
-                {!isPending(i) && (
+                {!noDownload(i) && (
                   <button
                     type="button"
                     onClick={() => downloadOne(i)}
