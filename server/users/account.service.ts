@@ -105,6 +105,9 @@ export async function exportAccountData(deps: AccountDeps, user: UserRow, now = 
       options: g.options,
       intensity: g.intensity,
       additional_instructions: g.additionalInstructions,
+      // The image model that made it and, for hosted models, the prompt it was sent.
+      model: g.model,
+      prompt: g.prompt,
       view360: g.view360,
       credits_charged: g.creditsCharged,
       result_urls: Object.fromEntries(

@@ -157,6 +157,12 @@ for (const backend of backends()) {
           assert.match(row.prompt!, /Facial hair: Full Beard/);
           assert.match(row.prompt!, /"""A confident look"""/);
           assert.equal(await balance(ctx, u.user.id), 8, "a 360 set costs the same 2 credits");
+          // The owner sees what the model was asked in their data export.
+          const data = await ctx.call("GET", "/api/users/data-export", { token: u.access_token });
+          assert.equal(data.status, 200);
+          const exported = data.body.generations.find((g: { id: string }) => g.id === id);
+          assert.equal(exported.model, "gemini");
+          assert.equal(exported.prompt, row.prompt);
         },
       );
 
