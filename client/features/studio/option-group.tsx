@@ -205,7 +205,7 @@ export function OptionGroup(props: OptionGroupProps) {
                 aria-valuetext={sliderDisabled
                   ? `Choose a ${title.toLowerCase()} first`
                   : `${intensity.value}%`}
-                className="block size-6 rounded-full border-2 border-brand-500 bg-white shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500 data-[disabled]:invisible"
+                className="block size-6 rounded-full border-2 border-brand-500 bg-white shadow focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500 data-[disabled]:opacity-0"
               />
             </Slider.Root>
             <span
