@@ -99,7 +99,10 @@ export async function openTestContext(
     model,
     drain: async () => {
       let n = 0;
-      while (await runner.runOnce()) n++;
+      // Bounded: a runner that kept finding work (a bug) fails the test instead of hanging it.
+      while (await runner.runOnce()) {
+        if (++n > 1000) throw new Error("drain: more than 1000 jobs ran; the queue never emptied");
+      }
       return n;
     },
     config,
