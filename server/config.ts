@@ -24,7 +24,7 @@ const envSchema = z.object({
     .optional(),
   NODE_ENV: z.string().optional(),
   DENO_ENV: z.string().optional(),
-  IMAGE_MODEL: z.enum(["local", "gemini", "openai", "hybrid"]).default("local"),
+  IMAGE_MODEL: z.enum(["local", "gemini", "openai", "fal", "hybrid"]).default("local"),
   // Hosted image models (server/imaging/hosted): keys are checked at boot, never logged.
   GEMINI_API_KEY: apiKey("GEMINI_API_KEY").optional(),
   GEMINI_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be a Gemini model id").optional(),
@@ -33,6 +33,8 @@ const envSchema = z.object({
   OPENAI_IMAGE_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be an OpenAI image model id")
     .optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
+  FAL_KEY: apiKey("FAL_KEY").optional(),
+  FAL_BASE_URL: z.string().url().optional(),
   /** Hosted model calls running at once in this process. */
   HOSTED_MAX_CONCURRENT: z.coerce.number().int().min(1).max(64).default(4),
   /** Hosted model calls this process may start per minute (the provider budget). */
@@ -92,7 +94,7 @@ export interface Config {
   /** Set when the operator provided one; otherwise db/secrets.ts makes one in DATA_DIR. */
   jwtSecret: string | undefined;
   production: boolean;
-  imageModel: "local" | "gemini" | "openai" | "hybrid";
+  imageModel: "local" | "gemini" | "openai" | "fal" | "hybrid";
   /** Hosted image model settings (server/imaging/hosted). */
   hosted: {
     geminiApiKey: string | undefined;
@@ -101,6 +103,8 @@ export interface Config {
     openaiApiKey: string | undefined;
     openaiImageModel: string | undefined;
     openaiBaseUrl: string | undefined;
+    falKey: string | undefined;
+    falBaseUrl: string | undefined;
     maxConcurrent: number;
     callsPerMinute: number;
   };
@@ -154,8 +158,10 @@ export function loadConfig(
     ? "GEMINI_API_KEY: required when IMAGE_MODEL=gemini"
     : e.IMAGE_MODEL === "openai" && !e.OPENAI_API_KEY
     ? "OPENAI_API_KEY: required when IMAGE_MODEL=openai"
-    : e.IMAGE_MODEL === "hybrid" && !e.GEMINI_API_KEY && !e.OPENAI_API_KEY
-    ? "GEMINI_API_KEY: GEMINI_API_KEY or OPENAI_API_KEY is required when IMAGE_MODEL=hybrid"
+    : e.IMAGE_MODEL === "fal" && !e.FAL_KEY
+    ? "FAL_KEY: required when IMAGE_MODEL=fal"
+    : e.IMAGE_MODEL === "hybrid" && !e.GEMINI_API_KEY && !e.OPENAI_API_KEY && !e.FAL_KEY
+    ? "GEMINI_API_KEY: GEMINI_API_KEY, OPENAI_API_KEY or FAL_KEY is required when IMAGE_MODEL=hybrid"
     : undefined;
   if (missingKey) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
   if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
@@ -184,6 +190,8 @@ export function loadConfig(
       openaiApiKey: e.OPENAI_API_KEY,
       openaiImageModel: e.OPENAI_IMAGE_MODEL,
       openaiBaseUrl: e.OPENAI_BASE_URL,
+      falKey: e.FAL_KEY,
+      falBaseUrl: e.FAL_BASE_URL,
       maxConcurrent: e.HOSTED_MAX_CONCURRENT,
       callsPerMinute: e.HOSTED_CALLS_PER_MINUTE,
     },

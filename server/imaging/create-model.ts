@@ -4,9 +4,9 @@
  * JOB_WORKERS=0, still answers /api/styling-options).
  *
  * - `local`: the offline face-aware renderer (default).
- * - `gemini`, `openai`: a hosted generative model (server/imaging/hosted).
+ * - `gemini`, `openai`, `fal`: a hosted generative model (server/imaging/hosted).
  * - `hybrid`: the hosted model (Gemini when GEMINI_API_KEY is set, else
- *   OpenAI), then the local model's exact makeup colours on top.
+ *   OpenAI, else fal.ai), then the local model's exact makeup colours on top.
  */
 import type { Config } from "../config.ts";
 import type { ImageModel } from "./image-model.ts";
@@ -19,6 +19,7 @@ import { HOSTED_CAPABILITIES } from "./hosted/hosted-capabilities.ts";
 import { createHostedModel } from "./hosted/hosted-model.ts";
 import { createHybridModel } from "./hosted/hybrid-model.ts";
 import { createOpenAiProvider } from "./hosted/openai-provider.ts";
+import { createFalProvider } from "./hosted/fal-provider.ts";
 import type { ImageProvider } from "./hosted/provider.ts";
 
 type ModelConfig =
@@ -33,6 +34,7 @@ export function describeImageModel(
       return { name: "local", capabilities: LOCAL_CAPABILITIES };
     case "gemini":
     case "openai":
+    case "fal":
     case "hybrid":
       return { name: config.imageModel, capabilities: HOSTED_CAPABILITIES };
   }
@@ -41,7 +43,7 @@ export function describeImageModel(
 /** Margin left to the job runner's own timeout, so the model's clear failure message wins the race. */
 const RUNNER_MARGIN_MS = 2_000;
 
-function hostedProvider(config: ModelConfig, which: "gemini" | "openai"): ImageProvider {
+function hostedProvider(config: ModelConfig, which: "gemini" | "openai" | "fal"): ImageProvider {
   const hosted = config.hosted;
   if (which === "gemini") {
     if (!hosted?.geminiApiKey) throw new Error("GEMINI_API_KEY is required for the Gemini image model");
@@ -50,6 +52,10 @@ function hostedProvider(config: ModelConfig, which: "gemini" | "openai"): ImageP
       model: hosted.geminiModel,
       baseUrl: hosted.geminiBaseUrl,
     });
+  }
+  if (which === "fal") {
+    if (!hosted?.falKey) throw new Error("FAL_KEY is required for the fal.ai image model");
+    return createFalProvider({ apiKey: hosted.falKey, baseUrl: hosted.falBaseUrl });
   }
   if (!hosted?.openaiApiKey) throw new Error("OPENAI_API_KEY is required for the OpenAI image model");
   return createOpenAiProvider({
@@ -62,7 +68,13 @@ function hostedProvider(config: ModelConfig, which: "gemini" | "openai"): ImageP
 export async function createImageModel(config: ModelConfig): Promise<ImageModel> {
   const kind = config.imageModel;
   if (kind === "local") return await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
-  const which = kind === "hybrid" ? (config.hosted?.geminiApiKey ? "gemini" : "openai") : kind;
+  const which = kind !== "hybrid"
+    ? kind
+    : config.hosted?.geminiApiKey
+    ? "gemini"
+    : config.hosted?.openaiApiKey
+    ? "openai"
+    : "fal";
   const timeoutMs = config.jobTimeoutMs ?? 90_000;
   const faces = createFaceCounter();
   const hosted = createHostedModel({

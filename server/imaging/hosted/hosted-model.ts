@@ -191,7 +191,12 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
             health = { state: "failed", detail: error.message, lastCallAt: new Date().toISOString() };
             log.error(
               `hosted image model: the provider refused the API key; set a valid ${
-                provider.name === "gemini" ? "GEMINI_API_KEY" : "OPENAI_API_KEY"
+                ({ gemini: "GEMINI_API_KEY", openai: "OPENAI_API_KEY", fal: "FAL_KEY" } as Record<
+                  string,
+                  string
+                >)[
+                  provider.name
+                ] ?? "API key"
               } and restart`,
               { model: provider.name, status: error.status, reason: error.reason },
             );
