@@ -11,6 +11,7 @@
  * stream cannot open, breaks, goes quiet or ends early, it falls back to the
  * polling schedule above.
  */
+import { isRejection } from "../../api/http.ts";
 import type {
   GenerationStatusName,
   GenerationStatusResponse,
@@ -67,11 +68,12 @@ export interface PollOptions {
   onStatus?(status: StatusResponse): void;
 }
 
-/** The HTTP status of an error that ends polling (a 4xx other than 408/429), else null. */
+/** The HTTP status of an error that ends polling (the API client's rejection rule), else null. */
 export function rejectionStatus(err: unknown): number | null {
   const status = (err as { status?: unknown } | null)?.status;
   if (typeof status !== "number") return null;
-  return status >= 400 && status < 500 && status !== 408 && status !== 429 ? status : null;
+  const code = (err as { code?: unknown } | null)?.code;
+  return isRejection(status, typeof code === "string" ? code : null) ? status : null;
 }
 
 export async function pollGeneration(opts: PollOptions): Promise<PollOutcome> {
