@@ -7,6 +7,7 @@
 import { Tabs } from "radix-ui";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { StudioType } from "../../api/types.ts";
+import { STUDIO_TYPES } from "../../../server/styling/option-keys.ts";
 import { Button } from "../../ui/button.tsx";
 import { RotateIcon } from "../../ui/icons.tsx";
 import { InfoPopover } from "../../ui/info-popover.tsx";
@@ -26,7 +27,8 @@ import {
   type StudioSelections,
 } from "./option-model.ts";
 
-export const STUDIOS: StudioType[] = ["makeup", "hair", "barber"];
+/** The appearance studios, in tab order (the server's list of studio types). */
+export const STUDIOS: readonly StudioType[] = STUDIO_TYPES;
 
 const tabTrigger =
   "relative whitespace-nowrap rounded-full px-2 py-2 text-[13px] sm:px-4 sm:text-sm font-semibold text-ink-600 transition hover:text-ink-900 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500";
