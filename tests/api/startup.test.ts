@@ -14,7 +14,9 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
     try {
       const health = await fetch(`${server.url}/api/health`);
       assert.equal(health.status, 200);
-      assert.deepEqual(await health.json(), { status: "ok" });
+      const report = await health.json();
+      assert.equal(report.status, "ok");
+      assert.equal(report.components.model.status, "not_run_here"); // JOB_WORKERS=0
       // The embedded database is marked as in use (`deno task admin` refuses while it is).
       assert.match(await Deno.readTextFile(`${dataDir}/server.pid`), /^\d+\n$/);
 
@@ -30,7 +32,6 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
         "/subscription-success",
         "/credit-purchase-cancel",
         "/subscription-cancel",
-        "/checkout/sandbox/abc",
         "/checkout/anything",
       ];
       for (const route of clientRoutes) {
@@ -101,4 +102,63 @@ Deno.test("startup: a bad environment fails fast with a readable message", async
   assert.match(err, /Invalid configuration/);
   assert.match(err, /PORT/);
   assert.match(err, /JOB_WORKERS/);
+});
+
+const ROOT = new URL("../../", import.meta.url);
+
+/** Runs a command of the product to completion (bounded) and returns its exit code and output. */
+async function runToEnd(args: string[], env: Record<string, string>) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { DATABASE_URL: "", ...env },
+    signal: AbortSignal.timeout(60_000),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("startup: a second server on one DATA_DIR refuses to start; after kill -9 of the first a new one starts", async () => {
+  const dataDir = await Deno.makeTempDir({ prefix: "styletwin-lock-" });
+  try {
+    const first = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" }, buildClient: false });
+    let second;
+    try {
+      const pid = Number((await Deno.readTextFile(`${dataDir}/server.pid`)).trim());
+      const refused = await runToEnd(["run", "-A", "main.ts"], {
+        DATA_DIR: dataDir,
+        PORT: "0",
+        JOB_WORKERS: "0",
+      });
+      assert.equal(refused.code, 1);
+      assert.match(
+        refused.stderr,
+        new RegExp(`Another StyleTwin server \\(pid ${pid}\\) is using the embedded database in ${dataDir}`),
+      );
+      // The admin task refuses too while the server runs.
+      const admin = await runToEnd(["run", "-A", "scripts/promote-admin.ts", "someone@example.com"], {
+        DATA_DIR: dataDir,
+      });
+      assert.equal(admin.code, 1);
+      assert.match(admin.stderr, new RegExp(`pid ${pid}.*Stop the server first`));
+      // The first one still answers: the refused start changed nothing.
+      const ok = await fetch(`${first.url}/api/health`);
+      assert.equal(ok.status, 200);
+      await ok.body?.cancel();
+
+      // A crash leaves the pid file behind, but the kernel drops the lock with the process.
+      Deno.kill(pid, "SIGKILL");
+      await first.close({ keepData: true });
+      assert.match(await Deno.readTextFile(`${dataDir}/server.pid`), new RegExp(`^${pid}\\n$`));
+      second = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" }, buildClient: false });
+      const health = await fetch(`${second.url}/api/health`);
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+    } finally {
+      await first.close({ keepData: true });
+      await second?.close({ keepData: true });
+    }
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
 });
