@@ -7,6 +7,7 @@ const benches = [
   "bench/local-model.bench.ts",
   "bench/health-under-load.bench.ts",
   "bench/client-bundle.bench.ts",
+  "bench/api.bench.ts",
 ];
 let failed = 0;
 for (const file of benches) {
