@@ -8,6 +8,7 @@ const benches = [
   "bench/health-under-load.bench.ts",
   "bench/client-bundle.bench.ts",
   "bench/api.bench.ts",
+  "bench/lighthouse.bench.ts",
 ];
 let failed = 0;
 for (const file of benches) {
