@@ -1,0 +1,179 @@
+/**
+ * Lipstick on the test portraits (closed mouths and smiles with teeth):
+ * nearly every real lip pixel painted, teeth and the mouth opening left
+ * alone, the shade recognisable at the default intensity (60) and at 100
+ * (ΔE to the swatch as lit in the photo), and the lip's texture kept.
+ *
+ * "Real lip" is judged on the unstyled render, independently of the
+ * renderer's own mask: pixels inside the mesh's outer lip outline whose Lab
+ * is close to the lip's typical colour; teeth are the pixels there that are
+ * lighter and much less red than the lip; the cavity, much darker.
+ * "As lit": the swatch scaled by the skin's luminance against a well-lit
+ * reference skin (Y 0.36), softened (^0.6) and bounded to 0.6..1.15.
+ */
+import assert from "node:assert/strict";
+import { deltaE, hexToRgb, type Lab, linearToLab, rgbToLinear } from "../../server/imaging/local/color.ts";
+import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { LIPS_OUTER, SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
+import type { Point } from "../../server/imaging/local/masks.ts";
+import { chooseFace, decodePhoto, detectFaces, render } from "../../server/imaging/local/render.ts";
+import { mapPoints, planFraming } from "../../server/imaging/local/framing.ts";
+import { DEFAULT_INTENSITY, type Intensity } from "../../server/styling/option-keys.ts";
+import {
+  cropFace,
+  decode,
+  type Decoded,
+  FRONTAL_FACES,
+  FULL_INTENSITY,
+  job,
+  labOf,
+  meanLab,
+} from "./fixtures.ts";
+
+const engine = await FaceEngine.load();
+const SHADES: [string, string][] = [["classic-red-matte", "#B22234"], ["plum-matte", "#5C2340"]];
+// Every other frontal face: smiles with teeth and closed mouths, several skin tones.
+const FACES = FRONTAL_FACES.filter((_, i) => i % 2 === 0);
+const at = (lips: number): Intensity => ({ ...FULL_INTENSITY, lips });
+
+function variance(img: Decoded, px: number[]): number {
+  const ls = px.map((p) => labOf(img, p)[0]);
+  const m = ls.reduce((a, b) => a + b, 0) / ls.length;
+  return ls.reduce((a, b) => a + (b - m) ** 2, 0) / ls.length;
+}
+
+function swatchAsLit(hex: string, plain: Decoded, pts: Point[]): Lab {
+  let s = 0, n = 0;
+  for (const idx of SKIN_SAMPLES) {
+    const [x, y] = pts[idx].map(Math.round);
+    const i = (y * plain.width + x) * 3;
+    const lin = rgbToLinear([plain.data[i], plain.data[i + 1], plain.data[i + 2]]);
+    s += 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+    n++;
+  }
+  const e = Math.min(1.15, Math.max(0.6, (s / n / 0.36) ** 0.6));
+  const c = rgbToLinear(hexToRgb(hex));
+  return linearToLab(c[0] * e, c[1] * e, c[2] * e);
+}
+
+interface Regions {
+  plain: Decoded;
+  lips: number[];
+  teeth: number[];
+  pts: Point[];
+  /** False when the landmarks found on the render miss the lips (this face is then not measured). */
+  found: boolean;
+}
+
+async function regions(face: [number, number, number, number]): Promise<Regions> {
+  const photo = await cropFace(face);
+  const plain = await decode((await render(engine, job(photo))).image);
+  // The renderer's own landmarks (found on the photo, mapped through the framing), so that the
+  // lip outline measured here is the one the renderer worked from.
+  const decoded = await decodePhoto(photo);
+  const faces = await detectFaces(engine, decoded);
+  const chosen = chooseFace(faces, decoded.width, decoded.height);
+  const src = faceGeometry(chosen.mesh);
+  const framing = planFraming({
+    photoW: decoded.width,
+    photoH: decoded.height,
+    eye: src.eyeCenter,
+    faceWidth: src.fw,
+    outW: plain.width,
+    outH: plain.height,
+  });
+  const g = faceGeometry(mapPoints(chosen.mesh, framing));
+  const outer = LIPS_OUTER.map((i) => g.pts[i]);
+  // Inside the outline by ~1.5 px: the outline itself is the mesh's guess, not a lip pixel.
+  const inside = (await import("./fixtures.ts")).polygonPixels(plain, outer, 1.2, 0.9);
+  const labs = inside.map((p) => labOf(plain, p));
+  // The lip's colour: the median-L half, the most typical lip pixels.
+  const sorted = [...labs].sort((a, b) => a[0] - b[0]);
+  const mid = sorted.slice(Math.floor(sorted.length * 0.25), Math.floor(sorted.length * 0.6));
+  const lip = mid.reduce((a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]], [0, 0, 0]).map((v) =>
+    v / mid.length
+  );
+  const lips: number[] = [], teeth: number[] = [];
+  inside.forEach((p, k) => {
+    const [L, a, b] = labs[k];
+    if (L > lip[0] + 12 && a < 0.5 * lip[1]) teeth.push(p);
+    else if (L < 0.6 * lip[0]) return; // the cavity
+    else if (Math.hypot(L - lip[0], a - lip[1], b - lip[2]) < 14) lips.push(p);
+  });
+  // Sanity of the test's own landmarks: lips are redder than the cheeks' skin.
+  const skinA = SKIN_SAMPLES.map((i) => {
+    const [x, y] = g.pts[i].map(Math.round);
+    return labOf(plain, y * plain.width + x)[1];
+  }).sort((a, b) => a - b)[Math.floor(SKIN_SAMPLES.length / 2)];
+  return { plain, lips, teeth, pts: g.pts, found: lip[1] > skinA + 3 };
+}
+
+const touched = (a: Decoded, b: Decoded, px: number[]) =>
+  px.filter((p) => deltaE(labOf(a, p), labOf(b, p)) > 2).length;
+
+let skipped = 0;
+
+Deno.test("lipstick on the test portraits: coverage, teeth, shade at 60 and 100, texture", async (t) => {
+  for (const face of FACES) {
+    await t.step(`sample${face[0]} face at ${face[1]},${face[2]}`, async () => {
+      const r = await regions(face);
+      if (!r.found) {
+        console.log(`sample${face[0]}@${face[1]}: landmarks on the render miss the lips; not measured`);
+        skipped++;
+        return;
+      }
+      assert.ok(r.lips.length > 300, `lip pixels ${r.lips.length}`);
+      for (const [id, hex] of SHADES) {
+        for (const intensity of [DEFAULT_INTENSITY, 100]) {
+          const out = await decode(
+            (await render(engine, job(await cropFace(face), { lips: id }, at(intensity)))).image,
+          );
+          const coverage = touched(r.plain, out, r.lips) / r.lips.length;
+          const teeth = r.teeth.length ? touched(r.plain, out, r.teeth) / r.teeth.length : 0;
+          const shade = deltaE(meanLab(out, r.lips), swatchAsLit(hex, r.plain, r.pts));
+          const texture = Math.sqrt(variance(out, r.lips) / variance(r.plain, r.lips));
+          console.log(
+            `sample${face[0]}@${face[1]} ${id} ${intensity}: coverage ${(100 * coverage).toFixed(1)}%, ` +
+              `teeth touched ${(100 * teeth).toFixed(1)}% of ${r.teeth.length}, ΔE as lit ${
+                shade.toFixed(1)
+              }, ` +
+              `texture ${texture.toFixed(2)}`,
+          );
+          assert.ok(coverage >= 0.95, `${id}@${intensity}: ${(100 * coverage).toFixed(1)}% of lip painted`);
+          assert.ok(
+            teeth <= 0.02 || r.teeth.length < 50,
+            `${id}@${intensity}: ${(100 * teeth).toFixed(1)}% of teeth`,
+          );
+          assert.ok(shade <= (intensity === 100 ? 12 : 15), `${id}@${intensity}: ΔE ${shade.toFixed(1)}`);
+          assert.ok(texture >= 0.8, `${id}@${intensity}: texture ${texture.toFixed(2)}`);
+        }
+      }
+    });
+  }
+  assert.ok(skipped <= 2, `${skipped} faces not measured`);
+});
+
+Deno.test("intensity 0 is the identity: ΔE < 1 on 99.9% of the frame, a full look at 0", async () => {
+  const photo = await cropFace(FACES[1]);
+  const plain = await decode((await render(engine, job(photo))).image);
+  const zero: Intensity = { lookStyle: 0, eyeshadow: 0, lips: 0, baseMakeup: 0, cheeks: 0, extras: 0 };
+  const out = await decode(
+    (await render(
+      engine,
+      job(photo, {
+        lookStyle: "evening-glam",
+        lips: "classic-red-matte",
+        eyeshadow: "plum",
+        cheeks: "dusty-rose",
+        baseMakeup: "satin-finish",
+        extras: "full-glam",
+      }, zero),
+    )).image,
+  );
+  let moved = 0;
+  const n = plain.width * plain.height;
+  for (let p = 0; p < n; p++) if (deltaE(labOf(plain, p), labOf(out, p)) >= 1) moved++;
+  console.log(`intensity 0: ${(100 * moved / n).toFixed(3)}% of pixels moved by ΔE >= 1`);
+  assert.ok(moved / n <= 0.001, `${moved} of ${n} pixels changed`);
+});
