@@ -142,3 +142,22 @@ Deno.test("every option value the model does not honour is named in the notes", 
     }
   }
 });
+
+Deno.test("every option group with values the local model cannot render has a user-facing reason", () => {
+  const reasons = LOCAL_CAPABILITIES.unavailable?.options ?? {};
+  for (const key of OPTION_KEYS) {
+    const ids = new Set(
+      (["makeup", "hair", "barber"] as StudioType[]).flatMap((s) =>
+        optionList(key, s).slice(1).map((e) => e.id)
+      ),
+    );
+    const missing = [...ids].filter((id) => !LOCAL_CAPABILITIES.supported[key]?.includes(id));
+    if (missing.length > 0) {
+      assert.ok(reasons[key], `${key}: ${missing.length} unavailable values but no reason`);
+      assert.match(reasons[key]!, /generative image model/);
+    } else assert.equal(reasons[key], undefined, `${key} is fully supported but has a reason`);
+  }
+  for (const what of ["instructions", "references", "view360"] as const) {
+    assert.match(LOCAL_CAPABILITIES.unavailable![what]!, /generative image model/);
+  }
+});
