@@ -3,8 +3,9 @@
  * swipe right 50 px to dismiss, F8 focuses the viewport (Radix Toast).
  *
  * Where they appear: never over a primary action. Phones keep their actions at the bottom (the
- * studio's Generate bar, the result's Download), so toasts drop in under the header; on desktop the
- * actions live in the right-hand column, so toasts sit bottom-left.
+ * studio's Generate bar, the result's Download), so toasts drop in under the header, except while a
+ * dialog is open (its title and close button are up there: then at the bottom, see styles.css); on
+ * desktop the actions live in the right-hand column, so toasts sit bottom-left.
  *
  * Escape belongs to the dialog: a toast shown over an open dialog is a newer Radix layer and would
  * take the first Escape; instead Escape closes the dialog and the toast leaves by its own close
@@ -57,7 +58,7 @@ export function keepOpenOnToast(e: { target: EventTarget | null; preventDefault(
 
 /**
  * While `active`, lifts toasts on phones by `length` (a CSS length) so they do not cover the bottom
- * buttons of a full-screen overlay.
+ * buttons of a full-screen overlay (toasts shown over a dialog on a phone sit at the bottom).
  */
 export function useToastInset(active: boolean, length: string) {
   useEffect(() => {

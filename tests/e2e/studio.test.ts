@@ -435,6 +435,15 @@ Deno.test(
         await dialog.getByRole("button", { name: "Create Account" }).click();
         const failed = toast(page, "Registration Failed");
         await failed.waitFor();
+        await page.waitForTimeout(300); // the toast's entrance
+        // Over a dialog the toast covers neither its primary action nor its close button.
+        const over = await box(failed);
+        for (const name of ["Create Account", "Close"]) {
+          assert.ok(
+            !overlaps(over, await box(dialog.getByRole("button", { name, exact: true }))),
+            `${name} is clear`,
+          );
+        }
         await page.keyboard.press("Escape");
         await dialog.waitFor({ state: "detached" });
         assert.ok(await failed.isVisible(), "the toast is still there");
