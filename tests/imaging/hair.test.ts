@@ -11,6 +11,7 @@ import {
   type Decoded,
   FRONTAL_FACES,
   job,
+  labOf,
   meanLab,
   meanPixelDeltaE,
   polygonPixels,
@@ -158,5 +159,39 @@ Deno.test("facial hair: beardless faces, shaded chins and lipstick are left alon
       `sample${face[0]} ${face.slice(1)}: ${res.notes.join("; ")}`,
     );
     assert.deepEqual(res.image, plain.image, `sample${face[0]} ${face.slice(1)} changed`);
+  }
+});
+
+/** Strand contrast: the spread of L* around its 5x5 local mean (the fine light/dark structure of hair). */
+function strandContrast(img: Decoded, x0: number, x1: number, y0: number, y1: number): number {
+  const L = (x: number, y: number) => labOf(img, y * img.width + x)[0];
+  let s = 0, n = 0;
+  for (let y = Math.round(y0) + 2; y < y1 - 2; y++) {
+    for (let x = Math.round(x0) + 2; x < x1 - 2; x++) {
+      let m = 0;
+      for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) m += L(x + dx, y + dy);
+      s += (L(x, y) - m / 25) ** 2;
+      n++;
+    }
+  }
+  return Math.sqrt(s / n);
+}
+
+Deno.test("hair recolour keeps the strands' light and dark structure (>= 0.8 of the original)", async () => {
+  for (const id of ["auburn", "copper-red"]) {
+    const photo = await cropFace(DARK_HAIR);
+    const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+    const g = faceGeometry((await engine.detect(plain))[0].mesh);
+    const out = await decode((await render(engine, job(photo, { hairColor: id }, undefined, "hair"))).image);
+    const top = g.pts[10];
+    const box = [
+      top[0] - 0.2 * g.fw,
+      top[0] + 0.2 * g.fw,
+      top[1] - 0.25 * g.fh,
+      top[1] - 0.1 * g.fh,
+    ] as const;
+    const ratio = strandContrast(out, ...box) / strandContrast(plain, ...box);
+    console.log(`${id}: strand contrast ${ratio.toFixed(2)} of the original`);
+    assert.ok(ratio >= 0.8, `${id}: strand contrast ${ratio.toFixed(2)}`);
   }
 });
