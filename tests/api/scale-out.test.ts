@@ -127,6 +127,14 @@ Deno.test({
       ids.push(res.body.generationId);
     }
 
+    // Both processes take jobs from the shared queue (a few each before the kill).
+    await waitFor(
+      "completions in both processes",
+      () => completedIn(a).length >= 3 && completedIn(b).length >= 3,
+      {
+        timeoutMs: 30_000,
+      },
+    );
     // kill -9 whichever process holds a running job, while it runs.
     const victim = await waitFor("a running job", async () => {
       const [row] = await sql`select id, claimed_by from generations where status = 'processing' limit 1`;
