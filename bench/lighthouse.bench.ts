@@ -15,13 +15,13 @@ async function lighthouse(url: string, desktop: boolean) {
   const args = [
     "run",
     "-A",
-    "npm:lighthouse",
+    "npm:lighthouse@^13.5.0",
     url,
     "--output=json",
     `--output-path=${out}`,
     "--quiet",
     "--only-categories=performance,accessibility",
-    "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage",
+    "--chrome-flags=--headless=new --no-sandbox --disable-gpu --disable-dev-shm-usage --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync",
   ];
   if (desktop) args.push("--preset=desktop");
   const run = await new Deno.Command(Deno.execPath(), {

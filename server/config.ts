@@ -10,9 +10,15 @@ const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" |
 
 /** A provider API key: printable ASCII without spaces (a pasted quote or newline is caught at boot). */
 const apiKey = (name: string) =>
-  z.string().min(10, `${name} is malformed: too short for an API key`).max(512, `${name} is malformed: too long`)
+  z.string().min(10, `${name} is malformed: too short for an API key`).max(
+    512,
+    `${name} is malformed: too long`,
+  )
     .regex(/^[\x21-\x7e]+$/, `${name} is malformed: it must not contain spaces, quotes or line breaks`)
-    .refine((v) => !/["'`]/.test(v), `${name} is malformed: it must not contain spaces, quotes or line breaks`);
+    .refine(
+      (v) => !/["'`]/.test(v),
+      `${name} is malformed: it must not contain spaces, quotes or line breaks`,
+    );
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
@@ -75,7 +81,9 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: bool.default(false),
 }).superRefine((e, ctx) => {
   if (e.STORAGE !== "s3") return;
-  if (!e.S3_BUCKET) ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "required when STORAGE=s3" });
+  if (!e.S3_BUCKET) {
+    ctx.addIssue({ code: "custom", path: ["S3_BUCKET"], message: "required when STORAGE=s3" });
+  }
   if (!e.S3_ACCESS_KEY_ID !== !e.S3_SECRET_ACCESS_KEY) {
     ctx.addIssue({
       code: "custom",

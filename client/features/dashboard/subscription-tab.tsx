@@ -101,7 +101,9 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
                   <span className="text-3xl font-bold text-ink-900">{plan.price_display}</span>
                   <span className="text-sm text-ink-500">/month</span>
                 </p>
-                <p className="mt-1 text-sm font-medium text-brand-700">{plan.credits.toLocaleString("en-US")} credits/month</p>
+                <p className="mt-1 text-sm font-medium text-brand-700">
+                  {plan.credits.toLocaleString("en-US")} credits/month
+                </p>
                 {plan.maxGenerationsPerDay && (
                   <p className="text-sm text-ink-600">Up to {plan.maxGenerationsPerDay} generations/day</p>
                 )}
