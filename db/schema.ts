@@ -1,5 +1,5 @@
 /**
- * The data model (ARCHITECTURE.md "Data model"). Migrations in migrations/
+ * The data model (docs/architecture.md). Migrations in migrations/
  * are generated from this file with `deno task db:generate`; the same SQL
  * runs on PGlite and Postgres.
  */

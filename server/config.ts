@@ -1,5 +1,5 @@
 /**
- * The environment, validated once at boot (STYLE.md 6). Every variable is
+ * The environment, validated once at boot. Every variable is
  * documented in README.md with its default. `loadConfig` throws one readable
  * error naming every bad variable; main.ts prints it and exits.
  */

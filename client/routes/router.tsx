@@ -1,5 +1,5 @@
 /**
- * Routes: / (home), /studio (needs a photo), /dashboard, and the spec's payment
+ * Routes: / (home), /studio (needs a photo), /dashboard, and the payment
  * routes. Features are composed here; they never import each other.
  */
 import {
@@ -33,7 +33,7 @@ function RootLayout() {
   const navigate = useNavigate();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const backToHome = useCallback(() => {
-    // Studio or dashboard to home clears the uploaded photo (spec section 4). A generation still
+    // Studio or dashboard to home clears the uploaded photo. A generation still
     // running keeps its own copy of the photo: the home page offers the way back to it.
     if (pathname.startsWith("/studio") || pathname.startsWith("/dashboard")) savePhoto(null);
     navigate({ to: "/" });

@@ -1,5 +1,5 @@
 /**
- * The account API contract (spec sections 5 and 7). Pure zod, no server
+ * The account API contract: request shapes and the validation messages users read. Pure zod, no server
  * imports: the client validates its forms with the same rules and messages.
  */
 import * as z from "zod";

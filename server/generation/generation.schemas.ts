@@ -57,7 +57,7 @@ export const generationStatusResponseSchema = z.object({
 });
 export type GenerationStatusResponse = z.infer<typeof generationStatusResponseSchema>;
 
-/** One entry of GET /api/generations (snake_case, as the spec shows it). */
+/** One entry of GET /api/generations (snake_case, as the client expects it). */
 export const historyItemSchema = z.object({
   id: z.string(),
   created_at: z.string(),

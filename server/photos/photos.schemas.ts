@@ -1,5 +1,5 @@
 /**
- * The photos API contract: limits, the spec's messages and the response
+ * The photos API contract: limits, the messages users read and the response
  * shape. Client-safe: imports nothing server-only.
  */
 import * as z from "zod";

@@ -1,5 +1,5 @@
 /**
- * The styling catalog: every option the studios offer, grouped as the spec's
+ * The styling catalog: every option the studios offer, grouped as the product's
  * "Styling options from the server" (section 3). Pure data plus tiny helpers,
  * no server imports, so the client may import it.
  *

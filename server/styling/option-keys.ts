@@ -1,6 +1,6 @@
 /**
  * The vocabulary shared by the API, the image models and the client: studio
- * types, the spec's selected-options keys and the makeup categories that take
+ * types, the selected-options keys and the makeup categories that take
  * an intensity. Pure data, no server imports, so the client may import it.
  */
 
@@ -10,7 +10,7 @@ export type StudioType = typeof STUDIO_TYPES[number];
 export const ANGLES = ["front", "right", "left", "back"] as const;
 export type Angle = typeof ANGLES[number];
 
-/** The selected-options object sent on generate (spec section 3), in spec order. */
+/** The selected-options object sent on generate , in the order the client sends them. */
 export const OPTION_KEYS = [
   "lookStyle",
   "eyeshadow",
@@ -38,7 +38,7 @@ export type OptionKey = typeof OPTION_KEYS[number];
 /** Every option key mapped to a catalog entry id (the default entry when untouched). */
 export type SelectedOptions = Record<OptionKey, string>;
 
-/** Makeup categories that accept an intensity 0-100 (beyond the spec). */
+/** Makeup categories that accept an intensity 0-100 (an addition of ours: the other keys take none). */
 export const MAKEUP_CATEGORIES = [
   "lookStyle",
   "eyeshadow",

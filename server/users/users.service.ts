@@ -17,7 +17,7 @@ export function isAdmin(
   return user.role === "admin" || (user.isVerified && config.adminEmails.has(user.email));
 }
 
-/** What a user may see of their own row. Admins read the spec's 999999 sentinel. */
+/** What a user may see of their own row. Admins read the 999999 sentinel (unlimited). */
 export function toPublicUser(
   user: UserRow,
   config: Pick<Config, "adminEmails">,

@@ -92,55 +92,58 @@ async function setBalance(ctx: TestContext, userId: string, credits: number) {
 
 const cursorOf = (iso: string, id: string) => btoa(`${iso}|${id}`).replaceAll("=", "");
 
-apiTest("generation: GET /api/styling-options: spec groups, rich lists, defaults, models", async (ctx) => {
-  const res = await ctx.call("GET", "/api/styling-options");
-  assert.equal(res.status, 200);
-  const b = res.body;
-  const groups: Record<string, string[]> = {
-    makeup: ["lookStyles", "eyeshadow", "lips", "baseMakeup", "cheeks", "extras"],
-    hair: ["styles", "lengths", "textures", "colors"],
-    barber: [
-      "hairStyles",
-      "hairLengths",
-      "hairTextures",
-      "hairColors",
-      "facialHair",
-      "facialHairColors",
-    ],
-    scene: [
-      "outfits",
-      "shoes",
-      "poses",
-      "accessories",
-      "activities",
-      "settings",
-      "camera",
-      "lighting",
-    ],
-  };
-  for (const [group, lists] of Object.entries(groups)) {
-    assert.deepEqual(Object.keys(b[group]).sort(), [...lists].sort(), group);
-    for (const list of lists) {
-      const entries = b[group][list];
-      assert.ok(
-        entries.length >= (group === "scene" ? 6 : 8),
-        `${group}.${list} has ${entries.length}`,
-      );
-      for (const e of entries) assert.ok(typeof e.id === "string" && typeof e.label === "string");
-      assert.equal(
-        new Set(entries.map((e: { id: string }) => e.id)).size,
-        entries.length,
-        "unique ids",
-      );
+apiTest(
+  "generation: GET /api/styling-options: the four groups, rich lists, defaults, models",
+  async (ctx) => {
+    const res = await ctx.call("GET", "/api/styling-options");
+    assert.equal(res.status, 200);
+    const b = res.body;
+    const groups: Record<string, string[]> = {
+      makeup: ["lookStyles", "eyeshadow", "lips", "baseMakeup", "cheeks", "extras"],
+      hair: ["styles", "lengths", "textures", "colors"],
+      barber: [
+        "hairStyles",
+        "hairLengths",
+        "hairTextures",
+        "hairColors",
+        "facialHair",
+        "facialHairColors",
+      ],
+      scene: [
+        "outfits",
+        "shoes",
+        "poses",
+        "accessories",
+        "activities",
+        "settings",
+        "camera",
+        "lighting",
+      ],
+    };
+    for (const [group, lists] of Object.entries(groups)) {
+      assert.deepEqual(Object.keys(b[group]).sort(), [...lists].sort(), group);
+      for (const list of lists) {
+        const entries = b[group][list];
+        assert.ok(
+          entries.length >= (group === "scene" ? 6 : 8),
+          `${group}.${list} has ${entries.length}`,
+        );
+        for (const e of entries) assert.ok(typeof e.id === "string" && typeof e.label === "string");
+        assert.equal(
+          new Set(entries.map((e: { id: string }) => e.id)).size,
+          entries.length,
+          "unique ids",
+        );
+      }
     }
-  }
-  assert.equal(b.makeup.lookStyles[0].label, "No Makeup");
-  assert.ok(b.makeup.lips.some((e: { hex?: string }) => /^#[0-9a-f]{6}$/i.test(e.hex ?? "")));
-  assert.deepEqual(Object.keys(b.defaults).sort(), [...OPTION_KEYS].sort());
-  assert.equal(b.defaults.lookStyle, b.makeup.lookStyles[0].id);
-  assert.equal(b.models.active, "test-succeeding");
-  assert.deepEqual(b.models.angles, ["front"]);
-});
+    assert.equal(b.makeup.lookStyles[0].label, "No Makeup");
+    assert.ok(b.makeup.lips.some((e: { hex?: string }) => /^#[0-9a-f]{6}$/i.test(e.hex ?? "")));
+    assert.deepEqual(Object.keys(b.defaults).sort(), [...OPTION_KEYS].sort());
+    assert.equal(b.defaults.lookStyle, b.makeup.lookStyles[0].id);
+    assert.equal(b.models.active, "test-succeeding");
+    assert.deepEqual(b.models.angles, ["front"]);
+  },
+);
 
 apiTest(
   "generation: anonymous upload, then generate: 202, 2 credits charged, job runs, result served",

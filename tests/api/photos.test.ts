@@ -284,7 +284,7 @@ apiTest("photos: a transparent PNG is flattened to an opaque JPEG", async (ctx) 
   assert.ok(data[0] > 240 && data[1] > 240 && data[2] > 240, "white behind transparency, not black");
 });
 
-apiTest("photos: anything that is not an accepted image is 415 with the spec's message", async (ctx) => {
+apiTest("photos: anything that is not an accepted image is 415 with the product's message", async (ctx) => {
   const cases: [string, Uint8Array, string][] = [
     [
       "a text file renamed to .jpg",
@@ -341,7 +341,7 @@ apiTest("photos: a damaged JPEG is 422 with a clear detail", async (ctx) => {
 });
 
 apiTest(
-  "photos: a file of 10485761 bytes is 413 with the spec's message; 10485760 bytes pass the size check",
+  "photos: a file of 10485761 bytes is 413 with the product's message; 10485760 bytes pass the size check",
   async (ctx) => {
     const db = ctx.database.db;
     const before = (await db.select({ id: photos.id }).from(photos)).length;

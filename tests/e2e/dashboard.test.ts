@@ -446,7 +446,7 @@ Deno.test(
         `${name} holds its format`,
       );
 
-      // A download the server cannot serve: the spec's failure toast.
+      // A download the server cannot serve: the product's failure toast.
       g.allow(/status of 500|Failed to load resource/);
       await page.route("**/api/download/**", (route) => route.fulfill({ status: 500, body: "boom" }));
       await newest.getByRole("button", { name: "Download" }).click();

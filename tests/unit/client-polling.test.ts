@@ -253,7 +253,7 @@ for (
       onStatus: (s) => seen.push(s.status),
     });
     assert.deepEqual(outcome, { kind: "completed", status: done("/b.jpg") });
-    assert.deepEqual(delays, [1000, 1000, 1000], "the spec's 1 s polls");
+    assert.deepEqual(delays, [1000, 1000, 1000], "the schedule's 1 s polls");
     assert.equal(seen.at(-1), "completed");
   });
 }

@@ -34,7 +34,7 @@ const HISTORY_PAGE_SIZE = 10;
 /** While an item is queued or processing the list re-reads itself this often. */
 export const HISTORY_POLL_MS = 2000;
 
-/** The server's detail, or null (the caller picks the spec's fallback text). */
+/** The server's detail, or null (the caller picks its fallback text). */
 export function serverDetail(err: unknown): string | null {
   return err instanceof ApiError ? err.detail : null;
 }

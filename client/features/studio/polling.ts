@@ -1,5 +1,5 @@
 /**
- * Generation status polling (spec section 4): 1 s for the first 15 polls, then
+ * Generation status polling: 1 s for the first 15 polls, then
  * 2 s; after a failed poll request, back off min(5 s, 1 s x 1.5^min(polls-20, 5));
  * after more than 60 attempts give up (Generation Timeout). A 4xx answer (404:
  * the job is not there for this user; 401: signed out) ends polling at once:
@@ -25,7 +25,7 @@ export const POLLING = {
   fastMs: 1000,
   slowMs: 2000,
   /**
-   * The spec: "After more than 60 attempts it gives up". Read literally: the
+   * The product rule: "after more than 60 attempts it gives up". Read literally: the
    * client gives up once the attempt count exceeds 60, so the 61st status
    * request is still made and only its "not done yet" ends polling (61 requests,
    * about 107 s). Deliberate; tests/unit/client-polling.test.ts pins it.
@@ -42,7 +42,7 @@ export function pollDelay(n: number): number {
 
 /**
  * Wait after a failed poll request, `polls` = polls made so far. The exponent
- * is clamped at 0 (the spec's formula would otherwise retry within a
+ * is clamped at 0 (the backoff formula would otherwise retry within a
  * millisecond during the first 20 polls, hammering a struggling server).
  */
 export function errorBackoff(polls: number): number {

@@ -30,7 +30,7 @@ export interface GenerationResult {
 
 /** Why the last generation shows no new result (rendered in the result panel). */
 export type GenerationProblem =
-  /** The job failed: the server's reason and notes (the toast carries only the spec's text). */
+  /** The job failed: the server's reason and notes (the toast carries only the fixed product text). */
   | { kind: "failed"; detail: string | null; notes: string[] }
   /** Gave up polling; the job may still finish: "Check again". */
   | { kind: "timeout" }
@@ -59,7 +59,7 @@ function abortableSleep(signal: AbortSignal) {
     });
 }
 
-/** The spec's texts, from the server's own messages. */
+/** The toast texts, from the server's own messages. */
 export const INSUFFICIENT_CREDITS = toToastText(INSUFFICIENT_CREDITS_MESSAGE);
 export const GENERATION_FAILED_TOAST = {
   title: "Generation Failed",
@@ -159,7 +159,7 @@ export function useGeneration(opts: UseGenerationOptions) {
       // The refund may land just after the failed status: read the balance twice.
       refreshCredits();
       setTimeout(refreshCredits, 2000);
-      // The toast is the spec's text exactly; the server's reason goes to the result panel.
+      // The toast is the fixed product text; the server's reason goes to the result panel.
       setProblem({ kind: "failed", detail: outcome.status.error, notes: outcome.status.notes ?? [] });
       toast({ ...GENERATION_FAILED_TOAST, variant: "destructive" });
     } else if (outcome.kind === "timeout") {

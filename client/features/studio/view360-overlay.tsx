@@ -39,8 +39,9 @@ export function View360Overlay(
   const [busy, setBusy] = useState(false);
   const urls = ANGLE_LABELS.map((_, i) => images[i] ?? images[0]);
   const isPending = (i: number) => generating && !urls[i];
-  // Every stored result has its own key, so an angle showing the front's URL is the spec's
-  // fallback for an angle the model could not make: say so rather than pass it off as that view.
+  // Every stored result has its own key, so an angle showing the front's URL is the
+  // "missing angles fall back to the first image" rule at work for an angle the model could
+  // not make: say so rather than pass it off as that view.
   const isFallback = (i: number) => !generating && i > 0 && !!urls[i] && urls[i] === urls[0];
   const partial = notes.some((n) => n.startsWith(PARTIAL_SET));
   // A view a partial set lacks is shown as the front, labelled, but never saved as that view.

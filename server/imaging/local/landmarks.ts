@@ -1,6 +1,6 @@
 /**
  * MediaPipe face-mesh landmark indices (468 mesh + 10 iris points). R/L are
- * the subject's right/left. Source: notes/local-model.md and the MediaPipe
+ * the subject's right/left. Source: the MediaPipe
  * canonical topology.
  */
 export const LIPS_OUTER = [
