@@ -128,7 +128,7 @@ export function createApiClient(config: ApiClientConfig): ApiClient {
   async function doRefresh(): Promise<boolean> {
     const refreshToken = tokens.getRefresh();
     if (!refreshToken) {
-      // Spec: "Refresh with no stored refresh token fails with No refresh token available."
+      // Product rule: "Refresh with no stored refresh token fails with No refresh token available."
       endSession();
       return false;
     }

@@ -62,7 +62,7 @@ Deno.test("polling: failed status ends polling", async () => {
 });
 
 Deno.test("polling: gives up after MORE than 60 attempts (the 61st still polls), schedule 15x1 s then 2 s", async () => {
-  // Spec: "After more than 60 attempts it gives up with Generation Timeout." Deliberately literal:
+  // Product rule: "After more than 60 attempts it gives up with Generation Timeout." Deliberately literal:
   // attempt 61 is made; only when it is not done either does polling stop (see POLLING.maxAttempts).
   const { delays, sleep } = fakeSleep();
   let calls = 0;
