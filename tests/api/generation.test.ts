@@ -581,19 +581,21 @@ apiTest("generation: shutting down mid-job hands the job back at once, attempt g
 });
 
 for (
-  const [label, failing, timeoutMs, expectedCalls, error] of [
-    ["permanent failure (no face)", failingModel(false), 5_000, 1, /^No face found/],
+  const [label, makeModel, timeoutMs, expectedCalls, error] of [
+    ["permanent failure (no face)", () => failingModel(false), 5_000, 1, /^No face found/],
     [
       "transient failures retried then failed",
-      failingModel(true),
+      () => failingModel(true),
       5_000,
       MAX_ATTEMPTS,
       /encountered an error/,
     ],
-    ["hanging model times out", hangingModel(), 150, MAX_ATTEMPTS, /encountered an error/],
+    ["hanging model times out", () => hangingModel(), 150, MAX_ATTEMPTS, /encountered an error/],
   ] as const
 ) {
   apiTest(`generation: failures refund once: ${label}`, async (ctx) => {
+    // A fresh model per run: the same test runs on each backend, and call counts must not add up.
+    const failing = makeModel();
     const u = await ctx.register();
     const photoId = await upload(ctx, u.access_token);
     const { generationId } = (await generate(ctx, u.access_token, { photoId })).body;
