@@ -47,6 +47,11 @@ export function rgbToLinear(rgb: Rgb): Rgb {
   ];
 }
 
+/** "#B22234" -> linear-light triple. */
+export function hexToLinear(hex: string): Rgb {
+  return rgbToLinear(hexToRgb(hex));
+}
+
 /** Relative luminance of a linear-light triple. */
 export function luminance(r: number, g: number, b: number): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
