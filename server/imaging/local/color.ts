@@ -25,6 +25,13 @@ export function linearToSrgb(v: number): number {
   return LINEAR_TO_SRGB_LUT[(v * LIN_STEPS + 0.5) | 0];
 }
 
+/** Linear light -> sRGB 0..255, unrounded (for tables interpolated before rounding). */
+export function linearToSrgbFloat(v: number): number {
+  if (!(v > 0)) return 0;
+  if (v >= 1) return 255;
+  return 255 * (v <= 0.0031308 ? v * 12.92 : 1.055 * v ** (1 / 2.4) - 0.055);
+}
+
 export type Rgb = [number, number, number];
 export type Lab = [number, number, number];
 
@@ -84,6 +91,16 @@ export function labToLinear(L: number, a: number, b: number): Rgb {
     -0.969266 * x + 1.8760108 * y + 0.041556 * z,
     0.0556434 * x - 0.2040259 * y + 1.0572252 * z,
   ];
+}
+
+/** linearToLab without allocating (the same formula), into `out`. */
+export function linearToLabInto(out: Float64Array, r: number, g: number, b: number): void {
+  const fx = labF((0.4124564 * r + 0.3575761 * g + 0.1804375 * b) / XN);
+  const fy = labF((0.2126729 * r + 0.7151522 * g + 0.072175 * b) / YN);
+  const fz = labF((0.0193339 * r + 0.119192 * g + 0.9503041 * b) / ZN);
+  out[0] = 116 * fy - 16;
+  out[1] = 500 * (fx - fy);
+  out[2] = 200 * (fy - fz);
 }
 
 /** sRGB bytes -> Lab. */

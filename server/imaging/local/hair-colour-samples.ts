@@ -1,0 +1,121 @@
+/**
+ * The colour model hair recolouring relies on: Lab samples of skin (mesh
+ * points), hair (above the forehead) and clothing (below the chin), reduced to
+ * a robust mean and spread, or to a small palette.
+ */
+import type { Canvas } from "./blend.ts";
+import { type Lab, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
+import type { FaceGeometry } from "./face-geometry.ts";
+import { SKIN_SAMPLES } from "./landmarks.ts";
+import { personAt, type PersonMask } from "./person-mask.ts";
+
+interface Stats {
+  mean: Lab;
+  sd: number;
+  n: number;
+}
+
+export function labAt(img: Canvas, x: number, y: number): Lab {
+  const i = (y * img.width + x) * 3, d = img.data;
+  return linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
+}
+
+export function stats(samples: Lab[]): Stats {
+  const n = samples.length;
+  if (!n) return { mean: [0, 0, 0], sd: 100, n };
+  // Median per channel, then the RMS distance to it (robust enough here).
+  const med: Lab = [0, 1, 2].map((c) => {
+    const v = samples.map((s) => s[c]).sort((a, b) => a - b);
+    return v[n >> 1];
+  }) as Lab;
+  const dists = samples.map((s) => Math.hypot(s[0] - med[0], s[1] - med[1], s[2] - med[2])).sort((a, b) =>
+    a - b
+  );
+  // Drop the farthest 25 % (stray background or skin) before the spread.
+  const keep = dists.slice(0, Math.max(1, Math.floor(n * 0.75)));
+  const sd = Math.sqrt(keep.reduce((a, d) => a + d * d, 0) / keep.length);
+  return { mean: med, sd, n };
+}
+
+export function skinSamples(img: Canvas, g: FaceGeometry): Lab[] {
+  const out: Lab[] = [];
+  for (const idx of SKIN_SAMPLES) {
+    const [px, py] = g.pts[idx];
+    for (let dy = -2; dy <= 2; dy += 2) {
+      for (let dx = -2; dx <= 2; dx += 2) {
+        const x = Math.round(px) + dx, y = Math.round(py) + dy;
+        if (x >= 0 && y >= 0 && x < img.width && y < img.height) out.push(labAt(img, x, y));
+      }
+    }
+  }
+  return out;
+}
+
+export function hairSamples(img: Canvas, g: FaceGeometry, person: PersonMask): Lab[] {
+  const out: Lab[] = [];
+  const top = g.pts[10];
+  const stepPx = Math.max(1, Math.round(g.fw / 120));
+  const collect = (x0: number, x1: number, y0: number, y1: number) => {
+    for (let y = Math.max(0, Math.round(y0)); y < Math.min(img.height, y1); y += stepPx) {
+      for (let x = Math.max(0, Math.round(x0)); x < Math.min(img.width, x1); x += stepPx) {
+        if (personAt(person, x, y) > 0.7) out.push(labAt(img, x, y));
+      }
+    }
+  };
+  // Above the forehead...
+  collect(top[0] - 0.3 * g.fw, top[0] + 0.3 * g.fw, top[1] - 0.3 * g.fh, top[1] - 0.07 * g.fh);
+  // ...and beside the temples, outside the face oval.
+  const l = g.pts[127], r = g.pts[356];
+  collect(l[0] - 0.16 * g.fw, l[0] - 0.04 * g.fw, top[1], l[1]);
+  collect(r[0] + 0.04 * g.fw, r[0] + 0.16 * g.fw, top[1], r[1]);
+  return out;
+}
+
+/**
+ * Clothing below the chin: samples at the chest centre and lower down the
+ * torso (long hair falls beside these, rarely across them). Dark clothing is
+ * as hair-coloured as the hair it touches; a clothing colour model keeps it
+ * out of the mask.
+ */
+export function clothSamples(img: Canvas, g: FaceGeometry, person: PersonMask): Lab[] {
+  const out: Lab[] = [];
+  const chinY = g.pts[152][1], cx = g.center[0];
+  const stepPx = Math.max(1, Math.round(g.fw / 50));
+  const x0 = Math.max(0, Math.round(cx - 0.3 * g.fw)), x1 = Math.min(img.width, cx + 0.3 * g.fw);
+  for (const [from, to] of [[0.55, 0.9], [1.1, 1.5]]) {
+    const y1 = Math.min(img.height, chinY + to * g.fh);
+    for (let y = Math.max(0, Math.round(chinY + from * g.fh)); y < y1; y += stepPx) {
+      for (let x = x0; x < x1; x += stepPx) {
+        if (personAt(person, x, y) > 0.7) out.push(labAt(img, x, y));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Up to `k` colour clusters of the samples (k-means in Lab, seeded at
+ * lightness quantiles so the result is deterministic): clothing is often
+ * two-tone. Clusters holding under 10 % of the samples are dropped.
+ */
+export function palette(samples: Lab[], k: number): Stats[] {
+  if (samples.length < 30) return [];
+  const byL = [...samples].sort((a, b) => a[0] - b[0]);
+  let centres: Lab[] = Array.from({ length: k }, (_, i) => byL[Math.floor(((i + 0.5) / k) * byL.length)]);
+  let groups: Lab[][] = [];
+  for (let iter = 0; iter < 6; iter++) {
+    groups = centres.map(() => []);
+    for (const s of samples) {
+      let best = 0, bd = Infinity;
+      centres.forEach((c, i) => {
+        const d = (s[0] - c[0]) ** 2 + (s[1] - c[1]) ** 2 + (s[2] - c[2]) ** 2;
+        if (d < bd) bd = d, best = i;
+      });
+      groups[best].push(s);
+    }
+    centres = groups.map((g, i) =>
+      g.length ? [0, 1, 2].map((c) => g.reduce((a, s) => a + s[c], 0) / g.length) as Lab : centres[i]
+    );
+  }
+  return groups.filter((g) => g.length >= 0.1 * samples.length).map(stats);
+}
