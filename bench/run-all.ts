@@ -12,12 +12,6 @@ const benches = [
 ];
 let failed = 0;
 for (const file of benches) {
-  try {
-    await Deno.stat(new URL(`../${file}`, import.meta.url));
-  } catch {
-    console.log(`(skipping ${file}: not present)`);
-    continue;
-  }
   console.log(`\n== ${file}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
     // --expose-gc: the local model bench reads worker heaps after a full GC.

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import type { Config } from "../config.ts";
-import { encodeHex } from "../storage/hex.ts";
+import { encodeHex } from "../hex-digest.ts";
 
 export async function loadJwtSecret(
   config: Pick<Config, "jwtSecret" | "dataDir">,

@@ -87,18 +87,6 @@ export async function revokeAllForUser(
     );
 }
 
-/** A session (family) is live while it has a row that is not revoked. */
-export async function isFamilyLive(
-  db: DbOrTx,
-  family: string,
-): Promise<boolean> {
-  const rows = await db.select({ id: refreshTokens.id }).from(refreshTokens)
-    .where(
-      and(eq(refreshTokens.family, family), isNull(refreshTokens.revokedAt)),
-    ).limit(1);
-  return rows.length > 0;
-}
-
 /**
  * Deletes refresh-token rows nobody can use any more: expired ones, every row of a revoked
  * family, and rotated rows older than `rotatedBefore` (past that age a replay is simply an

@@ -3,7 +3,7 @@
  * Refresh tokens: 256-bit opaque random strings, stored only as SHA-256.
  */
 import { sign, verify } from "hono/jwt";
-import { encodeHex, sha256Hex } from "../storage/hex.ts";
+import { encodeHex, sha256Hex } from "../hex-digest.ts";
 import { isUuid } from "../ids.ts";
 
 export const ACCESS_TOKEN_SECONDS = 15 * 60;

@@ -36,12 +36,6 @@ export async function setBalance(tx: DbOrTx, userId: string, credits: number): P
   await tx.update(users).set({ credits }).where(eq(users.id, userId));
 }
 
-export async function findLedgerRow(db: DbOrTx, reason: string, ref: string) {
-  const [row] = await db.select().from(creditLedger)
-    .where(and(eq(creditLedger.reason, reason), eq(creditLedger.ref, ref)));
-  return row ?? null;
-}
-
 /** Sum of the deltas of one reason whose ref starts with `refPrefix` (refunds of one charge). */
 export async function sumDeltas(db: DbOrTx, userId: string, reason: string, refPrefix: string) {
   const [row] = await db.select({ total: sql<string>`coalesce(sum(${creditLedger.delta}), 0)` })

@@ -65,19 +65,6 @@ export function grantCredits(
   });
 }
 
-/** Takes credits that must be available (a generation's cost); refuses rather than going below 0. */
-export function debitCredits(
-  tx: DbOrTx,
-  change: Omit<CreditChange, "delta"> & { credits: number },
-): Promise<CreditResult> {
-  return applyCreditChange(tx, {
-    userId: change.userId,
-    delta: -change.credits,
-    reason: change.reason,
-    ref: change.ref,
-  });
-}
-
 /**
  * Takes back up to `credits` (a refunded payment): whatever the user has left of them, never
  * below 0. The user row stays locked from the read to the write, so the clamp is exact.

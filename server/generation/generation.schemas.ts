@@ -43,7 +43,6 @@ export type GenerationStatusName = z.infer<typeof generationStatusNameSchema>;
 
 /** Only the angles the model really made are present (never faked). */
 export const resultUrlsSchema = z.partialRecord(z.enum(ANGLES), z.string());
-export type ResultUrls = z.infer<typeof resultUrlsSchema>;
 
 /** GET /api/generation/<id>/status */
 export const generationStatusResponseSchema = z.object({

@@ -12,7 +12,7 @@ import { isUuid } from "../ids.ts";
 import { uploadUrl } from "../photos/photo-serving.ts";
 import { usablePhotosFor } from "../photos/photo-upload.ts";
 import { log } from "../log.ts";
-import { sha256Hex } from "../storage/hex.ts";
+import { sha256Hex } from "../hex-digest.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import { defaultOptions, findEntry } from "../styling/catalog.ts";
 import { OPTION_KEYS } from "../styling/option-keys.ts";

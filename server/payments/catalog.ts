@@ -14,9 +14,6 @@ export interface CreditPackage {
   savingsPercent?: number;
 }
 
-/** The base offer: 5 credits for $1 (20 cents a credit). */
-export const CENTS_PER_CREDIT = 20;
-
 export const PACKAGES: Record<PackageId, CreditPackage> = {
   small: { id: "small", credits: 5, priceCents: 100 },
   medium: { id: "medium", credits: 25, priceCents: 500, popular: true },

@@ -87,10 +87,6 @@ export async function deleteRedemptionOfSession(tx: DbOrTx, checkoutSessionId: s
   await tx.delete(promotionRedemptions).where(eq(promotionRedemptions.checkoutSessionId, checkoutSessionId));
 }
 
-export function countRedemptions(db: DbOrTx, promotionCodeId: string): Promise<number> {
-  return db.$count(promotionRedemptions, eq(promotionRedemptions.promotionCodeId, promotionCodeId));
-}
-
 // ---- checkout sessions ----
 
 export async function insertCheckoutSession(
@@ -184,17 +180,6 @@ export async function recordWebhookEvent(
 }
 
 // ---- users ----
-
-export async function findUserForPayments(db: DbOrTx, userId: string) {
-  const [row] = await db.select({
-    id: users.id,
-    email: users.email,
-    credits: users.credits,
-    role: users.role,
-  })
-    .from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)));
-  return row ?? null;
-}
 
 export async function findUserIdByEmail(db: DbOrTx, email: string): Promise<string | null> {
   const [row] = await db.select({ id: users.id }).from(users)

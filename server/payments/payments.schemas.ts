@@ -34,7 +34,6 @@ export const subscriptionCheckoutSchema = z.object({
 
 export const sessionIdSchema = z.string().min(1).max(255).regex(/^[A-Za-z0-9_]+$/, "Invalid session id");
 
-export type ValidatePromotionInput = z.infer<typeof validatePromotionSchema>;
 export type CreditsCheckoutInput = z.infer<typeof creditsCheckoutSchema>;
 export type SubscriptionCheckoutInput = z.infer<typeof subscriptionCheckoutSchema>;
 

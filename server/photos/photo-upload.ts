@@ -7,7 +7,7 @@ import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { ImageInputError, MAX_INPUT_PIXELS, normalizePhoto } from "../imaging/normalize-photo.ts";
 import { log } from "../log.ts";
-import { sha256Hex } from "../storage/hex.ts";
+import { sha256Hex } from "../hex-digest.ts";
 import { type BlobStorage, newKey } from "../storage/storage.ts";
 import { claimAnonymousPhoto, findPhotoById, insertPhoto, type PhotoRow } from "./photos.repository.ts";
 import {

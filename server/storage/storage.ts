@@ -4,7 +4,7 @@
  * processes). Keys are generated here, never taken from user input, so a key
  * can be trusted to name one file.
  */
-import { encodeHex } from "./hex.ts";
+import { encodeHex } from "../hex-digest.ts";
 
 /** One stored blob as list() reports it. */
 export interface StoredBlob {

@@ -1,5 +1,5 @@
 /** Moves profile rows; validation and defaults live in profile.service.ts. */
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { profiles } from "../../db/schema.ts";
 
@@ -22,10 +22,4 @@ export async function upsertProfile(db: DbOrTx, userId: string, values: ProfileV
 
 export async function deleteProfile(db: DbOrTx, userId: string): Promise<void> {
   await db.delete(profiles).where(eq(profiles.userId, userId));
-}
-
-/** For tests and diagnostics: how many profile rows exist. */
-export async function countProfiles(db: DbOrTx): Promise<number> {
-  const [row] = await db.select({ n: sql<number>`count(*)::int` }).from(profiles);
-  return row.n;
 }

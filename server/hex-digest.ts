@@ -1,3 +1,4 @@
+/** Bytes as lowercase hex, and SHA-256 digests in that form (token hashes, upload checksums). */
 export function encodeHex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
