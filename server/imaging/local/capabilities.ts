@@ -3,50 +3,41 @@
  * apply. Options that need a generative model (a new cut, length or texture,
  * a beard on a shaven face, outfits, poses...) are declared unsupported.
  */
-import { CATALOG, optionList } from "../../styling/catalog.ts";
+import { optionList } from "../../styling/catalog.ts";
+import { EVERY_OPTION_ID } from "../catalog-ids.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
 import { MAKEUP_CATEGORIES, type MakeupCategory, OPTION_KEYS } from "../../styling/option-keys.ts";
 import type { ModelCapabilities } from "../image-model.ts";
 
-const ids = (...lists: readonly { id: string }[][]) => [...new Set(lists.flat().map((e) => e.id))];
+/** Why each option the local model keeps as photographed needs a generative model. */
+const KEPT_AS_PHOTOGRAPHED: Partial<Record<OptionKey, string>> = {
+  hairStyle: "A new haircut needs a generative image model; the local model keeps your own cut",
+  hairLength: "A new hair length needs a generative image model; the local model keeps your own",
+  hairTexture: "A new hair texture needs a generative image model; the local model keeps your own",
+  facialHair: "A new beard style needs a generative image model; the local model only recolours facial hair",
+  outfit: "Outfits need a generative image model; the local model keeps your clothes",
+  shoesFootwear: "Shoes need a generative image model; the local model keeps the photo's framing",
+  pose: "Poses need a generative image model; the local model keeps your pose",
+  accessories: "Accessories need a generative image model",
+  activity: "Activities need a generative image model",
+};
+
+/**
+ * Every catalogue id of the options it renders; for the options it keeps as
+ * photographed, only the list's first (no-op) entry.
+ */
+const SUPPORTED = Object.fromEntries(
+  OPTION_KEYS.map((key) => {
+    const all = EVERY_OPTION_ID[key];
+    return [key, key in KEPT_AS_PHOTOGRAPHED ? all.slice(0, 1) : all];
+  }),
+) as Record<OptionKey, string[]>;
 
 export const LOCAL_CAPABILITIES: ModelCapabilities = {
   angles: ["front"],
-  supported: {
-    lookStyle: ids(CATALOG.makeup.lookStyles),
-    eyeshadow: ids(CATALOG.makeup.eyeshadow),
-    lips: ids(CATALOG.makeup.lips),
-    baseMakeup: ids(CATALOG.makeup.baseMakeup),
-    cheeks: ids(CATALOG.makeup.cheeks),
-    extras: ids(CATALOG.makeup.extras),
-    hairStyle: [CATALOG.hair.styles[0].id],
-    hairLength: [CATALOG.hair.lengths[0].id],
-    hairTexture: [CATALOG.hair.textures[0].id],
-    hairColor: ids(CATALOG.hair.colors, CATALOG.barber.hairColors),
-    facialHair: [CATALOG.barber.facialHair[0].id],
-    facialHairColor: ids(CATALOG.barber.facialHairColors),
-    outfit: [CATALOG.scene.outfits[0].id],
-    shoesFootwear: [CATALOG.scene.shoes[0].id],
-    pose: [CATALOG.scene.poses[0].id],
-    accessories: [CATALOG.scene.accessories[0].id],
-    activity: [CATALOG.scene.activities[0].id],
-    setting: ids(CATALOG.scene.settings),
-    cameraLens: ids(CATALOG.scene.camera),
-    lighting: ids(CATALOG.scene.lighting),
-  },
+  supported: SUPPORTED,
   unavailable: {
-    options: {
-      hairStyle: "A new haircut needs a generative image model; the local model keeps your own cut",
-      hairLength: "A new hair length needs a generative image model; the local model keeps your own",
-      hairTexture: "A new hair texture needs a generative image model; the local model keeps your own",
-      facialHair:
-        "A new beard style needs a generative image model; the local model only recolours facial hair",
-      outfit: "Outfits need a generative image model; the local model keeps your clothes",
-      shoesFootwear: "Shoes need a generative image model; the local model keeps the photo's framing",
-      pose: "Poses need a generative image model; the local model keeps your pose",
-      accessories: "Accessories need a generative image model",
-      activity: "Activities need a generative image model",
-    },
+    options: KEPT_AS_PHOTOGRAPHED,
     instructions: "Additional instructions need a generative image model; the local model cannot follow them",
     references: "Reference photos need a generative image model; the local model does not use them",
     view360: "The 360° view needs a generative image model; the local model renders the front view only",
