@@ -70,7 +70,8 @@ export class WorkerPool {
     return slot;
   }
 
-  private replace(slot: Slot, err: ModelError): void {
+  /** Stops the slot's worker and fails the job it was running, if any. */
+  private terminate(slot: Slot, err: ModelError): void {
     const cur = slot.current;
     slot.current = undefined;
     slot.worker.terminate();
@@ -78,6 +79,10 @@ export class WorkerPool {
       if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
       cur.pending.reject(err);
     }
+  }
+
+  private replace(slot: Slot, err: ModelError): void {
+    this.terminate(slot, err);
     const i = this.slots.indexOf(slot);
     if (i >= 0 && !this.closed) {
       this.slots[i] = this.spawn();
@@ -234,15 +239,7 @@ export class WorkerPool {
     clearTimeout(this.idleTimer);
     const err = new ModelError("The image model is shut down", { transient: true });
     for (const p of this.queue.splice(0)) p.reject(err);
-    for (const slot of this.slots.splice(0)) {
-      const cur = slot.current;
-      slot.current = undefined;
-      slot.worker.terminate();
-      if (cur) {
-        if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
-        cur.pending.reject(err);
-      }
-    }
+    for (const slot of this.slots.splice(0)) this.terminate(slot, err);
     return Promise.resolve();
   }
 }
