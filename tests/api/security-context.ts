@@ -4,33 +4,11 @@
  * builds the real app and makes its own users, so each runs alone, with
  * `--filter`, in any order.
  */
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
-import { openDatabase } from "../../db/client.ts";
+import { fastBackend } from "../helpers/api-test.ts";
 import { type Backend, backends } from "../helpers/backends.ts";
 import { openTestContext, PASSWORD, type TestContext } from "../helpers/test-app.ts";
 
 export { PASSWORD };
-
-let template: Promise<Blob> | undefined;
-
-/** One migrated PGlite per test process, dumped once and cloned per test (~0.5 s instead of ~4 s). */
-function migratedPgliteDump(): Promise<Blob> {
-  template ??= (async () => {
-    const pg = new PGlite();
-    await migrate(drizzle(pg), { migrationsFolder: new URL("../../migrations", import.meta.url).pathname });
-    const dump = await pg.dumpDataDir("none");
-    await pg.close();
-    return dump;
-  })();
-  return template;
-}
-
-function fastBackend(backend: Backend): Backend {
-  if (backend.name !== "pglite") return backend;
-  return { ...backend, open: async () => openDatabase({ loadDataDir: await migratedPgliteDump() }) };
-}
 
 /** Limits high enough that only the rate-limit tests ever meet them. */
 export const RELAXED_LIMITS = {

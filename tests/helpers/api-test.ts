@@ -32,7 +32,8 @@ function migratedPgliteDump(): Promise<Blob> {
   return template;
 }
 
-function fastBackend(backend: Backend): Backend {
+/** The backend with PGlite opened from that migrated clone; Postgres as it is. */
+export function fastBackend(backend: Backend): Backend {
   if (backend.name !== "pglite") return backend;
   return { ...backend, open: async () => openDatabase({ loadDataDir: await migratedPgliteDump() }) };
 }

@@ -1,31 +1,8 @@
 import assert from "node:assert/strict";
-import { ApiError, createApiClient, type TokenStore } from "../../client/api/http.ts";
+import { ApiError, createApiClient } from "../../client/api/http.ts";
 import { createFetchMe, meRetryDelay, SessionUnavailableError, shouldRetryMe } from "../../client/api/me.ts";
 import { createTokenStore } from "../../client/api/tokens.ts";
-
-function memoryTokens(access: string | null, refresh: string | null) {
-  const t = { access, refresh };
-  const store: TokenStore & { t: typeof t } = {
-    t,
-    getAccess: () => t.access,
-    getRefresh: () => t.refresh,
-    set(a, r) {
-      t.access = a;
-      t.refresh = r;
-    },
-    clear() {
-      t.access = null;
-      t.refresh = null;
-    },
-  };
-  return store;
-}
-
-const json = (body: unknown, status = 200) =>
-  new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json" },
-  });
+import { json, memoryTokens } from "./client-fakes.ts";
 
 /** A fake server: access tokens valid when in `valid`; refresh rotates. */
 function fakeServer(opts: { refreshOk?: boolean; refreshDelay?: number } = {}) {

@@ -1,28 +1,8 @@
 /** The client branches on the server's error `code`, not on the wording of `detail`. */
 import assert from "node:assert/strict";
-import { ApiError, createApiClient, ERROR_CODES, type TokenStore } from "../../client/api/http.ts";
+import { ApiError, createApiClient, ERROR_CODES } from "../../client/api/http.ts";
 import { AppError, DEFAULT_CODES } from "../../server/http/errors.ts";
-
-function tokens(access: string | null, refresh: string | null) {
-  const t = { access, refresh };
-  const store: TokenStore & { t: typeof t } = {
-    t,
-    getAccess: () => t.access,
-    getRefresh: () => t.refresh,
-    set(a, r) {
-      t.access = a;
-      t.refresh = r;
-    },
-    clear() {
-      t.access = null;
-      t.refresh = null;
-    },
-  };
-  return store;
-}
-
-const json = (body: unknown, status: number) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+import { json, memoryTokens as tokens } from "./client-fakes.ts";
 
 Deno.test("error codes: ApiError carries the server's code beside its detail", async () => {
   const api = createApiClient({
