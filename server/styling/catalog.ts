@@ -1,13 +1,16 @@
 /**
- * The styling catalog: every option the studios offer, grouped as the product's
- * "Styling options from the server" (section 3). Pure data plus tiny helpers,
- * no server imports, so the client may import it.
+ * The styling catalogue: every option the studios offer, as GET
+ * /api/styling-options serves it. Pure data plus tiny helpers, no server
+ * imports, so the client may import it.
  *
  * Each list's first entry is the default and a no-op. Ids are kebab-case and
  * stable (they are stored in generation history); labels are what users see.
- * Some entries carry extra fields the renderers read (lipstick finish, base
- * strength, the layers a look preset combines); the public shape is
- * `{ id, label, hex?, description? }`.
+ * Public fields: `{ id, label, hex?, description? }` and the options a look
+ * style includes (`preset`). Settings and lights also carry their backdrop and
+ * colour grade, because the preview swatches the API serves are drawn from
+ * them. How the local renderer paints the rest (lipstick finish, base
+ * strengths, extras layers, camera framing) lives with the renderer, in
+ * server/imaging/local/recipes.ts, keyed by these ids.
  */
 import type { OptionKey, SelectedOptions, StudioType } from "./option-keys.ts";
 import { OPTION_KEYS, OPTION_LISTS } from "./option-keys.ts";
@@ -18,38 +21,6 @@ export interface CatalogEntry {
   /** Colour swatch for colour options, e.g. "#B22234". */
   hex?: string;
   description?: string;
-}
-
-export type LipFinish = "matte" | "satin" | "gloss";
-
-export interface LipEntry extends CatalogEntry {
-  finish?: LipFinish;
-}
-
-export interface BaseMakeupEntry extends CatalogEntry {
-  /** Skin smoothing 0-1 (how much fine texture is softened). */
-  smoothing?: number;
-  /** Tone evening 0-1 (how far blotches move toward the mean skin tone). */
-  evening?: number;
-  /** Surface: matte reduces shine, dewy adds a soft sheen, natural keeps it. */
-  surface?: "matte" | "natural" | "dewy";
-  /** Optional tint toward a warmer or cooler skin tone. */
-  hex?: string;
-}
-
-/** The layers an `extras` entry paints. */
-export type ExtraLayer =
-  | "highlighter"
-  | "lashes"
-  | "eyeliner"
-  | "winged-eyeliner"
-  | "brows"
-  | "contour"
-  | "bronzer"
-  | "freckles";
-
-export interface ExtrasEntry extends CatalogEntry {
-  layers?: ExtraLayer[];
 }
 
 /** A look style is a named combination of the other makeup layers (entry ids). */
@@ -88,13 +59,6 @@ export interface LightingEntry extends CatalogEntry {
     /** Vignette strength 0-1. */
     vignette?: number;
   };
-}
-
-export interface CameraEntry extends CatalogEntry {
-  /** Face width as a fraction of the output width (framing). */
-  faceWidth?: number;
-  /** Background blur strength 0-1 (0 none). */
-  backgroundBlur?: number;
 }
 
 const none = (label = "None"): CatalogEntry => ({ id: "none", label });
@@ -234,136 +198,100 @@ export const CATALOG = {
         id: "classic-red-matte",
         label: "Classic Red (Matte)",
         hex: "#B22234",
-        finish: "matte",
       },
       {
         id: "nude-satin",
         label: "Nude Satin",
         hex: "#B57F6E",
-        finish: "satin",
       },
       {
         id: "rose-satin",
         label: "Rose Satin",
         hex: "#B9596A",
-        finish: "satin",
       },
       {
         id: "berry-gloss",
         label: "Berry Gloss",
         hex: "#8A2846",
-        finish: "gloss",
       },
       {
         id: "coral-gloss",
         label: "Coral Gloss",
         hex: "#E0604F",
-        finish: "gloss",
       },
       {
         id: "petal-pink-gloss",
         label: "Petal Pink Gloss",
         hex: "#D98494",
-        finish: "gloss",
       },
       {
         id: "plum-matte",
         label: "Plum (Matte)",
         hex: "#5C2340",
-        finish: "matte",
       },
       {
         id: "brick-red-matte",
         label: "Brick Red (Matte)",
         hex: "#8E3B2F",
-        finish: "matte",
       },
       {
         id: "mauve-satin",
         label: "Mauve Satin",
         hex: "#94606F",
-        finish: "satin",
       },
       {
         id: "fuchsia-satin",
         label: "Fuchsia Satin",
         hex: "#C2276F",
-        finish: "satin",
       },
       {
         id: "wine-matte",
         label: "Deep Wine (Matte)",
         hex: "#5A1A2A",
-        finish: "matte",
       },
       {
         id: "clear-gloss",
         label: "Clear Gloss",
         description: "Adds shine, keeps your lip colour",
-        finish: "gloss",
       },
-    ] as LipEntry[],
+    ] as CatalogEntry[],
     baseMakeup: [
       none(),
       {
         id: "skin-tint",
         label: "Skin Tint",
-        smoothing: 0.25,
-        evening: 0.25,
-        surface: "natural",
       },
       {
         id: "light-coverage",
         label: "Light Coverage",
-        smoothing: 0.35,
-        evening: 0.4,
-        surface: "natural",
       },
       {
         id: "satin-finish",
         label: "Satin Finish",
-        smoothing: 0.5,
-        evening: 0.55,
-        surface: "natural",
       },
       {
         id: "dewy-glow",
         label: "Dewy Glow",
-        smoothing: 0.45,
-        evening: 0.5,
-        surface: "dewy",
       },
       {
         id: "matte-full-coverage",
         label: "Matte Full Coverage",
-        smoothing: 0.7,
-        evening: 0.8,
-        surface: "matte",
       },
       {
         id: "airbrushed",
         label: "Airbrushed",
-        smoothing: 0.85,
-        evening: 0.85,
-        surface: "matte",
       },
       {
         id: "warm-foundation",
         label: "Warm Foundation",
-        smoothing: 0.5,
-        evening: 0.6,
-        surface: "natural",
         hex: "#D9A47E",
       },
       {
         id: "brightening",
         label: "Brightening",
-        smoothing: 0.45,
-        evening: 0.5,
-        surface: "dewy",
         hex: "#F1D2BE",
       },
-    ] as BaseMakeupEntry[],
+    ] as CatalogEntry[],
     cheeks: [
       none(),
       { id: "soft-peach", label: "Soft Peach", hex: "#F2A48A" },
@@ -377,43 +305,37 @@ export const CATALOG = {
     ] as CatalogEntry[],
     extras: [
       none(),
-      { id: "highlighter", label: "Highlighter", layers: ["highlighter"] },
-      { id: "defined-lashes", label: "Defined Lashes", layers: ["lashes"] },
+      { id: "highlighter", label: "Highlighter" },
+      { id: "defined-lashes", label: "Defined Lashes" },
       {
         id: "winged-eyeliner",
         label: "Winged Eyeliner",
-        layers: ["winged-eyeliner", "lashes"],
       },
-      { id: "brow-definition", label: "Brow Definition", layers: ["brows"] },
-      { id: "contour", label: "Contour", layers: ["contour"] },
-      { id: "bronzer", label: "Bronzer", layers: ["bronzer"] },
+      { id: "brow-definition", label: "Brow Definition" },
+      { id: "contour", label: "Contour" },
+      { id: "bronzer", label: "Bronzer" },
       {
         id: "defined-lashes-liner",
         label: "Lashes + Liner",
-        layers: ["lashes", "eyeliner"],
       },
       {
         id: "highlighter-lashes",
         label: "Highlighter + Lashes",
-        layers: ["highlighter", "lashes"],
       },
       {
         id: "bronzer-highlighter",
         label: "Bronzer + Highlighter",
-        layers: ["bronzer", "highlighter"],
       },
       {
         id: "graphic-liner-contour",
         label: "Graphic Liner + Contour",
-        layers: ["winged-eyeliner", "contour", "brows"],
       },
       {
         id: "full-glam",
         label: "Full Glam (Liner, Lashes, Brows, Highlight, Contour)",
-        layers: ["eyeliner", "lashes", "brows", "highlighter", "contour"],
       },
-      { id: "faux-freckles", label: "Faux Freckles", layers: ["freckles"] },
-    ] as ExtrasEntry[],
+      { id: "faux-freckles", label: "Faux Freckles" },
+    ] as CatalogEntry[],
   },
   hair: {
     styles: [
@@ -670,40 +592,28 @@ export const CATALOG = {
       {
         id: "close-up",
         label: "Close-Up",
-        faceWidth: 0.62,
-        backgroundBlur: 0.3,
       },
       {
         id: "portrait-85mm",
         label: "Portrait (85mm, blurred background)",
-        faceWidth: 0.42,
-        backgroundBlur: 0.8,
       },
       {
         id: "head-and-shoulders",
         label: "Head and Shoulders",
-        faceWidth: 0.38,
-        backgroundBlur: 0.35,
       },
       {
         id: "half-body",
         label: "Half Body",
-        faceWidth: 0.26,
-        backgroundBlur: 0.25,
       },
       {
         id: "full-frame",
         label: "Full Frame (wide)",
-        faceWidth: 0.18,
-        backgroundBlur: 0,
       },
       {
         id: "shallow-depth",
         label: "Shallow Depth of Field",
-        faceWidth: 0.34,
-        backgroundBlur: 1,
       },
-    ] as CameraEntry[],
+    ] as CatalogEntry[],
     lighting: [
       { id: "natural", label: "Natural (as photographed)" },
       {

@@ -1,11 +1,12 @@
 /** Base makeup: skin smoothing, tone evening, surface (matte, natural, dewy) and an optional tint. */
-import type { BaseMakeupEntry } from "../../styling/catalog.ts";
+import type { CatalogEntry } from "../../styling/catalog.ts";
 import { type Canvas, maskRow, maskSpan } from "./blend.ts";
 import { hexToLinear, linearToLab, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { BROW_L, BROW_R, EYE_L, EYE_R, FACE_OVAL, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01, gridMask, toGrid } from "./makeup-layer.ts";
 import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract } from "./masks.ts";
+import { BASE_RECIPES } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
 /** Base works on a half-resolution grid (masks, fine smoothing) and a quarter one (broad evening). */
@@ -84,7 +85,7 @@ function blurChannels(src: Float32Array, w: number, h: number, n: number, sigma:
   }
 }
 
-export function baseLayer(img: Canvas, g: FaceGeometry, entry: BaseMakeupEntry, t: number): void {
+export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: number): void {
   const q = BASE_STEP;
   const m = baseMask(img, g);
   const skin = skinMeanLinear(img, g);
@@ -113,7 +114,8 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: BaseMakeupEntry, 
       S[o + 3] += sk;
     }
   }
-  const smoothing = entry.smoothing ?? 0.4, evening = entry.evening ?? 0.4;
+  const recipe = BASE_RECIPES[entry.id];
+  const smoothing = recipe?.smoothing ?? 0.4, evening = recipe?.evening ?? 0.4;
   const fine = 0.008 * g.fw, broad = 0.045 * g.fw;
   // Broad evening on a quarter grid (sigma ~ 7 cells there), fine smoothing on the half grid.
   const B = halve(S, gw, gh, 4);
@@ -153,7 +155,7 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: BaseMakeupEntry, 
     tg = 1 + 0.25 * ((tint[1] / yt) / (skin[1] / ys) - 1);
     tb = 1 + 0.25 * ((tint[2] / yt) / (skin[2] / ys) - 1);
   }
-  const surface = entry.surface ?? "natural";
+  const surface = recipe?.surface ?? "natural";
   const matte = surface === "matte", dewy = surface === "dewy";
   for (let y = y0; y < y1; y++) {
     if (!maskRow(m, q, y, x0, x1, row)) continue;

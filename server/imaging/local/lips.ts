@@ -1,11 +1,12 @@
 /** Lipstick: the lip mask, the photo's light on the lips, and the finish (matte, satin, gloss). */
-import type { LipEntry } from "../../styling/catalog.ts";
+import type { CatalogEntry } from "../../styling/catalog.ts";
 import { blendLayer, type Canvas, meanLuminance } from "./blend.ts";
 import { hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01 } from "./makeup-layer.ts";
 import { boundsOf, createMask, feather, fillPolygon, type Mask } from "./masks.ts";
+import { LIP_FINISH } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
 /**
@@ -99,10 +100,10 @@ const clamp = (v: number, lo: number, hi: number) => v < lo ? lo : v > hi ? hi :
  */
 export const lipOpacity = (t: number) => t <= 0 ? 0 : 1 - (1 - clamp01(t)) ** 3;
 
-export function lipsLayer(img: Canvas, g: FaceGeometry, entry: LipEntry, t: number): void {
+export function lipsLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: number): void {
   const m = lipMask(img, g);
   const ym = Math.max(0.005, meanLuminance(img, m, 0.5));
-  const finish = entry.finish ?? "satin";
+  const finish = LIP_FINISH[entry.id] ?? "satin";
   const gloss = finish === "gloss" ? 1.4 : finish === "satin" ? 0.45 : 0;
   const opacity = lipOpacity(t);
   if (!entry.hex) {

@@ -6,15 +6,7 @@
  * feathers it with a Gaussian scaled to the face width, and blends a
  * texture-preserving effect.
  */
-import {
-  type BaseMakeupEntry,
-  CATALOG,
-  type CatalogEntry,
-  type ExtraLayer,
-  type ExtrasEntry,
-  type LipEntry,
-  type LookStyleEntry,
-} from "../../styling/catalog.ts";
+import { CATALOG, type CatalogEntry, type LookStyleEntry } from "../../styling/catalog.ts";
 import type { Intensity, SelectedOptions } from "../../styling/option-keys.ts";
 import { baseLayer } from "./base-makeup.ts";
 import type { Canvas } from "./blend.ts";
@@ -29,12 +21,13 @@ import { browLayer, eyeshadowLayer, lashLayer, linerLayer } from "./eye-makeup.t
 import type { FaceGeometry } from "./face-geometry.ts";
 import { lipsLayer } from "./lips.ts";
 import { clamp01 } from "./makeup-layer.ts";
+import { EXTRA_LAYERS, type ExtraLayer } from "./recipes.ts";
 
 export interface MakeupPlan {
-  base?: { entry: BaseMakeupEntry; t: number };
+  base?: { entry: CatalogEntry; t: number };
   cheeks?: { entry: CatalogEntry; t: number };
   eyeshadow?: { entry: CatalogEntry; t: number };
-  lips?: { entry: LipEntry; t: number };
+  lips?: { entry: CatalogEntry; t: number };
   extras: { layer: ExtraLayer; t: number }[];
 }
 
@@ -62,13 +55,13 @@ export function planMakeup(
     const fromPreset = byId(list, preset[key]);
     return fromPreset ? { entry: fromPreset, t: lookT } : undefined;
   };
-  const extras = choose<ExtrasEntry>(m.extras, "extras");
+  const extras = choose(m.extras, "extras");
   return {
-    base: choose<BaseMakeupEntry>(m.baseMakeup, "baseMakeup"),
+    base: choose(m.baseMakeup, "baseMakeup"),
     cheeks: choose(m.cheeks, "cheeks"),
     eyeshadow: choose(m.eyeshadow, "eyeshadow"),
-    lips: choose<LipEntry>(m.lips, "lips"),
-    extras: (extras?.entry.layers ?? []).map((layer) => ({
+    lips: choose(m.lips, "lips"),
+    extras: (extras ? EXTRA_LAYERS[extras.entry.id] ?? [] : []).map((layer) => ({
       layer,
       t: extras!.t,
     })),

@@ -3,7 +3,7 @@
  * paint makeup, recolour hair, compose the scene, grade the light, encode.
  */
 import sharp from "sharp";
-import type { CameraEntry, LightingEntry, SettingEntry } from "../../styling/catalog.ts";
+import type { CatalogEntry, LightingEntry, SettingEntry } from "../../styling/catalog.ts";
 import { optionList } from "../../styling/catalog.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
 import type { Canvas } from "./blend.ts";
@@ -15,6 +15,7 @@ import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
 import { type PersonMask, personMask } from "./person-mask.ts";
+import { CAMERA_RECIPES } from "./recipes.ts";
 import { blurredCopy, gradeLighting, renderBackdrop } from "./scene.ts";
 import { composeRefined, refineMatte } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
@@ -214,7 +215,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
   lap("detect");
 
-  const camera = entry<CameraEntry>("cameraLens", studio, o.cameraLens);
+  const camera = entry<CatalogEntry>("cameraLens", studio, o.cameraLens);
+  const lens = camera ? CAMERA_RECIPES[camera.id] : undefined;
   const setting = entry<SettingEntry>("setting", studio, o.setting);
   const lighting = entry<LightingEntry>("lighting", studio, o.lighting);
   const src = faceGeometry(face.mesh);
@@ -225,7 +227,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
     faceWidth: src.fw,
     outW: job.width,
     outH: job.height,
-    targetFaceWidth: camera?.faceWidth,
+    targetFaceWidth: lens?.faceWidth,
   });
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
@@ -234,7 +236,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   framed.catch(() => {}); // awaited below; no unhandled rejection if segmenting throws first
   const g = faceGeometry(mapPoints(face.mesh, framing));
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
-  const blur = camera?.backgroundBlur ?? 0;
+  const blur = lens?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   if (hairColor?.hex || beardColor?.hex || setting?.backdrop || blur > 0) {
