@@ -14,6 +14,7 @@ import {
   type ProviderCall,
   ProviderError,
   type ProviderImage,
+  type ProviderOptions,
   retryAfterFromHeaders,
 } from "./provider.ts";
 
@@ -21,10 +22,8 @@ export const FAL_QUEUE_URL = "https://queue.fal.run";
 export const FAL_SINGLE_ENDPOINT = "fal-ai/flux-pro/kontext";
 export const FAL_MULTI_ENDPOINT = "fal-ai/flux-pro/kontext/max/multi";
 
-export interface FalOptions {
-  apiKey: string;
-  /** The queue's origin (FAL_BASE_URL); default https://queue.fal.run. */
-  baseUrl?: string;
+/** `baseUrl` is the queue's origin (FAL_BASE_URL); default https://queue.fal.run. */
+export interface FalOptions extends ProviderOptions {
   pollMs?: number;
 }
 

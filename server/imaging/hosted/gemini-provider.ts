@@ -16,6 +16,7 @@ import {
   type ProviderCall,
   ProviderError,
   type ProviderImage,
+  type ProviderOptions,
   retryAfterFromHeaders,
 } from "./provider.ts";
 
@@ -42,10 +43,8 @@ export function geminiMaxInputImages(model: string): number {
   return model.startsWith("gemini-2.") ? 3 : 14;
 }
 
-export interface GeminiOptions {
-  apiKey: string;
+export interface GeminiOptions extends ProviderOptions {
   model?: string;
-  baseUrl?: string;
 }
 
 /** "26s" / "1.5s" (google.rpc.RetryInfo.retryDelay) in ms. */

@@ -14,17 +14,16 @@ import {
   type ProviderCall,
   ProviderError,
   type ProviderImage,
+  type ProviderOptions,
   retryAfterFromHeaders,
 } from "./provider.ts";
 
 export const DEFAULT_OPENAI_IMAGE_MODEL = "gpt-image-1";
 export const OPENAI_SIZE = "1024x1536";
 
-export interface OpenAiOptions {
-  apiKey: string;
+/** `baseUrl` e.g. https://api.openai.com/v1 (the SDK's default). */
+export interface OpenAiOptions extends ProviderOptions {
   model?: string;
-  /** e.g. https://api.openai.com/v1 (the SDK's default). */
-  baseUrl?: string;
 }
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };

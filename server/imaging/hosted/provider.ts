@@ -4,6 +4,13 @@
  * the image or throws a classified ProviderError.
  */
 
+/** What every provider is created with. */
+export interface ProviderOptions {
+  apiKey: string;
+  /** The API's origin, for a proxy or a local fake; the provider's own when absent. */
+  baseUrl?: string;
+}
+
 export interface ProviderImage {
   bytes: Uint8Array;
   mime: string;
