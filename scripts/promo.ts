@@ -3,15 +3,12 @@
  *   [--expires 2026-12-31] [--max N]`, `deno task promo list`, `deno task promo disable CODE`.
  * Manages the store's promotion codes in the same database as the server (DATABASE_URL / DATA_DIR).
  */
-import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { openDatabase } from "../db/client.ts";
-import { loadConfig } from "../server/config.ts";
 import { AppError } from "../server/http/errors.ts";
 import { formatCents } from "../server/payments/catalog.ts";
 import { listPromotions, setPromotionActive } from "../server/payments/payments.repository.ts";
 import { createPromotion, normalizeCode } from "../server/payments/promotions.service.ts";
-import { embeddedDatabaseInUse } from "./promote-admin.ts";
+import { withServerDatabase } from "./admin-cli.ts";
 
 const USAGE = `usage:
   deno task promo create CODE (--percent N | --amount DOLLARS) [--applies-to credits|subscription|both] [--expires YYYY-MM-DD] [--max N]
@@ -42,16 +39,9 @@ export async function main(args: string[]): Promise<number> {
       max: { type: "string" },
     },
   });
-  const config = loadConfig();
-  const refusal = embeddedDatabaseInUse(config);
-  if (refusal) {
-    console.error(refusal);
-    return 1;
-  }
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, "db") });
-  try {
+  return await withServerDatabase(async (db) => {
     if (command === "list") {
-      const rows = await listPromotions(database.db);
+      const rows = await listPromotions(db);
       if (rows.length === 0) console.log("No promotion codes.");
       for (const r of rows) {
         const value = r.discountType === "percentage"
@@ -73,7 +63,7 @@ export async function main(args: string[]): Promise<number> {
       return 2;
     }
     if (command === "disable") {
-      const ok = await setPromotionActive(database.db, normalizeCode(code), false);
+      const ok = await setPromotionActive(db, normalizeCode(code), false);
       (ok ? console.log : console.error)(
         ok ? `${normalizeCode(code)} disabled` : `No code ${normalizeCode(code)}`,
       );
@@ -84,7 +74,7 @@ export async function main(args: string[]): Promise<number> {
       console.error("--applies-to is credits, subscription or both");
       return 2;
     }
-    const row = await createPromotion(database.db, {
+    const row = await createPromotion(db, {
       code,
       percent: values.percent !== undefined ? Number(values.percent) : undefined,
       amountCents: values.amount !== undefined ? Math.round(Number(values.amount) * 100) : undefined,
@@ -94,15 +84,7 @@ export async function main(args: string[]): Promise<number> {
     });
     console.log(`Created ${row.code}`);
     return 0;
-  } catch (error) {
-    if (error instanceof AppError) {
-      console.error(error.message);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 if (import.meta.main) Deno.exitCode = await main(Deno.args);

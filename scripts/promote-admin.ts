@@ -5,12 +5,10 @@
  * With the embedded database (no DATABASE_URL) it refuses while a server runs
  * on the same DATA_DIR: PGlite is one process's database.
  */
-import { join } from "node:path";
 import type { DbOrTx } from "../db/client.ts";
-import { openDatabase } from "../db/client.ts";
-import { runningServerPid } from "../db/server-pid.ts";
-import { type Config, loadConfig } from "../server/config.ts";
+import type { Config } from "../server/config.ts";
 import { findUserByEmail, setUserRole } from "../server/users/users.repository.ts";
+import { withServerDatabase } from "./admin-cli.ts";
 
 export interface AdminTaskResult {
   ok: boolean;
@@ -36,16 +34,6 @@ export async function setAdminRole(
   return { ok: true, message: `${email} is no longer an admin${note}` };
 }
 
-/** A clear refusal when a server holds the embedded database, else null. */
-export function embeddedDatabaseInUse(config: Pick<Config, "databaseUrl" | "dataDir">): string | null {
-  if (config.databaseUrl) return null; // Postgres serves any number of clients
-  const pid = runningServerPid(config.dataDir);
-  if (pid === null) return null;
-  return `A StyleTwin server (pid ${pid}) is using the embedded database in ${config.dataDir}. ` +
-    `Stop the server first, then run this command again. ` +
-    `(If no server is running, delete ${join(config.dataDir, "server.pid")}.)`;
-}
-
 async function main(args: string[]): Promise<number> {
   const revoke = args[0] === "--revoke";
   const email = (revoke ? args[1] : args[0])?.trim();
@@ -53,20 +41,11 @@ async function main(args: string[]): Promise<number> {
     console.error("usage: deno task admin [--revoke] <email>");
     return 2;
   }
-  const config = loadConfig();
-  const refusal = embeddedDatabaseInUse(config);
-  if (refusal) {
-    console.error(refusal);
-    return 1;
-  }
-  const database = await openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, "db") });
-  try {
-    const result = await setAdminRole(database.db, config, email, !revoke);
+  return await withServerDatabase(async (db, config) => {
+    const result = await setAdminRole(db, config, email, !revoke);
     (result.ok ? console.log : console.error)(result.message);
     return result.ok ? 0 : 1;
-  } finally {
-    await database.close();
-  }
+  });
 }
 
 if (import.meta.main) Deno.exitCode = await main(Deno.args);
