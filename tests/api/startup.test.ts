@@ -6,13 +6,49 @@ import assert from "node:assert/strict";
 import { startLiveServer } from "../helpers/live-server.ts";
 import { PASSWORD } from "../helpers/test-app.ts";
 
-Deno.test("startup: main.ts serves health and the client, and keeps data across a restart", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "styletwin-startup-" });
+const ROOT = new URL("../../", import.meta.url);
+/** Every request and subprocess of these tests is bounded; a hang fails the test, not the run. */
+const WAIT_MS = 60_000;
+
+/** Each test gets its own DATA_DIR (its own embedded database), removed afterwards. */
+async function withDataDir(prefix: string, fn: (dataDir: string) => Promise<void>): Promise<void> {
+  const dataDir = await Deno.makeTempDir({ prefix });
   try {
-    const email = `restart-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    let server = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" } });
+    await fn(dataDir);
+  } finally {
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+function fetchBounded(url: string, init: RequestInit = {}): Promise<Response> {
+  return fetch(url, { ...init, signal: AbortSignal.timeout(WAIT_MS) });
+}
+
+function postJson(url: string, body: unknown): Promise<Response> {
+  return fetchBounded(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Runs a command of the product to completion (bounded) and returns its exit code and output. */
+async function runToEnd(args: string[], env: Record<string, string>) {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    env: { DATABASE_URL: "", ...env },
+    signal: AbortSignal.timeout(WAIT_MS),
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+Deno.test("startup: main.ts serves health and the client", async () => {
+  await withDataDir("styletwin-startup-", async (dataDir) => {
+    const server = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" } });
     try {
-      const health = await fetch(`${server.url}/api/health`);
+      const health = await fetchBounded(`${server.url}/api/health`);
       assert.equal(health.status, 200);
       const report = await health.json();
       assert.equal(report.status, "ok");
@@ -20,7 +56,7 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
       // The embedded database is marked as in use (`deno task admin` refuses while it is).
       assert.match(await Deno.readTextFile(`${dataDir}/server.pid`), /^\d+\n$/);
 
-      const home = await fetch(`${server.url}/`);
+      const home = await fetchBounded(`${server.url}/`);
       assert.equal(home.status, 200);
       assert.match(home.headers.get("Content-Type") ?? "", /text\/html/);
       const homeHtml = await home.text();
@@ -35,7 +71,7 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
         "/checkout/anything",
       ];
       for (const route of clientRoutes) {
-        const res = await fetch(`${server.url}${route}`);
+        const res = await fetchBounded(`${server.url}${route}`);
         assert.equal(res.status, 200, route);
         assert.equal(res.headers.get("Cache-Control"), "no-cache", route); // the shell is never cached
         assert.equal(await res.text(), homeHtml, route);
@@ -44,41 +80,48 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
       // Hashed build output is cached for a year; its name changes whenever its content does.
       const asset = /\/assets\/[\w-]+-[A-Z0-9]{8,}\.js/.exec(homeHtml)?.[0];
       assert.ok(asset, "index.html references a hashed script");
-      const hashed = await fetch(`${server.url}${asset}`);
+      const hashed = await fetchBounded(`${server.url}${asset}`);
       assert.equal(hashed.status, 200);
       assert.equal(hashed.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
       assert.match(hashed.headers.get("Content-Type") ?? "", /javascript/);
       await hashed.body?.cancel();
 
-      const malformed = await fetch(`${server.url}/%E0%A4%A`);
+      const malformed = await fetchBounded(`${server.url}/%E0%A4%A`);
       assert.equal(malformed.status, 400);
       assert.deepEqual(await malformed.json(), { detail: "Malformed URL", code: "bad_request" });
-      const missingAsset = await fetch(`${server.url}/assets/nope-123.js`);
+      const missingAsset = await fetchBounded(`${server.url}/assets/nope-123.js`);
       assert.equal(missingAsset.status, 404);
       await missingAsset.body?.cancel();
-      const traversal = await fetch(`${server.url}/..%2f..%2fdeno.json`);
+      const traversal = await fetchBounded(`${server.url}/..%2f..%2fdeno.json`);
       assert.doesNotMatch(await traversal.text(), /nodeModulesDir/);
+    } finally {
+      await server.close({ keepData: true });
+    }
+    // A clean shutdown releases the embedded database.
+    await assert.rejects(Deno.stat(`${dataDir}/server.pid`), Deno.errors.NotFound);
+  });
+});
 
-      const reg = await fetch(`${server.url}/api/auth/register`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ email, password: PASSWORD, full_name: "Restart Test" }),
+Deno.test("startup: main.ts keeps its data across a restart", async () => {
+  await withDataDir("styletwin-restart-", async (dataDir) => {
+    const email = `restart-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const options = { dataDir, env: { JOB_WORKERS: "0" }, buildClient: false };
+    let server = await startLiveServer(options);
+    try {
+      const reg = await postJson(`${server.url}/api/auth/register`, {
+        email,
+        password: PASSWORD,
+        full_name: "Restart Test",
       });
       assert.equal(reg.status, 201);
       await reg.body?.cancel();
     } finally {
       await server.close({ keepData: true });
     }
-    // A clean shutdown releases the embedded database.
-    await assert.rejects(Deno.stat(`${dataDir}/server.pid`), Deno.errors.NotFound);
 
-    server = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" } });
+    server = await startLiveServer(options);
     try {
-      const login = await fetch(`${server.url}/api/auth/login`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ email, password: PASSWORD }),
-      });
+      const login = await postJson(`${server.url}/api/auth/login`, { email, password: PASSWORD });
       assert.equal(login.status, 200);
       const body = await login.json();
       assert.equal(body.user.email, email);
@@ -86,41 +129,25 @@ Deno.test("startup: main.ts serves health and the client, and keeps data across 
     } finally {
       await server.close({ keepData: true });
     }
-  } finally {
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-  }
+  });
 });
 
 Deno.test("startup: a bad environment fails fast with a readable message", async () => {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
-    cwd: new URL("../../", import.meta.url),
-    env: { PORT: "not-a-port", JOB_WORKERS: "-3", DATA_DIR: "/tmp/unused-styletwin" },
-  }).output();
-  assert.equal(out.code, 1);
-  const err = new TextDecoder().decode(out.stderr);
-  assert.match(err, /Invalid configuration/);
-  assert.match(err, /PORT/);
-  assert.match(err, /JOB_WORKERS/);
+  await withDataDir("styletwin-badenv-", async (dataDir) => {
+    const out = await runToEnd(["run", "-A", "main.ts"], {
+      PORT: "not-a-port",
+      JOB_WORKERS: "-3",
+      DATA_DIR: dataDir,
+    });
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /Invalid configuration/);
+    assert.match(out.stderr, /PORT/);
+    assert.match(out.stderr, /JOB_WORKERS/);
+  });
 });
 
-const ROOT = new URL("../../", import.meta.url);
-
-/** Runs a command of the product to completion (bounded) and returns its exit code and output. */
-async function runToEnd(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    env: { DATABASE_URL: "", ...env },
-    signal: AbortSignal.timeout(60_000),
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
-
 Deno.test("startup: a second server on one DATA_DIR refuses to start; after kill -9 of the first a new one starts", async () => {
-  const dataDir = await Deno.makeTempDir({ prefix: "styletwin-lock-" });
-  try {
+  await withDataDir("styletwin-lock-", async (dataDir) => {
     const first = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" }, buildClient: false });
     let second;
     try {
@@ -142,7 +169,7 @@ Deno.test("startup: a second server on one DATA_DIR refuses to start; after kill
       assert.equal(admin.code, 1);
       assert.match(admin.stderr, new RegExp(`pid ${pid}.*Stop the server first`));
       // The first one still answers: the refused start changed nothing.
-      const ok = await fetch(`${first.url}/api/health`);
+      const ok = await fetchBounded(`${first.url}/api/health`);
       assert.equal(ok.status, 200);
       await ok.body?.cancel();
 
@@ -151,14 +178,12 @@ Deno.test("startup: a second server on one DATA_DIR refuses to start; after kill
       await first.close({ keepData: true });
       assert.match(await Deno.readTextFile(`${dataDir}/server.pid`), new RegExp(`^${pid}\\n$`));
       second = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" }, buildClient: false });
-      const health = await fetch(`${second.url}/api/health`);
+      const health = await fetchBounded(`${second.url}/api/health`);
       assert.equal(health.status, 200);
       await health.body?.cancel();
     } finally {
       await first.close({ keepData: true });
       await second?.close({ keepData: true });
     }
-  } finally {
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
-  }
+  });
 });
