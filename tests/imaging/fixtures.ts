@@ -10,6 +10,7 @@ import type { Point } from "../../server/imaging/local/masks.ts";
 import { createMask, feather, fillPolygon } from "../../server/imaging/local/masks.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
+import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
@@ -99,6 +100,41 @@ export const FULL_INTENSITY: Intensity = {
   cheeks: 100,
   extras: 100,
 };
+
+/** Every makeup intensity at 0: the look is chosen but nothing may be painted. */
+export const ZERO_INTENSITY: Intensity = {
+  lookStyle: 0,
+  eyeshadow: 0,
+  lips: 0,
+  baseMakeup: 0,
+  cheeks: 0,
+  extras: 0,
+};
+
+/**
+ * A front-view request as the job runner hands it to a hosted model: the
+ * studio's defaults with `options` on top, every makeup intensity at 60, the
+ * 1080x1920 frame; `extra` overrides any field.
+ */
+export function hostedRequest(
+  photo: Uint8Array,
+  studioType: StudioType,
+  options: Partial<SelectedOptions>,
+  extra: Partial<ImageRequest> = {},
+): ImageRequest {
+  return {
+    photo,
+    references: [],
+    studioType,
+    options: { ...defaultOptions(studioType), ...options },
+    intensity: { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 },
+    instructions: null,
+    angle: "front",
+    width: 1080,
+    height: 1920,
+    ...extra,
+  };
+}
 
 export function job(
   photo: Uint8Array,

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { ModelError } from "../../server/imaging/image-model.ts";
+import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import {
@@ -19,10 +19,9 @@ import {
   DECLINED_MESSAGE,
   UNAVAILABLE_MESSAGE,
 } from "../../server/imaging/hosted/hosted-model.ts";
-import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { geminiPortrait } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
 
 type Behaviour = "success" | "nsfw" | "rate_limit" | "bad_key";
 
@@ -117,18 +116,8 @@ async function startFakeFal() {
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces = createFaceCounter();
 const opts = { sanitizeResources: false, sanitizeOps: false };
-const request = (angle: Angle = "front", extra: Record<string, unknown> = {}) => ({
-  photo: portrait,
-  references: [] as Uint8Array[],
-  studioType: "hair" as const,
-  options: { ...defaultOptions("hair"), hairStyle: "pixie-cut" },
-  intensity: { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 },
-  instructions: null,
-  angle,
-  width: 1080,
-  height: 1920,
-  ...extra,
-});
+const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
+  hostedRequest(portrait, "hair", { hairStyle: "pixie-cut" }, { angle, ...extra });
 
 async function withFal(
   fn: (f: Awaited<ReturnType<typeof startFakeFal>>, m: ReturnType<typeof createHostedModel>) => Promise<void>,

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { ModelError } from "../../server/imaging/image-model.ts";
+import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter, type FaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { createGeminiProvider, DEFAULT_GEMINI_MODEL } from "../../server/imaging/hosted/gemini-provider.ts";
@@ -19,10 +19,9 @@ import {
   UNAVAILABLE_MESSAGE,
 } from "../../server/imaging/hosted/hosted-model.ts";
 import { IDENTITY_CLAUSE, SAFETY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
-import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Angle, Intensity } from "../../server/styling/option-keys.ts";
 import { startFakeGemini } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
 
 const intensity: Intensity = {
   lookStyle: 60,
@@ -57,21 +56,8 @@ async function withGemini(
   }
 }
 
-const request = (
-  angle: Angle = "front",
-  extra: Partial<Parameters<ReturnType<typeof createHostedModel>["generate"]>[0]> = {},
-) => ({
-  photo: portrait,
-  references: [],
-  studioType: "makeup" as const,
-  options: { ...defaultOptions("makeup"), lips: "classic-red-matte" },
-  intensity,
-  instructions: null,
-  angle,
-  width: 1080,
-  height: 1920,
-  ...extra,
-});
+const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
+  hostedRequest(portrait, "makeup", { lips: "classic-red-matte" }, { intensity, angle, ...extra });
 
 async function rejectsWith(p: Promise<unknown>, message: string) {
   await assert.rejects(p, (e: unknown) => {

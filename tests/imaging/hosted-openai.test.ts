@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { ModelError } from "../../server/imaging/image-model.ts";
+import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import {
@@ -17,14 +17,12 @@ import {
 } from "../../server/imaging/hosted/hosted-model.ts";
 import { createOpenAiProvider } from "../../server/imaging/hosted/openai-provider.ts";
 import { IDENTITY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
-import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai.ts";
-import { cropFace, FRONTAL_FACES } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
 
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces = createFaceCounter();
-const intensity = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
 
 async function withOpenAi(
   fn: (ctx: { fake: FakeOpenAi; model: ReturnType<typeof createHostedModel> }) => Promise<void>,
@@ -45,18 +43,11 @@ async function withOpenAi(
   }
 }
 
-const request = (angle: Angle = "front", extra: Record<string, unknown> = {}) => ({
-  photo: portrait,
-  references: [] as Uint8Array[],
-  studioType: "barber" as const,
-  options: { ...defaultOptions("barber"), facialHair: "full-beard", outfit: "leather-jacket" },
-  intensity,
-  instructions: null,
-  angle,
-  width: 1080,
-  height: 1920,
-  ...extra,
-});
+const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
+  hostedRequest(portrait, "barber", { facialHair: "full-beard", outfit: "leather-jacket" }, {
+    angle,
+    ...extra,
+  });
 
 async function rejectsWith(p: Promise<unknown>, message: string) {
   await assert.rejects(p, (e: unknown) => e instanceof ModelError && e.message === message && !e.transient);

@@ -29,6 +29,7 @@ import {
   job,
   labOf,
   meanLab,
+  ZERO_INTENSITY,
 } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
@@ -157,7 +158,6 @@ Deno.test("lipstick on the test portraits: coverage, teeth, shade at 60 and 100,
 Deno.test("intensity 0 is the identity: ΔE < 1 on 99.9% of the frame, a full look at 0", async () => {
   const photo = await cropFace(FACES[1]);
   const plain = await decode((await render(engine, job(photo))).image);
-  const zero: Intensity = { lookStyle: 0, eyeshadow: 0, lips: 0, baseMakeup: 0, cheeks: 0, extras: 0 };
   const out = await decode(
     (await render(
       engine,
@@ -168,7 +168,7 @@ Deno.test("intensity 0 is the identity: ΔE < 1 on 99.9% of the frame, a full lo
         cheeks: "dusty-rose",
         baseMakeup: "satin-finish",
         extras: "full-glam",
-      }, zero),
+      }, ZERO_INTENSITY),
     )).image,
   );
   let moved = 0;

@@ -10,7 +10,6 @@ import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL, LIPS_INNER, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { render } from "../../server/imaging/local/render.ts";
-import type { Intensity } from "../../server/styling/option-keys.ts";
 import {
   cropFace,
   decode,
@@ -20,6 +19,7 @@ import {
   meanPixelDeltaE,
   OPEN_MOUTH,
   polygonPixels,
+  ZERO_INTENSITY,
 } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
@@ -83,7 +83,6 @@ Deno.test("lipstick: lip colour moves to the swatch, the rest of the frame stays
 });
 
 Deno.test("intensity 0 changes nothing in the face", async () => {
-  const zero: Intensity = { lookStyle: 0, eyeshadow: 0, lips: 0, baseMakeup: 0, cheeks: 0, extras: 0 };
   const out = await decode(
     (await render(
       engine,
@@ -94,7 +93,7 @@ Deno.test("intensity 0 changes nothing in the face", async () => {
         baseMakeup: "matte-full-coverage",
         cheeks: "berry-flush",
         extras: "full-glam",
-      }, zero),
+      }, ZERO_INTENSITY),
     )).image,
   );
   const face = polygonPixels(plain, poly(FACE_OVAL), 0, 0.5);
