@@ -16,9 +16,8 @@ import { sha256Hex } from "../hex-digest.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import { defaultOptions, findEntry } from "../styling/catalog.ts";
 import { OPTION_KEYS } from "../styling/option-keys.ts";
-import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
+import { resolveStyleRequest } from "../styling/styling.service.ts";
 import type { ImageModel } from "../imaging/image-model.ts";
-import { nothingToRender } from "../imaging/local/capabilities.ts";
 import type { UserRow } from "../users/users.repository.ts";
 import { isAdmin } from "../users/users.service.ts";
 import {
@@ -92,21 +91,12 @@ export async function startGeneration(
   input: GenerateInput,
   opts: { idempotencyKey?: string } = {},
 ): Promise<{ generationId: string }> {
-  // Validation happens before any write: bad input changes nothing.
-  const options = resolveOptions(input.studioType, input.options);
-  const intensity = resolveIntensity(input.intensity);
-  // Never charge for nothing: refused before the transaction, so no credit moves.
-  if (deps.model?.name === "local") {
-    const nothing = nothingToRender({
-      studioType: input.studioType,
-      options,
-      intensity,
-      instructions: input.additionalInstructions,
-      references: input.referencePhotoIds?.length ?? 0,
-      view360: input.view360,
-    }, deps.model.capabilities);
-    if (nothing) throw new AppError(422, nothing, { code: "nothing_to_render" });
-  }
+  // Validation happens before any write: bad input changes nothing, and a request this model
+  // would render as nothing is refused before the transaction, so no credit moves.
+  const { options, intensity } = resolveStyleRequest(
+    input,
+    deps.model?.name === "local" ? deps.model.capabilities : null,
+  );
   const photoId = input.photoId.toLowerCase();
   // Lower-cased so one photo named twice in different case is one id (and one lock).
   const referencePhotoIds = [...new Set((input.referencePhotoIds ?? []).map((id) => id.toLowerCase()))];

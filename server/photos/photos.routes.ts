@@ -4,28 +4,18 @@
  * photo-serving.ts and photo-deletion.ts.
  */
 import { type Context, Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
-import { AppError } from "../http/errors.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import type { BlobStorage } from "../storage/storage.ts";
-import {
-  downloadQuerySchema,
-  FILE_TOO_LARGE,
-  MAX_UPLOAD_BYTES,
-  NO_FILE_UPLOADED,
-  UPLOADS_PER_MINUTE,
-} from "./photos.schemas.ts";
+import { downloadQuerySchema, UPLOADS_PER_MINUTE } from "./photos.schemas.ts";
 import { deletePhoto } from "./photo-deletion.ts";
 import { downloadFilename, openStoredImage } from "./photo-serving.ts";
 import { uploadPhoto } from "./photo-upload.ts";
-
-/** Room for the multipart boundaries and part headers around a file of MAX_UPLOAD_BYTES. */
-export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+import { readUploadedFile, uploadBodyLimit } from "./upload-body.ts";
 
 /** If-None-Match matches when it lists our ETag (weak comparison, RFC 9110 13.1.2) or is `*`. */
 function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
@@ -82,22 +72,9 @@ export function photosRoutes(deps: { db: Db; config: Config; jwtSecret: string; 
         await next();
       },
       optionalAuth,
-      // Refused while streaming: a huge body is never read past this limit.
-      bodyLimit({
-        maxSize: MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES,
-        onError: () => {
-          throw new AppError(413, FILE_TOO_LARGE);
-        },
-      }),
+      uploadBodyLimit(),
       async (c) => {
-        let body: Record<string, string | File>;
-        try {
-          body = await c.req.parseBody();
-        } catch {
-          throw new AppError(422, NO_FILE_UPLOADED);
-        }
-        const file = body["file"];
-        if (!(file instanceof Blob)) throw new AppError(422, NO_FILE_UPLOADED);
+        const file = await readUploadedFile(c);
         const result = await uploadPhoto(deps, { file, ownerId: c.get("auth")?.user.id ?? null });
         return c.json(result, 201);
       },

@@ -7,10 +7,10 @@ import type { Db } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { ModelError } from "../imaging/image-model.ts";
-import { LOCAL_CAPABILITIES, nothingToRender } from "../imaging/local/capabilities.ts";
+import { LOCAL_CAPABILITIES } from "../imaging/local/capabilities.ts";
 import { usablePhotosFor } from "../photos/photo-upload.ts";
 import type { BlobStorage } from "../storage/storage.ts";
-import { resolveIntensity, resolveOptions } from "../styling/styling.service.ts";
+import { resolveStyleRequest } from "../styling/styling.service.ts";
 import type { GenerateInput } from "../generation/generation.schemas.ts";
 import type { Previewer } from "./previewer.ts";
 
@@ -50,16 +50,8 @@ export async function renderPreview(
   }
   // Counted first: even refused previews cost the server a little.
   deps.limiter.hit([`preview:user:${userId}`]);
-  const options = resolveOptions(input.studioType, input.options);
-  const intensity = resolveIntensity(input.intensity);
-  const nothing = nothingToRender({
-    studioType: input.studioType,
-    options,
-    intensity,
-    instructions: input.additionalInstructions,
-    references: input.referencePhotoIds?.length ?? 0,
-  }, LOCAL_CAPABILITIES);
-  if (nothing) throw new AppError(422, nothing, { code: "nothing_to_render" });
+  // A preview is one still frame: a 360 request changes nothing it shows.
+  const { options, intensity } = resolveStyleRequest({ ...input, view360: undefined }, LOCAL_CAPABILITIES);
 
   const photoId = input.photoId.toLowerCase();
   // The same rule as generate (own photo, or a fresh anonymous upload this user now claims).

@@ -5,6 +5,7 @@
  */
 import { AppError } from "../http/errors.ts";
 import type { ModelCapabilities } from "../imaging/image-model.ts";
+import { nothingToRender } from "../imaging/local/capabilities.ts";
 import { CATALOG, type CatalogEntry, defaultOptions, optionList } from "./catalog.ts";
 import {
   DEFAULT_INTENSITY,
@@ -18,7 +19,7 @@ import {
 
 const normalise = (s: string) => s.trim().toLowerCase();
 
-export function resolveOptions(
+function resolveOptions(
   studio: StudioType,
   raw: Record<string, unknown> | undefined,
 ): SelectedOptions {
@@ -46,10 +47,42 @@ export function resolveOptions(
   return out;
 }
 
-export function resolveIntensity(raw: Partial<Record<string, number>> | undefined): Intensity {
+function resolveIntensity(raw: Partial<Record<string, number>> | undefined): Intensity {
   const out = {} as Intensity;
   for (const c of MAKEUP_CATEGORIES) out[c] = raw?.[c] ?? DEFAULT_INTENSITY;
   return out;
+}
+
+/**
+ * What generate and preview both check first, before anything is written or charged: the
+ * options and intensities resolved against the catalogue and, when `caps` is given, a 422 if
+ * that model would change nothing the user asked for.
+ */
+export function resolveStyleRequest(
+  input: {
+    studioType: StudioType;
+    options?: Record<string, unknown>;
+    intensity?: Partial<Record<string, number>>;
+    additionalInstructions?: string | null;
+    referencePhotoIds?: string[];
+    view360?: boolean;
+  },
+  caps: ModelCapabilities | null,
+): { options: SelectedOptions; intensity: Intensity } {
+  const options = resolveOptions(input.studioType, input.options);
+  const intensity = resolveIntensity(input.intensity);
+  if (caps) {
+    const nothing = nothingToRender({
+      studioType: input.studioType,
+      options,
+      intensity,
+      instructions: input.additionalInstructions,
+      references: input.referencePhotoIds?.length ?? 0,
+      view360: input.view360,
+    }, caps);
+    if (nothing) throw new AppError(422, nothing, { code: "nothing_to_render" });
+  }
+  return { options, intensity };
 }
 
 /**

@@ -4,22 +4,16 @@
  * rules live in the services beside this file.
  */
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
 import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
 import { clientIp } from "../http/client-ip.ts";
-import { AppError } from "../http/errors.ts";
 import { RateLimiter } from "../http/rate-limit.ts";
 import { requireJson } from "../http/require-json.ts";
 import { authRateLimitStore, authRateRules } from "../auth/auth.routes.ts";
 import { validate } from "../http/validate.ts";
-import {
-  FILE_TOO_LARGE,
-  MAX_UPLOAD_BYTES,
-  NO_FILE_UPLOADED,
-  UPLOADS_PER_MINUTE,
-} from "../photos/photos.schemas.ts";
+import { UPLOADS_PER_MINUTE } from "../photos/photos.schemas.ts";
+import { readUploadedFile, uploadBodyLimit } from "../photos/upload-body.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import {
   type AccountDeps,
@@ -34,9 +28,6 @@ import { userStats } from "./stats.service.ts";
 import { changePasswordSchema, exportFilename, profileUpdateSchema } from "./users.schemas.ts";
 import { toPublicUser } from "./users.service.ts";
 import { subscriptionPort } from "./subscription-port.ts";
-
-/** Room for the multipart boundaries and part headers around the image. */
-const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 export function usersRoutes(
   deps: {
@@ -78,21 +69,9 @@ export function usersRoutes(
         imageLimiter.hit([`profile-image:user:${caller(c).user.id}`]);
         return next();
       },
-      bodyLimit({
-        maxSize: MAX_UPLOAD_BYTES + MULTIPART_OVERHEAD_BYTES,
-        onError: () => {
-          throw new AppError(413, FILE_TOO_LARGE);
-        },
-      }),
+      uploadBodyLimit(),
       async (c) => {
-        let body: Record<string, string | File>;
-        try {
-          body = await c.req.parseBody();
-        } catch {
-          throw new AppError(422, NO_FILE_UPLOADED, { code: "no_file" });
-        }
-        const file = body["file"];
-        if (!(file instanceof Blob)) throw new AppError(422, NO_FILE_UPLOADED, { code: "no_file" });
+        const file = await readUploadedFile(c, "no_file");
         return c.json(await setProfileImage(deps, caller(c).user.id, file));
       },
     )

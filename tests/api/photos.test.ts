@@ -9,7 +9,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import type { Db } from "../../db/client.ts";
 import { generations, photos, users } from "../../db/schema.ts";
-import { MULTIPART_OVERHEAD_BYTES } from "../../server/photos/photos.routes.ts";
+import { MULTIPART_OVERHEAD_BYTES } from "../../server/photos/upload-body.ts";
 import {
   FILE_TOO_LARGE,
   INVALID_FILE_TYPE,
