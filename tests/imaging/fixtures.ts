@@ -10,6 +10,10 @@ import type { Point } from "../../server/imaging/local/masks.ts";
 import { createMask, feather, fillPolygon } from "../../server/imaging/local/masks.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
+import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
+import type { FaceCounter } from "../../server/imaging/hosted/face-check.ts";
+import { createHostedModel } from "../../server/imaging/hosted/hosted-model.ts";
+import type { ImageProvider } from "../../server/imaging/hosted/provider.ts";
 import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
@@ -110,6 +114,25 @@ export const ZERO_INTENSITY: Intensity = {
   cheeks: 0,
   extras: 0,
 };
+
+/**
+ * A hosted model over `provider` as these tests run it: 4 calls at once, 100
+ * a minute unless `perMinute` says otherwise, a 15 s budget per job and a
+ * 100 ms backoff base, so retries finish quickly.
+ */
+export function testHostedModel(
+  provider: ImageProvider,
+  faces: FaceCounter,
+  opts: { budgetMs?: number; perMinute?: number } = {},
+): ReturnType<typeof createHostedModel> {
+  return createHostedModel({
+    provider,
+    faces,
+    limits: new CallLimits(4, opts.perMinute ?? 100),
+    budgetMs: opts.budgetMs ?? 15_000,
+    backoffBaseMs: 100,
+  });
+}
 
 /**
  * A front-view request as the job runner hands it to a hosted model: the

@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
-import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import {
   createFalProvider,
@@ -21,7 +20,7 @@ import {
 } from "../../server/imaging/hosted/hosted-model.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { geminiPortrait } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
 
 type Behaviour = "success" | "nsfw" | "rate_limit" | "bad_key";
 
@@ -124,13 +123,10 @@ async function withFal(
   apiKey?: string,
 ) {
   const fake = await startFakeFal();
-  const model = createHostedModel({
-    provider: createFalProvider({ apiKey: apiKey ?? fake.apiKey, baseUrl: fake.url, pollMs: 20 }),
+  const model = testHostedModel(
+    createFalProvider({ apiKey: apiKey ?? fake.apiKey, baseUrl: fake.url, pollMs: 20 }),
     faces,
-    limits: new CallLimits(4, 100),
-    budgetMs: 15_000,
-    backoffBaseMs: 100,
-  });
+  );
   try {
     await fn(fake, model);
   } finally {

@@ -21,7 +21,7 @@ import {
 import { IDENTITY_CLAUSE, SAFETY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle, Intensity } from "../../server/styling/option-keys.ts";
 import { startFakeGemini } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
 
 const intensity: Intensity = {
   lookStyle: 60,
@@ -42,13 +42,11 @@ async function withGemini(
   opts: { budgetMs?: number; apiKey?: string; perMinute?: number } = {},
 ) {
   const fake = await startFakeGemini();
-  const model = createHostedModel({
-    provider: createGeminiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
+  const model = testHostedModel(
+    createGeminiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
     faces,
-    limits: new CallLimits(4, opts.perMinute ?? 100),
-    budgetMs: opts.budgetMs ?? 15_000,
-    backoffBaseMs: 100,
-  });
+    opts,
+  );
   try {
     await fn({ fake, model });
   } finally {

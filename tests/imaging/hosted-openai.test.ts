@@ -6,7 +6,6 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
-import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import {
   BUSY_MESSAGE,
@@ -19,7 +18,7 @@ import { createOpenAiProvider } from "../../server/imaging/hosted/openai-provide
 import { IDENTITY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
 
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces = createFaceCounter();
@@ -29,13 +28,11 @@ async function withOpenAi(
   opts: { budgetMs?: number; apiKey?: string } = {},
 ) {
   const fake = await startFakeOpenAi();
-  const model = createHostedModel({
-    provider: createOpenAiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
+  const model = testHostedModel(
+    createOpenAiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
     faces,
-    limits: new CallLimits(4, 100),
-    budgetMs: opts.budgetMs ?? 15_000,
-    backoffBaseMs: 100,
-  });
+    opts,
+  );
   try {
     await fn({ fake, model });
   } finally {
