@@ -23,7 +23,8 @@ export const SCREENSHOT_DIR = new URL(
 export const PHONE = { width: 375, height: 812 };
 export const DESKTOP = { width: 1440, height: 900 };
 
-export function launchBrowser(): Promise<Browser> {
+/** Headless Chromium with this machine's flags; `extraArgs` adds more (a fake camera, for example). */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -36,6 +37,7 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      ...extraArgs,
     ],
   });
 }

@@ -4,9 +4,8 @@
  * counted from `securitypolicyviolation` events and from the console.
  */
 import assert from "node:assert/strict";
-import { chromium } from "playwright-core";
 import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
-import { CHROMIUM, HAS_CHROMIUM, openPage, waitForImageLoaded } from "./browser.ts";
+import { HAS_CHROMIUM, launchBrowser, openPage, waitForImageLoaded } from "./browser.ts";
 import { writePortrait } from "./fixtures.ts";
 import { PASSWORD, toast, uniqueEmail } from "./harness.ts";
 
@@ -21,23 +20,11 @@ Deno.test({
 }, async () => {
   const tmp = await Deno.makeTempDir({ prefix: "styletwin-csp-" });
   let server: LiveServer | undefined;
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      // A synthetic camera that needs no permission prompt.
-      "--use-fake-device-for-media-stream",
-      "--use-fake-ui-for-media-stream",
-    ],
-  });
+  // A synthetic camera that needs no permission prompt.
+  const browser = await launchBrowser([
+    "--use-fake-device-for-media-stream",
+    "--use-fake-ui-for-media-stream",
+  ]);
   try {
     const [live, portrait] = await Promise.all([startLiveServer(), writePortrait(tmp)]);
     server = live;
