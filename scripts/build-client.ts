@@ -131,7 +131,7 @@ async function copyDir(from: string, to: string) {
 /** The extensions worth compressing; images and fonts are compressed already. */
 export const COMPRESSIBLE = /\.(js|css|html|svg|txt|json|map)$/;
 /** Below this a compressed copy saves less than its headers cost. */
-const PRECOMPRESS_MIN_BYTES = 256;
+export const PRECOMPRESS_MIN_BYTES = 256;
 
 async function precompress(dir: string): Promise<void> {
   for await (const entry of Deno.readDir(dir)) {
