@@ -7,7 +7,7 @@ import { type ReactNode, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
 import { formatCredits } from "../../lib/account-labels.ts";
 import { Button } from "../../ui/button.tsx";
-import { CheckIcon } from "../../ui/icons.tsx";
+import { PlanFeatures } from "../../ui/plan-features.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import type { PlanView } from "../../../server/payments/payments.schemas.ts";
 import { NO_SUBSCRIPTION, useSubscription } from "./dashboard-api.ts";
@@ -101,20 +101,11 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
                   <span className="text-3xl font-bold text-ink-900">{plan.price_display}</span>
                   <span className="text-sm text-ink-500">/month</span>
                 </p>
-                <p className="mt-1 text-sm font-medium text-brand-700">
-                  {plan.credits.toLocaleString("en-US")} credits/month
-                </p>
-                {plan.maxGenerationsPerDay && (
-                  <p className="text-sm text-ink-600">Up to {plan.maxGenerationsPerDay} generations/day</p>
-                )}
-                <ul className="mt-4 grid flex-1 gap-1.5 text-sm text-ink-700">
-                  {plan.features.map((f) => (
-                    <li key={f} className="flex gap-2">
-                      <CheckIcon className="mt-0.5 size-4 shrink-0 text-emerald-600" />
-                      {f}
-                    </li>
-                  ))}
-                </ul>
+                <PlanFeatures
+                  credits={plan.credits}
+                  maxGenerationsPerDay={plan.maxGenerationsPerDay}
+                  features={plan.features}
+                />
                 <Button
                   className="mt-5"
                   variant={plan.popular ? "primary" : "outline"}

@@ -3,24 +3,16 @@
  * badges), the promotion code box (validated against the small pack), the
  * custom-amount note, and the redirect to the hosted checkout.
  */
-import { useEffect, useState } from "react";
+import { useEffect } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
 import { CoinIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { closeBuyCredits, useBuyCreditsOpen } from "./buy-credits-store.ts";
-import {
-  discountedCents,
-  dollars,
-  hasAccessToken,
-  type PackageId,
-  type PromotionValidation,
-  serverMessage,
-  startCheckout,
-  usePackages,
-} from "./payments-api.ts";
+import { discountedCents, dollars, type PackageId, usePackages } from "./payments-api.ts";
 import { PromoCodeBox } from "./promo-code-box.tsx";
+import { useCheckout } from "./use-checkout.ts";
 
 const ORDER: PackageId[] = ["small", "medium", "large"];
 const NAMES: Record<PackageId, string> = {
@@ -32,9 +24,12 @@ const NAMES: Record<PackageId, string> = {
 export function BuyCreditsDialog() {
   const open = useBuyCreditsOpen();
   const packages = usePackages(open);
-  const [promo, setPromo] = useState<PromotionValidation | null>(null);
-  const [promoCode, setPromoCode] = useState("");
-  const [pending, setPending] = useState<PackageId | null>(null);
+  const { promo, pending, checkout, onPromoResult, reset } = useCheckout<PackageId>({
+    signInFirst: "Please log in to purchase credits.",
+    failedTitle: "Payment Setup Failed",
+    noSession: "Failed to create payment session",
+    failed: "An error occurred while setting up payment",
+  });
 
   useEffect(() => {
     if (open && packages.isError) {
@@ -43,43 +38,8 @@ export function BuyCreditsDialog() {
   }, [open, packages.isError]);
 
   function close() {
-    setPromo(null);
-    setPromoCode("");
-    setPending(null);
+    reset();
     closeBuyCredits();
-  }
-
-  async function buy(id: PackageId) {
-    if (!hasAccessToken()) {
-      toast({
-        title: "Authentication Required",
-        description: "Please log in to purchase credits.",
-        variant: "destructive",
-      });
-      return;
-    }
-    setPending(id);
-    try {
-      const res = await startCheckout({
-        payment_type: "credits",
-        package_id: id,
-        ...(promo?.success && promoCode ? { promotion_code: promoCode } : {}),
-      });
-      if (!res.checkout_url) throw new Error("no checkout url");
-      toast({ title: "Redirecting to Payment", description: res.message, variant: "success" });
-      globalThis.location.assign(res.checkout_url);
-    } catch (err) {
-      setPending(null);
-      const detail = serverMessage(err);
-      toast({
-        title: "Payment Setup Failed",
-        description: detail ??
-          (err instanceof Error && err.message === "no checkout url"
-            ? "Failed to create payment session"
-            : "An error occurred while setting up payment"),
-        variant: "destructive",
-      });
-    }
   }
 
   return (
@@ -158,7 +118,7 @@ export function BuyCreditsDialog() {
                     className="shrink-0 sm:mt-4 sm:w-full"
                     variant={highlight ? "primary" : "secondary"}
                     disabled={pending !== null}
-                    onClick={() => buy(id)}
+                    onClick={() => checkout(id, { payment_type: "credits", package_id: id })}
                   >
                     {pending === id ? "Processing..." : "Buy Now"}
                   </Button>
@@ -171,10 +131,7 @@ export function BuyCreditsDialog() {
           <PromoCodeBox
             target={{ payment_type: "credits", package_id: "small" }}
             applied={promo}
-            onResult={(r, code) => {
-              setPromo(r);
-              setPromoCode(code);
-            }}
+            onResult={onPromoResult}
           />
         </div>
         <p className="mt-4 text-center text-sm text-ink-600">

@@ -1,26 +1,8 @@
-import { useSyncExternalStore } from "react";
+/** Opens the Buy Credits dialog from anywhere (the root layout mounts it). */
+import { createOpenFlag } from "../../lib/open-flag.ts";
 
-let open = false;
-const listeners = new Set<() => void>();
-const set = (v: boolean) => {
-  open = v;
-  listeners.forEach((l) => l());
-};
+const flag = createOpenFlag();
 
-/** The buy-credits entry point (the full modal arrives with the payments issue). */
-export function openBuyCredits() {
-  set(true);
-}
-export function closeBuyCredits() {
-  set(false);
-}
-export function useBuyCreditsOpen(): boolean {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => open,
-    () => false,
-  );
-}
+export const openBuyCredits = flag.open;
+export const closeBuyCredits = flag.close;
+export const useBuyCreditsOpen = flag.useOpen;

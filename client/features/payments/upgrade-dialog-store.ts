@@ -1,26 +1,8 @@
 /** Opens the Choose Your Plan dialog from anywhere (the root layout mounts it). */
-import { useSyncExternalStore } from "react";
+import { createOpenFlag } from "../../lib/open-flag.ts";
 
-let open = false;
-const listeners = new Set<() => void>();
-const set = (v: boolean) => {
-  open = v;
-  listeners.forEach((l) => l());
-};
+const flag = createOpenFlag();
 
-export function openUpgradeDialog() {
-  set(true);
-}
-export function closeUpgradeDialog() {
-  set(false);
-}
-export function useUpgradeDialogOpen(): boolean {
-  return useSyncExternalStore(
-    (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
-    () => open,
-    () => false,
-  );
-}
+export const openUpgradeDialog = flag.open;
+export const closeUpgradeDialog = flag.close;
+export const useUpgradeDialogOpen = flag.useOpen;

@@ -3,27 +3,21 @@
  * code box (validated against the starter plan) and the checkout redirect.
  * Opened from the header and the dashboard's Subscription tab.
  */
-import { useState } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
-import { CheckIcon } from "../../ui/icons.tsx";
+import { PlanFeatures } from "../../ui/plan-features.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
-import { toast } from "../../ui/toast.tsx";
 import {
   discountedCents,
   discountLabel,
   dollars,
-  hasAccessToken,
   type PlanId,
-  type PlanView,
-  type PromotionValidation,
-  serverMessage,
-  startCheckout,
   usePlans,
   useSubscriptionSummary,
 } from "./payments-api.ts";
 import { PromoCodeBox } from "./promo-code-box.tsx";
 import { closeUpgradeDialog } from "./upgrade-dialog-store.ts";
+import { useCheckout } from "./use-checkout.ts";
 
 export { usePlans } from "./payments-api.ts";
 
@@ -36,51 +30,18 @@ export interface UpgradePlanDialogProps {
 
 export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePlanDialogProps) {
   const plans = usePlans(open);
-  const [promo, setPromo] = useState<PromotionValidation | null>(null);
-  const [promoCode, setPromoCode] = useState("");
-  const [pending, setPending] = useState<PlanId | null>(null);
-
-  async function subscribe(plan: PlanView) {
-    if (!hasAccessToken()) {
-      toast({
-        title: "Authentication Required",
-        description: "Please log in to subscribe.",
-        variant: "destructive",
-      });
-      return;
-    }
-    setPending(plan.id);
-    try {
-      const res = await startCheckout({
-        payment_type: "subscription",
-        subscription_plan: plan.id,
-        ...(promo?.success && promoCode ? { promotion_code: promoCode } : {}),
-      });
-      if (!res.checkout_url) throw new Error("no checkout url");
-      toast({ title: "Redirecting to Payment", description: res.message, variant: "success" });
-      globalThis.location.assign(res.checkout_url);
-    } catch (err) {
-      setPending(null);
-      const detail = serverMessage(err);
-      toast({
-        title: "Subscription Setup Failed",
-        description: detail ??
-          (err instanceof Error && err.message === "no checkout url"
-            ? "Failed to create subscription session"
-            : "An error occurred while setting up subscription"),
-        variant: "destructive",
-      });
-    }
-  }
+  const { promo, pending, checkout, onPromoResult, reset } = useCheckout<PlanId>({
+    signInFirst: "Please log in to subscribe.",
+    failedTitle: "Subscription Setup Failed",
+    noSession: "Failed to create subscription session",
+    failed: "An error occurred while setting up subscription",
+  });
 
   return (
     <Modal
       open={open}
       onOpenChange={(o) => {
-        if (!o) {
-          setPromo(null);
-          setPending(null);
-        }
+        if (!o) reset();
         onOpenChange(o);
       }}
       title="Choose Your Plan"
@@ -143,25 +104,17 @@ export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePl
                       {discountLabel(promo)} the first month
                     </p>
                   )}
-                  <p className="mt-1 text-sm font-semibold text-brand-700">
-                    {plan.credits.toLocaleString("en-US")} credits/month
-                  </p>
-                  {plan.maxGenerationsPerDay !== undefined && (
-                    <p className="text-sm text-ink-600">Up to {plan.maxGenerationsPerDay} generations/day</p>
-                  )}
-                  <ul className="mt-4 flex-1 space-y-2 text-sm text-ink-700">
-                    {plan.features.map((f) => (
-                      <li key={f} className="flex gap-2">
-                        <CheckIcon className="mt-0.5 size-4 shrink-0 text-emerald-600" />
-                        {f}
-                      </li>
-                    ))}
-                  </ul>
+                  <PlanFeatures
+                    credits={plan.credits}
+                    maxGenerationsPerDay={plan.maxGenerationsPerDay}
+                    features={plan.features}
+                  />
                   <Button
                     className="mt-5 w-full"
                     variant={plan.popular ? "primary" : "secondary"}
                     disabled={current || pending !== null}
-                    onClick={() => subscribe(plan)}
+                    onClick={() =>
+                      checkout(plan.id, { payment_type: "subscription", subscription_plan: plan.id })}
                   >
                     {current ? "Current Plan" : pending === plan.id ? "Processing..." : `Choose ${plan.name}`}
                   </Button>
@@ -174,10 +127,7 @@ export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePl
           <PromoCodeBox
             target={{ payment_type: "subscription", subscription_plan: "starter" }}
             applied={promo}
-            onResult={(r, code) => {
-              setPromo(r);
-              setPromoCode(code);
-            }}
+            onResult={onPromoResult}
           />
         </div>
         <div className="mt-6 text-center text-sm text-ink-600">
