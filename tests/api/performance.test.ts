@@ -17,6 +17,7 @@ import { pendingWaits } from "../../server/generation/generation-events.ts";
 import { buildClient } from "../../scripts/build-client.ts";
 import { backends } from "../helpers/backends.ts";
 import { openTestContext, type TestContext } from "../helpers/test-app.ts";
+import { apiTest } from "../helpers/api-test.ts";
 
 const TIMEOUT_MS = 20_000;
 
@@ -165,204 +166,167 @@ Deno.test({
   },
 });
 
-for (const backend of backends()) {
-  const name = (s: string) => `[${backend.name}] performance: ${s}`;
+apiTest(
+  "performance: JSON compressed above 1 KB, identical once decoded; ETag and 304 on API GETs",
+  async (ctx) => {
+    const plain = await get(ctx.app, "/api/styling-options");
+    assert.equal(plain.res.status, 200);
+    assert.ok(plain.bytes.byteLength > 1024, "the catalogue is big enough to compress");
+    for (const enc of ["br", "gzip"]) {
+      const packed = await get(ctx.app, "/api/styling-options", { "Accept-Encoding": enc });
+      assert.equal(packed.res.headers.get("Content-Encoding"), enc);
+      assert.ok(packed.bytes.byteLength < plain.bytes.byteLength / 2, `${enc} at least halves it`);
+      assert.deepEqual(decode(packed.res, packed.bytes), plain.bytes);
+      assert.equal(packed.res.headers.get("Content-Length"), String(packed.bytes.byteLength));
+    }
+    // Small answers stay plain.
+    const health = await get(ctx.app, "/api/health", { "Accept-Encoding": "br" });
+    assert.equal(health.res.headers.get("Content-Encoding"), null);
 
-  Deno.test({
-    name: name("JSON compressed above 1 KB, identical once decoded; ETag and 304 on API GETs"),
-    ignore: backend.skip,
-    fn: async () => {
-      const ctx = await openTestContext(backend);
-      try {
-        const plain = await get(ctx.app, "/api/styling-options");
-        assert.equal(plain.res.status, 200);
-        assert.ok(plain.bytes.byteLength > 1024, "the catalogue is big enough to compress");
-        for (const enc of ["br", "gzip"]) {
-          const packed = await get(ctx.app, "/api/styling-options", { "Accept-Encoding": enc });
-          assert.equal(packed.res.headers.get("Content-Encoding"), enc);
-          assert.ok(packed.bytes.byteLength < plain.bytes.byteLength / 2, `${enc} at least halves it`);
-          assert.deepEqual(decode(packed.res, packed.bytes), plain.bytes);
-          assert.equal(packed.res.headers.get("Content-Length"), String(packed.bytes.byteLength));
-        }
-        // Small answers stay plain.
-        const health = await get(ctx.app, "/api/health", { "Accept-Encoding": "br" });
-        assert.equal(health.res.headers.get("Content-Encoding"), null);
+    const etag = plain.res.headers.get("ETag");
+    assert.match(etag ?? "", /^W\/"[0-9a-f]+"$/);
+    const cached = await get(ctx.app, "/api/styling-options", { "If-None-Match": etag! });
+    assert.equal(cached.res.status, 304);
+    assert.equal(cached.bytes.byteLength, 0);
 
-        const etag = plain.res.headers.get("ETag");
-        assert.match(etag ?? "", /^W\/"[0-9a-f]+"$/);
-        const cached = await get(ctx.app, "/api/styling-options", { "If-None-Match": etag! });
-        assert.equal(cached.res.status, 304);
-        assert.equal(cached.bytes.byteLength, 0);
+    // Per user: /me answers 304 only while the body is the same.
+    const user = await ctx.register();
+    const auth = { Authorization: `Bearer ${user.access_token}` };
+    const me = await get(ctx.app, "/api/users/me", auth);
+    assert.equal(me.res.status, 200);
+    const meTag = me.res.headers.get("ETag")!;
+    assert.equal(
+      (await get(ctx.app, "/api/users/me", { ...auth, "If-None-Match": meTag })).res.status,
+      304,
+    );
+    await ctx.database.db.execute(sql`update users set full_name = 'Renamed' where id = ${user.user.id}`);
+    const changed = await get(ctx.app, "/api/users/me", { ...auth, "If-None-Match": meTag });
+    assert.equal(changed.res.status, 200);
+    assert.notEqual(changed.res.headers.get("ETag"), meTag);
+    // Errors are not cached.
+    const denied = await get(ctx.app, "/api/users/me");
+    assert.equal(denied.res.status, 401);
+    assert.equal(denied.res.headers.get("ETag"), null);
+  },
+);
 
-        // Per user: /me answers 304 only while the body is the same.
-        const user = await ctx.register();
-        const auth = { Authorization: `Bearer ${user.access_token}` };
-        const me = await get(ctx.app, "/api/users/me", auth);
-        assert.equal(me.res.status, 200);
-        const meTag = me.res.headers.get("ETag")!;
-        assert.equal(
-          (await get(ctx.app, "/api/users/me", { ...auth, "If-None-Match": meTag })).res.status,
-          304,
-        );
-        await ctx.database.db.execute(sql`update users set credits = credits + 1 where id = ${user.user.id}`);
-        const changed = await get(ctx.app, "/api/users/me", { ...auth, "If-None-Match": meTag });
-        assert.equal(changed.res.status, 200);
-        assert.notEqual(changed.res.headers.get("ETag"), meTag);
-        // Errors are not cached.
-        const denied = await get(ctx.app, "/api/users/me");
-        assert.equal(denied.res.status, 401);
-        assert.equal(denied.res.headers.get("ETag"), null);
-      } finally {
-        await ctx.close();
-      }
-    },
+apiTest("performance: logout revokes the access token on its next request", async (ctx) => {
+  const user = await ctx.register();
+  const token = user.access_token;
+  assert.equal((await ctx.call("GET", "/api/users/me", { token })).status, 200);
+  const out = await ctx.call("POST", "/api/auth/logout", { token, body: {} });
+  assert.ok(out.status === 200 || out.status === 204, JSON.stringify(out.body));
+  const after = await ctx.call("GET", "/api/users/me", { token });
+  assert.equal(after.status, 401);
+  assert.equal(after.body.detail, "Session has ended");
+  // Another session of the same account is untouched.
+  const other = await ctx.call("POST", "/api/auth/login", {
+    body: { email: user.user.email, password: "Sup3r$ecret" },
   });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
+  assert.equal(
+    (await ctx.call("GET", "/api/users/me", { token: other.body.access_token })).status,
+    200,
+  );
+  // A forged token and a deactivated account are refused too.
+  assert.equal(
+    (await ctx.call("GET", "/api/users/me", { token: token.slice(0, -2) + "xx" })).status,
+    401,
+  );
+  await ctx.database.db.execute(sql`update users set is_active = false where id = ${user.user.id}`);
+  const inactive = await ctx.call("GET", "/api/users/me", { token: other.body.access_token });
+  assert.equal(inactive.status, 401);
+  assert.equal(inactive.body.detail, "Could not validate credentials");
+});
 
-  Deno.test({
-    name: name("logout revokes the access token on its next request"),
-    ignore: backend.skip,
-    fn: async () => {
-      const ctx = await openTestContext(backend);
-      try {
-        const user = await ctx.register();
-        const token = user.access_token;
-        assert.equal((await ctx.call("GET", "/api/users/me", { token })).status, 200);
-        const out = await ctx.call("POST", "/api/auth/logout", { token, body: {} });
-        assert.ok(out.status === 200 || out.status === 204, JSON.stringify(out.body));
-        const after = await ctx.call("GET", "/api/users/me", { token });
-        assert.equal(after.status, 401);
-        assert.equal(after.body.detail, "Session has ended");
-        // Another session of the same account is untouched.
-        const other = await ctx.call("POST", "/api/auth/login", {
-          body: { email: user.user.email, password: "Sup3r$ecret" },
-        });
-        assert.equal(other.status, 200, JSON.stringify(other.body));
-        assert.equal(
-          (await ctx.call("GET", "/api/users/me", { token: other.body.access_token })).status,
-          200,
-        );
-        // A forged token and a deactivated account are refused too.
-        assert.equal(
-          (await ctx.call("GET", "/api/users/me", { token: token.slice(0, -2) + "xx" })).status,
-          401,
-        );
-        await ctx.database.db.execute(sql`update users set is_active = false where id = ${user.user.id}`);
-        const inactive = await ctx.call("GET", "/api/users/me", { token: other.body.access_token });
-        assert.equal(inactive.status, 401);
-        assert.equal(inactive.body.detail, "Could not validate credentials");
-      } finally {
-        await ctx.close();
-      }
-    },
+apiTest("performance: the status stream delivers completed, owner-only", async (ctx) => {
+  const user = await ctx.register();
+  const token = user.access_token;
+  const photoId = await upload(ctx, token);
+  const started = await ctx.call("POST", "/api/generate", {
+    token,
+    body: { photoId, studioType: "makeup", view360: false, options: { lookStyle: "no-makeup" } },
   });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const id = started.body.generationId;
 
-  Deno.test({
-    name: name("the status stream delivers completed, owner-only"),
-    ignore: backend.skip,
-    fn: async () => {
-      const ctx = await openTestContext(backend);
-      try {
-        const user = await ctx.register();
-        const token = user.access_token;
-        const photoId = await upload(ctx, token);
-        const started = await ctx.call("POST", "/api/generate", {
-          token,
-          body: { photoId, studioType: "makeup", view360: false, options: { lookStyle: "no-makeup" } },
-        });
-        assert.equal(started.status, 202, JSON.stringify(started.body));
-        const id = started.body.generationId;
-
-        // Someone else's job, or none, is a 404 before any stream opens.
-        const stranger = await ctx.register();
-        const foreign = await ctx.app.request(`/api/generation/${id}/events`, {
-          headers: { Authorization: `Bearer ${stranger.access_token}` },
-        });
-        assert.equal(foreign.status, 404);
-        await foreign.body?.cancel();
-        assert.equal((await ctx.app.request(`/api/generation/${id}/events`)).status, 401);
-
-        const res = await ctx.app.request(`/api/generation/${id}/events`, {
-          headers: { Authorization: `Bearer ${token}`, "Accept-Encoding": "br, gzip" },
-        });
-        assert.equal(res.status, 200);
-        assert.match(res.headers.get("Content-Type") ?? "", /^text\/event-stream/);
-        assert.equal(res.headers.get("Content-Encoding"), null, "a stream is never buffered for compression");
-        const events = readEvents(res);
-        // The job runs while the stream is open; the runner's wake-up ends the wait at once.
-        const t0 = performance.now();
-        assert.equal(await ctx.drain(), 1);
-        const got = await events;
-        const elapsed = performance.now() - t0;
-        assert.equal(got[0].status, "queued");
-        assert.equal(got.at(-1)!.status, "completed");
-        const status = await ctx.call("GET", `/api/generation/${id}/status`, { token });
-        assert.deepEqual(got.at(-1), status.body, "the last event is the status");
-        // Woken by the runner, not by the 1 s recheck (a generous bound: this is not a timing test).
-        assert.ok(elapsed < 900, `stream ended ${elapsed.toFixed(0)} ms after the job`);
-        assert.equal(pendingWaits(), 0, "the stream let go of its wait");
-
-        // A finished job's stream answers its final status and ends.
-        const done = await readEvents(
-          await ctx.app.request(`/api/generation/${id}/events`, {
-            headers: { Authorization: `Bearer ${token}` },
-          }),
-        );
-        assert.deepEqual(done.map((e) => e.status), ["completed"]);
-      } finally {
-        await ctx.close();
-      }
-    },
+  // Someone else's job, or none, is a 404 before any stream opens.
+  const stranger = await ctx.register();
+  const foreign = await ctx.app.request(`/api/generation/${id}/events`, {
+    headers: { Authorization: `Bearer ${stranger.access_token}` },
   });
+  assert.equal(foreign.status, 404);
+  await foreign.body?.cancel();
+  assert.equal((await ctx.app.request(`/api/generation/${id}/events`)).status, 401);
 
-  Deno.test({
-    name: name("history reads the index matching its ORDER BY"),
-    ignore: backend.skip,
-    fn: async () => {
-      const ctx = await openTestContext(backend);
-      try {
-        const user = await ctx.register();
-        const other = await ctx.register();
-        // Enough rows, and fresh statistics, for the planner to choose between a scan and the index:
-        // copies of one real job, 2,000 for each of two accounts.
-        const photoId = await upload(ctx, user.access_token);
-        const started = await ctx.call("POST", "/api/generate", {
-          token: user.access_token,
-          body: { photoId, studioType: "makeup", view360: false, options: { lookStyle: "no-makeup" } },
-        });
-        assert.equal(started.status, 202, JSON.stringify(started.body));
-        const [job] = await ctx.database.db.select().from(generations)
-          .where(eq(generations.id, started.body.generationId));
-        const base = Date.now();
-        for (const owner of [user.user.id, other.user.id]) {
-          for (let chunk = 0; chunk < 4; chunk++) {
-            await ctx.database.db.insert(generations).values(
-              Array.from({ length: 500 }, (_, i) => ({
-                ...job,
-                id: crypto.randomUUID(),
-                userId: owner,
-                idempotencyKey: null,
-                createdAt: new Date(base - (chunk * 500 + i + 1) * 1000),
-              })),
-            );
-          }
-        }
-        await ctx.database.db.execute(sql`analyze generations`);
-
-        const page = await ctx.call("GET", "/api/generations?limit=20", { token: user.access_token });
-        assert.equal(page.status, 200, JSON.stringify(page.body));
-        assert.equal(page.body.items.length, 20);
-
-        const plan = await ctx.database.db.execute(sql`
-        explain select * from generations where user_id = ${user.user.id}
-        order by created_at desc, id desc limit 21`);
-        const text = (plan as unknown as { rows?: Record<string, string>[] }).rows ??
-          (plan as unknown as Record<string, string>[]);
-        const lines = text.map((r) => Object.values(r)[0]).join("\n");
-        assert.match(lines, /Index Scan using generations_user_history_idx/, lines);
-        assert.doesNotMatch(lines, /Sort/, lines);
-      } finally {
-        await ctx.close();
-      }
-    },
+  const res = await ctx.app.request(`/api/generation/${id}/events`, {
+    headers: { Authorization: `Bearer ${token}`, "Accept-Encoding": "br, gzip" },
   });
-}
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("Content-Type") ?? "", /^text\/event-stream/);
+  assert.equal(res.headers.get("Content-Encoding"), null, "a stream is never buffered for compression");
+  const events = readEvents(res);
+  // The job runs while the stream is open; the runner's wake-up ends the wait at once.
+  const t0 = performance.now();
+  assert.equal(await ctx.drain(), 1);
+  const got = await events;
+  const elapsed = performance.now() - t0;
+  assert.equal(got[0].status, "queued");
+  assert.equal(got.at(-1)!.status, "completed");
+  const status = await ctx.call("GET", `/api/generation/${id}/status`, { token });
+  assert.deepEqual(got.at(-1), status.body, "the last event is the status");
+  // Woken by the runner, not by the 1 s recheck (a generous bound: this is not a timing test).
+  assert.ok(elapsed < 900, `stream ended ${elapsed.toFixed(0)} ms after the job`);
+  assert.equal(pendingWaits(), 0, "the stream let go of its wait");
+
+  // A finished job's stream answers its final status and ends.
+  const done = await readEvents(
+    await ctx.app.request(`/api/generation/${id}/events`, {
+      headers: { Authorization: `Bearer ${token}` },
+    }),
+  );
+  assert.deepEqual(done.map((e) => e.status), ["completed"]);
+});
+
+apiTest("performance: history reads the index matching its ORDER BY", async (ctx) => {
+  const user = await ctx.register();
+  const other = await ctx.register();
+  // Enough rows, and fresh statistics, for the planner to choose between a scan and the index:
+  // copies of one real job, 2,000 for each of two accounts.
+  const photoId = await upload(ctx, user.access_token);
+  const started = await ctx.call("POST", "/api/generate", {
+    token: user.access_token,
+    body: { photoId, studioType: "makeup", view360: false, options: { lookStyle: "no-makeup" } },
+  });
+  assert.equal(started.status, 202, JSON.stringify(started.body));
+  const [job] = await ctx.database.db.select().from(generations)
+    .where(eq(generations.id, started.body.generationId));
+  const base = Date.now();
+  for (const owner of [user.user.id, other.user.id]) {
+    for (let chunk = 0; chunk < 4; chunk++) {
+      await ctx.database.db.insert(generations).values(
+        Array.from({ length: 500 }, (_, i) => ({
+          ...job,
+          id: crypto.randomUUID(),
+          userId: owner,
+          idempotencyKey: null,
+          createdAt: new Date(base - (chunk * 500 + i + 1) * 1000),
+        })),
+      );
+    }
+  }
+  await ctx.database.db.execute(sql`analyze generations`);
+
+  const page = await ctx.call("GET", "/api/generations?limit=20", { token: user.access_token });
+  assert.equal(page.status, 200, JSON.stringify(page.body));
+  assert.equal(page.body.items.length, 20);
+
+  const plan = await ctx.database.db.execute(sql`
+  explain select * from generations where user_id = ${user.user.id}
+  order by created_at desc, id desc limit 21`);
+  const text = (plan as unknown as { rows?: Record<string, string>[] }).rows ??
+    (plan as unknown as Record<string, string>[]);
+  const lines = text.map((r) => Object.values(r)[0]).join("\n");
+  assert.match(lines, /Index Scan using generations_user_history_idx/, lines);
+  assert.doesNotMatch(lines, /Sort/, lines);
+});
