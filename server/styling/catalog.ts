@@ -5,12 +5,12 @@
  *
  * Each list's first entry is the default and a no-op. Ids are kebab-case and
  * stable (they are stored in generation history); labels are what users see.
- * Public fields: `{ id, label, hex?, description? }` and the options a look
- * style includes (`preset`). Settings and lights also carry their backdrop and
- * colour grade, because the preview swatches the API serves are drawn from
- * them. How the local renderer paints the rest (lipstick finish, base
- * strengths, extras layers, camera framing) lives with the renderer, in
- * server/imaging/local/recipes.ts, keyed by these ids.
+ * Public fields: `{ id, label, hex?, description? }`, the options a look
+ * style includes (`preset`) and, for settings and lights, the colours of their
+ * preview tile (`swatch`). How the local renderer paints an option (lipstick
+ * finish, base strengths, extras layers, camera framing, backdrops and colour
+ * grades) lives with the renderer, in server/imaging/local/recipes.ts, keyed
+ * by these ids.
  */
 import type { OptionKey, SelectedOptions, StudioType } from "./option-keys.ts";
 import { OPTION_KEYS, OPTION_LISTS } from "./option-keys.ts";
@@ -35,30 +35,13 @@ export interface LookStyleEntry extends CatalogEntry {
 }
 
 export interface SettingEntry extends CatalogEntry {
-  /** Backdrop recipe for renderers: solid, gradient, or named scenes. */
-  backdrop?: {
-    kind: "solid" | "gradient" | "bokeh" | "scene";
-    colors: string[];
-    /** Light colours for bokeh/scene highlights. */
-    lights?: string[];
-  };
+  /** The backdrop's colours (top to bottom) for the setting's preview tile. */
+  swatch?: string[];
 }
 
 export interface LightingEntry extends CatalogEntry {
-  grade?: {
-    /** Colour temperature shift -1 (cool) .. 1 (warm). */
-    warmth: number;
-    /** Contrast multiplier around mid grey. */
-    contrast: number;
-    /** Saturation multiplier. */
-    saturation: number;
-    /** Exposure shift in stops. */
-    exposure: number;
-    /** Optional tint colour mixed into highlights. */
-    tint?: string;
-    /** Vignette strength 0-1. */
-    vignette?: number;
-  };
+  /** The light's preview tile: its highlight and shadow colours. */
+  swatch?: string[];
 }
 
 const none = (label = "None"): CatalogEntry => ({ id: "none", label });
@@ -513,78 +496,55 @@ export const CATALOG = {
         id: "studio-white",
         label: "Studio White",
         hex: "#F2F1EE",
-        backdrop: { kind: "gradient", colors: ["#FBFAF8", "#DEDCD7"] },
+        swatch: ["#FBFAF8", "#DEDCD7"],
       },
       {
         id: "studio-grey",
         label: "Studio Grey",
         hex: "#8C8D90",
-        backdrop: { kind: "gradient", colors: ["#A9AAAD", "#5C5D61"] },
+        swatch: ["#A9AAAD", "#5C5D61"],
       },
       {
         id: "studio-black",
         label: "Studio Black",
         hex: "#161618",
-        backdrop: { kind: "gradient", colors: ["#2E2E31", "#0B0B0C"] },
+        swatch: ["#2E2E31", "#0B0B0C"],
       },
       {
         id: "blush-pink",
         label: "Blush Pink Backdrop",
         hex: "#EBC3C4",
-        backdrop: { kind: "gradient", colors: ["#F5D6D6", "#D49EA3"] },
+        swatch: ["#F5D6D6", "#D49EA3"],
       },
       {
         id: "pastel-gradient",
         label: "Pastel Gradient",
-        backdrop: {
-          kind: "gradient",
-          colors: ["#F9D5E5", "#D8C8F0", "#BFE3F2"],
-        },
+        swatch: ["#F9D5E5", "#D8C8F0", "#BFE3F2"],
       },
       {
         id: "soft-bokeh",
         label: "Soft Bokeh Lights",
-        backdrop: {
-          kind: "bokeh",
-          colors: ["#3B3346", "#1C1822"],
-          lights: ["#FFD9A0", "#FFB38A", "#F7E6C4", "#C9B6FF"],
-        },
+        swatch: ["#3B3346", "#1C1822"],
       },
       {
         id: "beach-sunset",
         label: "Beach Sunset",
-        backdrop: {
-          kind: "scene",
-          colors: ["#2E3B73", "#C65A6B", "#F59A5A", "#FFD38A", "#3F6E8C"],
-          lights: ["#FFE2A8", "#FFC27A"],
-        },
+        swatch: ["#2E3B73", "#C65A6B", "#F59A5A", "#FFD38A", "#3F6E8C"],
       },
       {
         id: "city-night",
         label: "City Night",
-        backdrop: {
-          kind: "scene",
-          colors: ["#0B1026", "#1C2450", "#2B2A5C"],
-          lights: ["#FFC36B", "#FF7A8A", "#7AD3FF", "#F9F3D9"],
-        },
+        swatch: ["#0B1026", "#1C2450", "#2B2A5C"],
       },
       {
         id: "golden-garden",
         label: "Golden Garden",
-        backdrop: {
-          kind: "scene",
-          colors: ["#F3E2A9", "#9DB86A", "#4E6B34"],
-          lights: ["#FFF3C4", "#FFE08A"],
-        },
+        swatch: ["#F3E2A9", "#9DB86A", "#4E6B34"],
       },
       {
         id: "luxury-lounge",
         label: "Luxury Lounge",
-        backdrop: {
-          kind: "bokeh",
-          colors: ["#4A2A1E", "#1E120D"],
-          lights: ["#FFCE85", "#FFB060", "#FFE6B8"],
-        },
+        swatch: ["#4A2A1E", "#1E120D"],
       },
     ] as SettingEntry[],
     camera: [
@@ -619,62 +579,37 @@ export const CATALOG = {
       {
         id: "warm",
         label: "Warm",
-        grade: { warmth: 0.5, contrast: 1.03, saturation: 1.05, exposure: 0 },
+        swatch: ["#ffe2b8", "#b07a4f"],
       },
       {
         id: "cool",
         label: "Cool",
-        grade: { warmth: -0.5, contrast: 1.02, saturation: 0.97, exposure: 0 },
+        swatch: ["#cfe3ff", "#5f7fb3"],
       },
       {
         id: "golden-hour",
         label: "Golden Hour",
-        grade: {
-          warmth: 0.8,
-          contrast: 1.05,
-          saturation: 1.12,
-          exposure: 0.1,
-          tint: "#FFB347",
-          vignette: 0.25,
-        },
+        swatch: ["#FFB347", "#2b2240"],
       },
       {
         id: "dramatic",
         label: "Dramatic Contrast",
-        grade: {
-          warmth: 0,
-          contrast: 1.3,
-          saturation: 0.9,
-          exposure: -0.15,
-          vignette: 0.5,
-        },
+        swatch: ["#fff8ee", "#2b2240"],
       },
       {
         id: "soft",
         label: "Soft Studio",
-        grade: {
-          warmth: 0.1,
-          contrast: 0.88,
-          saturation: 0.98,
-          exposure: 0.12,
-        },
+        swatch: ["#ffe2b8", "#b07a4f"],
       },
       {
         id: "neon",
         label: "Neon Night",
-        grade: {
-          warmth: -0.4,
-          contrast: 1.15,
-          saturation: 1.2,
-          exposure: -0.05,
-          tint: "#C06BFF",
-          vignette: 0.35,
-        },
+        swatch: ["#C06BFF", "#2b2240"],
       },
       {
         id: "black-and-white",
         label: "Black and White",
-        grade: { warmth: 0, contrast: 1.12, saturation: 0, exposure: 0 },
+        swatch: ["#f4f4f4", "#2d2d2d"],
       },
     ] as LightingEntry[],
   },

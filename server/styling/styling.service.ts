@@ -86,10 +86,10 @@ export function resolveStyleRequest(
 }
 
 /**
- * One option as GET /api/styling-options shows it. The catalog's renderer recipes (lip finish,
- * base strengths, backdrop and grade parameters, framing) stay on the server; the studio gets
- * only what it displays: `includes` (the layers a look style applies) and `swatch` (the colours
- * of a backdrop or a light's preview tile).
+ * One option as GET /api/styling-options shows it. The renderer's recipes (lip finish, base
+ * strengths, backdrops, grades, framing) live with the renderer; the studio gets only what it
+ * displays: `includes` (the layers a look style applies) and `swatch` (the colours of a
+ * backdrop's or a light's preview tile).
  */
 export interface PublicOption {
   id: string;
@@ -100,32 +100,18 @@ export interface PublicOption {
   swatch?: string[];
 }
 
-interface RecipeFields {
+/** The catalogue fields besides CatalogEntry's that some lists carry. */
+interface ListFields {
   preset?: Partial<Record<string, string>>;
-  backdrop?: { colors?: string[] };
-  grade?: { warmth?: number; saturation?: number; exposure?: number; tint?: string };
+  swatch?: string[];
 }
 
-/** A light's preview colours (highlight, shadow), from its grade. */
-function lightSwatch(g: NonNullable<RecipeFields["grade"]>): string[] {
-  if ((g.saturation ?? 1) === 0) return ["#f4f4f4", "#2d2d2d"];
-  const warm = g.warmth ?? 0;
-  const hi = g.tint ?? (warm > 0.6 ? "#ffc46b" : warm > 0 ? "#ffe2b8" : warm < 0 ? "#cfe3ff" : "#fff8ee");
-  const lo = (g.exposure ?? 0) < 0 || (g.saturation ?? 1) > 1.1
-    ? "#2b2240"
-    : warm < 0
-    ? "#5f7fb3"
-    : "#b07a4f";
-  return [hi, lo];
-}
-
-export function publicOption(entry: CatalogEntry & RecipeFields): PublicOption {
+export function publicOption(entry: CatalogEntry & ListFields): PublicOption {
   const out: PublicOption = { id: entry.id, label: entry.label };
   if (entry.hex) out.hex = entry.hex;
   if (entry.description) out.description = entry.description;
   if (entry.preset) out.includes = { ...entry.preset };
-  if (entry.backdrop?.colors && entry.backdrop.colors.length > 0) out.swatch = [...entry.backdrop.colors];
-  else if (entry.grade) out.swatch = lightSwatch(entry.grade);
+  if (entry.swatch && entry.swatch.length > 0) out.swatch = [...entry.swatch];
   return out;
 }
 
@@ -140,7 +126,7 @@ function publicCatalog(): PublicCatalog {
       Object.fromEntries(
         Object.entries(groups).map(([group, list]) => [
           group,
-          (list as readonly (CatalogEntry & RecipeFields)[]).map(publicOption),
+          (list as readonly (CatalogEntry & ListFields)[]).map(publicOption),
         ]),
       ),
     ]),

@@ -6,9 +6,11 @@
 import assert from "node:assert/strict";
 import { LOCAL_CAPABILITIES } from "../../server/imaging/local/capabilities.ts";
 import {
+  BACKDROPS,
   BASE_RECIPES,
   CAMERA_RECIPES,
   EXTRA_LAYERS,
+  GRADES,
   LIP_FINISH,
 } from "../../server/imaging/local/recipes.ts";
 import { CATALOG, type LightingEntry, type SettingEntry } from "../../server/styling/catalog.ts";
@@ -19,6 +21,8 @@ const TABLES: [OptionKey, readonly { id: string }[], Readonly<Record<string, unk
   ["baseMakeup", CATALOG.makeup.baseMakeup, BASE_RECIPES],
   ["extras", CATALOG.makeup.extras, EXTRA_LAYERS],
   ["cameraLens", CATALOG.scene.camera, CAMERA_RECIPES],
+  ["setting", CATALOG.scene.settings, BACKDROPS],
+  ["lighting", CATALOG.scene.lighting, GRADES],
 ];
 
 for (const [key, list, recipes] of TABLES) {
@@ -34,13 +38,16 @@ for (const [key, list, recipes] of TABLES) {
   });
 }
 
-Deno.test("recipes: every honoured setting has a backdrop and every honoured light a colour grade", () => {
+Deno.test("recipes: a setting's preview swatch is its backdrop's colours; every light's tile has a highlight and a shadow", () => {
   const settings = CATALOG.scene.settings as readonly SettingEntry[];
+  for (const e of settings.slice(1)) {
+    assert.deepEqual(e.swatch, BACKDROPS[e.id].colors, `${e.id}: swatch and backdrop differ`);
+  }
+  assert.equal(settings[0].swatch, undefined, "the original background has no swatch");
   const lights = CATALOG.scene.lighting as readonly LightingEntry[];
-  const noBackdrop = (LOCAL_CAPABILITIES.supported.setting ?? [])
-    .filter((id) => id !== settings[0].id && !settings.find((e) => e.id === id)?.backdrop);
-  assert.deepEqual(noBackdrop, []);
-  const noGrade = (LOCAL_CAPABILITIES.supported.lighting ?? [])
-    .filter((id) => id !== lights[0].id && !lights.find((e) => e.id === id)?.grade);
-  assert.deepEqual(noGrade, []);
+  for (const e of lights.slice(1)) {
+    assert.equal(e.swatch?.length, 2, `${e.id}: swatch`);
+    for (const c of e.swatch!) assert.match(c, /^#[0-9a-f]{6}$/i, `${e.id}: ${c}`);
+  }
+  assert.equal(lights[0].swatch, undefined, "natural light has no swatch");
 });

@@ -1,9 +1,10 @@
 /**
  * How the local renderer paints catalogue options that need more than a
  * colour: lipstick finishes, base makeup strengths, the layers an extras
- * option combines, and the camera's framing. Keyed by catalogue id; the
- * catalogue itself (ids, labels, swatch colours) stays the public list the
- * studio shows. A list's first (no-op) entry has no recipe.
+ * option combines, the camera's framing, the settings' backdrops and the
+ * lights' colour grades. Keyed by catalogue id; the catalogue itself (ids,
+ * labels, swatch colours) stays the public list the studio shows. A list's
+ * first (no-op) entry has no recipe.
  */
 
 export type LipFinish = "matte" | "satin" | "gloss";
@@ -84,4 +85,87 @@ export const CAMERA_RECIPES: Readonly<Record<string, CameraRecipe>> = {
   "half-body": { faceWidth: 0.26, backgroundBlur: 0.25 },
   "full-frame": { faceWidth: 0.18, backgroundBlur: 0 },
   "shallow-depth": { faceWidth: 0.34, backgroundBlur: 1 },
+};
+
+/** How a setting's backdrop is painted (server/imaging/local/scene.ts). */
+export interface BackdropRecipe {
+  /** solid or gradient studio paper, bokeh lights, or a named scene built from gradients and lights. */
+  kind: "solid" | "gradient" | "bokeh" | "scene";
+  /** Base colours, top to bottom. */
+  colors: string[];
+  /** Light colours for bokeh and scene highlights. */
+  lights?: string[];
+}
+
+export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
+  "studio-white": { kind: "gradient", colors: ["#FBFAF8", "#DEDCD7"] },
+  "studio-grey": { kind: "gradient", colors: ["#A9AAAD", "#5C5D61"] },
+  "studio-black": { kind: "gradient", colors: ["#2E2E31", "#0B0B0C"] },
+  "blush-pink": { kind: "gradient", colors: ["#F5D6D6", "#D49EA3"] },
+  "pastel-gradient": { kind: "gradient", colors: ["#F9D5E5", "#D8C8F0", "#BFE3F2"] },
+  "soft-bokeh": {
+    kind: "bokeh",
+    colors: ["#3B3346", "#1C1822"],
+    lights: ["#FFD9A0", "#FFB38A", "#F7E6C4", "#C9B6FF"],
+  },
+  "beach-sunset": {
+    kind: "scene",
+    colors: ["#2E3B73", "#C65A6B", "#F59A5A", "#FFD38A", "#3F6E8C"],
+    lights: ["#FFE2A8", "#FFC27A"],
+  },
+  "city-night": {
+    kind: "scene",
+    colors: ["#0B1026", "#1C2450", "#2B2A5C"],
+    lights: ["#FFC36B", "#FF7A8A", "#7AD3FF", "#F9F3D9"],
+  },
+  "golden-garden": {
+    kind: "scene",
+    colors: ["#F3E2A9", "#9DB86A", "#4E6B34"],
+    lights: ["#FFF3C4", "#FFE08A"],
+  },
+  "luxury-lounge": {
+    kind: "bokeh",
+    colors: ["#4A2A1E", "#1E120D"],
+    lights: ["#FFCE85", "#FFB060", "#FFE6B8"],
+  },
+};
+
+/** A light's colour grade over the finished frame (server/imaging/local/scene.ts). */
+export interface GradeRecipe {
+  /** Colour temperature shift -1 (cool) .. 1 (warm). */
+  warmth: number;
+  /** Contrast multiplier around mid grey. */
+  contrast: number;
+  /** Saturation multiplier. */
+  saturation: number;
+  /** Exposure shift in stops. */
+  exposure: number;
+  /** Optional tint colour mixed into highlights. */
+  tint?: string;
+  /** Vignette strength 0-1. */
+  vignette?: number;
+}
+
+export const GRADES: Readonly<Record<string, GradeRecipe>> = {
+  "warm": { warmth: 0.5, contrast: 1.03, saturation: 1.05, exposure: 0 },
+  "cool": { warmth: -0.5, contrast: 1.02, saturation: 0.97, exposure: 0 },
+  "golden-hour": {
+    warmth: 0.8,
+    contrast: 1.05,
+    saturation: 1.12,
+    exposure: 0.1,
+    tint: "#FFB347",
+    vignette: 0.25,
+  },
+  "dramatic": { warmth: 0, contrast: 1.3, saturation: 0.9, exposure: -0.15, vignette: 0.5 },
+  "soft": { warmth: 0.1, contrast: 0.88, saturation: 0.98, exposure: 0.12 },
+  "neon": {
+    warmth: -0.4,
+    contrast: 1.15,
+    saturation: 1.2,
+    exposure: -0.05,
+    tint: "#C06BFF",
+    vignette: 0.35,
+  },
+  "black-and-white": { warmth: 0, contrast: 1.12, saturation: 0, exposure: 0 },
 };

@@ -3,7 +3,7 @@
  * paint makeup, recolour hair, compose the scene, grade the light, encode.
  */
 import sharp from "sharp";
-import type { CatalogEntry, LightingEntry, SettingEntry } from "../../styling/catalog.ts";
+import type { CatalogEntry } from "../../styling/catalog.ts";
 import { optionList } from "../../styling/catalog.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
 import type { Canvas } from "./blend.ts";
@@ -15,7 +15,7 @@ import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
 import { type PersonMask, personMask } from "./person-mask.ts";
-import { CAMERA_RECIPES } from "./recipes.ts";
+import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
 import { blurredCopy, gradeLighting, renderBackdrop } from "./scene.ts";
 import { composeRefined, refineMatte } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
@@ -217,8 +217,9 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
 
   const camera = entry<CatalogEntry>("cameraLens", studio, o.cameraLens);
   const lens = camera ? CAMERA_RECIPES[camera.id] : undefined;
-  const setting = entry<SettingEntry>("setting", studio, o.setting);
-  const lighting = entry<LightingEntry>("lighting", studio, o.lighting);
+  const setting = entry<CatalogEntry>("setting", studio, o.setting);
+  const backdrop = setting && BACKDROPS[setting.id];
+  const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
   const src = faceGeometry(face.mesh);
   const framing = planFraming({
     photoW: photo.width,
@@ -239,7 +240,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const blur = lens?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
-  if (hairColor?.hex || beardColor?.hex || setting?.backdrop || blur > 0) {
+  if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0) {
     const canvas = { width: framing.width, height: framing.height };
     person = personMask(engine, canvas, g, framing.photoRect, faces.length > 1, { photo, ...framing });
     lap("segment");
@@ -263,7 +264,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
     }
     lap("beard");
   }
-  if (person && setting?.backdrop) {
+  if (person && setting && backdrop) {
     const bg = await renderBackdrop(setting, img.width, img.height, g.center, blur * 3);
     composeRefined(img, refineMatte(img, person, g.center), bg);
     lap("backdrop");

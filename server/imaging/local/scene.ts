@@ -4,12 +4,11 @@
  * replacement and lens blur through the person matte, and colour grading.
  */
 import sharp from "sharp";
-import type { LightingEntry, SettingEntry } from "../../styling/catalog.ts";
 import type { Canvas } from "./blend.ts";
 import { hexToRgb, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
 import { rawOf } from "./framing.ts";
+import { type BackdropRecipe, BACKDROPS, GRADES } from "./recipes.ts";
 
-type Backdrop = NonNullable<SettingEntry["backdrop"]>;
 type Plane = { w: number; h: number; data: Float32Array };
 
 function rgbf(hex: string): [number, number, number] {
@@ -84,7 +83,7 @@ function rect(p: Plane, x0: number, y0: number, x1: number, y1: number, c: [numb
   }
 }
 
-function paintBackdrop(id: string, b: Backdrop, p: Plane, head: [number, number]): number {
+function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [number, number]): number {
   const stops = b.colors.map(rgbf);
   const lights = (b.lights ?? []).map(rgbf);
   const rand = rng(id.length * 7919 + id.charCodeAt(0));
@@ -158,16 +157,17 @@ const BACKDROP_CACHE_SIZE = 2;
  * with a small per-worker cache: callers must not modify it.
  */
 export async function renderBackdrop(
-  entry: SettingEntry,
+  entry: { id: string },
   width: number,
   height: number,
   head: [number, number],
   extraBlur = 0,
 ): Promise<Uint8Array> {
   // Only the studio gradient depends on the head position (its light sits behind the head).
-  const headKey = entry.backdrop?.kind === "gradient" && !["beach-sunset", "city-night"].includes(entry.id)
-    ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
-    : "";
+  const headKey =
+    BACKDROPS[entry.id]?.kind === "gradient" && !["beach-sunset", "city-night"].includes(entry.id)
+      ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
+      : "";
   const key = `${entry.id}|${width}x${height}|${extraBlur}|${headKey}`;
   const hit = backdropCache.get(key);
   if (hit) {
@@ -182,7 +182,7 @@ export async function renderBackdrop(
 }
 
 async function paintBackdropImage(
-  entry: SettingEntry,
+  entry: { id: string },
   width: number,
   height: number,
   head: [number, number],
@@ -191,7 +191,7 @@ async function paintBackdropImage(
   const step = 4;
   const w = Math.ceil(width / step), h = Math.ceil(height / step);
   const p: Plane = { w, h, data: new Float32Array(w * h * 3) };
-  const blur = paintBackdrop(entry.id, entry.backdrop!, p, [head[0] / step, head[1] / step]);
+  const blur = paintBackdrop(entry.id, BACKDROPS[entry.id], p, [head[0] / step, head[1] / step]);
   const bytes = new Uint8Array(w * h * 3);
   // A touch of noise avoids banding in smooth gradients.
   const rand = rng(99);
@@ -224,9 +224,9 @@ export async function blurredCopy(img: Canvas, strength: number): Promise<Uint8A
   return out.data;
 }
 
-/** Colour grading from a lighting entry, over the whole frame, in place. */
-export function gradeLighting(img: Canvas, entry: LightingEntry): void {
-  const g = entry.grade;
+/** Colour grading from a lighting entry's grade recipe, over the whole frame, in place. */
+export function gradeLighting(img: Canvas, entry: { id: string }): void {
+  const g = GRADES[entry.id];
   if (!g) return;
   const gains = [1 + 0.14 * g.warmth, 1 + 0.03 * g.warmth, 1 - 0.16 * g.warmth];
   const expo = 2 ** g.exposure;
