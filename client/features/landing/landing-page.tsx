@@ -1,7 +1,6 @@
 /** Landing page (home): hero and the Provide Photo(s) card. */
 import { type DragEvent, type ReactNode, useCallback, useRef, useState } from "react";
-import { uploadPhoto } from "../../api/photos.ts";
-import { uploadErrorText, validatePhotoFile } from "../../lib/photo-rules.ts";
+import { usePhotoUpload } from "../../lib/use-photo-upload.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
 import { CameraIcon, SparklesIcon, UploadIcon } from "../../ui/icons.tsx";
@@ -40,27 +39,9 @@ const STUDIOS = [
 
 export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
   const inputRef = useRef<HTMLInputElement>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, upload: handleFile } = usePhotoUpload(onUploaded);
   const [cameraOpen, setCameraOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
-
-  const handleFile = useCallback(async (file: File | undefined) => {
-    if (!file) return;
-    const invalid = validatePhotoFile(file);
-    if (invalid) {
-      toast({ ...invalid, variant: "destructive" });
-      return;
-    }
-    setBusy(true);
-    try {
-      const photo = await uploadPhoto(file);
-      onUploaded(photo);
-    } catch (err) {
-      toast({ ...uploadErrorText(err), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  }, [onUploaded]);
 
   const cameraToast = useCallback((why: CameraFailure) => {
     toast({ ...CAMERA_FAILURE_TEXT[why], variant: why === "unsupported" ? "default" : "destructive" });

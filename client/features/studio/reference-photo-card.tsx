@@ -1,12 +1,10 @@
 /** Reference photo card: thumbnail, remove, Change Photos / Upload Photos, count text. */
 import { useRef, useState } from "react";
-import { uploadPhoto } from "../../api/photos.ts";
-import { uploadErrorText, validatePhotoFile } from "../../lib/photo-rules.ts";
+import { usePhotoUpload } from "../../lib/use-photo-upload.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
 import { UploadIcon, UserIcon, XIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
-import { toast } from "../../ui/toast.tsx";
 import { PhotoFileInput } from "../../ui/photo-file-input.tsx";
 
 export interface ReferencePhotoCardProps {
@@ -21,27 +19,10 @@ export function ReferencePhotoCard(
   { photo, onChange, disabled, inline = false }: ReferencePhotoCardProps,
 ) {
   const inputRef = useRef<HTMLInputElement>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, upload: onFile } = usePhotoUpload(onChange);
   // The thumbnail failed to load: an anonymous upload expires after a day (or the server lost it).
   const [missingUrl, setMissingUrl] = useState<string | null>(null);
   const missing = photo !== null && missingUrl === photo.url;
-
-  async function onFile(file: File | undefined) {
-    if (!file) return;
-    const invalid = validatePhotoFile(file);
-    if (invalid) {
-      toast({ ...invalid, variant: "destructive" });
-      return;
-    }
-    setBusy(true);
-    try {
-      onChange(await uploadPhoto(file));
-    } catch (err) {
-      toast({ ...uploadErrorText(err), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  }
 
   return (
     <section
