@@ -186,6 +186,29 @@ export class PhotoCache {
   }
 }
 
+/**
+ * The framing of `face` (photo coordinates) for an output of outW x outH;
+ * `targetFaceWidth` is the lens's face width, if one was chosen.
+ */
+export function framingFor(
+  photo: { width: number; height: number },
+  face: DetectedFace,
+  outW: number,
+  outH: number,
+  targetFaceWidth?: number,
+): ReturnType<typeof planFraming> {
+  const src = faceGeometry(face.mesh);
+  return planFraming({
+    photoW: photo.width,
+    photoH: photo.height,
+    eye: src.eyeCenter,
+    faceWidth: src.fw,
+    outW,
+    outH,
+    targetFaceWidth,
+  });
+}
+
 export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
   const timings: Record<string, number> = {};
   let t = performance.now();
@@ -220,16 +243,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const setting = entry<CatalogEntry>("setting", studio, o.setting);
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
-  const src = faceGeometry(face.mesh);
-  const framing = planFraming({
-    photoW: photo.width,
-    photoH: photo.height,
-    eye: src.eyeCenter,
-    faceWidth: src.fw,
-    outW: job.width,
-    outH: job.height,
-    targetFaceWidth: lens?.faceWidth,
-  });
+  const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
   // framing, not the canvas).
