@@ -4,7 +4,7 @@
  * the browser), then the upload with a busy flag, and a toast for either
  * failure.
  */
-import { useCallback, useState } from "react";
+import { type RefObject, useCallback, useRef, useState } from "react";
 import { uploadPhoto } from "../api/photos.ts";
 import type { CurrentPhoto } from "../api/types.ts";
 import { toast } from "../ui/toast.tsx";
@@ -14,9 +14,14 @@ export interface PhotoUpload {
   busy: boolean;
   /** Checks and uploads the file (nothing when no file was chosen). */
   upload(file: File | undefined): Promise<void>;
+  /** Opens the file picker (call it inside the user's tap). */
+  pick(): void;
+  /** Spread onto the hidden PhotoFileInput that `pick` opens. */
+  input: { ref: RefObject<HTMLInputElement | null>; onFile(file: File | undefined): void };
 }
 
 export function usePhotoUpload(onUploaded: (photo: CurrentPhoto) => void): PhotoUpload {
+  const inputRef = useRef<HTMLInputElement>(null);
   const [busy, setBusy] = useState(false);
   const upload = useCallback(async (file: File | undefined) => {
     if (!file) return;
@@ -34,5 +39,6 @@ export function usePhotoUpload(onUploaded: (photo: CurrentPhoto) => void): Photo
       setBusy(false);
     }
   }, [onUploaded]);
-  return { busy, upload };
+  const pick = useCallback(() => inputRef.current?.click(), []);
+  return { busy, upload, pick, input: { ref: inputRef, onFile: upload } };
 }

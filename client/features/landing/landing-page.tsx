@@ -1,5 +1,5 @@
 /** Landing page (home): hero and the Provide Photo(s) card. */
-import { type DragEvent, type ReactNode, useCallback, useRef, useState } from "react";
+import { type DragEvent, type ReactNode, useCallback, useState } from "react";
 import { usePhotoUpload } from "../../lib/use-photo-upload.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
@@ -38,8 +38,7 @@ const STUDIOS = [
 ];
 
 export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
-  const inputRef = useRef<HTMLInputElement>(null);
-  const { busy, upload: handleFile } = usePhotoUpload(onUploaded);
+  const { busy, upload: handleFile, pick, input } = usePhotoUpload(onUploaded);
   const [cameraOpen, setCameraOpen] = useState(false);
   const [dragging, setDragging] = useState(false);
 
@@ -54,7 +53,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
     }
     // No camera API at all: still inside the tap, so the file picker may open right away.
     cameraToast("unsupported");
-    inputRef.current?.click();
+    pick();
   }
 
   function onDrop(e: DragEvent) {
@@ -145,7 +144,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
           <div className="mt-6 grid gap-3 sm:grid-cols-2">
             <Button
               size="lg"
-              onClick={() => inputRef.current?.click()}
+              onClick={pick}
               disabled={busy}
             >
               <UploadIcon className="size-5" /> Upload Photo(s)
@@ -159,12 +158,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
               <CameraIcon className="size-5" /> Use Camera
             </Button>
           </div>
-          <PhotoFileInput
-            ref={inputRef}
-            label="Choose photos to upload"
-            testId="landing-file-input"
-            onFile={handleFile}
-          />
+          <PhotoFileInput {...input} label="Choose photos to upload" testId="landing-file-input" />
         </section>
       </div>
       <section
@@ -193,7 +187,7 @@ export default function LandingPage({ onUploaded, notice }: LandingPageProps) {
         onClose={() => setCameraOpen(false)}
         // Refused asynchronously: the tap is over, so the dialog offers Upload Photo(s) instead.
         onUnavailable={cameraToast}
-        onPickFile={() => inputRef.current?.click()}
+        onPickFile={pick}
         onCapture={(file) => {
           setCameraOpen(false);
           handleFile(file);

@@ -1,5 +1,5 @@
 /** Reference photo card: thumbnail, remove, Change Photos / Upload Photos, count text. */
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { usePhotoUpload } from "../../lib/use-photo-upload.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
@@ -18,8 +18,7 @@ export interface ReferencePhotoCardProps {
 export function ReferencePhotoCard(
   { photo, onChange, disabled, inline = false }: ReferencePhotoCardProps,
 ) {
-  const inputRef = useRef<HTMLInputElement>(null);
-  const { busy, upload: onFile } = usePhotoUpload(onChange);
+  const { busy, pick, input } = usePhotoUpload(onChange);
   // The thumbnail failed to load: an anonymous upload expires after a day (or the server lost it).
   const [missingUrl, setMissingUrl] = useState<string | null>(null);
   const missing = photo !== null && missingUrl === photo.url;
@@ -74,7 +73,7 @@ export function ReferencePhotoCard(
           <Button
             variant="outline"
             size="sm"
-            onClick={() => inputRef.current?.click()}
+            onClick={pick}
             disabled={busy || disabled}
           >
             {busy && inline ? <Spinner className="size-4" /> : <UploadIcon className="size-4" />}
@@ -92,12 +91,7 @@ export function ReferencePhotoCard(
             </Button>
           )}
         </div>
-        <PhotoFileInput
-          ref={inputRef}
-          label="Choose a reference photo"
-          testId="studio-file-input"
-          onFile={onFile}
-        />
+        <PhotoFileInput {...input} label="Choose a reference photo" testId="studio-file-input" />
       </div>
     </section>
   );
