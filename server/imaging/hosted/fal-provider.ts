@@ -7,16 +7,10 @@
  * Images go inline as data URIs. `has_nsfw_concepts[0] === true` is a safety
  * block; a 422 whose `detail[].type` is `content_policy_violation` too.
  */
-import {
-  base64,
-  type ImageProvider,
-  isAbort,
-  type ProviderCall,
-  ProviderError,
-  type ProviderImage,
-  type ProviderOptions,
-  retryAfterFromHeaders,
-} from "./provider.ts";
+import { abortableSleep } from "../../abortable-sleep.ts";
+import type { ImageProvider, ProviderCall, ProviderImage, ProviderOptions } from "./provider.ts";
+import { base64, ProviderError, retryAfterFromHeaders } from "./provider.ts";
+import { httpProviderError, type StatusRule, transportError } from "./provider-errors.ts";
 
 export const FAL_QUEUE_URL = "https://queue.fal.run";
 export const FAL_SINGLE_ENDPOINT = "fal-ai/flux-pro/kontext";
@@ -36,8 +30,11 @@ interface QueueAnswer {
 
 const dataUri = (img: ProviderImage) => `data:${img.mime};base64,${base64(img.bytes)}`;
 
+/** A safety refusal arrives as a 422 whose `detail[].type` names the policy. */
+const POLICY = /content_policy|nsfw|safety/;
+const FAL_RULES: StatusRule[] = [{ when: (f) => POLICY.test(f.reason ?? ""), kind: "blocked" }];
+
 async function classify(res: Response): Promise<ProviderError> {
-  const status = res.status;
   let detail: unknown;
   try {
     detail = (await res.json())?.detail;
@@ -45,38 +42,19 @@ async function classify(res: Response): Promise<ProviderError> {
     detail = undefined;
   }
   const types = Array.isArray(detail)
-    ? detail.map((d) => (d as { type?: string })?.type).filter(Boolean)
+    ? detail.map((d) => (d as { type?: string })?.type).filter(Boolean).map(String)
     : [];
   const message = typeof detail === "string"
     ? detail
     : Array.isArray(detail)
     ? detail.map((d) => (d as { msg?: string })?.msg).join("; ")
     : res.statusText;
-  if (types.some((t) => /content_policy|nsfw|safety/.test(String(t)))) {
-    return new ProviderError("blocked", `fal declined the request (${types.join(", ")})`, {
-      status,
-      reason: String(types[0]),
-    });
-  }
-  if (status === 401 || status === 403) {
-    return new ProviderError("auth", `fal refused the API key (${status}): ${message}`, { status });
-  }
-  if (status === 429) {
-    return new ProviderError("rate_limited", `fal rate limit (429): ${message}`, {
-      status,
-      retryAfterMs: retryAfterFromHeaders(res.headers),
-    });
-  }
-  if (status === 408 || status >= 500) {
-    return new ProviderError("unavailable", `fal unavailable (${status}): ${message}`, {
-      status,
-      retryAfterMs: retryAfterFromHeaders(res.headers),
-    });
-  }
-  return new ProviderError("config", `fal rejected the request (${status} ${types.join(", ")}): ${message}`, {
-    status,
-    reason: types[0] ? String(types[0]) : undefined,
-  });
+  return httpProviderError("fal", {
+    status: res.status,
+    message,
+    reason: types.find((t) => POLICY.test(t)) ?? types[0],
+    retryAfterMs: retryAfterFromHeaders(res.headers),
+  }, FAL_RULES);
 }
 
 export function createFalProvider(opts: FalOptions): ImageProvider {
@@ -94,22 +72,9 @@ export function createFalProvider(opts: FalOptions): ImageProvider {
       if (!res.ok) throw await classify(res);
       return res;
     } catch (error) {
-      if (error instanceof ProviderError) throw error;
-      if (signal.aborted || isAbort(error)) {
-        throw new ProviderError("timeout", `fal did not answer in time: ${(error as Error).message}`);
-      }
-      throw new ProviderError("unavailable", `fal could not be reached: ${(error as Error).message}`);
+      throw error instanceof ProviderError ? error : transportError("fal", error, signal);
     }
   }
-
-  const wait = (ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    });
 
   return {
     name: "fal",
@@ -140,7 +105,7 @@ export function createFalProvider(opts: FalOptions): ImageProvider {
         if (s.status === "FAILED" || s.status === "CANCELED" || s.status === "CANCELLED") {
           throw new ProviderError("unavailable", `fal request ${s.status}`);
         }
-        await wait(pollMs, call.signal);
+        await abortableSleep(pollMs, call.signal);
       }
       const result = await (await send(submitted.response_url, call.signal)).json() as {
         images?: { url?: string; content_type?: string }[];

@@ -8,17 +8,9 @@
  * hosted model owns the retry policy and its Retry-After handling).
  */
 import { ApiError, type GenerateContentResponse, GoogleGenAI, type Part } from "@google/genai";
-import {
-  base64,
-  fromBase64,
-  type ImageProvider,
-  isAbort,
-  type ProviderCall,
-  ProviderError,
-  type ProviderImage,
-  type ProviderOptions,
-  retryAfterFromHeaders,
-} from "./provider.ts";
+import type { ImageProvider, ProviderCall, ProviderImage, ProviderOptions } from "./provider.ts";
+import { base64, fromBase64, ProviderError, retryAfterFromHeaders } from "./provider.ts";
+import { httpProviderError, type StatusRule, transportError } from "./provider-errors.ts";
 
 /** The generally available image model ("Nano Banana"); GEMINI_MODEL picks another. */
 export const DEFAULT_GEMINI_MODEL = "gemini-2.5-flash-image";
@@ -55,6 +47,9 @@ function retryDelayMs(body: unknown): number | undefined {
   return m ? Number(m[1]) * 1000 : undefined;
 }
 
+/** Gemini also names a bad key in a 400 answer's reason. */
+const GEMINI_RULES: StatusRule[] = [{ when: (f) => f.reason === "API_KEY_INVALID", kind: "auth" }];
+
 function classifyApiError(error: ApiError, headers: Headers | undefined): ProviderError {
   let body: unknown;
   try {
@@ -64,33 +59,12 @@ function classifyApiError(error: ApiError, headers: Headers | undefined): Provid
   }
   const err = (body as { error?: { message?: string; status?: string; details?: { reason?: string }[] } })
     ?.error;
-  const reason = err?.details?.find((d) => typeof d?.reason === "string")?.reason ?? err?.status;
-  const message = err?.message ?? error.message;
-  const status = error.status;
-  if (status === 401 || status === 403 || reason === "API_KEY_INVALID") {
-    return new ProviderError("auth", `Gemini refused the API key (${status} ${reason ?? ""}): ${message}`, {
-      status,
-      reason,
-    });
-  }
-  if (status === 429) {
-    return new ProviderError("rate_limited", `Gemini rate limit (429): ${message}`, {
-      status,
-      reason,
-      retryAfterMs: retryAfterFromHeaders(headers) ?? retryDelayMs(body),
-    });
-  }
-  if (status === 408 || status >= 500) {
-    return new ProviderError("unavailable", `Gemini unavailable (${status}): ${message}`, {
-      status,
-      reason,
-      retryAfterMs: retryAfterFromHeaders(headers),
-    });
-  }
-  return new ProviderError("config", `Gemini rejected the request (${status} ${reason ?? ""}): ${message}`, {
-    status,
-    reason,
-  });
+  return httpProviderError("Gemini", {
+    status: error.status,
+    message: err?.message ?? error.message,
+    reason: err?.details?.find((d) => typeof d?.reason === "string")?.reason ?? err?.status,
+    retryAfterMs: retryAfterFromHeaders(headers) ?? retryDelayMs(body),
+  }, GEMINI_RULES);
 }
 
 /** The image of a 200 answer, or the reason there is none. */
@@ -160,11 +134,9 @@ export function createGeminiProvider(opts: GeminiOptions): ImageProvider {
           },
         });
       } catch (error) {
-        if (error instanceof ApiError) throw classifyApiError(error, headers);
-        if (call.signal.aborted || isAbort(error)) {
-          throw new ProviderError("timeout", `Gemini did not answer in time: ${(error as Error).message}`);
-        }
-        throw new ProviderError("unavailable", `Gemini could not be reached: ${(error as Error).message}`);
+        throw error instanceof ApiError
+          ? classifyApiError(error, headers)
+          : transportError("Gemini", error, call.signal);
       }
       return imageFromResponse(res);
     },

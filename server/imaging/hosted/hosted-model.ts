@@ -22,6 +22,7 @@
  */
 import sharp from "sharp";
 import { log } from "../../log.ts";
+import { abortableSleep } from "../../abortable-sleep.ts";
 import type { ImageModel, ImageRequest, ImageResult, ModelHealth } from "../image-model.ts";
 import { ModelError } from "../image-model.ts";
 import { CallLimits, CallLimitWait } from "./call-limits.ts";
@@ -64,18 +65,6 @@ export interface HostedModel extends ImageModel {
 async function sniffMime(bytes: Uint8Array): Promise<string> {
   const format = (await sharp(bytes).metadata()).format;
   return format === "png" ? "image/png" : format === "webp" ? "image/webp" : "image/jpeg";
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }
 
 /** Why an output was rejected, or null when it is usable. */
@@ -232,7 +221,7 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
               kind: error.kind,
               waitMs: wait,
             });
-            await sleep(wait, req.signal);
+            await abortableSleep(wait, req.signal);
             continue;
           }
         }

@@ -7,16 +7,9 @@
  * HTTP 400 `code: "moderation_blocked"`. The SDK's own retries stay off.
  */
 import OpenAI, { APIError, toFile } from "openai";
-import {
-  fromBase64,
-  type ImageProvider,
-  isAbort,
-  type ProviderCall,
-  ProviderError,
-  type ProviderImage,
-  type ProviderOptions,
-  retryAfterFromHeaders,
-} from "./provider.ts";
+import type { ImageProvider, ProviderCall, ProviderImage, ProviderOptions } from "./provider.ts";
+import { fromBase64, ProviderError, retryAfterFromHeaders } from "./provider.ts";
+import { httpProviderError, type StatusRule, transportError } from "./provider-errors.ts";
 
 export const DEFAULT_OPENAI_IMAGE_MODEL = "gpt-image-1";
 export const OPENAI_SIZE = "1024x1536";
@@ -28,51 +21,26 @@ export interface OpenAiOptions extends ProviderOptions {
 
 const EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
 
+/**
+ * OpenAI's own cases: a safety refusal arrives as a 400, an exhausted quota as a 429 that waiting
+ * does not cure, and a 409 (a conflict on their side) is worth retrying.
+ */
+const OPENAI_RULES: StatusRule[] = [
+  { when: (f) => f.reason === "moderation_blocked", kind: "blocked" },
+  { when: (f) => f.status === 429 && f.reason === "insufficient_quota", kind: "config" },
+  { when: (f) => f.status === 409, kind: "unavailable" },
+];
+
 function classifyApiError(error: APIError): ProviderError {
-  const status = error.status ?? 0;
-  const code = (error.code ?? (error.error as { code?: string } | undefined)?.code) ?? undefined;
-  const message = error.message;
-  if (code === "moderation_blocked" || /safety system/i.test(message)) {
-    return new ProviderError("blocked", `OpenAI's safety system declined the request: ${message}`, {
-      status,
-      reason: code ?? "moderation_blocked",
-    });
-  }
-  if (status === 401 || status === 403) {
-    return new ProviderError("auth", `OpenAI refused the API key (${status} ${code ?? ""}): ${message}`, {
-      status,
-      reason: code,
-    });
-  }
-  if (status === 429 && code === "insufficient_quota") {
-    return new ProviderError("config", `OpenAI quota exhausted (429 insufficient_quota): ${message}`, {
-      status,
-      reason: code,
-    });
-  }
-  if (status === 429) {
-    return new ProviderError("rate_limited", `OpenAI rate limit (429 ${code ?? ""}): ${message}`, {
-      status,
-      reason: code,
-      retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined),
-    });
-  }
-  if (status === 408 || status === 409 || status >= 500) {
-    return new ProviderError("unavailable", `OpenAI unavailable (${status}): ${message}`, {
-      status,
-      reason: code,
-      retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined),
-    });
-  }
-  if (status === 0) {
-    // No HTTP answer at all (connection refused or reset).
-    if (isAbort(error)) return new ProviderError("timeout", `OpenAI did not answer in time: ${message}`);
-    return new ProviderError("unavailable", `OpenAI could not be reached: ${message}`);
-  }
-  return new ProviderError("config", `OpenAI rejected the request (${status} ${code ?? ""}): ${message}`, {
-    status,
-    reason: code,
-  });
+  // No HTTP answer at all (connection refused or reset, or the SDK's own timeout).
+  if (!error.status) return transportError("OpenAI", error);
+  const code = error.code ?? (error.error as { code?: string } | undefined)?.code ?? undefined;
+  return httpProviderError("OpenAI", {
+    status: error.status,
+    message: error.message,
+    reason: code ?? (/safety system/i.test(error.message) ? "moderation_blocked" : undefined),
+    retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined),
+  }, OPENAI_RULES);
 }
 
 export function createOpenAiProvider(opts: OpenAiOptions): ImageProvider {
@@ -108,11 +76,9 @@ export function createOpenAiProvider(opts: OpenAiOptions): ImageProvider {
             : { input_fidelity: "high" as const }),
         }, { signal: call.signal, timeout: call.timeoutMs, maxRetries: 0 });
       } catch (error) {
-        if (error instanceof APIError) throw classifyApiError(error);
-        if (call.signal.aborted || isAbort(error)) {
-          throw new ProviderError("timeout", `OpenAI did not answer in time: ${(error as Error).message}`);
-        }
-        throw new ProviderError("unavailable", `OpenAI could not be reached: ${(error as Error).message}`);
+        throw error instanceof APIError
+          ? classifyApiError(error)
+          : transportError("OpenAI", error, call.signal);
       }
       const b64 = res.data?.[0]?.b64_json;
       if (!b64) throw new ProviderError("no_image", "OpenAI returned no image", { reason: "NO_IMAGE_DATA" });
