@@ -102,18 +102,18 @@ export async function startGeneration(
   const referencePhotoIds = [...new Set((input.referencePhotoIds ?? []).map((id) => id.toLowerCase()))];
   const cost = isAdmin(user, deps.config) ? 0 : GENERATION_COST;
   const additionalInstructions = input.additionalInstructions?.trim() || null;
+  // What the job is asked to do: stored on the row, and (canonical, hashed) what a replay must repeat.
+  const request = {
+    photoId,
+    referencePhotoIds,
+    studioType: input.studioType,
+    options,
+    intensity,
+    additionalInstructions,
+    view360: input.view360,
+  };
   const key = opts.idempotencyKey;
-  const requestHash = key
-    ? await sha256Hex(canonicalJson({
-      photoId,
-      referencePhotoIds,
-      studioType: input.studioType,
-      options,
-      intensity,
-      additionalInstructions,
-      view360: input.view360,
-    }))
-    : null;
+  const requestHash = key ? await sha256Hex(canonicalJson(request)) : null;
   if (key) {
     const existing = await findGenerationByIdempotencyKey(deps.db, user.id, key);
     if (existing) return replay(existing, requestHash!);
@@ -125,17 +125,7 @@ export async function startGeneration(
       generationId,
       cost,
       photoIds: [photoId, ...referencePhotoIds],
-      values: {
-        photoId,
-        referencePhotoIds,
-        studioType: input.studioType,
-        options,
-        intensity,
-        additionalInstructions,
-        view360: input.view360,
-        idempotencyKey: key ?? null,
-        requestHash,
-      },
+      values: { ...request, idempotencyKey: key ?? null, requestHash },
     });
   } catch (e) {
     // A concurrent request with the same key won the insert; this one's charge rolled back with it.

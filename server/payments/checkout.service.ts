@@ -174,8 +174,7 @@ export function createCreditsCheckout(
     deps,
     { user: ctx.user, origin },
     { kind: "credits", packageId: input.package_id },
-    input
-      .promotion_code,
+    input.promotion_code,
   );
 }
 
@@ -209,8 +208,7 @@ export async function createSubscriptionCheckout(
     deps,
     { user: ctx.user, origin },
     { kind: "subscription", plan: input.subscription_plan },
-    input
-      .promotion_code,
+    input.promotion_code,
   );
 }
 
