@@ -10,14 +10,22 @@ export type StudioType = typeof STUDIO_TYPES[number];
 export const ANGLES = ["front", "right", "left", "back"] as const;
 export type Angle = typeof ANGLES[number];
 
-/** The selected-options object sent on generate , in the order the client sends them. */
-export const OPTION_KEYS = [
+/** Makeup categories that accept an intensity 0-100 (an addition of ours: the other keys take none). */
+export const MAKEUP_CATEGORIES = [
   "lookStyle",
   "eyeshadow",
   "lips",
   "baseMakeup",
   "cheeks",
   "extras",
+] as const;
+export type MakeupCategory = typeof MAKEUP_CATEGORIES[number];
+export type Intensity = Record<MakeupCategory, number>;
+export const DEFAULT_INTENSITY = 60;
+
+/** The selected-options object sent on generate, in the order the client sends them: the makeup keys first. */
+export const OPTION_KEYS = [
+  ...MAKEUP_CATEGORIES,
   "hairStyle",
   "hairLength",
   "hairTexture",
@@ -37,19 +45,6 @@ export type OptionKey = typeof OPTION_KEYS[number];
 
 /** Every option key mapped to a catalog entry id (the default entry when untouched). */
 export type SelectedOptions = Record<OptionKey, string>;
-
-/** Makeup categories that accept an intensity 0-100 (an addition of ours: the other keys take none). */
-export const MAKEUP_CATEGORIES = [
-  "lookStyle",
-  "eyeshadow",
-  "lips",
-  "baseMakeup",
-  "cheeks",
-  "extras",
-] as const;
-export type MakeupCategory = typeof MAKEUP_CATEGORIES[number];
-export type Intensity = Record<MakeupCategory, number>;
-export const DEFAULT_INTENSITY = 60;
 
 /** Output size: 9:16. */
 export const OUTPUT_WIDTH = 1080;
@@ -91,7 +86,11 @@ export const OPTION_LISTS = {
 } as const;
 export type OptionSection = keyof typeof OPTION_LISTS;
 
-/** The display name of each option key (the studio's group titles). */
+/**
+ * The display name of each option key: the studio's group titles, and the names the server's
+ * notes, refusals and hosted-model prompts use for the same groups. "Colour" as in the rest of
+ * the product's texts.
+ */
 export const OPTION_TITLES: Record<OptionKey, string> = {
   lookStyle: "Look Style",
   eyeshadow: "Eyeshadow",
@@ -102,9 +101,9 @@ export const OPTION_TITLES: Record<OptionKey, string> = {
   hairStyle: "Hair Style",
   hairLength: "Hair Length",
   hairTexture: "Hair Texture",
-  hairColor: "Hair Color",
+  hairColor: "Hair Colour",
   facialHair: "Facial Hair",
-  facialHairColor: "Facial Hair Color",
+  facialHairColor: "Facial Hair Colour",
   outfit: "Outfit",
   shoesFootwear: "Shoes & Footwear",
   pose: "Pose",

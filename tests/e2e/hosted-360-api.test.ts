@@ -154,7 +154,7 @@ for (const backend of backends()) {
           const [row] = await ctx.database.db.select().from(generations).where(eq(generations.id, id));
           assert.equal(row.model, "gemini");
           assert.equal(row.prompt, sent[0].prompt, "the front prompt is stored with the generation");
-          assert.match(row.prompt!, /Facial hair: Full Beard/);
+          assert.match(row.prompt!, /Facial Hair: Full Beard/);
           assert.match(row.prompt!, /"""A confident look"""/);
           assert.equal(await balance(ctx, u.user.id), 8, "a 360 set costs the same 2 credits");
           // The owner sees what the model was asked in their data export.

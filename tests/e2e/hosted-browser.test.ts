@@ -80,7 +80,7 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     );
     await screenshots(page, "hosted-360-complete");
     assert.ok(refused.every((p) => p.startsWith("/api/preview")), `only previews refused: ${refused}`);
-    const sent = fake.requests.filter((r) => /Facial hair: Full Beard/.test(r.prompt));
+    const sent = fake.requests.filter((r) => /Facial Hair: Full Beard/.test(r.prompt));
     assert.equal(sent.length, 4, "four calls to the model, one per angle");
   });
 });

@@ -102,7 +102,7 @@ Deno.test("blonde hair in mixed light: recolour is skipped and reported", async 
     job(await cropFace([3, 1005, 187, 367]), { hairColor: "jet-black" }, undefined, "hair"),
   );
   assert.ok(
-    res.notes.some((n) => n.startsWith('Hair colour "Jet Black" was not applied')),
+    res.notes.some((n) => n.startsWith('Hair Colour "Jet Black" was not applied')),
     res.notes.join("; "),
   );
 });
@@ -113,7 +113,7 @@ Deno.test("bleaching dark hair to platinum is refused with a note, not painted g
   const res = await render(engine, job(photo, { hairColor: "platinum-blonde" }, undefined, "hair"));
   assert.ok(
     res.notes.some((n) =>
-      n.startsWith('Hair colour "Platinum Blonde" was not applied: lightening dark hair')
+      n.startsWith('Hair Colour "Platinum Blonde" was not applied: lightening dark hair')
     ),
     res.notes.join("; "),
   );
@@ -155,7 +155,7 @@ Deno.test("facial hair: beardless faces, shaded chins and lipstick are left alon
     const plain = await render(engine, job(photo, {}, undefined, "barber"));
     const res = await render(engine, job(photo, { facialHairColor: "ginger" }, undefined, "barber"));
     assert.ok(
-      res.notes.includes('Facial hair colour "Ginger" was not applied: no facial hair was found to recolour'),
+      res.notes.includes('Facial Hair Colour "Ginger" was not applied: no facial hair was found to recolour'),
       `sample${face[0]} ${face.slice(1)}: ${res.notes.join("; ")}`,
     );
     assert.deepEqual(res.image, plain.image, `sample${face[0]} ${face.slice(1)} changed`);

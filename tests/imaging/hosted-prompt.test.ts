@@ -87,9 +87,9 @@ Deno.test("prompt: the barber studio asks for the beard and its colour", () => {
   };
   const p = buildPrompt(input({ studioType: "barber", options }));
   assert.match(p, /Studio: Barber Shop\./);
-  assert.match(p, /- Facial hair: Full Beard\./);
-  assert.match(p, /- Facial hair colour: Ginger \(colour #A4512A\)\./);
-  assert.match(p, /- Hairstyle: Skin Fade\./);
+  assert.match(p, /- Facial Hair: Full Beard\./);
+  assert.match(p, /- Facial Hair Colour: Ginger \(colour #A4512A\)\./);
+  assert.match(p, /- Hair Style: Skin Fade\./);
   assert.doesNotMatch(p, /Keep as in the photo: haircut/);
 });
 

@@ -73,7 +73,7 @@ Deno.test("local model through the worker pool", async (t) => {
         res.notes.join("; "),
       );
       assert.ok(res.notes.some((n) => n.startsWith('Pose "Walking"')));
-      assert.ok(res.notes.some((n) => n.startsWith('Hairstyle "Pixie Cut"')));
+      assert.ok(res.notes.some((n) => n.startsWith('Hair Style "Pixie Cut"')));
     });
 
     await t.step("abort rejects promptly and the pool keeps working", async () => {

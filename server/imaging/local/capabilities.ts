@@ -6,7 +6,12 @@
 import { optionList } from "../../styling/catalog.ts";
 import { EVERY_OPTION_ID } from "../catalog-ids.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
-import { MAKEUP_CATEGORIES, type MakeupCategory, OPTION_KEYS } from "../../styling/option-keys.ts";
+import {
+  MAKEUP_CATEGORIES,
+  type MakeupCategory,
+  OPTION_KEYS,
+  OPTION_TITLES,
+} from "../../styling/option-keys.ts";
 import type { ModelCapabilities } from "../image-model.ts";
 
 /** Why each option the local model keeps as photographed needs a generative model. */
@@ -44,31 +49,12 @@ export const LOCAL_CAPABILITIES: ModelCapabilities = {
   },
 };
 
-const KEY_LABELS: Record<OptionKey, string> = {
-  lookStyle: "Look style",
-  eyeshadow: "Eyeshadow",
-  lips: "Lips",
-  baseMakeup: "Base makeup",
-  cheeks: "Cheeks",
-  extras: "Extras",
-  hairStyle: "Hairstyle",
-  hairLength: "Hair length",
-  hairTexture: "Hair texture",
-  hairColor: "Hair colour",
-  facialHair: "Facial hair",
-  facialHairColor: "Facial hair colour",
-  outfit: "Outfit",
-  shoesFootwear: "Shoes",
-  pose: "Pose",
-  accessories: "Accessories",
-  activity: "Activity",
-  setting: "Setting",
-  cameraLens: "Camera",
-  lighting: "Lighting",
-};
-
+/**
+ * An option key's name in notes, refusals and prompts: the studio's title of its group, so a
+ * note names the group the user chose from.
+ */
 export function keyLabel(key: OptionKey): string {
-  return KEY_LABELS[key];
+  return OPTION_TITLES[key];
 }
 
 /** Notes for every non-default option this model does not apply. */
@@ -85,7 +71,7 @@ export function unsupportedNotes(
     if (id === list[0].id) continue;
     if (caps.supported[key]?.includes(id)) continue;
     const label = list.find((e) => e.id === id)?.label ?? id;
-    notes.push(`${KEY_LABELS[key]} "${label}" is not supported by the local model`);
+    notes.push(`${keyLabel(key)} "${label}" is not supported by the local model`);
   }
   return notes;
 }
@@ -127,7 +113,7 @@ export function nothingToRender(req: Requested, caps: ModelCapabilities = LOCAL_
   if ((req.references ?? 0) > 0 && !unavailable.references) renders = true;
   if (renders) return null;
   if (asked.length === 0 && !instructions && !(req.references ?? 0)) return null;
-  const what: string[] = asked.map((k) => KEY_LABELS[k as OptionKey]);
+  const what: string[] = asked.map((k) => keyLabel(k as OptionKey));
   if (instructions) what.push("additional instructions");
   if (req.references) what.push("reference photos");
   return `Nothing to generate: the local model cannot render what you chose (${
