@@ -3,6 +3,7 @@
  * (demo/sample*.jpg, MIT), read from node_modules and cropped at test time.
  * No crops of these people are written to the repository.
  */
+import assert from "node:assert/strict";
 import sharp from "sharp";
 import { fileURLToPath } from "node:url";
 import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts";
@@ -12,9 +13,9 @@ import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions, StudioType } from "../../server/styling/option-keys.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import type { FaceCounter } from "../../server/imaging/hosted/face-check.ts";
-import { createHostedModel } from "../../server/imaging/hosted/hosted-model.ts";
+import { createHostedModel, type HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import type { ImageProvider } from "../../server/imaging/hosted/provider.ts";
-import type { ImageRequest } from "../../server/imaging/image-model.ts";
+import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
@@ -131,6 +132,67 @@ export function testHostedModel(
     limits: new CallLimits(4, opts.perMinute ?? 100),
     budgetMs: opts.budgetMs ?? 15_000,
     backoffBaseMs: 100,
+  });
+}
+
+/** A started fake of a provider's API: where it listens, the key it accepts, how to stop it. */
+export interface ProviderFake {
+  url: string;
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a fake, runs `fn` with it and a test hosted model over `provider` pointed at it (with
+ * the fake's key, or `opts.apiKey` to provoke a refusal), and stops the fake however `fn` ends.
+ */
+export async function withHostedFake<F extends ProviderFake>(
+  start: () => Promise<F>,
+  provider: (o: { apiKey: string; baseUrl: string }) => ImageProvider,
+  faces: FaceCounter,
+  opts: { budgetMs?: number; perMinute?: number; apiKey?: string },
+  fn: (ctx: { fake: F; model: HostedModel }) => Promise<void>,
+): Promise<void> {
+  const fake = await start();
+  const model = testHostedModel(
+    provider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
+    faces,
+    opts,
+  );
+  try {
+    await fn({ fake, model });
+  } finally {
+    await fake.close();
+  }
+}
+
+/**
+ * What the user reads when a hosted generation fails (the job's error), written out here so a
+ * changed text fails the tests that expect it.
+ */
+export const HOSTED_FAILURES = {
+  declined:
+    "The image service declined this request for safety reasons. Choose different options, or remove anything revealing or sensitive from your additional instructions and reference photos, then try again. Your credits have been refunded.",
+  noImage:
+    "The image service answered without an image. Try fewer options at once or shorter, simpler additional instructions. Your credits have been refunded.",
+  busy:
+    "The image service is busy and did not answer in time. Your credits have been refunded; please try again in a few minutes.",
+  unavailable:
+    "The image model is not available right now, so this look could not be generated. Your credits have been refunded. Please try again later.",
+  badOutput:
+    "The image service returned an unusable image (no face could be found in it). Your credits have been refunded; please try again, ideally with a clear, front-facing photo.",
+} as const;
+
+/** Asserts that `p` fails with that failure's text, final for the job runner (refunded, not retried). */
+export async function rejectsWithFinal(
+  p: Promise<unknown>,
+  failure: keyof typeof HOSTED_FAILURES,
+): Promise<void> {
+  await assert.rejects(p, (e: unknown) => {
+    assert.ok(e instanceof ModelError, `expected a ModelError, got ${e}`);
+    assert.equal(e.message, HOSTED_FAILURES[failure]);
+    assert.equal(e.transient, false, "hosted failures are final for the job runner (refund)");
+    return true;
   });
 }
 

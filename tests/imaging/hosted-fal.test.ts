@@ -6,21 +6,17 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
+import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import {
   createFalProvider,
   FAL_MULTI_ENDPOINT,
   FAL_SINGLE_ENDPOINT,
 } from "../../server/imaging/hosted/fal-provider.ts";
-import {
-  createHostedModel,
-  DECLINED_MESSAGE,
-  UNAVAILABLE_MESSAGE,
-} from "../../server/imaging/hosted/hosted-model.ts";
+import type { HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { geminiPortrait } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, rejectsWithFinal, withHostedFake } from "./fixtures.ts";
 
 type Behaviour = "success" | "nsfw" | "rate_limit" | "bad_key";
 
@@ -118,20 +114,12 @@ const opts = { sanitizeResources: false, sanitizeOps: false };
 const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
   hostedRequest(portrait, "hair", { hairStyle: "pixie-cut" }, { angle, ...extra });
 
-async function withFal(
-  fn: (f: Awaited<ReturnType<typeof startFakeFal>>, m: ReturnType<typeof createHostedModel>) => Promise<void>,
+function withFal(
+  fn: (f: Awaited<ReturnType<typeof startFakeFal>>, m: HostedModel) => Promise<void>,
   apiKey?: string,
 ) {
-  const fake = await startFakeFal();
-  const model = testHostedModel(
-    createFalProvider({ apiKey: apiKey ?? fake.apiKey, baseUrl: fake.url, pollMs: 20 }),
-    faces,
-  );
-  try {
-    await fn(fake, model);
-  } finally {
-    await fake.close();
-  }
+  const fal = (o: { apiKey: string; baseUrl: string }) => createFalProvider({ ...o, pollMs: 20 });
+  return withHostedFake(startFakeFal, fal, faces, { apiKey }, ({ fake, model }) => fn(fake, model));
 }
 
 Deno.test({
@@ -147,7 +135,7 @@ Deno.test({
       assert.equal(s.body.aspect_ratio, "9:16");
       assert.equal(s.body.num_images, 1);
       assert.equal(s.body.safety_tolerance, "2");
-      assert.match(String(s.body.prompt), /Hairstyle: Pixie Cut/);
+      assert.match(String(s.body.prompt), /Hair Style: Pixie Cut/);
       assert.match(String(s.body.image_url), /^data:image\/jpeg;base64,/);
       const meta = await sharp(out.image).metadata();
       assert.deepEqual([meta.width, meta.height], [1080, 1920]);
@@ -164,20 +152,14 @@ Deno.test({
   fn: async () => {
     await withFal(async (fake, model) => {
       fake.enqueue("nsfw");
-      await assert.rejects(
-        model.generate(request()),
-        (e) => e instanceof ModelError && e.message === DECLINED_MESSAGE,
-      );
+      await rejectsWithFinal(model.generate(request()), "declined");
       assert.equal(fake.submitted.length, 1);
       fake.enqueue("rate_limit");
       await model.generate(request());
       assert.equal(fake.submitted.length, 3);
     });
     await withFal(async (_fake, model) => {
-      await assert.rejects(
-        model.generate(request()),
-        (e) => e instanceof ModelError && e.message === UNAVAILABLE_MESSAGE,
-      );
+      await rejectsWithFinal(model.generate(request()), "unavailable");
       assert.equal(model.health().state, "failed");
     }, "wrong:key-0123456789");
   },

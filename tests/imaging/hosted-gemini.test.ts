@@ -6,22 +6,15 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
+import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter, type FaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { createGeminiProvider, DEFAULT_GEMINI_MODEL } from "../../server/imaging/hosted/gemini-provider.ts";
-import {
-  BAD_OUTPUT_MESSAGE,
-  BUSY_MESSAGE,
-  createHostedModel,
-  DECLINED_MESSAGE,
-  NO_IMAGE_MESSAGE,
-  UNAVAILABLE_MESSAGE,
-} from "../../server/imaging/hosted/hosted-model.ts";
+import type { HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import { IDENTITY_CLAUSE, SAFETY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle, Intensity } from "../../server/styling/option-keys.ts";
-import { startFakeGemini } from "../helpers/fake-gemini.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
+import { type FakeGemini, startFakeGemini } from "../helpers/fake-gemini.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, rejectsWithFinal, withHostedFake } from "./fixtures.ts";
 
 const intensity: Intensity = {
   lookStyle: 60,
@@ -34,37 +27,15 @@ const intensity: Intensity = {
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces: FaceCounter = createFaceCounter();
 
-async function withGemini(
-  fn: (ctx: {
-    fake: Awaited<ReturnType<typeof startFakeGemini>>;
-    model: ReturnType<typeof createHostedModel>;
-  }) => Promise<void>,
+function withGemini(
+  fn: (ctx: { fake: FakeGemini; model: HostedModel }) => Promise<void>,
   opts: { budgetMs?: number; apiKey?: string; perMinute?: number } = {},
 ) {
-  const fake = await startFakeGemini();
-  const model = testHostedModel(
-    createGeminiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
-    faces,
-    opts,
-  );
-  try {
-    await fn({ fake, model });
-  } finally {
-    await fake.close();
-  }
+  return withHostedFake(startFakeGemini, createGeminiProvider, faces, opts, fn);
 }
 
 const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
   hostedRequest(portrait, "makeup", { lips: "classic-red-matte" }, { intensity, angle, ...extra });
-
-async function rejectsWith(p: Promise<unknown>, message: string) {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(e instanceof ModelError, `expected a ModelError, got ${e}`);
-    assert.equal(e.message, message);
-    assert.equal(e.transient, false, "hosted failures are final for the job runner (refund)");
-    return true;
-  });
-}
 
 Deno.test({
   name: "gemini: sends the documented generateContent request and frames the image 1080x1920",
@@ -182,7 +153,7 @@ Deno.test({
     withGemini(async ({ fake, model }) => {
       fake.setDefault({ kind: "rate_limit", retryAfterSeconds: 1 });
       const t0 = Date.now();
-      await rejectsWith(model.generate(request()), BUSY_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "busy");
       assert.ok(Date.now() - t0 < 3500, "gives up within the budget");
       assert.ok(fake.requests.length >= 2);
       assert.equal(model.health().state, "degraded");
@@ -191,10 +162,10 @@ Deno.test({
 
 for (
   const [behaviour, message] of [
-    ["prompt_blocked", DECLINED_MESSAGE],
-    ["output_blocked", DECLINED_MESSAGE],
-    ["text_only", NO_IMAGE_MESSAGE],
-    ["no_image_finish", NO_IMAGE_MESSAGE],
+    ["prompt_blocked", "declined"],
+    ["output_blocked", "declined"],
+    ["text_only", "noImage"],
+    ["no_image_finish", "noImage"],
   ] as const
 ) {
   Deno.test({
@@ -204,7 +175,7 @@ for (
     fn: () =>
       withGemini(async ({ fake, model }) => {
         fake.enqueue(behaviour);
-        await rejectsWith(model.generate(request()), message);
+        await rejectsWithFinal(model.generate(request()), message);
         assert.equal(fake.requests.length, 1, "never retried (it would be declined and billed again)");
         assert.equal(model.health().state, "ready", "the provider works; it declined this request");
       }),
@@ -217,7 +188,7 @@ Deno.test({
   sanitizeOps: false,
   fn: () =>
     withGemini(async ({ fake, model }) => {
-      await rejectsWith(model.generate(request()), UNAVAILABLE_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "unavailable");
       assert.equal(fake.requests.length, 1);
       assert.equal(fake.requests[0].apiKey, "wrong-key-0123456789");
       const h = model.health();
@@ -234,7 +205,7 @@ Deno.test({
     withGemini(async ({ fake, model }) => {
       fake.setDefault("hang");
       const t0 = Date.now();
-      await rejectsWith(model.generate(request()), BUSY_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "busy");
       const took = Date.now() - t0;
       assert.ok(took >= 2500 && took < 5000, `took ${took} ms`);
     }, { budgetMs: 3000 }),
@@ -250,7 +221,7 @@ Deno.test({
       await model.generate(request());
       assert.equal(fake.requests.length, 2, "one retry after the faceless output");
       fake.enqueue("tiny", "no_face");
-      await rejectsWith(model.generate(request()), BAD_OUTPUT_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "badOutput");
       assert.equal(fake.requests.length, 4);
     }),
 });
@@ -263,7 +234,7 @@ Deno.test({
     withGemini(async ({ fake, model }) => {
       await model.generate(request());
       await model.generate(request());
-      await rejectsWith(model.generate(request()), BUSY_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "busy");
       assert.equal(fake.requests.length, 2, "the third call never reached the provider");
     }, { perMinute: 2, budgetMs: 4000 }),
 });

@@ -5,39 +5,23 @@
  */
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
+import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
-import {
-  BUSY_MESSAGE,
-  createHostedModel,
-  DECLINED_MESSAGE,
-  NO_IMAGE_MESSAGE,
-  UNAVAILABLE_MESSAGE,
-} from "../../server/imaging/hosted/hosted-model.ts";
+import type { HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import { createOpenAiProvider } from "../../server/imaging/hosted/openai-provider.ts";
 import { IDENTITY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest, testHostedModel } from "./fixtures.ts";
+import { cropFace, FRONTAL_FACES, hostedRequest, rejectsWithFinal, withHostedFake } from "./fixtures.ts";
 
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces = createFaceCounter();
 
-async function withOpenAi(
-  fn: (ctx: { fake: FakeOpenAi; model: ReturnType<typeof createHostedModel> }) => Promise<void>,
+function withOpenAi(
+  fn: (ctx: { fake: FakeOpenAi; model: HostedModel }) => Promise<void>,
   opts: { budgetMs?: number; apiKey?: string } = {},
 ) {
-  const fake = await startFakeOpenAi();
-  const model = testHostedModel(
-    createOpenAiProvider({ apiKey: opts.apiKey ?? fake.apiKey, baseUrl: fake.url }),
-    faces,
-    opts,
-  );
-  try {
-    await fn({ fake, model });
-  } finally {
-    await fake.close();
-  }
+  return withHostedFake(startFakeOpenAi, createOpenAiProvider, faces, opts, fn);
 }
 
 const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
@@ -45,10 +29,6 @@ const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
     angle,
     ...extra,
   });
-
-async function rejectsWith(p: Promise<unknown>, message: string) {
-  await assert.rejects(p, (e: unknown) => e instanceof ModelError && e.message === message && !e.transient);
-}
 
 const opts = { sanitizeResources: false, sanitizeOps: false };
 
@@ -69,7 +49,7 @@ Deno.test({
       assert.equal(r.fields.n, "1");
       assert.equal(r.fields.input_fidelity, "high");
       assert.ok(r.fields.prompt.includes(IDENTITY_CLAUSE));
-      assert.match(r.fields.prompt, /Facial hair: Full Beard\./);
+      assert.match(r.fields.prompt, /Facial Hair: Full Beard\./);
       assert.match(r.fields.prompt, /Outfit: Leather Jacket\./);
       assert.match(r.fields.prompt, /Image 2 is a product reference/);
       assert.deepEqual(r.images.map((i) => i.field), ["image[]", "image[]"], "repeated image[] parts");
@@ -110,7 +90,7 @@ Deno.test({
   fn: () =>
     withOpenAi(async ({ fake, model }) => {
       fake.enqueue("moderation_blocked");
-      await rejectsWith(model.generate(request()), DECLINED_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "declined");
       assert.equal(fake.requests.length, 1);
     }),
 });
@@ -121,7 +101,7 @@ Deno.test({
   fn: () =>
     withOpenAi(async ({ fake, model }) => {
       fake.enqueue("empty_data");
-      await rejectsWith(model.generate(request()), NO_IMAGE_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "noImage");
       assert.equal(fake.requests.length, 1);
     }),
 });
@@ -131,7 +111,7 @@ Deno.test({
   name: "openai: 401 fails at once and turns the model failed",
   fn: () =>
     withOpenAi(async ({ fake, model }) => {
-      await rejectsWith(model.generate(request()), UNAVAILABLE_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "unavailable");
       assert.equal(fake.requests.length, 1);
       assert.equal(model.health().state, "failed");
     }, { apiKey: "sk-wrong-key-0123456789" }),
@@ -144,7 +124,7 @@ Deno.test({
     withOpenAi(async ({ fake, model }) => {
       fake.enqueue("hang", "hang", "hang");
       const t0 = Date.now();
-      await rejectsWith(model.generate(request()), BUSY_MESSAGE);
+      await rejectsWithFinal(model.generate(request()), "busy");
       assert.ok(Date.now() - t0 < 5000);
     }, { budgetMs: 3000 }),
 });
