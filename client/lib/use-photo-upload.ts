@@ -4,11 +4,12 @@
  * the browser), then the upload with a busy flag, and a toast for either
  * failure.
  */
-import { type RefObject, useCallback, useRef, useState } from "react";
+import { type RefObject, useCallback, useRef } from "react";
 import { uploadPhoto } from "../api/photos.ts";
 import type { CurrentPhoto } from "../api/types.ts";
 import { toast } from "../ui/toast.tsx";
 import { uploadErrorText, validatePhotoFile } from "./photo-rules.ts";
+import { useBusyAction } from "./use-busy-action.ts";
 
 export interface PhotoUpload {
   busy: boolean;
@@ -22,7 +23,7 @@ export interface PhotoUpload {
 
 export function usePhotoUpload(onUploaded: (photo: CurrentPhoto) => void): PhotoUpload {
   const inputRef = useRef<HTMLInputElement>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const upload = useCallback(async (file: File | undefined) => {
     if (!file) return;
     const invalid = validatePhotoFile(file);
@@ -30,15 +31,8 @@ export function usePhotoUpload(onUploaded: (photo: CurrentPhoto) => void): Photo
       toast({ ...invalid, variant: "destructive" });
       return;
     }
-    setBusy(true);
-    try {
-      onUploaded(await uploadPhoto(file));
-    } catch (err) {
-      toast({ ...uploadErrorText(err), variant: "destructive" });
-    } finally {
-      setBusy(false);
-    }
-  }, [onUploaded]);
+    await run(async () => onUploaded(await uploadPhoto(file)), uploadErrorText);
+  }, [onUploaded, run]);
   const pick = useCallback(() => inputRef.current?.click(), []);
   return { busy, upload, pick, input: { ref: inputRef, onFile: upload } };
 }

@@ -2,7 +2,7 @@
 import { type FormEvent, useEffect, useRef, useState } from "react";
 import { Button } from "../../ui/button.tsx";
 import { Modal } from "../../ui/dialog.tsx";
-import { Field } from "../../ui/field.tsx";
+import { Field, type FieldProps } from "../../ui/field.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { errorDetail, login, register } from "./auth-api.ts";
@@ -57,6 +57,17 @@ export function AuthDialog() {
     setForm((f) => ({ ...f, [field]: value }));
     setErrors((e) => clearFieldError(e, field));
   };
+
+  // Each input's id is auth-<field>: a failed submit focuses the first field in error by it.
+  const field = (name: keyof RegisterForm, props: FieldProps) => (
+    <Field
+      id={`auth-${name}`}
+      value={form[name]}
+      error={errors[name]}
+      onChange={(e) => update(name)(e.target.value)}
+      {...props}
+    />
+  );
 
   const switchMode = (next: "login" | "register") => {
     setErrors({});
@@ -140,50 +151,27 @@ export function AuthDialog() {
         className="mt-6 space-y-4"
         aria-label={isLogin ? "Sign in" : "Sign up"}
       >
-        {!isLogin && (
-          <Field
-            id="auth-full_name"
-            label="Full Name"
-            autoComplete="name"
-            placeholder="Jane Doe"
-            value={form.full_name}
-            error={errors.full_name}
-            onChange={(e) => update("full_name")(e.target.value)}
-          />
-        )}
-        <Field
-          id="auth-email"
-          label="Email"
-          type="email"
-          autoComplete="email"
-          inputMode="email"
-          placeholder="you@example.com"
-          value={form.email}
-          error={errors.email}
-          onChange={(e) => update("email")(e.target.value)}
-        />
-        <Field
-          id="auth-password"
-          label="Password"
-          type="password"
-          autoComplete={isLogin ? "current-password" : "new-password"}
-          placeholder={isLogin ? "Your password" : "At least 8 characters"}
-          value={form.password}
-          error={errors.password}
-          onChange={(e) => update("password")(e.target.value)}
-        />
-        {!isLogin && (
-          <Field
-            id="auth-confirmPassword"
-            label="Confirm Password"
-            type="password"
-            autoComplete="new-password"
-            placeholder="Repeat your password"
-            value={form.confirmPassword}
-            error={errors.confirmPassword}
-            onChange={(e) => update("confirmPassword")(e.target.value)}
-          />
-        )}
+        {!isLogin &&
+          field("full_name", { label: "Full Name", autoComplete: "name", placeholder: "Jane Doe" })}
+        {field("email", {
+          label: "Email",
+          type: "email",
+          autoComplete: "email",
+          inputMode: "email",
+          placeholder: "you@example.com",
+        })}
+        {field("password", {
+          label: "Password",
+          type: "password",
+          autoComplete: isLogin ? "current-password" : "new-password",
+          placeholder: isLogin ? "Your password" : "At least 8 characters",
+        })}
+        {!isLogin && field("confirmPassword", {
+          label: "Confirm Password",
+          type: "password",
+          autoComplete: "new-password",
+          placeholder: "Repeat your password",
+        })}
         <Button type="submit" size="lg" className="w-full" disabled={busy}>
           {busy && <Spinner className="size-4" />}
           {isLogin ? "Sign In" : "Create Account"}

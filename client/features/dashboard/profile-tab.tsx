@@ -1,13 +1,15 @@
 /** Profile: the avatar with its camera upload control and the profile form. */
-import { type FormEvent, useEffect, useId, useRef, useState } from "react";
+import { type FormEvent, type InputHTMLAttributes, useEffect, useRef, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
+import { useBusyAction } from "../../lib/use-busy-action.ts";
 import { Button } from "../../ui/button.tsx";
-import { Field } from "../../ui/field.tsx";
+import { controlClass, Field, FormField } from "../../ui/field.tsx";
 import { CameraIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { PROFILE_GENDERS, PROFILE_LIMITS } from "../../../server/users/users.schemas.ts";
 import { type Profile, saveProfile, serverDetail, uploadProfileImage, useProfile } from "./dashboard-api.ts";
+import { DashboardCard } from "./dashboard-section.tsx";
 
 type FormState = Record<
   "first_name" | "last_name" | "phone" | "date_of_birth" | "gender" | "location" | "bio",
@@ -19,6 +21,17 @@ const GENDER_LABELS: Record<(typeof PROFILE_GENDERS)[number], string> = {
   female: "Female",
   other: "Other",
   "prefer-not-to-say": "Prefer not to say",
+};
+
+type TextKey = "first_name" | "last_name" | "phone" | "date_of_birth" | "location";
+
+/** The plain inputs, in form order (gender and bio are a select and a textarea). */
+const TEXT_FIELDS: Record<TextKey, InputHTMLAttributes<HTMLInputElement> & { label: string }> = {
+  first_name: { label: "First Name", maxLength: PROFILE_LIMITS.name, autoComplete: "given-name" },
+  last_name: { label: "Last Name", maxLength: PROFILE_LIMITS.name, autoComplete: "family-name" },
+  phone: { label: "Phone Number", type: "tel", maxLength: PROFILE_LIMITS.phone, autoComplete: "tel" },
+  date_of_birth: { label: "Date of Birth", type: "date" },
+  location: { label: "Location", maxLength: PROFILE_LIMITS.location, autoComplete: "address-level2" },
 };
 
 function toForm(p: Profile | undefined): FormState {
@@ -35,31 +48,24 @@ function toForm(p: Profile | undefined): FormState {
 }
 
 function Avatar({ user, imageUrl }: { user: PublicUser; imageUrl: string | null }) {
-  const [uploading, setUploading] = useState(false);
+  const { busy: uploading, run } = useBusyAction();
   const input = useRef<HTMLInputElement>(null);
   const initial = (user.full_name || user.email).trim().slice(0, 1).toUpperCase();
 
   async function onFile(file: File | undefined) {
     if (!file) return;
-    setUploading(true);
-    try {
+    await run(async () => {
       await uploadProfileImage(file);
       toast({
         title: "Profile Image Updated",
         description: "Your profile picture has been updated.",
         variant: "success",
       });
-    } catch (err) {
+    }, (err) => {
       console.warn("Profile image upload failed", err);
-      toast({
-        title: "Upload Failed",
-        description: serverDetail(err) ?? "Failed to upload profile image.",
-        variant: "destructive",
-      });
-    } finally {
-      setUploading(false);
-      if (input.current) input.current.value = "";
-    }
+      return { title: "Upload Failed", description: serverDetail(err) ?? "Failed to upload profile image." };
+    });
+    if (input.current) input.current.value = "";
   }
 
   return (
@@ -104,9 +110,7 @@ function Avatar({ user, imageUrl }: { user: PublicUser; imageUrl: string | null 
 export function ProfileTab({ user }: { user: PublicUser }) {
   const profile = useProfile();
   const [form, setForm] = useState<FormState>(() => toForm(profile.data));
-  const [saving, setSaving] = useState(false);
-  const genderId = useId();
-  const bioId = useId();
+  const { busy: saving, run } = useBusyAction();
   const loaded = profile.data;
   useEffect(() => {
     if (loaded) setForm(toForm(loaded));
@@ -117,31 +121,20 @@ export function ProfileTab({ user }: { user: PublicUser }) {
 
   async function onSubmit(e: FormEvent) {
     e.preventDefault();
-    setSaving(true);
-    try {
-      const saved = await saveProfile({
-        ...form,
-        gender: (form.gender || null) as Profile["gender"],
-      });
+    await run(async () => {
+      const saved = await saveProfile({ ...form, gender: (form.gender || null) as Profile["gender"] });
       setForm(toForm(saved));
       toast({ title: "Profile Updated", description: "Your profile has been saved.", variant: "success" });
-    } catch (err) {
-      toast({
-        title: "Update Failed",
-        description: serverDetail(err) ?? "Failed to update profile",
-        variant: "destructive",
-      });
-    } finally {
-      setSaving(false);
-    }
+    }, (err) => ({ title: "Update Failed", description: serverDetail(err) ?? "Failed to update profile" }));
   }
 
   const today = new Date().toISOString().slice(0, 10);
-  const selectClass =
-    "block h-11 w-full rounded-xl border border-ink-200 bg-white px-3 text-[15px] text-ink-900 shadow-sm outline-none focus:border-brand-400 focus:ring-4 focus:ring-brand-100";
+  const textField = (key: TextKey, extra?: InputHTMLAttributes<HTMLInputElement>) => (
+    <Field {...TEXT_FIELDS[key]} {...extra} name={key} value={form[key]} onChange={set(key)} />
+  );
 
   return (
-    <div className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8">
+    <DashboardCard as="div">
       <div className="flex flex-col items-center gap-5 sm:flex-row sm:items-center">
         <Avatar user={user} imageUrl={profile.data?.profile_image_url ?? user.profile_image_url} />
         <div className="text-center sm:text-left">
@@ -151,74 +144,42 @@ export function ProfileTab({ user }: { user: PublicUser }) {
         </div>
       </div>
       <form onSubmit={onSubmit} className="mt-8 grid gap-4 sm:grid-cols-2" aria-label="Profile">
-        <Field
-          label="First Name"
-          name="first_name"
-          value={form.first_name}
-          onChange={set("first_name")}
-          maxLength={PROFILE_LIMITS.name}
-          autoComplete="given-name"
-        />
-        <Field
-          label="Last Name"
-          name="last_name"
-          value={form.last_name}
-          onChange={set("last_name")}
-          maxLength={PROFILE_LIMITS.name}
-          autoComplete="family-name"
-        />
-        <Field
-          label="Phone Number"
-          name="phone"
-          type="tel"
-          value={form.phone}
-          onChange={set("phone")}
-          maxLength={PROFILE_LIMITS.phone}
-          autoComplete="tel"
-        />
-        <Field
-          label="Date of Birth"
-          name="date_of_birth"
-          type="date"
-          value={form.date_of_birth}
-          onChange={set("date_of_birth")}
-          max={today}
-        />
-        <div>
-          <label htmlFor={genderId} className="mb-1.5 block text-sm font-medium text-ink-700">Gender</label>
-          <select
-            id={genderId}
-            name="gender"
-            value={form.gender}
-            onChange={set("gender")}
-            className={selectClass}
-          >
-            <option value="">Select gender</option>
-            {PROFILE_GENDERS.map((g) => <option key={g} value={g}>{GENDER_LABELS[g]}</option>)}
-          </select>
-        </div>
-        <Field
-          label="Location"
-          name="location"
-          value={form.location}
-          onChange={set("location")}
-          maxLength={PROFILE_LIMITS.location}
-          autoComplete="address-level2"
-        />
-        <div className="sm:col-span-2">
-          <label htmlFor={bioId} className="mb-1.5 block text-sm font-medium text-ink-700">Bio</label>
-          <textarea
-            id={bioId}
-            name="bio"
-            rows={4}
-            value={form.bio}
-            onChange={set("bio")}
-            maxLength={PROFILE_LIMITS.bio}
-            placeholder="Tell us about your style"
-            className="block w-full rounded-xl border border-ink-200 bg-white px-3.5 py-2.5 text-[15px] text-ink-900 shadow-sm outline-none placeholder:text-ink-400 focus:border-brand-400 focus:ring-4 focus:ring-brand-100"
-          />
-          <p className="mt-1 text-right text-xs text-ink-500">{form.bio.length}/{PROFILE_LIMITS.bio}</p>
-        </div>
+        {textField("first_name")}
+        {textField("last_name")}
+        {textField("phone")}
+        {textField("date_of_birth", { max: today })}
+        <FormField label="Gender">
+          {(control) => (
+            <select
+              {...control}
+              name="gender"
+              value={form.gender}
+              onChange={set("gender")}
+              className={controlClass(null, "h-11 px-3")}
+            >
+              <option value="">Select gender</option>
+              {PROFILE_GENDERS.map((g) => <option key={g} value={g}>{GENDER_LABELS[g]}</option>)}
+            </select>
+          )}
+        </FormField>
+        {textField("location")}
+        <FormField label="Bio" className="sm:col-span-2">
+          {(control) => (
+            <>
+              <textarea
+                {...control}
+                name="bio"
+                rows={4}
+                value={form.bio}
+                onChange={set("bio")}
+                maxLength={PROFILE_LIMITS.bio}
+                placeholder="Tell us about your style"
+                className={controlClass(null, "px-3.5 py-2.5")}
+              />
+              <p className="mt-1 text-right text-xs text-ink-500">{form.bio.length}/{PROFILE_LIMITS.bio}</p>
+            </>
+          )}
+        </FormField>
         <div className="sm:col-span-2">
           <Button type="submit" disabled={saving} className="w-full sm:w-auto">
             {saving && <Spinner className="size-4" />}
@@ -226,6 +187,6 @@ export function ProfileTab({ user }: { user: PublicUser }) {
           </Button>
         </div>
       </form>
-    </div>
+    </DashboardCard>
   );
 }

@@ -1,11 +1,14 @@
 /** Settings: change password, data export, account deletion and the account's facts. */
 import { AlertDialog } from "radix-ui";
-import { type FormEvent, useId, useState } from "react";
+import { type FormEvent, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
+import { useBusyAction } from "../../lib/use-busy-action.ts";
 import { Button } from "../../ui/button.tsx";
+import { controlClass, FormField } from "../../ui/field.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { changePassword, deleteAccount, exportData, serverDetail } from "./dashboard-api.ts";
+import { DashboardSection } from "./dashboard-section.tsx";
 
 /** After deletion the user is signed out this long after the toast. */
 export const SIGN_OUT_DELAY_MS = 2000;
@@ -19,32 +22,32 @@ function PasswordField(
     autoComplete: string;
   },
 ) {
-  const id = useId();
   const [shown, setShown] = useState(false);
   return (
-    <div>
-      <label htmlFor={id} className="mb-1.5 block text-sm font-medium text-ink-700">{label}</label>
-      <div className="relative">
-        <input
-          id={id}
-          type={shown ? "text" : "password"}
-          value={value}
-          onChange={(e) => onChange(e.target.value)}
-          autoComplete={autoComplete}
-          maxLength={256}
-          className="block h-11 w-full rounded-xl border border-ink-200 bg-white pl-3.5 pr-20 text-[15px] text-ink-900 shadow-sm outline-none focus:border-brand-400 focus:ring-4 focus:ring-brand-100"
-        />
-        <button
-          type="button"
-          onClick={() => setShown((s) => !s)}
-          aria-label={`${shown ? "Hide" : "Show"} ${label.toLowerCase()}`}
-          aria-pressed={shown}
-          className="absolute inset-y-1 right-1 rounded-lg px-3 text-sm font-semibold text-ink-600 hover:bg-ink-100"
-        >
-          {shown ? "Hide" : "Show"}
-        </button>
-      </div>
-    </div>
+    <FormField label={label}>
+      {(control) => (
+        <div className="relative">
+          <input
+            {...control}
+            type={shown ? "text" : "password"}
+            value={value}
+            onChange={(e) => onChange(e.target.value)}
+            autoComplete={autoComplete}
+            maxLength={256}
+            className={controlClass(null, "h-11 pl-3.5 pr-20")}
+          />
+          <button
+            type="button"
+            onClick={() => setShown((s) => !s)}
+            aria-label={`${shown ? "Hide" : "Show"} ${label.toLowerCase()}`}
+            aria-pressed={shown}
+            className="absolute inset-y-1 right-1 rounded-lg px-3 text-sm font-semibold text-ink-600 hover:bg-ink-100"
+          >
+            {shown ? "Hide" : "Show"}
+          </button>
+        </div>
+      )}
+    </FormField>
   );
 }
 
@@ -52,7 +55,7 @@ function ChangePassword() {
   const [current, setCurrent] = useState("");
   const [next, setNext] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const filled = current !== "" && next !== "" && confirm !== "";
 
   async function onSubmit(e: FormEvent) {
@@ -74,35 +77,31 @@ function ChangePassword() {
       });
       return;
     }
-    setBusy(true);
-    try {
-      await changePassword(current, next);
-      setCurrent("");
-      setNext("");
-      setConfirm("");
-      toast({
-        title: "Password Changed",
-        description: "Your password has been updated. Other devices have been signed out.",
-        variant: "success",
-      });
-    } catch (err) {
-      toast({
+    await run(
+      async () => {
+        await changePassword(current, next);
+        setCurrent("");
+        setNext("");
+        setConfirm("");
+        toast({
+          title: "Password Changed",
+          description: "Your password has been updated. Other devices have been signed out.",
+          variant: "success",
+        });
+      },
+      (err) => ({
         title: "Password Change Failed",
         description: serverDetail(err) ?? "Failed to change password",
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(false);
-    }
+      }),
+    );
   }
 
   return (
-    <section
-      className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8"
-      aria-labelledby="pw-heading"
+    <DashboardSection
+      headingId="pw-heading"
+      title="Change Password"
+      description="Other devices are signed out when you change it."
     >
-      <h2 id="pw-heading" className="text-lg font-bold text-ink-900">Change Password</h2>
-      <p className="mt-1 text-sm text-ink-500">Other devices are signed out when you change it.</p>
       <form onSubmit={onSubmit} className="mt-5 grid max-w-md gap-4">
         <PasswordField
           label="Current Password"
@@ -122,7 +121,7 @@ function ChangePassword() {
           {busy ? "Updating..." : "Update Password"}
         </Button>
       </form>
-    </section>
+    </DashboardSection>
   );
 }
 
@@ -139,49 +138,36 @@ function saveBlob(blob: Blob, name: string) {
 }
 
 function DataPrivacy() {
-  const [busy, setBusy] = useState(false);
-  async function onExport() {
-    setBusy(true);
-    try {
+  const { busy, run } = useBusyAction();
+  const onExport = () =>
+    run(async () => {
       const name = await exportData(saveBlob);
       toast({ title: "Data Export Complete", description: `Saved ${name}`, variant: "success" });
-    } catch (err) {
+    }, (err) => {
       console.warn("Data export failed", err);
-      toast({
-        title: "Export Failed",
-        description: "Failed to export your data. Please try again.",
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(false);
-    }
-  }
+      return { title: "Export Failed", description: "Failed to export your data. Please try again." };
+    });
   return (
-    <section
-      className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8"
-      aria-labelledby="privacy-heading"
+    <DashboardSection
+      headingId="privacy-heading"
+      title="Data Privacy"
+      description="Download everything we store about you: account, profile, subscription, credits, generations and photos."
     >
-      <h2 id="privacy-heading" className="text-lg font-bold text-ink-900">Data Privacy</h2>
-      <p className="mt-1 text-sm text-ink-500">
-        Download everything we store about you: account, profile, subscription, credits, generations and
-        photos.
-      </p>
       <Button variant="outline" className="mt-5" onClick={onExport} disabled={busy}>
         {busy && <Spinner className="size-4" />}
         Export My Data
       </Button>
-    </section>
+    </DashboardSection>
   );
 }
 
 function DeleteAccount({ onDeleted }: { onDeleted(): void }) {
   const [open, setOpen] = useState(false);
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [done, setDone] = useState(false);
 
-  async function onConfirm() {
-    setBusy(true);
-    try {
+  const onConfirm = () =>
+    run(async () => {
       await deleteAccount();
       setOpen(false);
       setDone(true);
@@ -190,27 +176,21 @@ function DeleteAccount({ onDeleted }: { onDeleted(): void }) {
         description: "Your account has been deactivated. You will be logged out.",
       });
       setTimeout(onDeleted, SIGN_OUT_DELAY_MS);
-    } catch (err) {
+    }, (err) => {
       console.warn("Account deletion failed", err);
-      toast({
+      return {
         title: "Account Deletion Failed",
         description: "Failed to delete your account. Please try again.",
-        variant: "destructive",
-      });
-    } finally {
-      setBusy(false);
-    }
-  }
+      };
+    });
 
   return (
-    <section
-      className="rounded-3xl border border-red-200 bg-red-50/40 p-5 shadow-sm sm:p-8"
-      aria-labelledby="delete-heading"
+    <DashboardSection
+      headingId="delete-heading"
+      title="Delete Account"
+      description="Permanently deletes your profile, photos and generated images. This cannot be undone."
+      tone="danger"
     >
-      <h2 id="delete-heading" className="text-lg font-bold text-red-800">Delete Account</h2>
-      <p className="mt-1 text-sm text-ink-600">
-        Permanently deletes your profile, photos and generated images. This cannot be undone.
-      </p>
       <AlertDialog.Root open={open} onOpenChange={(o) => !busy && setOpen(o)}>
         <AlertDialog.Trigger asChild>
           <Button variant="danger" className="mt-5" disabled={done}>Delete Account</Button>
@@ -237,7 +217,7 @@ function DeleteAccount({ onDeleted }: { onDeleted(): void }) {
           </AlertDialog.Content>
         </AlertDialog.Portal>
       </AlertDialog.Root>
-    </section>
+    </DashboardSection>
   );
 }
 
@@ -253,11 +233,7 @@ function AccountInformation({ user }: { user: PublicUser }) {
     ["Email Status", user.is_verified ? "Verified" : "Pending"],
   ];
   return (
-    <section
-      className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8"
-      aria-labelledby="info-heading"
-    >
-      <h2 id="info-heading" className="text-lg font-bold text-ink-900">Account Information</h2>
+    <DashboardSection headingId="info-heading" title="Account Information">
       <dl className="mt-4 grid gap-3 sm:grid-cols-2">
         {rows.map(([k, v]) => (
           <div key={k} className="rounded-2xl bg-ink-50 px-4 py-3">
@@ -266,7 +242,7 @@ function AccountInformation({ user }: { user: PublicUser }) {
           </div>
         ))}
       </dl>
-    </section>
+    </DashboardSection>
   );
 }
 
