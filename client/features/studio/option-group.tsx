@@ -33,6 +33,9 @@ const tileBase =
 const chipBase =
   "group relative inline-flex min-h-10 shrink-0 snap-start items-center gap-1.5 rounded-full border px-3.5 py-1.5 text-left text-[13px] font-medium transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500 data-[state=checked]:border-brand-500 data-[state=checked]:bg-brand-50 data-[state=checked]:text-brand-800 data-[state=checked]:ring-1 data-[state=checked]:ring-brand-500 disabled:cursor-not-allowed";
 
+/** A tile or chip this model cannot render. */
+const unavailableTone = "border-dashed border-ink-200 bg-ink-50 text-ink-500";
+
 export function OptionGroup(props: OptionGroupProps) {
   const { optionKey, title, entries, value, onChange, unavailableReason, intensity, fromLook, collapsible } =
     props;
@@ -125,20 +128,20 @@ export function OptionGroup(props: OptionGroupProps) {
         >
           {entries.map((entry, i) => {
             const reason = unavailableReason(entry.id);
-            const label = reason ? `${entry.label} (unavailable)` : entry.label;
+            const item = {
+              value: entry.id,
+              disabled: reason !== null,
+              "aria-label": reason ? `${entry.label} (unavailable)` : entry.label,
+              title: reason ?? undefined,
+              "data-unavailable": reason !== null || undefined,
+            };
             if (kind) {
               return (
                 <RadioGroup.Item
                   key={entry.id}
-                  value={entry.id}
-                  disabled={reason !== null}
-                  aria-label={label}
-                  title={reason ?? undefined}
-                  data-unavailable={reason !== null || undefined}
+                  {...item}
                   className={`${tileBase} w-[4.75rem] ${
-                    reason
-                      ? "border-dashed border-ink-200 bg-ink-50 text-ink-500"
-                      : "border-transparent bg-white text-ink-800 hover:border-ink-200"
+                    reason ? unavailableTone : "border-transparent bg-white text-ink-800 hover:border-ink-200"
                   }`}
                 >
                   <span className={reason ? "opacity-40 grayscale" : ""}>
@@ -157,14 +160,10 @@ export function OptionGroup(props: OptionGroupProps) {
             return (
               <RadioGroup.Item
                 key={entry.id}
-                value={entry.id}
-                disabled={reason !== null}
-                aria-label={label}
-                title={reason ?? undefined}
-                data-unavailable={reason !== null || undefined}
+                {...item}
                 className={`${chipBase} ${
                   reason
-                    ? "border-dashed border-ink-200 bg-ink-50 text-ink-500"
+                    ? unavailableTone
                     : "border-ink-200 bg-white text-ink-800 hover:border-ink-300 hover:bg-ink-50"
                 }`}
               >

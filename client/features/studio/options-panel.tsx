@@ -8,9 +8,8 @@ import { Tabs } from "radix-ui";
 import { useEffect, useId, useMemo, useState } from "react";
 import type { StudioType } from "../../api/types.ts";
 import { STUDIO_TYPES } from "../../../server/styling/option-keys.ts";
-import { Button } from "../../ui/button.tsx";
-import { RotateIcon } from "../../ui/icons.tsx";
 import { InfoPopover } from "../../ui/info-popover.tsx";
+import { LoadFailed } from "../../ui/load-failed.tsx";
 import type { StylingCatalog } from "./catalog.ts";
 import { LookSummary } from "./look-summary.tsx";
 import { instructionsUnavailableReason, modelInfo, optionUnavailableReason } from "./model-availability.ts";
@@ -74,15 +73,12 @@ export function OptionsPanel({ catalog, loadFailed, onRetry, sel, setSel, compac
       >
         {loadFailed
           ? (
-            <div role="alert" className="grid min-h-56 place-items-center text-center">
-              <div>
-                <p className="text-sm font-semibold text-ink-900">Styling options could not be loaded.</p>
-                <p className="mt-1 text-xs text-ink-500">Check your connection, then try again.</p>
-                <Button variant="outline" size="sm" className="mt-3" onClick={onRetry}>
-                  <RotateIcon className="size-4" /> Try Again
-                </Button>
-              </div>
-            </div>
+            <LoadFailed
+              title="Styling options could not be loaded."
+              retryLabel="Try Again"
+              onRetry={onRetry}
+              className="min-h-56"
+            />
           )
           : <OptionsSkeleton />}
       </section>

@@ -1,6 +1,6 @@
 /** The result panel: spinner while generating, the image with download and compare, or the placeholder. */
 import { Tabs } from "radix-ui";
-import { type ReactNode, useEffect } from "react";
+import { useEffect } from "react";
 import {
   downloadImage,
   downloadName,
@@ -10,6 +10,7 @@ import {
 } from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
 import { ArrowLeftIcon, DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
+import { LoadFailed, RetryButton } from "../../ui/load-failed.tsx";
 import { SafeImage } from "../../ui/safe-image.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { CompareSlider } from "./compare-slider.tsx";
@@ -47,15 +48,39 @@ export interface ResultPanelProps {
 export const FRAME =
   "mx-auto w-full max-w-[max(12rem,calc((100dvh-15rem)*0.5625))] lg:max-w-[max(16rem,calc((100dvh-24rem)*0.5625))]";
 
+/** What each problem says; "failed" adds the server's reason and notes. */
+const PROBLEM_TEXT: Record<
+  GenerationProblem["kind"],
+  { tone: "amber" | "red"; title: string; text?: string; checkAgain?: true }
+> = {
+  failed: { tone: "red", title: "Why the generation failed" },
+  timeout: {
+    tone: "amber",
+    title: "Still working on your avatar",
+    text:
+      "It is taking longer than expected, but it may still finish. Your credits are safe: check again in a moment to see the result.",
+    checkAgain: true,
+  },
+  "signed-out": {
+    tone: "amber",
+    title: "Sign in to see your avatar",
+    text: "You were signed out while it was being generated.",
+    checkAgain: true,
+  },
+  lost: {
+    tone: "red",
+    title: "This generation could not be found",
+    text: "Please generate your avatar again.",
+  },
+};
+
 function ProblemNotice(
   { problem, onCheckAgain }: { problem: GenerationProblem; onCheckAgain(): void },
 ) {
-  const checkAgain = (
-    <Button variant="outline" size="sm" className="mt-3" onClick={onCheckAgain}>
-      <RotateIcon className="size-4" /> Check again
-    </Button>
-  );
-  const box = (tone: "amber" | "red", children: ReactNode) => (
+  // A failure the server gave no reason for: the toast has said all there is.
+  if (problem.kind === "failed" && !problem.detail && problem.notes.length === 0) return null;
+  const { tone, title, text, checkAgain } = PROBLEM_TEXT[problem.kind];
+  return (
     <div
       data-testid="generation-problem"
       data-kind={problem.kind}
@@ -65,54 +90,17 @@ function ProblemNotice(
           : "bg-amber-50 text-amber-950 ring-1 ring-amber-200"
       }`}
     >
-      {children}
+      <p className="font-semibold">{title}</p>
+      {text && <p className="mt-1">{text}</p>}
+      {problem.kind === "failed" && problem.detail && <p className="mt-1">{problem.detail}</p>}
+      {problem.kind === "failed" && problem.notes.length > 0 && (
+        <ul className="mt-2 list-disc space-y-0.5 pl-5 text-xs">
+          {problem.notes.map((n) => <li key={n}>{n}</li>)}
+        </ul>
+      )}
+      {checkAgain && <RetryButton label="Check again" onClick={onCheckAgain} />}
     </div>
   );
-  switch (problem.kind) {
-    case "failed":
-      if (!problem.detail && problem.notes.length === 0) return null;
-      return box(
-        "red",
-        <>
-          <p className="font-semibold">Why the generation failed</p>
-          {problem.detail && <p className="mt-1">{problem.detail}</p>}
-          {problem.notes.length > 0 && (
-            <ul className="mt-2 list-disc space-y-0.5 pl-5 text-xs">
-              {problem.notes.map((n) => <li key={n}>{n}</li>)}
-            </ul>
-          )}
-        </>,
-      );
-    case "timeout":
-      return box(
-        "amber",
-        <>
-          <p className="font-semibold">Still working on your avatar</p>
-          <p className="mt-1">
-            It is taking longer than expected, but it may still finish. Your credits are safe: check again in
-            a moment to see the result.
-          </p>
-          {checkAgain}
-        </>,
-      );
-    case "signed-out":
-      return box(
-        "amber",
-        <>
-          <p className="font-semibold">Sign in to see your avatar</p>
-          <p className="mt-1">You were signed out while it was being generated.</p>
-          {checkAgain}
-        </>,
-      );
-    case "lost":
-      return box(
-        "red",
-        <>
-          <p className="font-semibold">This generation could not be found</p>
-          <p className="mt-1">Please generate your avatar again.</p>
-        </>,
-      );
-  }
 }
 
 export function ResultPanel(
@@ -146,18 +134,12 @@ export function ResultPanel(
   }
 
   const unavailable = (retry: () => void) => (
-    <div
-      role="alert"
-      className="grid aspect-[9/16] w-full place-items-center rounded-2xl bg-ink-100 p-6 text-center"
-    >
-      <div>
-        <p className="text-sm font-semibold text-ink-900">The image could not be loaded.</p>
-        <p className="mt-1 text-xs text-ink-500">Check your connection, then try again.</p>
-        <Button variant="outline" size="sm" className="mt-3" onClick={retry}>
-          <RotateIcon className="size-4" /> Try again
-        </Button>
-      </div>
-    </div>
+    <LoadFailed
+      title="The image could not be loaded."
+      retryLabel="Try again"
+      onRetry={retry}
+      className="aspect-[9/16] w-full rounded-2xl bg-ink-100 p-6"
+    />
   );
 
   // Phones put the Result / Before-After switch under the image: toasts drop in at the top there.

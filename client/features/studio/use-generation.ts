@@ -18,6 +18,7 @@ import {
   GENERATION_FAILED,
   INSUFFICIENT_CREDITS as INSUFFICIENT_CREDITS_MESSAGE,
 } from "../../../server/generation/generation.schemas.ts";
+import { abortableSleep } from "../../../server/abortable-sleep.ts";
 import type { GeneratePayload } from "./option-model.ts";
 import { followGeneration, resultImages, statusEvents, type StatusResponse } from "./polling.ts";
 
@@ -46,17 +47,6 @@ function loadResult(): GenerationResult | null {
 }
 function saveResult(value: GenerationResult | null) {
   writeSession(RESULT_KEY, value);
-}
-
-function abortableSleep(signal: AbortSignal) {
-  return (ms: number) =>
-    new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener("abort", () => {
-        clearTimeout(t);
-        resolve();
-      }, { once: true });
-    });
 }
 
 /** The toast texts, from the server's own messages. */
@@ -124,7 +114,7 @@ export function useGeneration(opts: UseGenerationOptions) {
         return statusEvents(res.body);
       },
       fetchStatus: () => api.json<StatusResponse>(`${base}/status`),
-      sleep: abortableSleep(ctrl.signal),
+      sleep: (ms) => abortableSleep(ms, ctrl.signal),
       signal: ctrl.signal,
       // Hosted models store a 360 set's angles as they complete: the grid fills angle by angle.
       onStatus: (s) => {
