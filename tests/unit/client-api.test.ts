@@ -34,6 +34,13 @@ function fakeServer(opts: { refreshOk?: boolean; refreshDelay?: number } = {}) {
   return { fetch: fetch as typeof globalThis.fetch, seen, refreshCalls: () => refreshCalls };
 }
 
+/** A client over `fetch` that counts how often it reported the session ended. */
+function countingClient(fetch: typeof globalThis.fetch, tokens: ReturnType<typeof memoryTokens>) {
+  let ended = 0;
+  const api = createApiClient({ fetch, tokens, onSessionEnded: () => ended++ });
+  return { api, ended: () => ended };
+}
+
 Deno.test("api: sends the bearer token and parses JSON", async () => {
   const server = fakeServer();
   const tokens = memoryTokens("a0", "r1");
@@ -48,12 +55,7 @@ Deno.test("api: sends the bearer token and parses JSON", async () => {
 Deno.test("api: parallel 401s share one refresh (single flight) and all retry once", async () => {
   const server = fakeServer({ refreshDelay: 20 });
   const tokens = memoryTokens("expired", "r1");
-  let ended = 0;
-  const api = createApiClient({
-    fetch: server.fetch,
-    tokens,
-    onSessionEnded: () => ended++,
-  });
+  const { api, ended } = countingClient(server.fetch, tokens);
   const results = await Promise.all(
     Array.from({ length: 5 }, (_, i) => api.json<{ path: string }>(`/api/x/${i}`)),
   );
@@ -62,7 +64,7 @@ Deno.test("api: parallel 401s share one refresh (single flight) and all retry on
   // The rotated refresh token is stored.
   assert.equal(tokens.t.access, "a1");
   assert.equal(tokens.t.refresh, "r1-rotated-1");
-  assert.equal(ended, 0);
+  assert.equal(ended(), 0);
   // 5 first tries + 1 refresh + 5 retries
   assert.equal(server.seen.length, 11);
 });
@@ -70,12 +72,7 @@ Deno.test("api: parallel 401s share one refresh (single flight) and all retry on
 Deno.test("api: when refresh fails, tokens are cleared and the session ends once", async () => {
   const server = fakeServer({ refreshOk: false });
   const tokens = memoryTokens("expired", "r1");
-  let ended = 0;
-  const api = createApiClient({
-    fetch: server.fetch,
-    tokens,
-    onSessionEnded: () => ended++,
-  });
+  const { api, ended } = countingClient(server.fetch, tokens);
   const errors = await Promise.allSettled([
     api.json("/api/a"),
     api.json("/api/b"),
@@ -88,7 +85,7 @@ Deno.test("api: when refresh fails, tokens are cleared and the session ends once
     assert.equal(e.status === "rejected" && e.reason.detail, "Not authenticated");
   }
   assert.equal(server.refreshCalls(), 1);
-  assert.equal(ended, 1);
+  assert.equal(ended(), 1);
   assert.equal(tokens.t.access, null);
   assert.equal(tokens.t.refresh, null);
 });
@@ -96,12 +93,11 @@ Deno.test("api: when refresh fails, tokens are cleared and the session ends once
 Deno.test("api: no refresh token means no refresh call and signed out", async () => {
   const server = fakeServer();
   const tokens = memoryTokens("expired", null);
-  let ended = 0;
-  const api = createApiClient({ fetch: server.fetch, tokens, onSessionEnded: () => ended++ });
+  const { api, ended } = countingClient(server.fetch, tokens);
   const res = await api.request("/api/users/me");
   assert.equal(res.status, 401);
   assert.equal(server.refreshCalls(), 0);
-  assert.equal(ended, 1);
+  assert.equal(ended(), 1);
   assert.equal(tokens.t.access, null);
 });
 
@@ -217,9 +213,8 @@ function scriptedServer(
 function startup(script: Parameters<typeof scriptedServer>[0], refresh: string | null = "r1") {
   const server = scriptedServer(script);
   const tokens = memoryTokens("a0", refresh);
-  let ended = 0;
-  const api = createApiClient({ fetch: server.fetch, tokens, onSessionEnded: () => ended++ });
-  return { fetchMe: createFetchMe(api, tokens), tokens, server, ended: () => ended };
+  const { api, ended } = countingClient(server.fetch, tokens);
+  return { fetchMe: createFetchMe(api, tokens), tokens, server, ended };
 }
 
 Deno.test("startup: a network error keeps the tokens and asks for a retry", async () => {

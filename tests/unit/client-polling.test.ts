@@ -19,6 +19,15 @@ const processing: StatusResponse = {
 };
 const done = (resultUrl: string): StatusResponse => ({ ...processing, status: "completed", resultUrl });
 
+/** A failed request as the API client throws it: an Error carrying the HTTP status. */
+const httpError = (status: number, message = "x") => Object.assign(new Error(message), { status });
+
+/** A status endpoint that counts its calls and gives `answer(n)` to the nth. */
+function countedStatus(answer: (n: number) => Promise<StatusResponse>) {
+  let calls = 0;
+  return { fetchStatus: () => answer(++calls), calls: () => calls };
+}
+
 function fakeSleep() {
   const delays: number[] = [];
   return { delays, sleep: (ms: number) => (delays.push(ms), Promise.resolve()) };
@@ -91,17 +100,11 @@ Deno.test("polling: a result on the 61st attempt still counts", async () => {
 Deno.test("polling: a 4xx answer (404 gone, 401 signed out) stops at once instead of retrying", async () => {
   for (const status of [404, 401, 403]) {
     const { delays, sleep } = fakeSleep();
-    let calls = 0;
-    const out = await pollGeneration({
-      sleep,
-      fetchStatus: () => {
-        calls++;
-        return Promise.reject(Object.assign(new Error("x"), { status }));
-      },
-    });
+    const server = countedStatus(() => Promise.reject(httpError(status)));
+    const out = await pollGeneration({ sleep, fetchStatus: server.fetchStatus });
     assert.equal(out.kind, "rejected");
     assert.equal(out.kind === "rejected" && out.status, status);
-    assert.equal(calls, 1);
+    assert.equal(server.calls(), 1);
     assert.equal(delays.length, 1);
   }
 });
@@ -109,34 +112,23 @@ Deno.test("polling: a 4xx answer (404 gone, 401 signed out) stops at once instea
 Deno.test("polling: 5xx, 408 and 429 are retried with backoff, not treated as final", async () => {
   for (const status of [500, 503, 408, 429]) {
     const { sleep } = fakeSleep();
-    let calls = 0;
-    const out = await pollGeneration({
-      sleep,
-      fetchStatus: () => {
-        calls++;
-        if (calls < 3) return Promise.reject(Object.assign(new Error("x"), { status }));
-        return Promise.resolve(done("/api/uploads/x"));
-      },
-    });
+    const server = countedStatus((n) =>
+      n < 3 ? Promise.reject(httpError(status)) : Promise.resolve(done("/api/uploads/x"))
+    );
+    const out = await pollGeneration({ sleep, fetchStatus: server.fetchStatus });
     assert.equal(out.kind, "completed", `status ${status}`);
-    assert.equal(rejectionStatus(Object.assign(new Error("x"), { status })), null);
+    assert.equal(rejectionStatus(httpError(status)), null);
   }
   assert.equal(rejectionStatus(new TypeError("Failed to fetch")), null);
-  assert.equal(rejectionStatus(Object.assign(new Error("x"), { status: 404 })), 404);
+  assert.equal(rejectionStatus(httpError(404)), 404);
 });
 
 Deno.test("polling: request errors back off and count as attempts", async () => {
   const { delays, sleep } = fakeSleep();
-  let calls = 0;
-  const out = await pollGeneration({
-    sleep,
-    fetchStatus: () => {
-      calls++;
-      return Promise.reject(new Error("network"));
-    },
-  });
+  const server = countedStatus(() => Promise.reject(new Error("network")));
+  const out = await pollGeneration({ sleep, fetchStatus: server.fetchStatus });
   assert.equal(out.kind, "timeout");
-  assert.equal(calls, 61);
+  assert.equal(server.calls(), 61);
   assert.equal(delays[0], 1000); // first wait is the normal one
   assert.equal(delays[1], 1000); // after error #1: 1.5^0
   assert.equal(delays[21], 1500); // after 21 polls
@@ -261,7 +253,7 @@ for (
 Deno.test("stream: a 404 from the fallback poll still ends at once", async () => {
   const outcome = await followGeneration({
     openStream: () => Promise.reject(new Error("refused: 404")),
-    fetchStatus: () => Promise.reject(Object.assign(new Error("Generation not found"), { status: 404 })),
+    fetchStatus: () => Promise.reject(httpError(404, "Generation not found")),
     sleep: fakeSleep().sleep,
   });
   assert.equal(outcome.kind, "rejected");
