@@ -1,6 +1,6 @@
 /**
- * The authenticated API under load, on PGlite and (when TEST_DATABASE_URL or
- * BENCH_DATABASE_URL is set) Postgres: the real app served by Deno.serve in
+ * The authenticated API under load, on PGlite and Postgres (BENCH_DATABASE_URL,
+ * else TEST_DATABASE_URL, else a local server on 127.0.0.1:5432 when one answers): the real app served by Deno.serve in
  * this process, driven by wrk (/usr/bin/wrk).
  * - `GET /api/users/me` against a bare Hono route doing the same single
  *   indexed select (users by primary key) on the same database: req/s ratio
@@ -15,8 +15,8 @@ import { eq } from "drizzle-orm";
 import { Hono } from "hono";
 import sharp from "sharp";
 import { generations, users } from "../db/schema.ts";
-import { backends } from "../tests/helpers/backends.ts";
-import { openTestContext, type TestContext } from "../tests/helpers/test-app.ts";
+import type { TestContext } from "../tests/helpers/test-app.ts";
+import { benchPostgresUrl } from "./postgres-url.ts";
 import { percentile } from "./stats.ts";
 
 const DURATION = Deno.env.get("BENCH_WRK_SECONDS") ?? "8";
@@ -100,8 +100,11 @@ async function startJob(ctx: TestContext, token: string) {
 console.log(
   `[api] load average before: ${await load()} (2 cores); wrk ${CONNECTIONS} connections, ${DURATION} s each`,
 );
-const url = Deno.env.get("BENCH_DATABASE_URL") ?? Deno.env.get("TEST_DATABASE_URL");
+// The test backends read TEST_DATABASE_URL when first imported: set it before importing them.
+const url = await benchPostgresUrl();
 if (url) Deno.env.set("TEST_DATABASE_URL", url);
+const { backends } = await import("../tests/helpers/backends.ts");
+const { openTestContext } = await import("../tests/helpers/test-app.ts");
 for (const backend of backends()) {
   if (backend.skip) {
     console.log(`[api:${backend.name}] skipped: set TEST_DATABASE_URL to a Postgres server`);

@@ -11,6 +11,7 @@ import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import * as schema from "./schema.ts";
+import { bumpWriteEpoch, writeEpochLogger } from "./write-epoch.ts";
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
 /** The handle passed into a `db.transaction` callback. */
@@ -99,11 +100,29 @@ async function withMigrationLock(client: postgres.Sql, migrate: () => Promise<vo
   }
 }
 
+/**
+ * Attaches the write counter (db/write-epoch.ts) to a new handle: the logger moves it when a
+ * write is sent, and again when a transaction ends (its writes are visible only then).
+ */
+function watchWrites(db: Db, logger: ReturnType<typeof writeEpochLogger>): Db {
+  logger.attach(db);
+  const transaction = db.transaction.bind(db);
+  db.transaction = (async (...args: Parameters<Db["transaction"]>) => {
+    try {
+      return await transaction(...args);
+    } finally {
+      bumpWriteEpoch(db);
+    }
+  }) as Db["transaction"];
+  return db;
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
+  const logger = writeEpochLogger();
   if (opts.url) {
     // Quiet NOTICEs ("relation already exists, skipping") from the migrator.
     const client = postgres(opts.url, { max: 10, onnotice: () => {} });
-    const db = drizzlePostgres(client, { schema }) as unknown as Db;
+    const db = watchWrites(drizzlePostgres(client, { schema, logger }) as unknown as Db, logger);
     await withMigrationLock(client, () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS }));
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
@@ -114,7 +133,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     startParams: PGLITE_START_PARAMS,
   });
   await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = watchWrites(drizzlePglite(client, { schema, logger }) as unknown as Db, logger);
   await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
   return { db, kind: "pglite", close: () => client.close() };
 }

@@ -9,6 +9,7 @@ import { HTTPException } from "hono/http-exception";
 import { routePath } from "hono/route";
 import { secureHeaders } from "hono/secure-headers";
 import type { Db } from "../db/client.ts";
+import { bumpWriteEpoch } from "../db/write-epoch.ts";
 import type { Config } from "./config.ts";
 import type { BlobStorage } from "./storage/storage.ts";
 import type { ImageModel } from "./imaging/image-model.ts";
@@ -64,6 +65,17 @@ export function createApp(deps: AppDeps) {
       contentSecurityPolicy: undefined,
     }),
   );
+
+  // A write request's changes are committed once it has answered: drop cached reads made
+  // meanwhile (the auth lookup cache, server/auth/access-cache.ts).
+  app.use("/api/*", async (c, next) => {
+    if (c.req.method === "GET" || c.req.method === "HEAD") return next();
+    try {
+      await next();
+    } finally {
+      bumpWriteEpoch(deps.db);
+    }
+  });
 
   // API GETs get an ETag (304 on a match); JSON above 1 KB goes out compressed.
   app.use("/api/*", jsonResponses());

@@ -28,22 +28,26 @@ export function signAccessToken(
   );
 }
 
-/** Throws on a bad signature, a wrong algorithm, an expired token or missing or malformed claims. */
+/**
+ * Throws on a bad signature, a wrong algorithm, an expired token or missing or malformed claims.
+ * `exp` (seconds since the epoch) tells a cache of verified tokens when to let go.
+ */
 export async function verifyAccessToken(
   token: string,
   /** The secret, or its HMAC key imported once (access.service.ts). */
   secret: string | CryptoKey,
-): Promise<AccessClaims> {
+): Promise<AccessClaims & { exp: number }> {
   const payload = await verify(token, secret, "HS256");
-  const { sub, sid, role } = payload as Record<string, unknown>;
+  const { sub, sid, role, exp } = payload as Record<string, unknown>;
   if (
     // We only issue UUIDs; anything else would reach uuid columns and fail there (a 500).
     !isUuid(sub) || !isUuid(sid) ||
-    (role !== "user" && role !== "admin")
+    (role !== "user" && role !== "admin") ||
+    typeof exp !== "number"
   ) {
     throw new Error("malformed claims");
   }
-  return { sub, sid, role };
+  return { sub, sid, role, exp };
 }
 
 export function newRefreshToken(): string {

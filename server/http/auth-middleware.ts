@@ -24,7 +24,8 @@ export function authMiddleware(
     if (header) {
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       if (!match) throw new AppError(401, "Invalid authorization header");
-      auth = await authenticateAccessToken(deps, match[1]);
+      const read = c.req.method === "GET" || c.req.method === "HEAD";
+      auth = await authenticateAccessToken(deps, match[1], { cached: read });
     }
     if (!auth && mode === "required") {
       throw new AppError(401, "Not authenticated");
