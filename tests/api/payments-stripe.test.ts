@@ -11,6 +11,7 @@ import { applyCreditChange } from "../../server/credits/credits.service.ts";
 import { createPromotion } from "../../server/payments/promotions.service.ts";
 import { getSubscriptionSummary } from "../../server/payments/subscription.service.ts";
 import { backends } from "../helpers/backends.ts";
+import { checkoutStatus, creditsStatusBody } from "../helpers/checkout-status.ts";
 import { FakeStripe } from "../helpers/fake-stripe.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
 import { type Json, openTestContext, readResponse, type TestContext } from "../helpers/test-app.ts";
@@ -35,8 +36,7 @@ async function deliverEvent(ctx: TestContext, fake: FakeStripe, event: Json) {
   return await deliver(ctx, body, signature);
 }
 
-const status = (ctx: TestContext, token: string, id: string) =>
-  ctx.call("GET", `/api/payments/checkout/status/${id}?origin_url=${encodeURIComponent(ORIGIN)}`, { token });
+const status = (ctx: TestContext, token: string, id: string) => checkoutStatus(ctx, token, id, ORIGIN);
 
 for (const backend of backends()) {
   Deno.test(
@@ -97,22 +97,10 @@ for (const backend of backends()) {
           assert.equal(fake.sessions.get(id)!.amount_total, 1280);
 
           const open = await status(ctx, user.access_token, id);
-          assert.deepEqual(open.body, {
-            payment_status: "unpaid",
-            status: "open",
-            amount_total: 1280,
-            currency: "usd",
-            metadata: { credits: "100" },
-          });
+          assert.deepEqual(open.body, creditsStatusBody(false, 1280, 100));
           fake.completeSession(id);
           const paid = await status(ctx, user.access_token, id);
-          assert.deepEqual(paid.body, {
-            payment_status: "paid",
-            status: "complete",
-            amount_total: 1280,
-            currency: "usd",
-            metadata: { credits: "100" },
-          });
+          assert.deepEqual(paid.body, creditsStatusBody(true, 1280, 100));
           assert.equal(await balance(ctx, user.user.id), 110);
           await status(ctx, user.access_token, id);
           assert.equal(await balance(ctx, user.user.id), 110);

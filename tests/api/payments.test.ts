@@ -21,6 +21,7 @@ import {
   renewSandboxSubscription,
 } from "../../server/payments/subscription.service.ts";
 import { backends } from "../helpers/backends.ts";
+import { checkoutStatus, creditsStatusBody } from "../helpers/checkout-status.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
 import { type Json, openTestContext, readResponse, type TestContext } from "../helpers/test-app.ts";
 
@@ -253,36 +254,16 @@ for (const backend of backends()) {
             assert.equal(declined.location, `/checkout/sandbox/${id}?declined=1`);
             assert.match((await page(ctx, declined.location!)).body, /Your card was declined\./);
             assert.equal(await balance(ctx, user.user.id), 10);
-            const pending = await ctx.call(
-              "GET",
-              `/api/payments/checkout/status/${id}?origin_url=${ORIGIN}`,
-              {
-                token: user.access_token,
-              },
-            );
-            assert.deepEqual(pending.body, {
-              payment_status: "unpaid",
-              status: "open",
-              amount_total: 80,
-              currency: "usd",
-              metadata: { credits: "5" },
-            });
+            const pending = await checkoutStatus(ctx, user.access_token, id, ORIGIN);
+            assert.deepEqual(pending.body, creditsStatusBody(false, 80, 5));
 
             const paid = await submitCard(ctx, id, "4242 4242 4242 4242");
             assert.equal(paid.status, 303);
             assert.equal(paid.location, `${ORIGIN}/credit-purchase-success?session_id=${id}`);
             assert.equal(await balance(ctx, user.user.id), 15);
 
-            const status = await ctx.call("GET", `/api/payments/checkout/status/${id}?origin_url=${ORIGIN}`, {
-              token: user.access_token,
-            });
-            assert.deepEqual(status.body, {
-              payment_status: "paid",
-              status: "complete",
-              amount_total: 80,
-              currency: "usd",
-              metadata: { credits: "5" },
-            });
+            const status = await checkoutStatus(ctx, user.access_token, id, ORIGIN);
+            assert.deepEqual(status.body, creditsStatusBody(true, 80, 5));
             // Paying again, polling, and fulfilling directly change nothing.
             assert.equal((await submitCard(ctx, id, "4242424242424242")).location, paid.location);
             assert.equal(await fulfilCheckoutSession(db, id), "already_fulfilled");
