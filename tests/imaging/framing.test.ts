@@ -11,13 +11,21 @@ import type { Canvas } from "../../server/imaging/local/blend.ts";
 import { deltaE } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { coverScaled, coversFrame, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
+import {
+  coverScaled,
+  coversFrame,
+  framingNote,
+  planFraming,
+  renderFramed,
+} from "../../server/imaging/local/framing.ts";
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { personMask } from "../../server/imaging/local/person-mask.ts";
 import { chooseFace, decodePhoto, detectFaces, render } from "../../server/imaging/local/render.ts";
 import { blurredCopy, renderBackdrop } from "../../server/imaging/local/scene.ts";
+import { CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts";
 import { optionList } from "../../server/styling/catalog.ts";
+import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import type { SettingEntry } from "../../server/styling/catalog.ts";
 import { cropFace, decode, type Decoded, job, meanLab, polygonPixels, reshape, resized } from "./fixtures.ts";
 
@@ -127,13 +135,143 @@ Deno.test("framing prefers filling the frame bottom with the photo", () => {
   const ey = (342 * f.scale + f.offsetY) / H;
   assert.ok(Math.abs(ey - 0.4) < 0.01, `eyes at ${ey.toFixed(3)}`);
   assert.ok(360 * f.scale > 0.62 * W && 360 * f.scale <= 0.72 * W + 1, "face enlarged, not cropped");
-  // A crop ending below the chin cannot fill the bottom without cropping the face: an edge remains.
+  // A crop ending at the chin cannot fill the bottom without cropping the face: an edge remains.
   const g = planFraming({ photoW: 700, photoH: 500, eye: [350, 300], faceWidth: 300, outW: W, outH: H });
-  assert.ok(300 * g.scale <= 0.72 * W + 1, "face not cropped");
+  assert.ok(300 * g.scale <= 0.85 * W + 1, "face not cropped");
   assert.ok(g.photoRect.y + g.photoRect.h < H);
   const gy = (300 * g.scale + g.offsetY) / H;
   assert.ok(gy <= 0.47 + 1e-3, `eyes at ${gy.toFixed(3)}`);
 });
+
+Deno.test("a close framing the photo's resolution cannot support is widened, and the note says so", () => {
+  // Face 300 px wide: Close-Up (face 62% of 1080 px) would enlarge it 2.2x.
+  const close = { photoW: 800, photoH: 1400, eye: [400, 500] as Point, faceWidth: 300, outW: W, outH: H };
+  const f = planFraming({ ...close, targetFaceWidth: 0.62 });
+  assert.ok(f.scale <= 1.6 + 1e-3, `enlarged ${f.scale.toFixed(2)}x`);
+  assert.equal(f.adjusted, "wider");
+  assert.equal(
+    framingNote(f, "Close-Up"),
+    "Close-Up was framed wider: the photo's resolution is too low for a closer framing of the face",
+  );
+  // The same framing of a face the photo holds at 700 px is kept as chosen, without a note.
+  const big = planFraming({
+    ...close,
+    photoW: 1800,
+    photoH: 3000,
+    eye: [900, 1100],
+    faceWidth: 700,
+    targetFaceWidth: 0.62,
+  });
+  assert.ok(Math.abs(big.scale * 700 - 0.62 * W) < 2, `face ${(big.scale * 700).toFixed(0)} px`);
+  assert.equal(big.adjusted, undefined);
+  assert.equal(framingNote(big, "Close-Up"), undefined);
+  // Half Body on a head-and-shoulders crop: the photo's bottom edge would float; framed closer, with a note.
+  const half = planFraming({
+    photoW: 600,
+    photoH: 800,
+    eye: [300, 330],
+    faceWidth: 260,
+    outW: W,
+    outH: H,
+    targetFaceWidth: 0.26,
+  });
+  assert.equal(half.photoRect.y + half.photoRect.h, H, "photo reaches the frame bottom");
+  assert.equal(
+    framingNote(half, "Half Body"),
+    "Half Body was framed closer: the photo ends too close below the face for a wider framing",
+  );
+});
+
+Deno.test("no framing leaves the photo's bottom edge inside the frame while the face fits", () => {
+  // Every camera (and none) over photo sizes, face sizes and eye heights.
+  const targets = [undefined, ...Object.values(CAMERA_RECIPES).map((c) => c.faceWidth)];
+  let cases = 0;
+  for (const targetFaceWidth of targets) {
+    for (
+      const [photoW, photoH] of [[480, 640], [700, 900], [1200, 1600], [1600, 900], [1080, 1920], [900, 700]]
+    ) {
+      for (const faceFrac of [0.15, 0.3, 0.5]) {
+        for (const eyeFrac of [0.2, 0.35, 0.5]) {
+          const faceWidth = faceFrac * photoW, eye: Point = [photoW / 2, eyeFrac * photoH];
+          const f = planFraming({ photoW, photoH, eye, faceWidth, outW: W, outH: H, targetFaceWidth });
+          const what = `${photoW}x${photoH} face ${faceFrac} eyes ${eyeFrac} target ${targetFaceWidth}`;
+          const bottom = f.photoRect.y + f.photoRect.h;
+          const face = faceWidth * f.scale;
+          // The bottom is reached unless that would make the face wider than 85% of the frame.
+          assert.ok(
+            bottom >= H || face >= 0.85 * W - 2,
+            `${what}: photo ends at ${bottom}, face ${face.toFixed(0)}`,
+          );
+          const ey = (eye[1] * f.scale + f.offsetY) / H;
+          assert.ok(ey >= 0.3 - 1e-3 && ey <= 0.47 + 1e-3, `${what}: eyes at ${ey.toFixed(3)}`);
+          // A chosen camera enlarges at most 1.6x, unless the bottom rule needs more.
+          if (targetFaceWidth && f.scale > 1.6 + 1e-3) {
+            const needed = (0.53 * H) / (photoH - eye[1]);
+            assert.ok(
+              f.scale <= needed * 1.01,
+              `${what}: enlarged ${f.scale.toFixed(2)}x, needed ${needed.toFixed(2)}`,
+            );
+          }
+          cases++;
+        }
+      }
+    }
+  }
+  assert.ok(cases > 300);
+});
+
+/**
+ * The person's alpha in a render, from two renders over a white and a black
+ * backdrop: the backdrop changes where the person is not.
+ */
+async function personAlpha(photo: Uint8Array, options: Partial<SelectedOptions>) {
+  const [white, black] = await Promise.all(
+    ["studio-white", "studio-black"].map(async (setting) => {
+      const res = await render(engine, job(photo, { ...options, setting }));
+      return { img: await decode(res.image), notes: res.notes };
+    }),
+  );
+  const a = new Float32Array(W * H);
+  for (let p = 0; p < W * H; p++) {
+    let d = 0;
+    for (let c = 0; c < 3; c++) d += Math.abs(white.img.data[p * 3 + c] - black.img.data[p * 3 + c]);
+    a[p] = Math.max(0, 1 - d / (3 * 200)); // the two backdrops differ by ~200 levels per channel
+  }
+  return { alpha: a, notes: white.notes };
+}
+
+/** Person pixels (alpha >= 0.5) in row y. */
+const rowCover = (a: Float32Array, y: number) => {
+  let n = 0;
+  for (let x = 0; x < W; x++) if (a[y * W + x] >= 0.5) n++;
+  return n;
+};
+
+const bottomCases: [string, () => Promise<Uint8Array>, Partial<SelectedOptions>, string][] = [
+  [
+    "a head-and-shoulders portrait, Half Body",
+    () => cropFace(FACE),
+    { cameraLens: "half-body" },
+    "Half Body was framed closer: the photo ends too close below the face for a wider framing",
+  ],
+  [
+    "a small portrait crop, Portrait 85mm",
+    () => cropFace([1, 773, 386, 327], 0.75, 1.5),
+    { cameraLens: "portrait-85mm" },
+    "Portrait (85mm, blurred background) was framed closer: the photo ends too close below the face for a wider framing",
+  ],
+];
+
+for (const [name, make, options, note] of bottomCases) {
+  Deno.test(`${name}: the person reaches the frame's bottom row, no floating bust`, async () => {
+    const { alpha, notes } = await personAlpha(await make(), options);
+    assert.ok(notes.includes(note), `notes: ${JSON.stringify(notes)}`);
+    const bottom = rowCover(alpha, H - 1), above = rowCover(alpha, H - 80);
+    assert.ok(bottom > 0.25 * W, `person across ${bottom} px of the bottom row`);
+    // The body goes on to the edge: no fade or taper toward the bottom.
+    assert.ok(bottom >= 0.85 * above, `bottom row ${bottom} px, 80 rows up ${above} px`);
+  });
+}
 
 Deno.test("an edge of the photo inside the frame is feathered, not a hard line", async () => {
   const photo = await topPart(await cropFace(FACE, 0.75), 0.6);

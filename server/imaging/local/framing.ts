@@ -1,11 +1,16 @@
 /**
  * 9:16 framing: the photo is scaled (never stretched) so the face has a
- * portrait size, placed with the eyes about 40% from the top, and where it
- * does not cover the frame the gap is filled with a blurred, darkened copy.
+ * portrait size, placed with the eyes about 40% from the top. The framing is
+ * chosen from what the photo holds: a close framing that would enlarge the
+ * face more than its resolution supports is widened, and the photo's bottom
+ * edge (where the person is cut off) always reaches the frame's bottom, so no
+ * bust floats mid-frame. Where the photo does not cover the frame (sides,
+ * top) the gap is filled with a blurred, darkened copy.
  */
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
 import type { Point, Rect } from "./masks.ts";
+import { detailSharpen, restoreDetail } from "./upscale.ts";
 
 export interface Framing {
   /** canvas = photo * scale + offset */
@@ -16,6 +21,12 @@ export interface Framing {
   photoRect: { x: number; y: number; w: number; h: number };
   width: number;
   height: number;
+  /**
+   * How the chosen camera's framing was changed to fit the photo: "wider"
+   * (the face would have been enlarged past MAX_FACE_UPSCALE), "closer" (the
+   * photo ends too close below the face for the camera's wide framing).
+   */
+  adjusted?: "wider" | "closer";
 }
 
 export interface FramingInput {
@@ -31,29 +42,55 @@ export interface FramingInput {
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
-/** Largest face width (fraction of the frame width) accepted to fill the frame bottom with the photo. */
-const MAX_FILL_FACE = 0.72;
+/**
+ * Largest enlargement of the photo a chosen close framing may ask for: past
+ * ~1.6x an upscaled face reads as soft even with restoreDetail (measured in
+ * bench/framing-quality.bench.ts). Only the bottom rule may go further.
+ */
+export const MAX_FACE_UPSCALE = 1.6;
 
+/** Eyes this far down the frame at most (a photo ending close below the face). */
+const EYES_LOWEST = 0.47;
+/** Largest face width (fraction of the frame width) the bottom rule may enlarge to. */
+const MAX_FILL_FACE = 0.85;
+/** With no camera chosen, the face may grow to this width (of the frame) to put the eyes at 40%. */
+const MAX_AT40_FACE = 0.72;
+/** Largest enlargement at all. */
+const MAX_SCALE = 4;
+
+/**
+ * The framing of the photo: the camera's face size (or, with no camera, the
+ * photo covering the frame with a portrait-sized face), widened to
+ * MAX_FACE_UPSCALE, then enlarged as far as needed for the photo's bottom to
+ * reach the frame's bottom with the eyes no lower than EYES_LOWEST (unless the
+ * face would then be wider than MAX_FILL_FACE of the frame: a photo cut just
+ * below the chin keeps a feathered bottom edge).
+ */
 export function planFraming(i: FramingInput): Framing {
   const { photoW, photoH, eye, faceWidth, outW, outH } = i;
+  const wanted = i.targetFaceWidth ? (i.targetFaceWidth * outW) / faceWidth : undefined;
   let scale: number;
-  if (i.targetFaceWidth) {
-    scale = (i.targetFaceWidth * outW) / faceWidth;
-  } else {
+  if (wanted) scale = Math.min(wanted, MAX_FACE_UPSCALE);
+  else {
     const cover = Math.max(outW / photoW, outH / photoH);
     scale = clamp(cover, (0.22 * outW) / faceWidth, (0.62 * outW) / faceWidth);
-    // A photo that ends above the frame bottom leaves a floating bust: enlarge
-    // it (the face may get larger than the portrait target, never cropped) so
-    // that its bottom reaches the frame bottom with the eyes near 40%; when
-    // that would crop the face, as far as allowed (eyes may sit down to 47%).
-    const below = photoH - eye[1];
-    if (below > 0 && below * scale < 0.6 * outH) {
-      const limit = Math.min(4, (MAX_FILL_FACE * outW) / faceWidth);
-      const at40 = (0.6 * outH) / below, at47 = (0.53 * outH) / below;
-      scale = Math.max(scale, at40 <= limit ? at40 : Math.min(at47, limit));
-    }
   }
-  scale = Math.min(scale, 4);
+  // The bottom rule: the photo's bottom edge on the frame's bottom edge.
+  const below = photoH - eye[1];
+  if (below > 0 && below * scale < (wanted ? 1 - EYES_LOWEST : 0.6) * outH) {
+    const lowest = Math.min((1 - EYES_LOWEST) * outH / below, (MAX_FILL_FACE * outW) / faceWidth);
+    // With no camera chosen, the eyes at 40% when the face may grow enough for it.
+    const at40 = wanted ? 0 : Math.min(0.6 * outH / below, (MAX_AT40_FACE * outW) / faceWidth);
+    scale = Math.max(scale, lowest, at40);
+  }
+  scale = Math.min(scale, MAX_SCALE);
+  const adjusted = !wanted
+    ? undefined
+    : scale < wanted * 0.95
+    ? "wider"
+    : scale > wanted * 1.05
+    ? "closer"
+    : undefined;
   const sw = Math.round(photoW * scale), sh = Math.round(photoH * scale);
   scale = sw / photoW;
   let ox = outW / 2 - eye[0] * scale;
@@ -64,7 +101,7 @@ export function planFraming(i: FramingInput): Framing {
   else if (oy + sh < outH) oy = outH - sh; // the bottom first (the eye clamp below limits it)
   const ex = eye[0] * scale + ox, ey = eye[1] * scale + oy;
   ox += clamp(ex, 0.3 * outW, 0.7 * outW) - ex;
-  oy += clamp(ey, 0.3 * outH, 0.47 * outH) - ey;
+  oy += clamp(ey, 0.3 * outH, EYES_LOWEST * outH) - ey;
   ox = Math.round(ox);
   oy = Math.round(oy);
   if (oy + sh < outH && oy + sh >= outH - 2) oy = outH - sh; // no rounding sliver at the bottom
@@ -77,7 +114,19 @@ export function planFraming(i: FramingInput): Framing {
     photoRect: { x: x0, y: y0, w: Math.max(0, x1 - x0), h: Math.max(0, y1 - y0) },
     width: outW,
     height: outH,
+    ...(adjusted ? { adjusted } : {}),
   };
+}
+
+/** A user-facing note when the chosen camera's framing was changed to fit the photo. */
+export function framingNote(f: Framing, cameraLabel: string): string | undefined {
+  if (f.adjusted === "wider") {
+    return `${cameraLabel} was framed wider: the photo's resolution is too low for a closer framing of the face`;
+  }
+  if (f.adjusted === "closer") {
+    return `${cameraLabel} was framed closer: the photo ends too close below the face for a wider framing`;
+  }
+  return undefined;
 }
 
 export function coversFrame(f: Framing): boolean {
@@ -138,7 +187,8 @@ function scaledSize(photo: { width: number; height: number }, scale: number): [n
 export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas> {
   const [sw, sh] = scaledSize(photo, Math.max(outW / photo.width, outH / photo.height));
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
-  return rawOf(sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL }), 3, "cover-scaled photo");
+  const resized = sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL });
+  return rawOf(restoreDetail(resized, sw / photo.width), 3, "cover-scaled photo");
 }
 
 /**
@@ -170,14 +220,33 @@ export async function renderFramed(
     }
     return { data: out, width: f.width, height: f.height };
   }
-  const photoPart = (top: number, height: number) =>
-    rawOf(
-      sharp(photo.data, raw)
-        .resize(sw, sh, { kernel: FRAME_KERNEL })
-        .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY + top, width: r.w, height }),
+  // Each band is sharpened with a margin of real neighbours (sharp crops
+  // before it sharpens): no seam between the bands, the same pixels as the
+  // cover-scaled copy.
+  const pad = Math.ceil(3 * (detailSharpen(f.scale)?.sigma ?? 0));
+  const x0 = r.x - f.offsetX;
+  const photoPart = async (top: number, height: number): Promise<Canvas> => {
+    const y0 = r.y - f.offsetY + top;
+    const ml = Math.min(pad, x0), mt = Math.min(pad, y0);
+    const mw = Math.min(sw, x0 + r.w + pad) - (x0 - ml), mh = Math.min(sh, y0 + height + pad) - (y0 - mt);
+    const band = await rawOf(
+      restoreDetail(
+        sharp(photo.data, raw)
+          .resize(sw, sh, { kernel: FRAME_KERNEL })
+          .extract({ left: x0 - ml, top: y0 - mt, width: mw, height: mh }),
+        f.scale,
+      ),
       3,
       "framed photo",
     );
+    if (mw === r.w && mh === height) return band;
+    const out = new Uint8Array(r.w * height * 3);
+    for (let y = 0; y < height; y++) {
+      const src = ((y + mt) * mw + ml) * 3;
+      out.set(band.data.subarray(src, src + r.w * 3), y * r.w * 3);
+    }
+    return { data: out, width: r.w, height };
+  };
   const covers = coversFrame(f);
   const { bx, by } = featherBands(f.width, f.height);
   // libvips runs each pipeline on one thread (sharp's default concurrency is 1
@@ -216,16 +285,38 @@ export async function renderFramed(
 }
 
 /**
- * The frame fill: a blurred, darkened copy of the photo, made at 1/8 size and
- * enlarged once. When the photo spans the frame width (`band` >= 0: the
- * feather band height), only the rows above and below the photo (plus the
- * band) are enlarged: the photo covers the rest.
+ * The frame fill: the photo as framed, its edge pixels stretched out to the
+ * frame's borders, blurred and darkened, made at 1/8 size and enlarged once
+ * (a blurred copy of the whole photo put a ghost of the head above it). When
+ * the photo spans the frame width (`band` >= 0: the feather band height), only
+ * the rows above and below the photo (plus the band) are enlarged: the photo
+ * covers the rest.
  */
 async function frameFill(photo: Canvas, f: Framing, band: number): Promise<Uint8Array> {
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
   const smallW = Math.max(8, Math.round(f.width / 8)), smallH = Math.max(8, Math.round(f.height / 8));
+  const k = smallW / f.width, pr = f.photoRect;
+  // The visible photo at 1/8 size, then its edges copied out to the frame.
+  const x0 = Math.min(smallW - 1, Math.round(pr.x * k)), y0 = Math.min(smallH - 1, Math.round(pr.y * k));
+  const w = Math.max(1, Math.min(smallW - x0, Math.round(pr.w * k)));
+  const h = Math.max(1, Math.min(smallH - y0, Math.round(pr.h * k)));
+  const left = Math.min(photo.width - 1, Math.max(0, Math.round((pr.x - f.offsetX) / f.scale)));
+  const top = Math.min(photo.height - 1, Math.max(0, Math.round((pr.y - f.offsetY) / f.scale)));
+  const visible = await rawOf(
+    sharp(photo.data, raw).extract({
+      left,
+      top,
+      width: Math.max(1, Math.min(photo.width - left, Math.round(pr.w / f.scale))),
+      height: Math.max(1, Math.min(photo.height - top, Math.round(pr.h / f.scale))),
+    }).resize(w, h, { fit: "fill" }),
+    3,
+    "frame fill",
+  );
   const small = await rawOf(
-    sharp(photo.data, raw).resize(smallW, smallH, { fit: "cover" }).blur(5).linear(0.55, 0),
+    sharp(visible.data, { raw: { width: w, height: h, channels: 3 } })
+      .extend({ left: x0, top: y0, right: smallW - x0 - w, bottom: smallH - y0 - h, extendWith: "copy" })
+      .blur(10)
+      .linear(0.55, 0),
     3,
     "frame fill",
   );
