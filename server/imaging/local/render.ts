@@ -10,7 +10,7 @@ import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
 import type { DetectedFace, FaceEngine } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
-import { coverScaled, mapPoints, planFraming, renderFramed } from "./framing.ts";
+import { coverScaled, framingNote, mapPoints, planFraming, renderFramed } from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
@@ -244,6 +244,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
+  const reframed = camera && framingNote(framing, camera.label);
+  if (reframed) notes.push(reframed);
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
   // framing, not the canvas).
