@@ -14,17 +14,9 @@
 import assert from "node:assert/strict";
 import { deltaE, hexToRgb, type Lab, linearToLab, rgbToLinear } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
-import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { LIPS_OUTER, SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
-import {
-  chooseFace,
-  decodePhoto,
-  detectFaces,
-  framingFor,
-  render,
-} from "../../server/imaging/local/render.ts";
-import { mapPoints } from "../../server/imaging/local/framing.ts";
+import { render } from "../../server/imaging/local/render.ts";
 import { DEFAULT_INTENSITY, type Intensity } from "../../server/styling/option-keys.ts";
 import {
   cropFace,
@@ -36,6 +28,7 @@ import {
   labOf,
   meanLab,
 } from "./fixtures.ts";
+import { framedFace } from "./makeup-metrics.ts";
 
 const engine = await FaceEngine.load();
 const SHADES: [string, string][] = [["classic-red-matte", "#B22234"], ["plum-matte", "#5C2340"]];
@@ -73,15 +66,9 @@ interface Regions {
 }
 
 async function regions(face: [number, number, number, number]): Promise<Regions> {
-  const photo = await cropFace(face);
-  const plain = await decode((await render(engine, job(photo))).image);
   // The renderer's own landmarks (found on the photo, mapped through the framing), so that the
   // lip outline measured here is the one the renderer worked from.
-  const decoded = await decodePhoto(photo);
-  const faces = await detectFaces(engine, decoded);
-  const chosen = chooseFace(faces, decoded.width, decoded.height);
-  const framing = framingFor(decoded, chosen, plain.width, plain.height);
-  const g = faceGeometry(mapPoints(chosen.mesh, framing));
+  const { plain, g } = await framedFace(engine, face);
   const outer = LIPS_OUTER.map((i) => g.pts[i]);
   // Inside the outline by ~1.5 px: the outline itself is the mesh's guess, not a lip pixel.
   const inside = (await import("./fixtures.ts")).polygonPixels(plain, outer, 1.2, 0.9);

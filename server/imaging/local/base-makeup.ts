@@ -9,7 +9,7 @@ import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract
 import { BASE_RECIPES } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
-/** Base works on a half-resolution grid (masks, fine smoothing) and a quarter one (broad evening). */
+/** Base works on a half-resolution grid (its mask) and a quarter one (smoothing and evening). */
 const BASE_STEP = 2;
 
 /**
@@ -57,25 +57,6 @@ function skinWeights(skinLab: [number, number, number]): (r: number, g: number, 
   };
 }
 
-/** Sums 2x2 cells of the planes (w x h, interleaved `n` channels) into a half-size grid. */
-function halve(
-  src: Float32Array,
-  w: number,
-  h: number,
-  n: number,
-): { data: Float32Array; w: number; h: number } {
-  const hw = Math.ceil(w / 2), hh = Math.ceil(h / 2);
-  const out = new Float32Array(hw * hh * n);
-  for (let y = 0; y < h; y++) {
-    const ro = (y >> 1) * hw;
-    for (let x = 0; x < w; x++) {
-      const s = (y * w + x) * n, o = (ro + (x >> 1)) * n;
-      for (let c = 0; c < n; c++) out[o + c] += src[s + c];
-    }
-  }
-  return { data: out, w: hw, h: hh };
-}
-
 function blurChannels(src: Float32Array, w: number, h: number, n: number, sigma: number): void {
   const plane = new Float32Array(w * h);
   for (let c = 0; c < n; c++) {
@@ -95,19 +76,23 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
   const d = img.data, IW = img.width;
   const [x0, y0, x1, y1] = maskSpan(m, q, IW, img.height);
   const row = new Float32Array(x1 - x0);
-  // Skin-weighted linear RGB and the weight, summed on the mask's half-resolution grid.
-  const gw = m.w, gh = m.h;
+  // Skin-weighted linear RGB and the weight, summed on a quarter-resolution
+  // grid (cells of 4x4 px from the mask's origin), from every other pixel of
+  // every other row: every term built from them is blurred over several cells.
+  const X0 = m.x * q, Y0 = m.y * q, C = 2 * q;
+  const gw = Math.ceil(m.w / 2), gh = Math.ceil(m.h / 2);
   const S = new Float32Array(gw * gh * 4);
-  for (let y = y0; y < y1; y++) {
-    const j = (y >> 1) - m.y;
-    if (j < 0 || j >= gh || !maskRow(m, q, y, x0, x1, row)) continue;
-    let i = (y * IW + x0) * 3;
-    for (let x = x0; x < x1; x++, i += 3) {
-      const c = (x >> 1) - m.x;
-      if (row[x - x0] <= 0.001 || c < 0 || c >= gw) continue;
+  const sx0 = x0 + (x0 & 1);
+  for (let y = y0 + (y0 & 1); y < y1; y += 2) {
+    const mr = (y >> 1) - m.y, j = ((y - Y0) / C) | 0;
+    if (mr < 0 || mr >= m.h || j >= gh) continue;
+    let i = (y * IW + sx0) * 3;
+    for (let x = sx0; x < x1; x += 2, i += 6) {
+      const mc = (x >> 1) - m.x;
+      if (mc < 0 || mc >= m.w || m.data[mr * m.w + mc] <= 0.001) continue;
       const sk = weight(d[i], d[i + 1], d[i + 2]);
       if (sk <= 0) continue;
-      const o = (j * gw + c) * 4;
+      const o = (j * gw + (((x - X0) / C) | 0)) * 4;
       S[o] += SRGB_TO_LINEAR[d[i]] * sk;
       S[o + 1] += SRGB_TO_LINEAR[d[i + 1]] * sk;
       S[o + 2] += SRGB_TO_LINEAR[d[i + 2]] * sk;
@@ -116,36 +101,35 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
   }
   const recipe = BASE_RECIPES[entry.id];
   const smoothing = recipe?.smoothing ?? 0.4, evening = recipe?.evening ?? 0.4;
-  const fine = 0.008 * g.fw, broad = 0.045 * g.fw;
-  // Broad evening on a quarter grid (sigma ~ 7 cells there), fine smoothing on the half grid.
-  const B = halve(S, gw, gh, 4);
-  blurChannels(B.data, B.w, B.h, 4, broad / (2 * q));
-  blurChannels(S, gw, gh, 4, fine / q);
-  const detailKeep = 1 - 0.8 * smoothing;
-  const even = 0.7 * evening;
-  // Per grid cell: the smooth part of the effect, out = px * detailKeep + O.
-  const O = new Float32Array(gw * gh * 3);
-  const bd = B.data, bw = B.w, bh = B.h;
-  for (let j = 0; j < gh; j++) {
-    const gy = Math.min(bh - 1.001, Math.max(0, (j + 0.5) / 2 - 0.5));
-    const by0 = gy | 0, fy = gy - by0;
-    for (let i = 0; i < gw; i++) {
-      const gx = Math.min(bw - 1.001, Math.max(0, (i + 0.5) / 2 - 0.5));
-      const bx0 = gx | 0, fx = gx - bx0;
-      const p00 = (by0 * bw + bx0) * 4, p01 = p00 + 4, p10 = p00 + bw * 4, p11 = p10 + 4;
-      const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
-      const k = j * gw + i;
-      const sw = S[k * 4 + 3];
-      const lw = bd[p00 + 3] * w00 + bd[p01 + 3] * w01 + bd[p10 + 3] * w10 + bd[p11 + 3] * w11;
-      for (let ch = 0; ch < 3; ch++) {
-        let smooth = skin[ch], low = skin[ch];
-        if (sw > 4e-4 && lw > 1.6e-3) {
-          smooth = S[k * 4 + ch] / sw;
-          low = (bd[p00 + ch] * w00 + bd[p01 + ch] * w01 + bd[p10 + ch] * w10 + bd[p11 + ch] * w11) / lw;
-        }
-        O[k * 3 + ch] = smooth * (1 - detailKeep) - (smooth - low) * even;
+  // Fine smoothing and broad evening, both on the quarter grid.
+  const F = S.slice();
+  blurChannels(F, gw, gh, 4, 0.008 * g.fw / C);
+  blurChannels(S, gw, gh, 4, 0.045 * g.fw / C);
+  // Foundation evens tone and blurs blotches; it does not erase pores: the fine
+  // detail is mostly kept (>= 0.9 of it even for the heaviest base), the
+  // blotch-sized variation is what gets evened out.
+  const detailKeep = 1 - 0.1 * smoothing;
+  const even = 0.55 * evening;
+  const surface = recipe?.surface ?? "natural";
+  const matte = surface === "matte", dewy = surface === "dewy";
+  // Per grid cell: the smooth part of the effect, out = (px * detailKeep + O[0..2]) * O[3].
+  // O[3] is the matte finish's shine reduction, taken from the smooth luminance
+  // (a per-pixel one would flatten the pores on every bright patch of skin).
+  const O = new Float32Array(gw * gh * 4);
+  const sm = [0, 0, 0];
+  for (let k = 0; k < gw * gh; k++) {
+    const sw = F[k * 4 + 3], lw = S[k * 4 + 3];
+    for (let ch = 0; ch < 3; ch++) {
+      let smooth = skin[ch], low = skin[ch];
+      if (sw > 4e-4 && lw > 4e-4) {
+        smooth = F[k * 4 + ch] / sw;
+        low = S[k * 4 + ch] / lw;
       }
+      sm[ch] = smooth;
+      O[k * 4 + ch] = smooth * (1 - detailKeep) - (smooth - low) * even;
     }
+    const lum = 0.2126 * sm[0] + 0.7152 * sm[1] + 0.0722 * sm[2];
+    O[k * 4 + 3] = matte && lum > ys * 1.15 ? (ys * 1.15 + (lum - ys * 1.15) * 0.45) / lum : 1;
   }
   const tint = entry.hex ? hexToLinear(entry.hex) : undefined;
   let tr = 1, tg = 1, tb = 1;
@@ -155,12 +139,13 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
     tg = 1 + 0.25 * ((tint[1] / yt) / (skin[1] / ys) - 1);
     tb = 1 + 0.25 * ((tint[2] / yt) / (skin[2] / ys) - 1);
   }
-  const surface = recipe?.surface ?? "natural";
-  const matte = surface === "matte", dewy = surface === "dewy";
+  // O interpolated to the current row (vertically), then per pixel horizontally.
+  const orow = new Float32Array(gw * 4);
   for (let y = y0; y < y1; y++) {
     if (!maskRow(m, q, y, x0, x1, row)) continue;
-    const gy = Math.min(gh - 1.001, Math.max(0, (y + 0.5) / q - 0.5 - m.y));
-    const j0 = gy | 0, fy = gy - j0;
+    const gy = Math.min(gh - 1.001, Math.max(0, (y + 0.5 - Y0) / C - 0.5));
+    const j0 = Math.min(gh - 1, gy | 0), fy = gy - j0, j1 = Math.min(gh - 1, j0 + 1);
+    for (let k = 0; k < gw * 4; k++) orow[k] = O[j0 * gw * 4 + k] * (1 - fy) + O[j1 * gw * 4 + k] * fy;
     let i = (y * IW + x0) * 3;
     for (let x = x0; x < x1; x++, i += 3) {
       let a = row[x - x0];
@@ -168,29 +153,19 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
       const r = d[i], gg = d[i + 1], b = d[i + 2];
       a *= weight(r, gg, b) * t;
       if (a < 0.002) continue;
-      const gx = Math.min(gw - 1.001, Math.max(0, (x + 0.5) / q - 0.5 - m.x));
+      const gx = Math.min(gw - 1.001, Math.max(0, (x + 0.5 - X0) / C - 0.5));
       const i0 = gx | 0, fx = gx - i0;
-      const p00 = (j0 * gw + i0) * 3, p01 = p00 + 3, p10 = p00 + gw * 3, p11 = p10 + 3;
-      const w00 = (1 - fx) * (1 - fy), w01 = fx * (1 - fy), w10 = (1 - fx) * fy, w11 = fx * fy;
+      const p0 = i0 * 4, p1 = Math.min(gw - 1, i0 + 1) * 4;
       const lr = SRGB_TO_LINEAR[r], lg = SRGB_TO_LINEAR[gg], lb = SRGB_TO_LINEAR[b];
-      let er = (lr * detailKeep + O[p00] * w00 + O[p01] * w01 + O[p10] * w10 + O[p11] * w11) * tr;
-      let eg = (lg * detailKeep + O[p00 + 1] * w00 + O[p01 + 1] * w01 + O[p10 + 1] * w10 + O[p11 + 1] * w11) *
-        tg;
-      let eb = (lb * detailKeep + O[p00 + 2] * w00 + O[p01 + 2] * w01 + O[p10 + 2] * w10 + O[p11 + 2] * w11) *
-        tb;
-      if (matte || dewy) {
-        const lum = 0.2126 * er + 0.7152 * eg + 0.0722 * eb;
-        if (matte && lum > ys * 1.15) {
-          const f = (ys * 1.15 + (lum - ys * 1.15) * 0.45) / lum;
-          er *= f;
-          eg *= f;
-          eb *= f;
-        } else if (dewy) {
-          const s = 0.35 * Math.max(0, lum - ys * 1.05);
-          er += s;
-          eg += s;
-          eb += s * 0.95;
-        }
+      const f = orow[p0 + 3] + (orow[p1 + 3] - orow[p0 + 3]) * fx;
+      let er = (lr * detailKeep + orow[p0] + (orow[p1] - orow[p0]) * fx) * tr * f;
+      let eg = (lg * detailKeep + orow[p0 + 1] + (orow[p1 + 1] - orow[p0 + 1]) * fx) * tg * f;
+      let eb = (lb * detailKeep + orow[p0 + 2] + (orow[p1 + 2] - orow[p0 + 2]) * fx) * tb * f;
+      if (dewy) {
+        const s = 0.35 * Math.max(0, 0.2126 * er + 0.7152 * eg + 0.0722 * eb - ys * 1.05);
+        er += s;
+        eg += s;
+        eb += s * 0.95;
       }
       const k = a > 1 ? 1 : a;
       d[i] = linearToSrgb(lr + (er - lr) * k);

@@ -1,9 +1,9 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
-import { blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
-import { hexToLinear, hexToRgb } from "./color.ts";
+import { blendLut, type Canvas, channelLut } from "./blend.ts";
+import { hexToLinear } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import { CHEEK_L, CHEEK_R, FACE_OVAL } from "./landmarks.ts";
-import { gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
+import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
+import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
 import {
   bandPolygon,
   boost,
@@ -12,43 +12,103 @@ import {
   feather,
   fillEllipse,
   fillPolygon,
+  type Mask,
   mid,
   type Point,
+  subtract,
 } from "./masks.ts";
+import { skinMeanLinear } from "./skin-tone.ts";
 
+/** Mirrored landmark sets, subject's right then left. */
+const SIDES = [
+  { apple: [50, 101], temple: [116, 143], bone: [143, 111, 117] },
+  { apple: [280, 330], temple: [345, 372], bone: [372, 340, 346] },
+] as const;
+
+/**
+ * Blush: swept along the cheekbone from the apple of the cheek up toward the
+ * temple (a tapered, feathered band, not a disc), clipped to the face outline.
+ */
 export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
-  const c = hexToRgb(hex).map((v) => v / 255);
-  const sigma = 0.05 * g.fw;
-  const lut = channelLut((v, k) => fromGamma(softLight(toGamma(v), c[k])));
-  for (const idx of [CHEEK_R, CHEEK_L]) {
-    // A wide, soft mask: rasterised and feathered at half resolution.
-    const m = gridMask(img, pick(g, idx), sigma * 3, SOFT_STEP);
-    fillPolygon(m, toGrid(pick(g, idx), SOFT_STEP));
-    feather(m, sigma / SOFT_STEP);
-    boost(m, 1.3);
-    blendLut(img, m, 0.7 * t, lut, SOFT_STEP);
+  const p = g.pts, fw = g.fw, q = SOFT_STEP;
+  // A translucent flush: the skin's chromaticity moved toward the shade's
+  // (a per-channel multiply, luminance roughly kept, texture untouched), so a
+  // berry reads berry on any skin instead of an orange soft-light patch.
+  const c = hexToLinear(hex), skin = skinMeanLinear(img, g);
+  const yc = Math.max(1e-3, 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]);
+  const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** 0.65);
+  const norm = 0.97 / (0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2]);
+  const lut = multiplyLut(...ratio.map((r) => Math.min(1.3, r * norm)) as [number, number, number]);
+  for (const side of SIDES) {
+    const apple = mid(p[side.apple[0]], p[side.apple[1]]);
+    const temple = mid(apple, mid(p[side.temple[0]], p[side.temple[1]]), 0.9);
+    const line = [apple, mid(apple, temple), temple];
+    const band = bandPolygon(line, (u) => fw * (0.05 - 0.022 * u));
+    const m = gridMask(img, band, 0.1 * fw, q);
+    fillPolygon(m, toGrid(band, q));
+    feather(m, 0.04 * fw / q);
+    boost(m, 1.2);
+    clipToFace(img, g, m, q);
+    blendLut(img, m, 0.7 * t, lut, q);
   }
 }
 
+/**
+ * Highlighter: a luminance lift with a little sheen (brighter where the skin
+ * already catches light), on the cheekbone tops, the nose bridge and the
+ * cupid's bow only. It keeps the skin's colour and texture (a multiplied lift,
+ * bounded), so it reads as product catching light, not white paint.
+ */
 export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
-  const spots: [Point, number, number, number][] = [];
-  for (const [a, b] of [[116, 118], [345, 347]]) {
-    const c = mid(p[a], p[b]);
-    const ang = Math.atan2(p[b][1] - p[a][1], p[b][0] - p[a][0]);
-    spots.push([[c[0] + g.up[0] * 0.02 * fw, c[1] + g.up[1] * 0.02 * fw], 0.075 * fw, 0.025 * fw, ang]);
-  }
-  const nb = mid(p[168], p[195]);
-  spots.push([nb, 0.012 * fw, 0.09 * fw, Math.atan2(g.up[1], g.up[0]) + Math.PI / 2]);
+  const skin = skinMeanLinear(img, g);
+  const warm = [1, 0.97, 0.9];
+  // At most ~+10 L* on mid-toned skin at full strength: a lift, not a white layer.
+  const lut = channelLut((v, k) =>
+    Math.min(v * 1.5, v * 1.24 + 0.45 * warm[k] * Math.max(0, v - 0.85 * skin[k]))
+  );
   const bow = p[0];
-  spots.push([[bow[0] + g.up[0] * 0.02 * fw, bow[1] + g.up[1] * 0.02 * fw], 0.018 * fw, 0.008 * fw, 0]);
-  const q = SOFT_STEP;
-  const m = gridMask(img, spots.map((s) => s[0]), 0.2 * fw, q);
-  for (const [c, rx, ry, ang] of spots) fillEllipse(m, c[0] / q, c[1] / q, rx / q, ry / q, ang);
-  feather(m, 0.018 * fw / q);
-  const glow = hexToLinear("#FFF0DC");
-  const lut = channelLut((v, k) => 1 - (1 - v) * (1 - glow[k] * 0.45));
-  blendLut(img, m, 0.45 * t, lut, q);
+  const shapes: { pts: Point[]; fill: (m: Mask) => void }[] = [
+    ...SIDES.map((side) => {
+      const band = bandPolygon(side.bone.map((i) => p[i]), (u) => fw * (0.016 - 0.006 * u));
+      return { pts: band, fill: (m: Mask) => fillPolygon(m, band) };
+    }),
+    (() => {
+      const band = bandPolygon(pick(g, [6, 197, 195]), (u) => fw * (0.006 + 0.002 * u));
+      return { pts: band, fill: (m: Mask) => fillPolygon(m, band, 0.8) };
+    })(),
+    {
+      pts: [bow],
+      fill: (m: Mask) =>
+        fillEllipse(
+          m,
+          bow[0] + g.up[0] * 0.012 * fw,
+          bow[1] + g.up[1] * 0.012 * fw,
+          0.02 * fw,
+          0.007 * fw,
+          0,
+          0.8,
+        ),
+    },
+  ];
+  // Each shape on its own small rectangle (a face-sized full-resolution mask costs 10x more).
+  for (const shape of shapes) {
+    const m = createMask(boundsOf(shape.pts, 0.04 * fw, img.width, img.height));
+    shape.fill(m);
+    feather(m, 0.01 * fw);
+    subtract(m, eyeZone(g, m));
+    clipToFace(img, g, m, 1);
+    blendLut(img, m, 0.9 * t, lut);
+  }
+}
+
+/** The eyes and the hollow under them (lower lid to the cheek's top ring): no highlighter there. */
+function eyeZone(g: FaceGeometry, rect: { x: number; y: number; w: number; h: number }): Mask {
+  const m = createMask(rect);
+  for (const idx of [EYE_R, EYE_L, UNDER_EYE_R, UNDER_EYE_L]) fillPolygon(m, pick(g, idx));
+  feather(m, 0.006 * g.fw);
+  return boost(m, 2);
 }
 
 export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
@@ -69,6 +129,7 @@ export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
   feather(m, 0.03 * fw / q);
   // The feather halves a band this narrow: lift its core back toward full.
   boost(m, 1.7);
+  clipToFace(img, g, m, q);
   blendLut(img, m, 0.7 * t, multiplyLut(0.7, 0.62, 0.58), q);
 }
 
@@ -81,6 +142,7 @@ export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   fillEllipse(m, p[4][0] / q, p[4][1] / q, 0.05 * fw / q, 0.04 * fw / q);
   feather(m, 0.05 * fw / q);
   boost(m, 1.5);
+  clipToFace(img, g, m, q);
   blendLut(img, m, 0.65 * t, multiplyLut(0.88, 0.72, 0.55), q);
 }
 

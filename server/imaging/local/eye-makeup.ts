@@ -14,7 +14,7 @@ import {
   LASH_L,
   LASH_R,
 } from "./landmarks.ts";
-import { clamp01, multiplyLut } from "./makeup-layer.ts";
+import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
 import {
   bandPolygon,
   boost,
@@ -29,7 +29,10 @@ import {
 } from "./masks.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
-/** The eye openings (eyeball + iris), dilated a little: never painted. */
+/**
+ * The eye openings (eyeball + iris): 1 on every pixel the mesh's eye outline
+ * covers (so no product lands inside it), fading over ~1 px outside.
+ */
 function eyeOpenings(
   g: FaceGeometry,
   rect: { x: number; y: number; w: number; h: number },
@@ -37,13 +40,15 @@ function eyeOpenings(
   const m = createMask(rect);
   fillPolygon(m, pick(g, EYE_R));
   fillPolygon(m, pick(g, EYE_L));
+  const hard = m.data.slice();
   feather(m, Math.max(0.7, 0.004 * g.fw));
-  return boost(m, 2.5);
+  for (let i = 0; i < m.data.length; i++) m.data[i] = Math.min(1, Math.max(2.5 * m.data[i], 2 * hard[i]));
+  return m;
 }
 
 const sortedByX = (line: Point[]): Point[] => [...line].sort((a, b) => a[0] - b[0]);
 
-/** Polyline y at column x (points sorted by x; linear interpolation; clamps at the ends). */
+/** Polyline y at x (points sorted by x; linear interpolation; clamps at the ends). */
 function lineYAt(pts: Point[], x: number): number {
   if (x <= pts[0][0]) return pts[0][1];
   for (let i = 1; i < pts.length; i++) {
@@ -56,15 +61,26 @@ function lineYAt(pts: Point[], x: number): number {
   return pts[pts.length - 1][1];
 }
 
+/**
+ * How much of the lid an eyeshadow covers at intensity t: pigment builds up
+ * quickly (the default 60 gives 0.84 of full), 0 paints nothing.
+ */
+const shadowCover = (t: number) => t <= 0 ? 0 : 1 - (1 - clamp01(t)) ** 2;
+
 export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
   const c = hexToLinear(hex);
   const cy = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   const light = cy > 0.3;
   const sigma = 0.02 * g.fw;
   const cs = [toGamma(c[0]), toGamma(c[1]), toGamma(c[2])];
-  const lut = light
-    ? channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03)
-    : multiplyLut(...c.map((ck) => ck * 2.2 > 1 ? 1 : ck * 2.2 + 0.15) as [number, number, number]);
+  // Dark shades tint the lid toward the shade relative to the skin's own colour
+  // (a multiply that keeps the lid's shading and texture): plum reads plum on
+  // light and deep skin alike, without turning into a flat patch.
+  const skin = skinMeanLinear(img, g);
+  const lut = light ? channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03) : multiplyLut(
+    ...c.map((ck, k) => Math.min(1, Math.max(0.12, ck / skin[k])) ** 0.85) as [number, number, number],
+  );
+  const opacity = 0.85 * shadowCover(t);
   for (
     const [lashIdx, creaseIdx, browIdx] of [
       [LASH_R, CREASE_R, BROW_LOW_R],
@@ -77,29 +93,38 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
       outer[0] + (outer[0] - inner[0]) * 0.12 + g.up[0] * 0.03 * g.fw,
       outer[1] + (outer[1] - inner[1]) * 0.12 + g.up[1] * 0.03 * g.fw,
     ];
-    const poly: Point[] = [wingOut, ...lash, ...[...crease].reverse()];
+    // Heights are measured along the face's own up direction (a tilted head
+    // would otherwise fade one lid out): s across the face, h up the face.
+    const [ux, uy] = g.up;
+    const toFace = (p: Point): Point => [-uy * p[0] + ux * p[1], ux * p[0] + uy * p[1]];
+    const fromFace = (f: Point): Point => [-uy * f[0] + ux * f[1], ux * f[0] + uy * f[1]];
+    const lashF = sortedByX(lash.map(toFace)), browF = sortedByX(brow.map(toFace));
+    // Product covers the mobile lid and blends a little past the crease toward the brow.
+    const top = crease.map((p) => {
+      const [fs, fh] = toFace(p);
+      return fromFace([fs, fh + (lineYAt(browF, fs) - fh) * 0.4]);
+    });
+    const poly: Point[] = [wingOut, ...lash, ...top.reverse()];
     const rect = boundsOf([...poly, ...brow], sigma * 3, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, poly);
     feather(m, sigma * 0.6);
+    boost(m, 1.5);
     // Gradient: 1 at the lash line, fading to 0.2 at the brow.
-    const lashS = sortedByX(lash), browS = sortedByX(brow);
-    const lys = new Float32Array(m.w), spans = new Float32Array(m.w);
-    for (let col = 0; col < m.w; col++) {
-      const x = m.x + col + 0.5;
-      lys[col] = lineYAt(lashS, x);
-      spans[col] = Math.max(1, lys[col] - lineYAt(browS, x));
-    }
     for (let r = 0; r < m.h; r++) {
       const y = m.y + r + 0.5;
       const o = r * m.w;
       for (let col = 0; col < m.w; col++) {
-        const u = clamp01((lys[col] - y) / spans[col]);
+        if (m.data[o + col] <= 0) continue;
+        const [fs, fh] = toFace([m.x + col + 0.5, y]);
+        const lashH = lineYAt(lashF, fs);
+        const u = clamp01((fh - lashH) / Math.max(1, lineYAt(browF, fs) - lashH));
         m.data[o + col] *= 1 - 0.8 * u;
       }
     }
+    clipToFace(img, g, m, 1);
     subtract(m, eyeOpenings(g, rect));
-    blendLut(img, m, light ? 0.85 * t : 0.7 * t, lut);
+    blendLut(img, m, opacity, lut);
   }
 }
 
@@ -110,13 +135,15 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
     const lash = pick(g, lashIdx);
     const outer = lash[0], inner = lash[lash.length - 1];
     const thick = 0.011 * g.fw;
-    // Sit the line on the lid, just above the lash line.
-    const lifted = lash.map((p): Point => [
-      p[0] + g.up[0] * thick * 0.4,
-      p[1] + g.up[1] * thick * 0.4,
-    ]);
-    const band = bandPolygon(lifted, (u) => thick * (0.35 + 0.65 * (1 - u)));
-    const pts: Point[] = [...band];
+    // On the lid only: from the lash line up, thickest at the outer corner. The
+    // lower edge sits a fraction inside the lash line so no skin gap shows;
+    // the eye opening is cut out below.
+    const top = lash.map((p, i): Point => {
+      const w = thick * (0.45 + 0.75 * (1 - i / (lash.length - 1)));
+      return [p[0] + g.up[0] * w, p[1] + g.up[1] * w];
+    });
+    const base = lash.map((p): Point => [p[0] - g.up[0] * thick * 0.15, p[1] - g.up[1] * thick * 0.15]);
+    const band: Point[] = [...base, ...top.reverse()];
     const rect = boundsOf([...lash, mid(outer, inner, -0.5)], thick * 8, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, band);
@@ -133,10 +160,10 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
         tip,
         [outer[0] - g.up[0] * thick * 0.1, outer[1] - g.up[1] * thick * 0.1],
       ]);
-      pts.push(tip);
     }
     feather(m, Math.max(0.6, 0.0025 * g.fw));
     subtract(m, eyeOpenings(g, rect));
+    clipToFace(img, g, m, 1);
     blendLut(img, m, 0.9 * t, inkLut);
   }
 }
@@ -151,6 +178,7 @@ export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
     fillPolygon(m, band);
     feather(m, Math.max(0.6, 0.003 * g.fw));
     subtract(m, eyeOpenings(g, rect));
+    clipToFace(img, g, m, 1);
     blendLut(img, m, 0.8 * t, multiplyLut(0.25, 0.23, 0.23));
   }
 }
@@ -164,6 +192,7 @@ export function browLayer(img: Canvas, g: FaceGeometry, t: number): void {
     const m = createMask(rect);
     fillPolygon(m, poly);
     feather(m, Math.max(0.8, 0.005 * g.fw));
+    clipToFace(img, g, m, 1);
     blendLayer(img, m, 0.6 * t, (px) => {
       const y = 0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2];
       // Darker pixels (brow hair) are deepened more than the skin between them.

@@ -177,3 +177,9 @@ const JAW = FACE_OVAL.slice(FACE_OVAL.indexOf(397), FACE_OVAL.indexOf(172) + 1);
 export const MOUSTACHE_ZONE = [98, 97, 2, 326, 327, ...LIPS_OUTER.slice(0, 11).reverse()];
 /** Below the lower lip (61 -> 291) down to the jaw line. */
 export const CHIN_ZONE = [61, ...LIPS_OUTER.slice(11).reverse(), 291, ...JAW];
+/**
+ * The hollow under each eye: the lower lash line (outer -> inner), then back
+ * along the second ring of points below it (inner -> outer).
+ */
+export const UNDER_EYE_R = [...LOWER_LASH_R, 243, 233, 232, 231, 230, 229, 228, 31, 226, 130];
+export const UNDER_EYE_L = [...LOWER_LASH_L, 463, 453, 452, 451, 450, 449, 448, 261, 446, 359];

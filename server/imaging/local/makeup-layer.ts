@@ -1,6 +1,17 @@
-/** Small tools every makeup layer shares: clamping, the soft-layer grid, a multiply LUT. */
+/** Small tools every makeup layer shares: clamping, the soft-layer grid, a multiply LUT, the face clip. */
 import { type Canvas, channelLut } from "./blend.ts";
-import { boundsOf, createMask, type Mask, type Point } from "./masks.ts";
+import { type FaceGeometry, pick } from "./face-geometry.ts";
+import { FACE_OVAL } from "./landmarks.ts";
+import {
+  boundsOf,
+  createMask,
+  feather,
+  fillPolygon,
+  type Mask,
+  maskAt,
+  type Point,
+  sampleGrid,
+} from "./masks.ts";
 
 export function clamp01(v: number): number {
   return v < 0 ? 0 : v > 1 ? 1 : v;
@@ -23,3 +34,41 @@ export const multiplyLut = (r: number, g: number, b: number) => {
   const f = [r, g, b];
   return channelLut((v, k) => v * f[k]);
 };
+
+/**
+ * The face outline on a 1/SOFT_STEP grid, 1 inside and falling to 0 exactly
+ * at the outline (feathered, then pulled inward). One per face.
+ */
+const ovalClips = new WeakMap<FaceGeometry, Mask>();
+
+function faceClip(img: Canvas, g: FaceGeometry): Mask {
+  let m = ovalClips.get(g);
+  if (!m) {
+    const q = SOFT_STEP, oval = pick(g, FACE_OVAL);
+    m = gridMask(img, oval, 0.01 * g.fw, q);
+    fillPolygon(m, toGrid(oval, q));
+    feather(m, 0.012 * g.fw / q);
+    for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.55) / 0.4);
+    ovalClips.set(g, m);
+  }
+  return m;
+}
+
+/**
+ * Multiplies a layer's mask (stored at 1/`step` resolution, step 1 or
+ * SOFT_STEP) by the face clip: no product lands on hair, ears or background,
+ * whatever the layer's own shape.
+ */
+export function clipToFace(img: Canvas, g: FaceGeometry, m: Mask, step: 1 | typeof SOFT_STEP): void {
+  const clip = faceClip(img, g);
+  for (let r = 0; r < m.h; r++) {
+    for (let c = 0; c < m.w; c++) {
+      const k = r * m.w + c;
+      if (m.data[k] <= 0) continue;
+      // On the clip's own grid the cells coincide; at full resolution, sample it.
+      m.data[k] *= step === SOFT_STEP
+        ? maskAt(clip, m.x + c, m.y + r)
+        : sampleGrid(clip, SOFT_STEP, m.x + c, m.y + r);
+    }
+  }
+}

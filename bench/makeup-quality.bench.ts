@@ -1,0 +1,119 @@
+/**
+ * Makeup realism and speed (`deno run -A bench/makeup-quality.bench.ts`).
+ * On test portraits (faces cropped at run time from @vladmandic/face-api's
+ * demo photos, MIT, test-only data in node_modules), each layer is painted on
+ * the unstyled render at 1080x1920 and compared with it:
+ * - highlighter: share of changed pixels outside its regions (cheekbone tops,
+ *   nose bridge, cupid's bow), largest L* lift, fine texture kept under it;
+ * - blush: changed pixels outside the face outline, elongation of each cheek's
+ *   patch (1 = a round disc);
+ * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and forehead
+ *   patches under the heaviest bases and the full Evening Glam look;
+ * - eyeliner: changed pixels inside the eye openings;
+ * - plum eyeshadow at the default intensity: ΔE on each lid, weaker/stronger;
+ * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
+ *   model bench's Soft Glam look at 1080x1920, median of RUNS.
+ * Targets are printed beside each figure, with the load average.
+ */
+import { blushLayer, highlighterLayer } from "../server/imaging/local/cheeks-and-face.ts";
+import { eyeshadowLayer, linerLayer } from "../server/imaging/local/eye-makeup.ts";
+import { applyMakeup, planMakeup } from "../server/imaging/local/makeup.ts";
+import { FaceEngine } from "../server/imaging/local/face-engine.ts";
+import { DARK_HAIR, FRONTAL_FACES } from "../tests/imaging/fixtures.ts";
+import * as M from "../tests/imaging/makeup-metrics.ts";
+import { percentile } from "./stats.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
+const FACES = FRONTAL_FACES.filter((_, i) => i % 3 === 0);
+const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+const f2 = (v: number) => v.toFixed(2);
+
+const engine = await FaceEngine.load();
+console.log(`load average ${load()}`);
+const worst = { spill: 0, lift: 0, hlTexture: 9, outside: 0, elong: 9, texture: 9, liner: 0, lid: 99, lr: 9 };
+for (const face of FACES) {
+  const f = await M.framedFace(engine, face);
+  const name = `sample${face[0]}@${face[1]}`;
+  const hl = M.copyOf(f.plain);
+  highlighterLayer(hl, f.g, 1);
+  const h = M.highlighterSpill(f.plain, hl, f.g);
+  const blush = M.copyOf(f.plain);
+  blushLayer(blush, f.g, "#B2476B", 1);
+  const b = M.blushOutsideFace(f.plain, blush, f.g);
+  const liner = M.copyOf(f.plain);
+  linerLayer(liner, f.g, 1, true);
+  const l = M.linerInEyes(f.plain, liner, f.g);
+  const shadow = M.copyOf(f.plain);
+  eyeshadowLayer(shadow, f.g, "#5E2F4E", 0.6);
+  const s = M.lidContrast(f.plain, shadow, f.g);
+  const textures: number[] = [];
+  for (
+    const [options, v] of [[{ baseMakeup: "airbrushed" }, 100], [{ lookStyle: "evening-glam" }, 100]] as const
+  ) {
+    const img = M.copyOf(f.plain);
+    applyMakeup(img, f.g, planMakeup(M.makeupLook(options), M.intensityAll(v)));
+    textures.push(M.skinTexture(f.plain, img, f.g));
+  }
+  console.log(
+    `${name}: highlighter spill ${(100 * h.spill).toFixed(1)}% max L* lift ${h.lift.toFixed(1)} texture ${
+      f2(h.texture)
+    } | blush outside face ${b.outside} px, elongation ${f2(b.elongation)} | skin texture airbrushed ${
+      f2(textures[0])
+    } evening ${f2(textures[1])} | liner in eyes ${l} px | plum lid ΔE ${f2(s.right)}/${f2(s.left)}`,
+  );
+  worst.spill = Math.max(worst.spill, h.spill);
+  worst.lift = Math.max(worst.lift, h.lift);
+  worst.hlTexture = Math.min(worst.hlTexture, h.texture);
+  worst.outside = Math.max(worst.outside, b.outside);
+  worst.elong = Math.min(worst.elong, b.elongation);
+  worst.texture = Math.min(worst.texture, ...textures);
+  worst.liner = Math.max(worst.liner, l);
+  worst.lid = Math.min(worst.lid, s.right, s.left);
+  worst.lr = Math.min(worst.lr, Math.min(s.right, s.left) / Math.max(s.right, s.left));
+}
+console.log(`worst over ${FACES.length} faces (load ${load()}):`);
+console.log(
+  `  highlighter: changed pixels outside its regions ${(100 * worst.spill).toFixed(1)}% (target <= 3%)`,
+);
+console.log(
+  `  highlighter: max L* lift ${worst.lift.toFixed(1)} (target <= 12), texture ${f2(worst.hlTexture)}`,
+);
+console.log(
+  `  blush: pixels outside the face outline ${worst.outside} (target 0), elongation ${f2(worst.elong)}`,
+);
+console.log(`  skin texture kept ${f2(worst.texture)} (target >= 0.8)`);
+console.log(`  eyeliner pixels inside the eye openings ${worst.liner} (target 0)`);
+console.log(
+  `  plum at 60: lid ΔE ${f2(worst.lid)} (target >= 6), weaker/stronger eye ${f2(worst.lr)} (>= 0.6)`,
+);
+
+const speed = await M.framedFace(engine, DARK_HAIR);
+for (
+  const [label, options, intensity] of [
+    ["Evening Glam at 60", M.makeupLook({ lookStyle: "evening-glam" }), M.intensityAll(60)],
+    [
+      "Soft Glam + red lips, bronze, dusty rose, satin at 70 (local-model bench look)",
+      M.makeupLook({
+        lookStyle: "soft-glam",
+        lips: "classic-red-matte",
+        eyeshadow: "bronze",
+        cheeks: "dusty-rose",
+        baseMakeup: "satin-finish",
+      }),
+      M.intensityAll(70),
+    ],
+  ] as const
+) {
+  const plan = planMakeup(options, intensity);
+  const times: number[] = [];
+  for (let i = 0; i < RUNS + 3; i++) {
+    const img = M.copyOf(speed.plain);
+    const t = performance.now();
+    applyMakeup(img, speed.g, plan);
+    if (i >= 3) times.push(performance.now() - t);
+  }
+  console.log(
+    `makeup stage, ${label}, 1080x1920: median ${percentile(times, 50).toFixed(1)} ms ` +
+      `(target <= 45 ms idle), load ${load()}`,
+  );
+}

@@ -1,0 +1,132 @@
+/**
+ * Makeup that reads as product, not paint, on real portraits: each layer is
+ * painted on the unstyled 1080x1920 render with the renderer's own landmarks
+ * and measured against the unstyled render (see makeup-metrics.ts):
+ * highlighter inside its regions with a bounded lift, blush swept along the
+ * cheekbone inside the face outline, skin texture kept under the heaviest
+ * base and the full looks, liner never inside the eye opening, plum eyeshadow
+ * visible on both lids at the default intensity.
+ */
+import assert from "node:assert/strict";
+import { blushLayer, highlighterLayer } from "../../server/imaging/local/cheeks-and-face.ts";
+import { eyeshadowLayer, linerLayer } from "../../server/imaging/local/eye-makeup.ts";
+import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
+import { DEFAULT_INTENSITY } from "../../server/styling/option-keys.ts";
+import { LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
+import { FRONTAL_FACES, polygonPixels } from "./fixtures.ts";
+import {
+  blushOutsideFace,
+  changed,
+  copyOf,
+  eyeOpenings,
+  faceBox,
+  faceOval,
+  type FramedFace,
+  framedFace,
+  highlighterSpill,
+  intensityAll,
+  lidContrast,
+  linerInEyes,
+  makeupLook,
+  skinTexture,
+} from "./makeup-metrics.ts";
+
+const engine = await FaceEngine.load();
+// Three portraits in different light and skin tones, eyes open (a closed eye under heavy black
+// liner shows no lid to measure).
+const FACES = [FRONTAL_FACES[7], FRONTAL_FACES[10], FRONTAL_FACES[13]];
+const framed: FramedFace[] = [];
+for (const face of FACES) framed.push(await framedFace(engine, face));
+const name = (i: number) => `sample${FACES[i][0]}@${FACES[i][1]}`;
+
+Deno.test("highlighter: a bounded lift on cheekbones, nose bridge and cupid's bow only", () => {
+  framed.forEach((f, i) => {
+    const out = copyOf(f.plain);
+    highlighterLayer(out, f.g, 1);
+    const h = highlighterSpill(f.plain, out, f.g);
+    console.log(
+      `${name(i)}: outside ${(100 * h.spill).toFixed(1)}%, lift ${h.lift.toFixed(1)} L*, texture ${
+        h.texture.toFixed(2)
+      }`,
+    );
+    assert.ok(h.spill <= 0.03, `${name(i)}: ${(100 * h.spill).toFixed(1)}% of changed pixels outside`);
+    assert.ok(h.lift >= 2 && h.lift <= 12, `${name(i)}: L* lift ${h.lift.toFixed(1)}`);
+    assert.ok(h.texture >= 0.8, `${name(i)}: texture under the highlighter ${h.texture.toFixed(2)}`);
+  });
+});
+
+Deno.test("blush: swept along the cheekbone, never past the face outline", () => {
+  framed.forEach((f, i) => {
+    const out = copyOf(f.plain);
+    blushLayer(out, f.g, "#B2476B", 1);
+    const b = blushOutsideFace(f.plain, out, f.g);
+    console.log(`${name(i)}: outside ${b.outside} px, elongation ${b.elongation.toFixed(2)}`);
+    assert.equal(b.outside, 0, `${name(i)}: blush pixels outside the face outline`);
+    assert.ok(b.elongation >= 1.3, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
+  });
+});
+
+Deno.test("skin keeps >= 0.8 of its fine texture under the heaviest base and the glam looks", () => {
+  framed.forEach((f, i) => {
+    for (
+      const [label, options, v] of [
+        ["airbrushed 100", makeupLook({ baseMakeup: "airbrushed" }), 100],
+        ["matte full coverage 100", makeupLook({ baseMakeup: "matte-full-coverage" }), 100],
+        ["Soft Glam 60", makeupLook({ lookStyle: "soft-glam" }), DEFAULT_INTENSITY],
+        ["Evening Glam 100", makeupLook({ lookStyle: "evening-glam" }), 100],
+      ] as const
+    ) {
+      const out = copyOf(f.plain);
+      applyMakeup(out, f.g, planMakeup(options, intensityAll(v)));
+      const kept = skinTexture(f.plain, out, f.g);
+      assert.ok(kept >= 0.8, `${name(i)} ${label}: texture ${kept.toFixed(2)}`);
+    }
+  });
+});
+
+Deno.test("eyeliner (plain and winged) stays on the lid, never inside the eye opening", () => {
+  framed.forEach((f, i) => {
+    for (const wing of [false, true]) {
+      const out = copyOf(f.plain);
+      linerLayer(out, f.g, 1, wing);
+      assert.ok(changed(f.plain, out, faceBox(f.plain, f.g), 3).length > 50, `${name(i)}: liner visible`);
+      assert.equal(linerInEyes(f.plain, out, f.g), 0, `${name(i)} wing ${wing}: liner inside the eye`);
+    }
+  });
+});
+
+Deno.test("plum eyeshadow at the default intensity shows on both lids", () => {
+  framed.forEach((f, i) => {
+    const out = copyOf(f.plain);
+    eyeshadowLayer(out, f.g, "#5E2F4E", DEFAULT_INTENSITY / 100);
+    const s = lidContrast(f.plain, out, f.g);
+    console.log(`${name(i)}: lid ΔE right ${s.right.toFixed(1)}, left ${s.left.toFixed(1)}`);
+    assert.ok(
+      Math.min(s.right, s.left) >= 6,
+      `${name(i)}: lid ΔE ${s.right.toFixed(1)}/${s.left.toFixed(1)}`,
+    );
+    assert.ok(
+      Math.min(s.right, s.left) / Math.max(s.right, s.left) >= 0.6,
+      `${name(i)}: one-sided ${s.right.toFixed(1)}/${s.left.toFixed(1)}`,
+    );
+  });
+});
+
+Deno.test("Evening Glam and Soft Glam at 60: nothing painted outside the face or inside the eyes", () => {
+  framed.forEach((f, i) => {
+    // Lipstick follows the lips, even where a turned face's outline crosses a mouth corner.
+    const inFace = new Set([
+      ...faceOval(f.plain, f.g),
+      ...polygonPixels(f.plain, LIPS_OUTER.map((k) => f.g.pts[k]), 0.02 * f.g.fw, 0.01),
+    ]);
+    for (const id of ["evening-glam", "soft-glam"]) {
+      const out = copyOf(f.plain);
+      applyMakeup(out, f.g, planMakeup(makeupLook({ lookStyle: id }), intensityAll(DEFAULT_INTENSITY)));
+      const outside = changed(f.plain, out, faceBox(f.plain, f.g), 2).filter((p) => !inFace.has(p));
+      assert.equal(outside.length, 0, `${name(i)} ${id}: ${outside.length} px changed outside the face`);
+      const inEyes = changed(f.plain, out, eyeOpenings(f.plain, f.g), 2);
+      assert.equal(inEyes.length, 0, `${name(i)} ${id}: ${inEyes.length} px changed inside the eyes`);
+    }
+  });
+});
