@@ -17,7 +17,7 @@ import { createGeminiProvider } from "../../server/imaging/hosted/gemini-provide
 import { createHostedModel, DECLINED_MESSAGE } from "../../server/imaging/hosted/hosted-model.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 import { backends } from "../helpers/backends.ts";
-import { startFakeGemini } from "../helpers/fake-gemini.ts";
+import { type FakeGemini, startFakeGemini } from "../helpers/fake-gemini.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
 import { openTestContext, type TestContext } from "../helpers/test-app.ts";
 import { cropFace, FRONTAL_FACES } from "../imaging/fixtures.ts";
@@ -36,6 +36,38 @@ async function upload(ctx: TestContext, token: string): Promise<string> {
   const body = await res.json();
   assert.equal(res.status, 201, JSON.stringify(body));
   return body.photoId;
+}
+
+/** A new account uploads the portrait and asks for `request`: the account and the generation id. */
+async function generateAsNewUser(ctx: TestContext, request: Record<string, unknown>) {
+  const u = await ctx.register();
+  const photoId = await upload(ctx, u.access_token);
+  const gen = await ctx.call("POST", "/api/generate", {
+    token: u.access_token,
+    body: { photoId, ...request },
+  });
+  assert.equal(gen.status, 202, JSON.stringify(gen.body));
+  return { u, id: gen.body.generationId as string };
+}
+
+const RED_LIPS_360 = { studioType: "makeup", view360: true, options: { lips: "classic-red-matte" } };
+
+/**
+ * A new account's generation of `request`, run to its end while the fake answers `answers` in
+ * turn: the account, the generation id, its status as the owner reads it, and the provider calls.
+ */
+async function generateThrough(
+  ctx: TestContext,
+  fake: FakeGemini,
+  request: Record<string, unknown>,
+  ...answers: Parameters<FakeGemini["enqueue"]>
+) {
+  const { u, id } = await generateAsNewUser(ctx, request);
+  const before = fake.requests.length;
+  fake.enqueue(...answers);
+  await ctx.drain();
+  const s = (await ctx.call("GET", `/api/generation/${id}/status`, { token: u.access_token })).body;
+  return { u, id, s, calls: fake.requests.length - before };
 }
 
 async function balance(ctx: TestContext, userId: string): Promise<number> {
@@ -169,18 +201,10 @@ for (const backend of backends()) {
       await t.step(
         "one angle keeps failing: retried once, the set is partial, the front kept, no copy",
         async () => {
-          const u = await ctx.register();
-          const photoId = await upload(ctx, u.access_token);
-          const { generationId: id } = (await ctx.call("POST", "/api/generate", {
-            token: u.access_token,
-            body: { photoId, studioType: "makeup", view360: true, options: { lips: "classic-red-matte" } },
-          })).body;
-          const before = fake.requests.length;
           // front ok; right declined twice (the retry); left and back ok.
-          fake.enqueue("success", "output_blocked", "output_blocked", "success", "success");
-          await ctx.drain();
-          assert.equal(fake.requests.length - before, 5);
-          const s = (await ctx.call("GET", `/api/generation/${id}/status`, { token: u.access_token })).body;
+          const answers = ["success", "output_blocked", "output_blocked", "success", "success"] as const;
+          const { u, id, s, calls } = await generateThrough(ctx, fake, RED_LIPS_360, ...answers);
+          assert.equal(calls, 5);
           assert.equal(s.status, "completed");
           assert.deepEqual(Object.keys(s.resultUrls).sort(), ["back", "front", "left"]);
           assert.ok(s.notes.includes(partialSetNote(["right"])), JSON.stringify(s.notes));
@@ -198,17 +222,8 @@ for (const backend of backends()) {
       await t.step(
         "the front declined: failed at once with the declined message, refunded, nothing stored",
         async () => {
-          const u = await ctx.register();
-          const photoId = await upload(ctx, u.access_token);
-          const { generationId: id } = (await ctx.call("POST", "/api/generate", {
-            token: u.access_token,
-            body: { photoId, studioType: "makeup", view360: true, options: { lips: "classic-red-matte" } },
-          })).body;
-          const before = fake.requests.length;
-          fake.enqueue("prompt_blocked");
-          await ctx.drain();
-          assert.equal(fake.requests.length - before, 1, "not retried, no other angle attempted");
-          const s = (await ctx.call("GET", `/api/generation/${id}/status`, { token: u.access_token })).body;
+          const { u, s, calls } = await generateThrough(ctx, fake, RED_LIPS_360, "prompt_blocked");
+          assert.equal(calls, 1, "not retried, no other angle attempted");
           assert.equal(s.status, "failed");
           assert.equal(s.error, DECLINED_MESSAGE);
           assert.deepEqual(s.resultUrls, {});
@@ -217,12 +232,10 @@ for (const backend of backends()) {
       );
 
       await t.step("a 429 storm on the front: retried honouring Retry-After, then completed", async () => {
-        const u = await ctx.register();
-        const photoId = await upload(ctx, u.access_token);
-        const { generationId: id } = (await ctx.call("POST", "/api/generate", {
-          token: u.access_token,
-          body: { photoId, studioType: "hair", options: { hairStyle: "pixie-cut" } },
-        })).body;
+        const { u, id } = await generateAsNewUser(ctx, {
+          studioType: "hair",
+          options: { hairStyle: "pixie-cut" },
+        });
         fake.enqueue({ kind: "rate_limit", retryAfterSeconds: 1 }, "server_error");
         const t0 = Date.now();
         await ctx.drain();
