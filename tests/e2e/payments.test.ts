@@ -93,14 +93,28 @@ function tolerateScrollLockStyle(g: GuardedPage) {
   g.allow(/Applying inline style violates the following Content Security Policy directive/);
 }
 
+/** A fresh page on the suite's server (the dialogs' scroll-lock style tolerated); `fn` drives it. */
+async function withStorePage(fn: (page: Page, s: Shared) => Promise<void>) {
+  const s = await setup();
+  await withPage(s.browser, s.server.url, async (g) => {
+    tolerateScrollLockStyle(g);
+    await fn(g.page, s);
+  });
+}
+
+/** From a new account's studio to the sandbox checkout page of the small pack. */
+async function checkoutSmallPack(page: Page, s: Shared) {
+  await studioWithTwoCredits(page, s);
+  const dialog = await openBuyCredits(page);
+  await dialog.getByTestId("package-small").getByRole("button", { name: "Buy Now" }).click();
+  await page.waitForURL(/\/checkout\/sandbox\//);
+}
+
 Deno.test(
   "[browser] payments: buy a pack with a promotion code, declined card, 4242, status dialog",
   opts,
   async () => {
-    const s = await setup();
-    await withPage(s.browser, s.server.url, async (g) => {
-      const { page } = g;
-      tolerateScrollLockStyle(g);
+    await withStorePage(async (page, s) => {
       await studioWithTwoCredits(page, s);
       const dialog = await openBuyCredits(page);
       await dialog.getByText("5 credits for $1", { exact: false }).waitFor();
@@ -164,14 +178,8 @@ Deno.test(
   "[browser] payments: cancel on the sandbox page returns home with nothing charged",
   opts,
   async () => {
-    const s = await setup();
-    await withPage(s.browser, s.server.url, async (g) => {
-      const { page } = g;
-      tolerateScrollLockStyle(g);
-      await studioWithTwoCredits(page, s);
-      const dialog = await openBuyCredits(page);
-      await dialog.getByTestId("package-small").getByRole("button", { name: "Buy Now" }).click();
-      await page.waitForURL(/\/checkout\/sandbox\//);
+    await withStorePage(async (page, s) => {
+      await checkoutSmallPack(page, s);
       await page.getByRole("button", { name: "Cancel" }).click();
       await page.waitForURL(/\/credit-purchase-cancel$/);
       await page.getByRole("heading", { name: "Create Your Digital Human" }).waitFor();
@@ -184,14 +192,8 @@ Deno.test(
   "[browser] payments: an expired session shows the expired state; Try Again reopens Buy Credits",
   opts,
   async () => {
-    const s = await setup();
-    await withPage(s.browser, s.server.url, async (g) => {
-      const { page } = g;
-      tolerateScrollLockStyle(g);
-      await studioWithTwoCredits(page, s);
-      const dialog = await openBuyCredits(page);
-      await dialog.getByTestId("package-small").getByRole("button", { name: "Buy Now" }).click();
-      await page.waitForURL(/\/checkout\/sandbox\//);
+    await withStorePage(async (page, s) => {
+      await checkoutSmallPack(page, s);
       const checkoutUrl = page.url();
       // The suite's sessions last 20 s: reload until the page says it expired (bounded).
       const deadline = Date.now() + 45_000;
@@ -215,11 +217,8 @@ Deno.test(
 );
 
 Deno.test("[browser] payments: Choose Your Plan subscribes to PRO in the sandbox", opts, async () => {
-  const s = await setup();
   try {
-    await withPage(s.browser, s.server.url, async (g) => {
-      const { page } = g;
-      tolerateScrollLockStyle(g);
+    await withStorePage(async (page, s) => {
       await signInWithTokens(page, await registerViaApi(s.server.url, "Sam Subscriber"));
       await creditsPill(page).filter({ hasText: "2" }).waitFor();
       // No session id: the status dialog fails at once; Try Again opens the plans.
