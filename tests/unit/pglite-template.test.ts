@@ -1,0 +1,43 @@
+/**
+ * A fresh embedded database starts from the migrated template
+ * (db/pglite-template.ts): every migration is applied, and an existing
+ * database is reopened as it is, never replaced by the template.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { openDatabase, PGLITE_START_PARAMS } from "../../db/client.ts";
+import { databaseTemplatePath, ensureDatabaseTemplate } from "../../db/pglite-template.ts";
+
+const journal = JSON.parse(
+  await Deno.readTextFile(new URL("../../migrations/meta/_journal.json", import.meta.url)),
+) as { entries: unknown[] };
+
+Deno.test({
+  name: "pglite template: a fresh DATA_DIR is fully migrated; an existing one keeps its rows",
+  sanitizeResources: false, // PGlite keeps its WASM module loaded
+  fn: async () => {
+    assert.equal(await ensureDatabaseTemplate(PGLITE_START_PARAMS), databaseTemplatePath());
+    await Deno.stat(databaseTemplatePath());
+    const dir = await Deno.makeTempDir({ prefix: "styletwin-template-" });
+    try {
+      const dataDir = join(dir, "db");
+      const first = await openDatabase({ dataDir });
+      const applied = await first.db.execute(
+        sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+      );
+      assert.equal((applied.rows as { n: number }[])[0].n, journal.entries.length);
+      await first.db.execute(
+        sql`insert into users (email, password_hash, full_name) values ('kept@example.com', 'x', 'Kept')`,
+      );
+      await first.close();
+
+      const again = await openDatabase({ dataDir });
+      const kept = await again.db.execute(sql`select count(*)::int as n from users`);
+      assert.equal((kept.rows as { n: number }[])[0].n, 1);
+      await again.close();
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
