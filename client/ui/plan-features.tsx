@@ -2,15 +2,14 @@
  * What a monthly plan gives, as its cards show it wherever plans are listed (the Choose Your
  * Plan dialog, the dashboard's Subscription tab): credits a month, the daily cap, the features.
  */
+import type { PlanView } from "../../server/payments/payments.schemas.ts";
 import { CheckIcon } from "./icons.tsx";
 
-export interface PlanFeaturesProps {
-  credits: number;
-  maxGenerationsPerDay?: number;
-  features: string[];
-}
-
-export function PlanFeatures({ credits, maxGenerationsPerDay, features }: PlanFeaturesProps) {
+export function PlanFeatures(
+  { plan: { credits, maxGenerationsPerDay, features } }: {
+    plan: Pick<PlanView, "credits" | "maxGenerationsPerDay" | "features">;
+  },
+) {
   return (
     <>
       <p className="mt-1 text-sm font-semibold text-brand-700">

@@ -11,6 +11,7 @@ import { PlanFeatures } from "../../ui/plan-features.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import type { PlanView } from "../../../server/payments/payments.schemas.ts";
 import { NO_SUBSCRIPTION, useSubscription } from "./dashboard-api.ts";
+import { DashboardCard } from "./dashboard-section.tsx";
 
 export interface SubscriptionTabProps {
   user: PublicUser;
@@ -38,10 +39,7 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
 
   return (
     <div className="grid gap-6">
-      <section
-        className="rounded-3xl border border-ink-100 bg-white p-5 shadow-sm sm:p-8"
-        aria-labelledby="current-sub"
-      >
+      <DashboardCard labelledBy="current-sub">
         <div className="flex flex-wrap items-start justify-between gap-4">
           <div>
             <h2 id="current-sub" className="text-lg font-bold text-ink-900">Current Subscription</h2>
@@ -71,7 +69,7 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
         <Button className="mt-6" onClick={() => setOpen(true)}>
           {sub.plan === "none" ? "Choose a Plan" : "Change Plan"}
         </Button>
-      </section>
+      </DashboardCard>
 
       <section aria-labelledby="plans-heading">
         <h2 id="plans-heading" className="mb-3 text-lg font-bold text-ink-900">Available Plans</h2>
@@ -101,11 +99,7 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
                   <span className="text-3xl font-bold text-ink-900">{plan.price_display}</span>
                   <span className="text-sm text-ink-500">/month</span>
                 </p>
-                <PlanFeatures
-                  credits={plan.credits}
-                  maxGenerationsPerDay={plan.maxGenerationsPerDay}
-                  features={plan.features}
-                />
+                <PlanFeatures plan={plan} />
                 <Button
                   className="mt-5"
                   variant={plan.popular ? "primary" : "outline"}

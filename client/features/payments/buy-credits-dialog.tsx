@@ -4,14 +4,13 @@
  * custom-amount note, and the redirect to the hosted checkout.
  */
 import { useEffect } from "react";
+import { Badge } from "../../ui/badge.tsx";
 import { Button } from "../../ui/button.tsx";
-import { Modal } from "../../ui/dialog.tsx";
 import { CoinIcon } from "../../ui/icons.tsx";
-import { Spinner } from "../../ui/spinner.tsx";
 import { toast } from "../../ui/toast.tsx";
 import { closeBuyCredits, useBuyCreditsOpen } from "./buy-credits-store.ts";
 import { discountedCents, dollars, type PackageId, usePackages } from "./payments-api.ts";
-import { PromoCodeBox } from "./promo-code-box.tsx";
+import { OfferDialog } from "./offer-dialog.tsx";
 import { useCheckout } from "./use-checkout.ts";
 
 const ORDER: PackageId[] = ["small", "medium", "large"];
@@ -24,12 +23,8 @@ const NAMES: Record<PackageId, string> = {
 export function BuyCreditsDialog() {
   const open = useBuyCreditsOpen();
   const packages = usePackages(open);
-  const { promo, pending, checkout, onPromoResult, reset } = useCheckout<PackageId>({
-    signInFirst: "Please log in to purchase credits.",
-    failedTitle: "Payment Setup Failed",
-    noSession: "Failed to create payment session",
-    failed: "An error occurred while setting up payment",
-  });
+  const co = useCheckout<PackageId>("credits");
+  const { promo, pending, checkout } = co;
 
   useEffect(() => {
     if (open && packages.isError) {
@@ -37,107 +32,83 @@ export function BuyCreditsDialog() {
     }
   }, [open, packages.isError]);
 
-  function close() {
-    reset();
-    closeBuyCredits();
-  }
-
   return (
-    <Modal
+    <OfferDialog
+      kind="credits"
       open={open}
-      onOpenChange={(o) => !o && close()}
-      title="Buy Credits"
-      description="Each generation costs 2 credits. 5 credits for $1, or save 20% OFF with the best-value bundle."
-      width="max-w-3xl"
-    >
-      <div className="mt-6">
-        {packages.isPending && (
-          <div className="grid place-items-center py-12 text-ink-500" role="status">
-            <Spinner className="size-7" />
-            <span className="sr-only">Loading credit packages</span>
-          </div>
-        )}
-        {packages.isError && (
-          <div className="py-8 text-center">
-            <p className="text-red-700">Failed to load credit packages</p>
-            <Button variant="outline" className="mt-3" onClick={() => packages.refetch()}>Retry</Button>
-          </div>
-        )}
-        {packages.data && (
-          <ul className="grid gap-4 sm:grid-cols-3 sm:gap-3">
-            {ORDER.map((id) => {
-              const pack = packages.data.packages[id];
-              if (!pack) return null;
-              const finalCents = discountedCents(pack.price_cents, promo);
-              const discounted = finalCents !== pack.price_cents;
-              const highlight = pack.popular || pack.badge;
-              return (
-                <li
-                  key={id}
-                  data-testid={`package-${id}`}
-                  className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
-                    highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
-                  }`}
-                >
-                  <div className="absolute -top-3 left-4 flex gap-1.5">
-                    {pack.popular && (
-                      <span className="rounded-full bg-brand-600 px-2.5 py-0.5 text-xs font-bold text-white">
-                        Most Popular
-                      </span>
-                    )}
-                    {pack.badge && (
-                      <span className="rounded-full bg-emerald-700 px-2.5 py-0.5 text-xs font-bold text-white">
-                        Best Value · {pack.badge}
-                      </span>
-                    )}
-                  </div>
-                  <div className="min-w-0 flex-1">
-                    <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
-                    <p className="mt-1 flex items-center gap-2 whitespace-nowrap text-xl font-extrabold sm:text-2xl tracking-tight text-ink-900">
-                      <CoinIcon className="size-5 text-brand-600" />
-                      {pack.credits} credits
-                    </p>
-                    <p className="mt-1 flex flex-wrap items-baseline gap-x-2 sm:mt-2">
-                      {discounted && (
-                        <span className="text-ink-500 line-through" data-testid="old-price">
-                          {pack.price_display}
-                        </span>
-                      )}
-                      <span className="text-xl font-bold text-ink-900" data-testid="price">
-                        {discounted ? dollars(finalCents) : pack.price_display}
-                      </span>
-                    </p>
-                    <p className="text-xs text-ink-500">
-                      {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
-                        style: "currency",
-                        currency: "USD",
-                      })} per credit
-                    </p>
-                  </div>
-                  <Button
-                    className="shrink-0 sm:mt-4 sm:w-full"
-                    variant={highlight ? "primary" : "secondary"}
-                    disabled={pending !== null}
-                    onClick={() => checkout(id, { payment_type: "credits", package_id: id })}
-                  >
-                    {pending === id ? "Processing..." : "Buy Now"}
-                  </Button>
-                </li>
-              );
-            })}
-          </ul>
-        )}
-        <div className="mt-5">
-          <PromoCodeBox
-            target={{ payment_type: "credits", package_id: "small" }}
-            applied={promo}
-            onResult={onPromoResult}
-          />
+      onOpenChange={(o) => !o && closeBuyCredits()}
+      offers={packages}
+      checkout={co}
+      failed={
+        <div className="py-8 text-center">
+          <p className="text-red-700">Failed to load credit packages</p>
+          <Button variant="outline" className="mt-3" onClick={() => packages.refetch()}>Retry</Button>
         </div>
+      }
+      footer={
         <p className="mt-4 text-center text-sm text-ink-600">
           Need a custom amount? Contact support and we will set up a package for you.
         </p>
-      </div>
-    </Modal>
+      }
+    >
+      {packages.data && (
+        <ul className="grid gap-4 sm:grid-cols-3 sm:gap-3">
+          {ORDER.map((id) => {
+            const pack = packages.data.packages[id];
+            if (!pack) return null;
+            const finalCents = discountedCents(pack.price_cents, promo);
+            const discounted = finalCents !== pack.price_cents;
+            const highlight = pack.popular || pack.badge;
+            return (
+              <li
+                key={id}
+                data-testid={`package-${id}`}
+                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
+                  highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
+                }`}
+              >
+                <div className="absolute -top-3 left-4 flex gap-1.5">
+                  {pack.popular && <Badge tone="brand" className="px-2.5 py-0.5">Most Popular</Badge>}
+                  {pack.badge && (
+                    <Badge tone="emerald" className="px-2.5 py-0.5">Best Value · {pack.badge}</Badge>
+                  )}
+                </div>
+                <div className="min-w-0 flex-1">
+                  <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
+                  <p className="mt-1 flex items-center gap-2 whitespace-nowrap text-xl font-extrabold sm:text-2xl tracking-tight text-ink-900">
+                    <CoinIcon className="size-5 text-brand-600" />
+                    {pack.credits} credits
+                  </p>
+                  <p className="mt-1 flex flex-wrap items-baseline gap-x-2 sm:mt-2">
+                    {discounted && (
+                      <span className="text-ink-500 line-through" data-testid="old-price">
+                        {pack.price_display}
+                      </span>
+                    )}
+                    <span className="text-xl font-bold text-ink-900" data-testid="price">
+                      {discounted ? dollars(finalCents) : pack.price_display}
+                    </span>
+                  </p>
+                  <p className="text-xs text-ink-500">
+                    {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
+                      style: "currency",
+                      currency: "USD",
+                    })} per credit
+                  </p>
+                </div>
+                <Button
+                  className="shrink-0 sm:mt-4 sm:w-full"
+                  variant={highlight ? "primary" : "secondary"}
+                  disabled={pending !== null}
+                  onClick={() => checkout(id, { payment_type: "credits", package_id: id })}
+                >
+                  {pending === id ? "Processing..." : "Buy Now"}
+                </Button>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </OfferDialog>
   );
 }

@@ -4,6 +4,7 @@
  */
 import { useState } from "react";
 import { toast } from "../../ui/toast.tsx";
+import { OFFER_DIALOGS, type OfferKind } from "./offer-texts.ts";
 import {
   hasAccessToken,
   type PackageId,
@@ -13,22 +14,14 @@ import {
   startCheckout,
 } from "./payments-api.ts";
 
-/** The toasts one kind of checkout shows (literal product texts, different per dialog). */
-export interface CheckoutTexts {
-  /** Shown when nobody is signed in. */
-  signInFirst: string;
-  failedTitle: string;
-  /** The server answered without a checkout URL. */
-  noSession: string;
-  /** Anything else went wrong and the server gave no message. */
-  failed: string;
-}
-
 type Offer =
   | { payment_type: "credits"; package_id: PackageId }
   | { payment_type: "subscription"; subscription_plan: PlanId };
 
-export function useCheckout<Id extends string>(texts: CheckoutTexts) {
+export type Checkout<Id extends string> = ReturnType<typeof useCheckout<Id>>;
+
+export function useCheckout<Id extends string>(kind: OfferKind) {
+  const texts = OFFER_DIALOGS[kind].checkout;
   const [promo, setPromo] = useState<PromotionValidation | null>(null);
   const [promoCode, setPromoCode] = useState("");
   const [pending, setPending] = useState<Id | null>(null);
