@@ -10,6 +10,7 @@ import { Button } from "../../ui/button.tsx";
 import { CheckIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { InfoPopover } from "../../ui/info-popover.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
+import { PhoneDock } from "./phone-dock.tsx";
 
 export interface GenerateBarProps {
   placement: "card" | "bar";
@@ -75,20 +76,15 @@ export function GenerateBar(props: GenerateBarProps) {
 
   if (placement === "bar") {
     return (
-      <div
-        data-testid="sticky-generate"
-        className="fixed inset-x-0 bottom-0 z-30 border-t border-ink-100 bg-white/95 px-3 pb-[max(0.75rem,env(safe-area-inset-bottom))] pt-2.5 shadow-[0_-8px_24px_rgb(28_24_36/0.06)] backdrop-blur-lg"
-      >
-        <div className="mx-auto flex max-w-xl items-center gap-3">
-          <div className="shrink-0">
-            {checkbox}
-            <p className="mt-0.5 truncate text-[11px] text-ink-600" data-testid="generate-cost">
-              {isAdmin ? "Free (admin)" : `${GENERATION_COST} credits`}
-            </p>
-          </div>
-          {button}
+      <PhoneDock edge="bottom" testId="sticky-generate" className="mx-auto flex max-w-xl items-center gap-3">
+        <div className="shrink-0">
+          {checkbox}
+          <p className="mt-0.5 truncate text-[11px] text-ink-600" data-testid="generate-cost">
+            {isAdmin ? "Free (admin)" : `${GENERATION_COST} credits`}
+          </p>
         </div>
-      </div>
+        {button}
+      </PhoneDock>
     );
   }
   return (
