@@ -10,7 +10,7 @@
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
 import type { Point, Rect } from "./masks.ts";
-import { detailSharpen, restoreDetail } from "./upscale.ts";
+import { restoreDetail } from "./upscale.ts";
 
 export interface Framing {
   /** canvas = photo * scale + offset */
@@ -187,8 +187,12 @@ function scaledSize(photo: { width: number; height: number }, scale: number): [n
 export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas> {
   const [sw, sh] = scaledSize(photo, Math.max(outW / photo.width, outH / photo.height));
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
-  const resized = sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL });
-  return rawOf(restoreDetail(resized, sw / photo.width), 3, "cover-scaled photo");
+  const resized = rawOf(
+    sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL }),
+    3,
+    "cover-scaled photo",
+  );
+  return resized.then((c) => restoreDetail(c, sw / photo.width));
 }
 
 /**
@@ -220,33 +224,14 @@ export async function renderFramed(
     }
     return { data: out, width: f.width, height: f.height };
   }
-  // Each band is sharpened with a margin of real neighbours (sharp crops
-  // before it sharpens): no seam between the bands, the same pixels as the
-  // cover-scaled copy.
-  const pad = Math.ceil(3 * (detailSharpen(f.scale)?.sigma ?? 0));
-  const x0 = r.x - f.offsetX;
-  const photoPart = async (top: number, height: number): Promise<Canvas> => {
-    const y0 = r.y - f.offsetY + top;
-    const ml = Math.min(pad, x0), mt = Math.min(pad, y0);
-    const mw = Math.min(sw, x0 + r.w + pad) - (x0 - ml), mh = Math.min(sh, y0 + height + pad) - (y0 - mt);
-    const band = await rawOf(
-      restoreDetail(
-        sharp(photo.data, raw)
-          .resize(sw, sh, { kernel: FRAME_KERNEL })
-          .extract({ left: x0 - ml, top: y0 - mt, width: mw, height: mh }),
-        f.scale,
-      ),
+  const photoPart = (top: number, height: number) =>
+    rawOf(
+      sharp(photo.data, raw)
+        .resize(sw, sh, { kernel: FRAME_KERNEL })
+        .extract({ left: r.x - f.offsetX, top: r.y - f.offsetY + top, width: r.w, height }),
       3,
       "framed photo",
     );
-    if (mw === r.w && mh === height) return band;
-    const out = new Uint8Array(r.w * height * 3);
-    for (let y = 0; y < height; y++) {
-      const src = ((y + mt) * mw + ml) * 3;
-      out.set(band.data.subarray(src, src + r.w * 3), y * r.w * 3);
-    }
-    return { data: out, width: r.w, height };
-  };
   const covers = coversFrame(f);
   const { bx, by } = featherBands(f.width, f.height);
   // libvips runs each pipeline on one thread (sharp's default concurrency is 1
@@ -263,6 +248,7 @@ export async function renderFramed(
     visible.data.set(top.data);
     visible.data.set(bottom.data, top.data.length);
   }
+  await restoreDetail(visible, f.scale);
   if (!fill) return visible;
   // Photo over the fill: plain copies inside, a smooth ramp across inner edges.
   const out = fill, v = visible.data, W = f.width;
