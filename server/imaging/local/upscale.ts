@@ -4,8 +4,8 @@
  * colours do not fringe), cored by a threshold so flat skin and JPEG noise are
  * left alone, and capped at 3 levels so a strong edge gains acutance without
  * a visible halo. The mask's blur runs in libvips on one channel; the rest is
- * one pass over the pixels (libvips' own Lab sharpen cost ~10x more at
- * 1080x1920). A super-resolution network (ESRGAN) was measured and not
+ * one pass over the pixels (libvips' own Lab sharpen cost 6-25x the
+ * resize at 1080x1920, this 1.5-2.6x). A super-resolution network (ESRGAN) was measured and not
  * adopted: see docs/decisions/020-framing-and-resolution.md.
  */
 import sharp from "sharp";
