@@ -3,7 +3,16 @@ import type { CatalogEntry } from "../../styling/catalog.ts";
 import { type Canvas, maskRow, maskSpan } from "./blend.ts";
 import { hexToLinear, linearToLab, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import { BROW_L, BROW_R, EYE_L, EYE_R, FACE_OVAL, LIPS_OUTER } from "./landmarks.ts";
+import {
+  BETWEEN_BROWS,
+  BROW_L,
+  BROW_R,
+  EYE_L,
+  EYE_R,
+  FACE_OVAL,
+  FOREHEAD_TOP,
+  LIPS_OUTER,
+} from "./landmarks.ts";
 import { clamp01, gridMask, toGrid } from "./makeup-layer.ts";
 import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract } from "./masks.ts";
 import { BASE_RECIPES } from "./recipes.ts";
@@ -24,6 +33,21 @@ export function baseMask(img: Canvas, g: FaceGeometry): Mask {
   feather(m, 0.02 * g.fw / q);
   // Pull the edge inward: only the inner part is fully covered.
   for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.3) / 0.6);
+  // The mesh's outline stops mid-forehead: fade the base out from the brows to
+  // that top edge (smoothstep along the face's up axis), or the hairline side
+  // of the forehead keeps its shine above a visible line.
+  const [ux, uy] = g.up;
+  const height = (x: number, y: number) => ux * x + uy * y;
+  const hTop = height(...g.pts[FOREHEAD_TOP]), hBrow = height(...g.pts[BETWEEN_BROWS]);
+  const span = Math.max(1, hTop - hBrow);
+  for (let r = 0; r < m.h; r++) {
+    for (let c = 0; c < m.w; c++) {
+      const k = r * m.w + c;
+      if (m.data[k] <= 0) continue;
+      const u = clamp01((height((m.x + c + 0.5) * q, (m.y + r + 0.5) * q) - hBrow) / span);
+      m.data[k] *= 1 - u * u * (3 - 2 * u);
+    }
+  }
   const holes = createMask(m);
   for (const idx of [EYE_R, EYE_L, BROW_R, BROW_L, LIPS_OUTER]) fillPolygon(holes, toGrid(pick(g, idx), q));
   feather(holes, 0.012 * g.fw / q);

@@ -144,6 +144,8 @@ export const NOSE_BRIDGE = [168, 6, 197, 195, 5, 4];
 export const FACE_LEFT_EDGE = 234;
 export const FACE_RIGHT_EDGE = 454;
 export const FOREHEAD_TOP = 10;
+/** The glabella, just above the line of the brows. */
+export const BETWEEN_BROWS = 9;
 export const CHIN = 152;
 export const NOSE_TIP = 4;
 export const IRIS_R = 468;
