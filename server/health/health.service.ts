@@ -10,7 +10,6 @@ import { jobQueueSummary } from "../generation/generation.service.ts";
 import type { ModelHealth } from "../imaging/image-model.ts";
 import { log } from "../log.ts";
 import type { BlobStorage } from "../storage/storage.ts";
-import { pingDatabase } from "./health.repository.ts";
 
 export interface HealthDeps {
   db: Db;
@@ -66,26 +65,25 @@ async function check(name: string, probe: () => Promise<void>, detail: string): 
 }
 
 export async function healthReport(deps: HealthDeps, now = new Date()): Promise<HealthReport> {
+  // The job counts are the database check: one round trip, not a ping and then the counts (on
+  // PGlite every query waits its turn behind the open transactions of a burst of requests).
+  let counts: Awaited<ReturnType<typeof jobQueueSummary>> | undefined;
   const [database, storage] = await Promise.all([
-    check("database", () => pingDatabase(deps.db), "Database unavailable"),
+    check("database", async () => {
+      counts = await jobQueueSummary(deps.db);
+    }, "Database unavailable"),
     check("storage", () => deps.storage.ping(), "Storage unavailable"),
   ]);
-  let jobs: HealthReport["components"]["jobs"] = { status: "error" };
-  if (database.status === "ok") {
-    try {
-      const q = await jobQueueSummary(deps.db);
-      jobs = {
-        status: "ok",
-        queued: q.queued,
-        running: q.running,
-        oldestQueuedAgeSeconds: q.oldestQueuedAt
-          ? Math.max(0, Math.round((now.getTime() - q.oldestQueuedAt.getTime()) / 1000))
-          : null,
-      };
-    } catch (error) {
-      log.warn("health check: job counts unavailable", { error });
+  const jobs: HealthReport["components"]["jobs"] = counts
+    ? {
+      status: "ok",
+      queued: counts.queued,
+      running: counts.running,
+      oldestQueuedAgeSeconds: counts.oldestQueuedAt
+        ? Math.max(0, Math.round((now.getTime() - counts.oldestQueuedAt.getTime()) / 1000))
+        : null,
     }
-  }
+    : { status: "error" };
   const modelHealth = deps.model.health?.();
   const model: HealthReport["components"]["model"] = modelHealth
     ? { name: deps.model.name, status: modelHealth.state, ...pick(modelHealth) }

@@ -1,0 +1,137 @@
+/**
+ * Whole-server memory through a queue of jobs: main.ts as a child process
+ * (DATA_DIR in a temp dir, the local model, default JOB_WORKERS) on PGlite and
+ * on Postgres (bench/postgres-url.ts; a fresh database, dropped after). A user
+ * registers, uploads a portrait (bench/live-api.ts) and queues BENCH_MEMORY_JOBS (20) full looks at once. VmRSS of the process
+ * (the model workers are threads, so it covers them) is sampled every 100 ms:
+ * idle (model ready, nothing run), peak through the queue, and a minute after
+ * it drained. Targets: peak <= 600 MB PGlite / <= 400 MB Postgres; after a
+ * minute within 15% of idle.
+ */
+import { fileURLToPath } from "node:url";
+import postgres from "postgres";
+import { ensureDatabaseTemplate } from "../db/pglite-template.ts";
+import { fullLook, liveApi, userWithPortrait } from "./live-api.ts";
+import { benchPostgresUrl } from "./postgres-url.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const JOBS = Number(Deno.env.get("BENCH_MEMORY_JOBS") ?? 20);
+const SETTLE_MS = Number(Deno.env.get("BENCH_MEMORY_SETTLE_MS") ?? 60_000);
+const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
+const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
+const verdict = (ok: boolean) => ok ? "OK" : "MISSED";
+
+async function rssKb(pid: number): Promise<number> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
+}
+
+async function measure(name: "pglite" | "postgres", databaseUrl: string) {
+  const tag = `[memory:${name}]`;
+  const dataDir = await Deno.makeTempDir({ prefix: "styletwin-memory-bench-" });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "main.ts"],
+    cwd: ROOT,
+    env: {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      DATA_DIR: dataDir,
+      DATABASE_URL: databaseUrl,
+      WELCOME_CREDITS: "10000",
+      AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+    },
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  let port = 0;
+  while (!port) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`server exited before listening:\n${out}`);
+    out += value;
+    port = Number(/"msg":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
+  }
+  (async () => {
+    while (!(await lines.read()).done) { /* drain the access log */ }
+  })();
+  const base = `http://127.0.0.1:${port}`;
+  const api = liveApi(base);
+  try {
+    // Idle: model ready, nothing run yet.
+    for (;;) {
+      const res = await fetch(`${base}/api/health`);
+      await res.body?.cancel();
+      if (res.status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    const idle = await rssKb(child.pid);
+
+    const { token, photoId } = await userWithPortrait(api);
+
+    let peak = idle;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, await rssKb(child.pid));
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const t0 = performance.now();
+    const ids: string[] = [];
+    for (let i = 0; i < JOBS; i++) {
+      const { generationId } = await api("POST", "/api/generate", { token, body: fullLook(photoId) });
+      ids.push(generationId);
+    }
+    for (const id of ids) {
+      for (;;) {
+        const s = await api("GET", `/api/generation/${id}/status`, { token });
+        if (s.status === "completed" || s.status === "failed") break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const drainedIn = (performance.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, SETTLE_MS));
+    sampling = false;
+    await sampler;
+    const after = await rssKb(child.pid);
+    const target = name === "postgres" ? 400 : 600;
+    console.log(`${tag} idle ${mb(idle)} (model ready, nothing run)`);
+    console.log(
+      `${tag} peak ${mb(peak)} through ${JOBS} queued jobs (drained in ${
+        drainedIn.toFixed(1)
+      } s) (target <= ${target} MB) ${verdict(peak / 1024 <= target)}`,
+    );
+    const ratio = after / idle;
+    console.log(
+      `${tag} ${SETTLE_MS / 1000} s after the queue drained ${mb(after)}, ${
+        ratio.toFixed(2)
+      }x idle (target <= 1.15x) ${verdict(ratio <= 1.15)}`,
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+  }
+}
+
+console.log(`[memory] load average before: ${await load()} (2 cores); ${JOBS} jobs queued at once`);
+await ensureDatabaseTemplate();
+await measure("pglite", "");
+const pgUrl = await benchPostgresUrl();
+if (!pgUrl) console.log("[memory:postgres] skipped: no Postgres server (set BENCH_DATABASE_URL)");
+else {
+  const admin = postgres(pgUrl, { max: 1, onnotice: () => {} });
+  const name = `styletwin_memory_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
+  await admin.unsafe(`create database ${name}`);
+  try {
+    const url = new URL(pgUrl);
+    url.pathname = `/${name}`;
+    await measure("postgres", url.toString());
+  } finally {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+console.log(`[memory] load average after: ${await load()}`);
