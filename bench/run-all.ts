@@ -10,6 +10,8 @@ const benches = [
   "bench/health-under-load.bench.ts",
   "bench/client-bundle.bench.ts",
   "bench/api.bench.ts",
+  "bench/startup.bench.ts",
+  "bench/memory.bench.ts",
   "bench/lighthouse.bench.ts",
 ];
 let failed = 0;
