@@ -165,6 +165,10 @@ Deno.test("a close framing the photo's resolution cannot support is widened, and
     framingNote(f, "Close-Up"),
     "Close-Up was framed wider: the photo's resolution is too low for a closer framing of the face",
   );
+  // The 540x960 preview is framed like the result, at half the size.
+  const preview = planFraming({ ...close, outW: W / 2, outH: H / 2, targetFaceWidth: 0.62 });
+  assert.ok(Math.abs(preview.scale - f.scale / 2) < 0.01, `preview ${preview.scale}, result ${f.scale}`);
+  assert.equal(preview.adjusted, "wider");
   // The same framing of a face the photo holds at 700 px is kept as chosen, without a note.
   const big = planFraming({
     ...close,

@@ -57,6 +57,11 @@ const MAX_FILL_FACE = 0.85;
 const MAX_AT40_FACE = 0.72;
 /** Largest enlargement at all. */
 const MAX_SCALE = 4;
+/**
+ * The enlargement limits hold for the full-size frame; a smaller frame (the
+ * 540x960 preview) is framed like the full-size result, only smaller.
+ */
+const FULL_WIDTH = 1080;
 
 /**
  * The framing of the photo: the camera's face size (or, with no camera, the
@@ -70,7 +75,8 @@ export function planFraming(i: FramingInput): Framing {
   const { photoW, photoH, eye, faceWidth, outW, outH } = i;
   const wanted = i.targetFaceWidth ? (i.targetFaceWidth * outW) / faceWidth : undefined;
   let scale: number;
-  if (wanted) scale = Math.min(wanted, MAX_FACE_UPSCALE);
+  const full = outW / FULL_WIDTH;
+  if (wanted) scale = Math.min(wanted, MAX_FACE_UPSCALE * full);
   else {
     const cover = Math.max(outW / photoW, outH / photoH);
     scale = clamp(cover, (0.22 * outW) / faceWidth, (0.62 * outW) / faceWidth);
@@ -83,7 +89,7 @@ export function planFraming(i: FramingInput): Framing {
     const at40 = wanted ? 0 : Math.min(0.6 * outH / below, (MAX_AT40_FACE * outW) / faceWidth);
     scale = Math.max(scale, lowest, at40);
   }
-  scale = Math.min(scale, MAX_SCALE);
+  scale = Math.min(scale, MAX_SCALE * full);
   const adjusted = !wanted
     ? undefined
     : scale < wanted * 0.95
