@@ -1,16 +1,16 @@
-/** Client entry: query client, router, mount. */
+/** Client entry: mount the app, or hydrate the landing page the build rendered into index.html. */
 import "./csp-setup.ts"; // first: zod and the style nonce under the Content-Security-Policy
-import { QueryClientProvider } from "@tanstack/react-query";
-import { RouterProvider } from "@tanstack/react-router";
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { queryClient } from "./api/client.ts";
-import { router } from "./routes/router.tsx";
+import { createRoot, hydrateRoot } from "react-dom/client";
+import { App, router } from "./app.tsx";
 
-createRoot(document.getElementById("root")!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <RouterProvider router={router} />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+const root = document.getElementById("root")!;
+// The server sends the prerendered landing page for "/" only (server/http/static-client.ts);
+// every other path gets an empty root and is rendered from scratch.
+if (root.firstElementChild && location.pathname === "/") {
+  // The router resolves "/" before hydrating, so the first render is the markup already shown.
+  await router.load();
+  hydrateRoot(root, <App />);
+} else {
+  root.replaceChildren();
+  createRoot(root).render(<App />);
+}

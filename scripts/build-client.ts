@@ -1,6 +1,8 @@
 /**
  * Builds the React client into static/build/:
- *   index.html, assets/[name]-[hash].js|css (esm, code-split), copies of static/public/*,
+ *   index.html (the landing page rendered at build time, hydrated by client/main.tsx),
+ *   shell.html (the same head, an empty root: every other client route),
+ *   assets/[name]-[hash].js|css (esm, code-split), copies of static/public/*,
  *   favicon.ico, and a brotli (.br) and gzip (.gz) copy of every compressible file.
  *
  * Library: `await buildClient({ minify, outDir })`. CLI: `deno run -A scripts/build-client.ts
@@ -156,6 +158,55 @@ async function precompress(dir: string): Promise<void> {
   }
 }
 
+/**
+ * The landing page's markup (client/prerender.tsx), bundled for the server side of the router and
+ * rendered in a child process: the client's modules keep timers and listeners alive, and a fresh
+ * process renders the source as it is now (a module cache would keep an older build's).
+ */
+async function prerenderLanding(outDir: string): Promise<string> {
+  const dir = join(outDir, ".prerender");
+  try {
+    await esbuild.build({
+      entryPoints: { prerender: join(CLIENT, "prerender.tsx") },
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      // "worker" picks the router's server build (it renders the location it is given).
+      conditions: ["worker"],
+      target: "es2022",
+      outdir: dir,
+      jsx: "automatic",
+      logLevel: "warning",
+      absWorkingDir: ROOT,
+      define: { "process.env.NODE_ENV": JSON.stringify("production") },
+    });
+    const runner = join(dir, "run.mjs");
+    const markup = join(dir, "landing.html");
+    await Deno.writeTextFile(
+      runner,
+      `import { prerenderLanding } from "./prerender.js";\n` +
+        `Deno.writeTextFileSync(${JSON.stringify(markup)}, await prerenderLanding());\nDeno.exit(0);\n`,
+    );
+    const run = await new Deno.Command(Deno.execPath(), {
+      args: ["run", `--allow-write=${dir}`, "--no-config", "--no-lock", runner],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!run.success) {
+      throw new Error(`prerendering the landing page failed:\n${new TextDecoder().decode(run.stderr)}`);
+    }
+    const html = await Deno.readTextFile(markup);
+    // The page's policy forbids inline scripts and style attributes (server/http/content-security-policy.ts).
+    if (/<script|\sstyle="/.test(html)) {
+      throw new Error("the prerendered landing page has an inline script or style");
+    }
+    return html;
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
 async function icoFromSvg(svg: Uint8Array): Promise<Uint8Array> {
   const png = await sharp(svg, { density: 300 }).resize(32, 32).png().toBuffer();
   const head = new DataView(new ArrayBuffer(22));
@@ -194,6 +245,7 @@ export async function buildClient(
 
   // 2. JS, code-split ESM.
   let result: esbuild.BuildResult<{ metafile: true }>;
+  let landing: string;
   try {
     result = await esbuild.build({
       entryPoints: { app: join(CLIENT, "main.tsx") },
@@ -221,6 +273,7 @@ export async function buildClient(
         ),
       },
     });
+    landing = await prerenderLanding(outDir);
   } finally {
     await esbuild.stop();
   }
@@ -245,17 +298,25 @@ export async function buildClient(
       "\n",
     );
 
-  // 3. index.html
+  // 3. index.html (the landing page's markup in the root) and shell.html (an empty root). React
+  // hoists the preloads it wants (the logo) to the front of the markup: they belong in the head.
+  const hoisted = /^(?:<link [^>]*\/>)*/.exec(landing)![0];
   const template = await Deno.readTextFile(join(CLIENT, "index.html"));
-  const html = template.replace(
-    "<!-- assets -->",
-    [
-      `<link rel="stylesheet" href="/assets/${cssName}" />`,
-      `    <script type="module" src="/assets/${entryName}"></script>`,
-      preloads,
-    ].filter(Boolean).join("\n"),
+  const page = (head: string, body: string) =>
+    template.replace(
+      "<!-- assets -->",
+      [
+        `<link rel="stylesheet" href="/assets/${cssName}" />`,
+        `    <script type="module" src="/assets/${entryName}"></script>`,
+        preloads,
+        head,
+      ].filter(Boolean).join("\n"),
+    ).replace(/<div id="root"><\/div>/, () => `<div id="root">${body}</div>`);
+  await Deno.writeTextFile(
+    join(outDir, "index.html"),
+    page(hoisted.replaceAll("<link ", "    <link "), landing.slice(hoisted.length)),
   );
-  await Deno.writeTextFile(join(outDir, "index.html"), html);
+  await Deno.writeTextFile(join(outDir, "shell.html"), page("", ""));
 
   // 4. Fixed public assets (favicon.svg, robots.txt...), and favicon.ico for the browsers and
   // crawlers that ask for it whatever the page says: one 32 px PNG in an ICO container.

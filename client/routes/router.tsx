@@ -14,11 +14,12 @@ import {
   useRouterState,
 } from "@tanstack/react-router";
 import { useCallback } from "react";
-import { useSession } from "../api/session.ts";
+import { type Session, useSession } from "../api/session.ts";
 import type { CurrentPhoto } from "../api/types.ts";
 import { type DashboardTab, parseTab } from "../features/dashboard/tabs.ts";
 import LandingPage from "../features/landing/landing-page.tsx";
 import { loadPhoto, savePhoto } from "../lib/current-photo.ts";
+import { useHydrated } from "../lib/use-hydrated.ts";
 import { buttonClass } from "../ui/button.tsx";
 import { Toaster } from "../ui/toast.tsx";
 import { AppHeader } from "./app-header.tsx";
@@ -28,8 +29,13 @@ import { UpgradeDialogRoot } from "../features/payments/upgrade-dialog-root.tsx"
 import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
 import { openUpgradeDialog } from "../features/payments/upgrade-dialog-store.ts";
 
+/** The header's account area before hydration: the neutral placeholder, whoever is signed in. */
+const SESSION_UNKNOWN: Session = { user: null, loading: true, isAuthenticated: false, reconnecting: false };
+
 function RootLayout() {
   const session = useSession();
+  // The prerendered home page knows nothing of this browser: see client/lib/use-hydrated.ts.
+  const hydrated = useHydrated();
   const navigate = useNavigate();
   const pathname = useRouterState({ select: (s) => s.location.pathname });
   const backToHome = useCallback(() => {
@@ -48,7 +54,7 @@ function RootLayout() {
       </a>
       <AppHeader
         variant={pathname.startsWith("/studio") ? "studio" : "home"}
-        session={session}
+        session={hydrated ? session : SESSION_UNKNOWN}
         onBackToHome={backToHome}
       />
       {/* tabIndex -1: the skip link moves focus here, not only the scroll position. */}
@@ -58,13 +64,14 @@ function RootLayout() {
       <LazyAuthDialog />
       <LazyBuyCreditsDialog />
       <UpgradeDialogRoot />
-      <Toaster />
+      {hydrated && <Toaster />}
     </div>
   );
 }
 
 function HomeView() {
   const navigate = useNavigate();
+  const hydrated = useHydrated();
   const onUploaded = useCallback((photo: CurrentPhoto) => {
     savePhoto(photo);
     navigate({ to: "/studio", search: { photo: photo.id } });
@@ -73,7 +80,12 @@ function HomeView() {
     savePhoto(pending.photo);
     navigate({ to: "/studio", search: { photo: pending.photo.id } });
   }, [navigate]);
-  return <LandingPage onUploaded={onUploaded} notice={<PendingGenerationBanner onReturn={onReturn} />} />;
+  return (
+    <LandingPage
+      onUploaded={onUploaded}
+      notice={hydrated && <PendingGenerationBanner onReturn={onReturn} />}
+    />
+  );
 }
 
 function PaymentReturnView() {

@@ -1,8 +1,9 @@
 /**
  * Serves the built client (static/build) from memory: hashed assets with a
- * year-long immutable cache, other files briefly cached, and index.html
- * (revalidated on every visit) for every client route so reloads and deep
- * links work. Every file carries an ETag (a matching If-None-Match answers 304)
+ * year-long immutable cache, other files briefly cached, index.html (the
+ * prerendered landing page) for `/` and shell.html (the same page with an
+ * empty root) for every other client route, both revalidated on every visit,
+ * so reloads and deep links work and no route first shows the landing page. Every file carries an ETag (a matching If-None-Match answers 304)
  * and goes out as the build's brotli or gzip copy when the browser accepts one.
  * The files are read once; a rebuild (a new index.html) is picked up within a
  * second, or at once when a new hashed asset is asked for.
@@ -32,8 +33,9 @@ const FALLBACK_PAGE =
 
 const IMMUTABLE = "public, max-age=31536000, immutable";
 const SHORT = "public, max-age=3600";
-/** index.html names the current hashed assets: always revalidate it (a 304 costs one round trip). */
+/** The pages name the current hashed assets: always revalidate them (a 304 costs one round trip). */
 const REVALIDATE = "no-cache";
+const PAGES = new Set(["/index.html", "/shell.html"]);
 /** How often the build directory is checked for a rebuild. */
 const RELOAD_CHECK_MS = 1000;
 
@@ -85,11 +87,7 @@ async function loadBuild(root: string): Promise<Map<string, StaticFile> | null> 
     const body = await Deno.readFile(path);
     const file: StaticFile = {
       type: TYPES[ext],
-      cacheControl: urlPath === "/index.html"
-        ? REVALIDATE
-        : urlPath.startsWith("/assets/")
-        ? IMMUTABLE
-        : SHORT,
+      cacheControl: PAGES.has(urlPath) ? REVALIDATE : urlPath.startsWith("/assets/") ? IMMUTABLE : SHORT,
       identity: { body, etag: await etagOf(body) },
     };
     for (const [enc, suffix] of [["br", ".br"], ["gzip", ".gz"]] as const) {
@@ -187,7 +185,8 @@ export function staticClient(rootDir: string) {
       // A missing asset is a 404, not the app shell (a stale tab asking for an old chunk).
       if (!file) return c.text("Not found", 404);
     }
-    if (!file || key === "/" || path.includes("\0")) file = files?.get("/index.html");
+    if (key === "/") file = files?.get("/index.html");
+    else if (!file || path.includes("\0")) file = files?.get("/shell.html") ?? files?.get("/index.html");
     if (!file) {
       return c.body(FALLBACK_PAGE, 200, {
         "Content-Type": "text/html; charset=utf-8",

@@ -70,11 +70,18 @@ Deno.test("startup: main.ts serves health and the client", async () => {
         "/subscription-cancel",
         "/checkout/anything",
       ];
+      // Home holds the prerendered landing page; every other client route gets one shell (an empty
+      // root) that loads the same script.
+      const script = (html: string) => /<script[^>]+src="([^"]+)"/.exec(html)?.[1];
+      let shellHtml: string | undefined;
       for (const route of clientRoutes) {
         const res = await fetchBounded(`${server.url}${route}`);
         assert.equal(res.status, 200, route);
         assert.equal(res.headers.get("Cache-Control"), "no-cache", route); // the shell is never cached
-        assert.equal(await res.text(), homeHtml, route);
+        const html = await res.text();
+        assert.match(html, /<div id="root"><\/div>/, route);
+        assert.equal(html, shellHtml ??= html, route);
+        assert.equal(script(html), script(homeHtml), route);
       }
 
       // Hashed build output is cached for a year; its name changes whenever its content does.
