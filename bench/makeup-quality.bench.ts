@@ -7,7 +7,7 @@
  *   nose bridge, cupid's bow), largest L* lift, fine texture kept under it;
  * - blush: changed pixels outside the face outline, elongation of each cheek's
  *   patch (1 = a round disc);
- * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and forehead
+ * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and chin
  *   patches under the heaviest bases and the full Evening Glam look;
  * - eyeliner: changed pixels inside the eye openings;
  * - plum eyeshadow at the default intensity: ΔE on each lid, weaker/stronger;

@@ -254,7 +254,7 @@ export function lidContrast(plain: Decoded, out: Decoded, g: FaceGeometry): { ri
   return { right: meanDeltaE(plain, out, r), left: meanDeltaE(plain, out, l) };
 }
 
-/** Skin: the least fine texture kept over cheek (both sides) and forehead patches. */
+/** Skin: the least fine texture kept over cheek (both sides) and chin patches. */
 export function skinTexture(plain: Decoded, out: Decoded, g: FaceGeometry): number {
-  return Math.min(...[50, 280, 151].map((i) => textureRatio(plain, out, patch(plain, g, i))));
+  return Math.min(...[50, 280, 199].map((i) => textureRatio(plain, out, patch(plain, g, i))));
 }
