@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { type GuardedPage, openPage, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
 import {
   createSuite,
+  expectInsufficientCredits,
   opts,
   PASSWORD,
   registerViaApi,
@@ -19,7 +20,7 @@ import {
 } from "./harness.ts";
 
 // Two credits: exactly one generation per account (insufficient-credits path).
-const { setup, teardown } = createSuite({ WELCOME_CREDITS: "2" });
+const { setup, teardown, pageTest } = createSuite({ WELCOME_CREDITS: "2" });
 
 async function expectFieldError(page: Page, message: string) {
   await page.getByRole("alert").filter({ hasText: message }).first()
@@ -164,129 +165,119 @@ Deno.test("[browser] landing, sign-up validation, register, log out and in", opt
   });
 });
 
-Deno.test(
+pageTest(
   "[browser] upload, studio tabs, generate, result, compare, downloads, no credits, reload",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      await signInWithTokens(page, await registerViaApi(server.url, "Grace Hopper"));
-      await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    await signInWithTokens(page, await registerViaApi(server.url, "Grace Hopper"));
+    await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
 
-      // Going to /studio with no photo goes home.
-      await page.goto("/studio");
-      await page.waitForURL((u) => u.pathname === "/");
+    // Going to /studio with no photo goes home.
+    await page.goto("/studio");
+    await page.waitForURL((u) => u.pathname === "/");
 
-      await page.getByTestId("landing-file-input").setInputFiles(portrait);
-      await page.waitForURL(/\/studio\?photo=/);
-      await page.getByText("1 image(s) provided").waitFor();
-      await page.getByRole("button", { name: "Back to Home" }).waitFor();
-      await page.getByRole("button", { name: "Buy Credits" }).waitFor(); // 2 < 10
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByText("1 image(s) provided").waitFor();
+    await page.getByRole("button", { name: "Back to Home" }).waitFor();
+    await page.getByRole("button", { name: "Buy Credits" }).waitFor(); // 2 < 10
 
-      // Every tab, with the option groups from the API.
-      await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
-      await page.getByRole("radiogroup", { name: "Lips", exact: true }).waitFor();
-      await page.getByRole("slider", { name: "Lips intensity" }).waitFor();
-      await screenshots(page, "studio-glam");
-      await page.getByRole("tab", { name: "Hair Studio" }).click();
-      await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
-      await page.getByRole("radiogroup", { name: "Hair Colour", exact: true }).waitFor();
-      await screenshots(page, "studio-hair");
-      await page.getByRole("tab", { name: "Barber Shop" }).click();
-      await page.getByRole("heading", { name: "AI Barber Shop" }).waitFor();
-      await page.getByRole("radiogroup", { name: "Facial Hair", exact: true }).waitFor();
-      await screenshots(page, "studio-barber");
-      await page.getByRole("tab", { name: "Scene Composer" }).click();
-      await page.getByRole("radiogroup", { name: "Lighting", exact: true }).waitFor();
-      await screenshots(page, "studio-scene");
+    // Every tab, with the option groups from the API.
+    await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
+    await page.getByRole("radiogroup", { name: "Lips", exact: true }).waitFor();
+    await page.getByRole("slider", { name: "Lips intensity" }).waitFor();
+    await screenshots(page, "studio-glam");
+    await page.getByRole("tab", { name: "Hair Studio" }).click();
+    await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
+    await page.getByRole("radiogroup", { name: "Hair Colour", exact: true }).waitFor();
+    await screenshots(page, "studio-hair");
+    await page.getByRole("tab", { name: "Barber Shop" }).click();
+    await page.getByRole("heading", { name: "AI Barber Shop" }).waitFor();
+    await page.getByRole("radiogroup", { name: "Facial Hair", exact: true }).waitFor();
+    await screenshots(page, "studio-barber");
+    await page.getByRole("tab", { name: "Scene Composer" }).click();
+    await page.getByRole("radiogroup", { name: "Lighting", exact: true }).waitFor();
+    await screenshots(page, "studio-scene");
 
-      // Style it: Glam Studio, a lipstick that the model honours when it says so.
-      await page.getByRole("tab", { name: "Appearance Studio" }).click();
-      await page.getByRole("tab", { name: "Glam Studio" }).click();
-      const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
-      const supportedLip = lips.locator(
-        "[role=radio]:not([data-unsupported])",
-      ).nth(1);
-      const pick = await supportedLip.count() ? supportedLip : lips.getByRole("radio").nth(1);
-      await pick.click();
-      assert.equal(await pick.getAttribute("aria-checked"), "true");
-      const slider = page.getByRole("slider", { name: "Lips intensity" });
-      await slider.focus();
-      await page.keyboard.press("ArrowRight");
-      assert.equal(await slider.getAttribute("aria-valuenow"), "65");
-      // The offline model cannot follow instructions or render other angles: both are off, with the reason.
-      assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), true);
-      await page.getByText("Additional instructions need a generative image model").first().waitFor();
-      const view360 = page.getByRole("checkbox", { name: "360° View" }).first();
-      assert.equal(await view360.isDisabled(), true);
+    // Style it: Glam Studio, a lipstick that the model honours when it says so.
+    await page.getByRole("tab", { name: "Appearance Studio" }).click();
+    await page.getByRole("tab", { name: "Glam Studio" }).click();
+    const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
+    const supportedLip = lips.locator(
+      "[role=radio]:not([data-unsupported])",
+    ).nth(1);
+    const pick = await supportedLip.count() ? supportedLip : lips.getByRole("radio").nth(1);
+    await pick.click();
+    assert.equal(await pick.getAttribute("aria-checked"), "true");
+    const slider = page.getByRole("slider", { name: "Lips intensity" });
+    await slider.focus();
+    await page.keyboard.press("ArrowRight");
+    assert.equal(await slider.getAttribute("aria-valuenow"), "65");
+    // The offline model cannot follow instructions or render other angles: both are off, with the reason.
+    assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), true);
+    await page.getByText("Additional instructions need a generative image model").first().waitFor();
+    const view360 = page.getByRole("checkbox", { name: "360° View" }).first();
+    assert.equal(await view360.isDisabled(), true);
 
-      await page.getByRole("button", { name: "Generate Avatar" }).first().click();
-      await page.getByText("Generating your styled image in 9:16 format...")
-        .waitFor();
-      await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
+    await page.getByRole("button", { name: "Generate Avatar" }).first().click();
+    await page.getByText("Generating your styled image in 9:16 format...")
+      .waitFor();
+    await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
 
-      // Result panel: the image, its download, the 360° View button, compare.
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-      await screenshots(page, "result");
-      const [download] = await Promise.all([
-        page.waitForEvent("download"),
-        page.getByRole("button", { name: "Download image" }).click(),
-      ]);
-      assert.match(download.suggestedFilename(), /^styletwin-result\.(png|jpg|webp)$/);
-      const bytes = await Deno.readFile(await download.path());
-      assert.ok(bytes.byteLength > 1000, "the downloaded file arrives");
-      await toast(page, "Download Started").waitFor();
+    // Result panel: the image, its download, the 360° View button, compare.
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    await screenshots(page, "result");
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download image" }).click(),
+    ]);
+    assert.match(download.suggestedFilename(), /^styletwin-result\.(png|jpg|webp)$/);
+    const bytes = await Deno.readFile(await download.path());
+    assert.ok(bytes.byteLength > 1000, "the downloaded file arrives");
+    await toast(page, "Download Started").waitFor();
 
-      await page.getByRole("tab", { name: "Before / After" }).click();
-      const divider = page.getByRole("slider", { name: "Compare before and after" });
-      await divider.focus();
-      await page.keyboard.press("ArrowLeft");
-      assert.equal(await divider.getAttribute("aria-valuenow"), "45");
-      const box = (await page.getByTestId("compare").boundingBox())!;
-      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-      await page.mouse.down();
-      await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, {
-        steps: 4,
-      });
-      await page.mouse.up();
-      assert.ok(Number(await divider.getAttribute("aria-valuenow")) >= 75);
-      await screenshots(page, "compare");
-
-      // Credits refreshed after completion: 2 - 2 = 0. Next generate: Insufficient Credits.
-      await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();
-      await page.getByRole("button", { name: "Generate Avatar" }).click();
-      await toast(page, "Insufficient Credits").waitFor();
-      await toastText(
-        page,
-        "You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.",
-      ).waitFor();
-      const buy = page.getByRole("dialog", { name: "Buy Credits" });
-      await buy.waitFor(); // its packages are the store's own tests' concern
-      await page.keyboard.press("Escape");
-      await buy.waitFor({ state: "detached" });
-
-      // Reload keeps the session, the photo and the result.
-      const studioUrl = page.url();
-      await page.reload();
-      assert.equal(page.url(), studioUrl);
-      await page.getByText("1 image(s) provided").waitFor();
-      await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-
-      // Back and forward behave.
-      await page.goBack();
-      await page.getByRole("heading", { name: "Create Your Digital Human" })
-        .waitFor();
-      await page.goForward();
-      await page.getByText("1 image(s) provided").waitFor();
-
-      // Back to Home clears the photo: /studio then goes home.
-      await page.getByRole("button", { name: "Back to Home" }).click();
-      await page.waitForURL((u) => u.pathname === "/");
-      await page.goto("/studio");
-      await page.waitForURL((u) => u.pathname === "/");
+    await page.getByRole("tab", { name: "Before / After" }).click();
+    const divider = page.getByRole("slider", { name: "Compare before and after" });
+    await divider.focus();
+    await page.keyboard.press("ArrowLeft");
+    assert.equal(await divider.getAttribute("aria-valuenow"), "45");
+    const box = (await page.getByTestId("compare").boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2, {
+      steps: 4,
     });
+    await page.mouse.up();
+    assert.ok(Number(await divider.getAttribute("aria-valuenow")) >= 75);
+    await screenshots(page, "compare");
+
+    // Credits refreshed after completion: 2 - 2 = 0. Next generate: Insufficient Credits.
+    await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    const buy = await expectInsufficientCredits(page); // its packages are the store's own tests' concern
+    await page.keyboard.press("Escape");
+    await buy.waitFor({ state: "detached" });
+
+    // Reload keeps the session, the photo and the result.
+    const studioUrl = page.url();
+    await page.reload();
+    assert.equal(page.url(), studioUrl);
+    await page.getByText("1 image(s) provided").waitFor();
+    await page.getByTestId("user-label").filter({ hasText: "Grace" }).waitFor();
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+
+    // Back and forward behave.
+    await page.goBack();
+    await page.getByRole("heading", { name: "Create Your Digital Human" })
+      .waitFor();
+    await page.goForward();
+    await page.getByText("1 image(s) provided").waitFor();
+
+    // Back to Home clears the photo: /studio then goes home.
+    await page.getByRole("button", { name: "Back to Home" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await page.goto("/studio");
+    await page.waitForURL((u) => u.pathname === "/");
   },
 );
 

@@ -13,31 +13,17 @@ import {
   createSuite,
   opts,
   PASSWORD,
+  registerViaApi,
   signInWithTokens,
   toast,
   toastText,
-  type Tokens,
-  uniqueEmail,
   uploadViaApi,
 } from "./harness.ts";
 
-const { setup, teardown } = createSuite({ WELCOME_CREDITS: "20", AUTH_RATE_LIMIT_PER_MINUTE: "200" });
-
-interface Account extends Tokens {
-  email: string;
-  user: { id: string; email: string; full_name: string; credits: number };
-}
-
-async function register(base: string, name: string): Promise<Account> {
-  const email = uniqueEmail("dash");
-  const res = await fetch(`${base}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD, full_name: name }),
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-  return { email, ...await res.json() };
-}
+const { setup, teardown, pageTest } = createSuite({
+  WELCOME_CREDITS: "20",
+  AUTH_RATE_LIMIT_PER_MINUTE: "200",
+});
 
 async function generate(base: string, token: string, photoId: string, body: Record<string, unknown>) {
   const res = await fetch(`${base}/api/generate`, {
@@ -87,137 +73,133 @@ async function expectTab(page: Page, name: string) {
   );
 }
 
-Deno.test(
+pageTest(
   "[browser] dashboard: access rule, stats, every tab, deep links and the back button",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      // Signed out.
-      await page.goto("/dashboard");
-      await page.getByRole("heading", { name: "Access Denied" }).waitFor();
-      await page.getByText("Please log in to access your dashboard.").waitFor();
-      await screenshots(page, "dashboard-access-denied");
-      await page.getByRole("button", { name: "Go to Home" }).click();
-      await page.waitForURL((u) => u.pathname === "/");
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    // Signed out.
+    await page.goto("/dashboard");
+    await page.getByRole("heading", { name: "Access Denied" }).waitFor();
+    await page.getByText("Please log in to access your dashboard.").waitFor();
+    await screenshots(page, "dashboard-access-denied");
+    await page.getByRole("button", { name: "Go to Home" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
 
-      // A known history: one completed makeup look.
-      const me = await register(server.url, "Grace Hopper");
-      const photoId = await uploadViaApi(server.url, me.access_token, portrait);
-      const id = await generate(server.url, me.access_token, photoId, {
-        studioType: "makeup",
-        options: LOOK,
-      });
-      assert.equal(await waitFinished(server.url, me.access_token, id), "completed");
-      await signInWithTokens(page, me);
-
-      await openDashboard(page);
-      await page.getByRole("heading", { name: "Welcome back, Grace Hopper!" }).waitFor();
-      await page.getByRole("button", { name: "Back to Home" }).waitFor();
-      await page.getByRole("button", { name: "Create Avatar" }).first().waitFor();
-      await expectTab(page, "Profile");
-      const cards = page.getByTestId("stat-card");
-      assert.equal(await cards.count(), 4);
-      await cards.filter({ hasText: "Total Generations" }).filter({ hasText: "1 completed" }).waitFor();
-      await cards.filter({ hasText: "Available Credits" }).filter({ hasText: String(me.user.credits - 2) })
-        .waitFor();
-      await cards.filter({ hasText: "Favorite Styles" }).filter({ hasText: "Champagne Shimmer" }).waitFor();
-      await cards.filter({ hasText: "Profile Complete" }).filter({ hasText: "0%" }).waitFor();
-      await page.getByRole("button", { name: "Save Changes" }).waitFor();
-      await screenshots(page, "dashboard-profile");
-      await expectNoSeriousAxeViolations(page, "dashboard profile tab");
-
-      // Each tab changes the URL; the back button walks back through them.
-      await tabButton(page, "Subscription").click();
-      await page.waitForURL(/tab=subscription/);
-      await page.getByRole("heading", { name: "Current Subscription" }).waitFor();
-      await page.getByTestId("current-plan").filter({ hasText: "none" }).waitFor();
-      await page.getByTestId("subscription-status").filter({ hasText: "inactive" }).waitFor();
-      await page.getByRole("heading", { name: "Available Plans" }).waitFor();
-      await page.getByTestId("plan-card").nth(2).waitFor();
-      assert.equal(await page.getByTestId("plan-card").count(), 3);
-      await screenshots(page, "dashboard-subscription");
-      await expectNoSeriousAxeViolations(page, "dashboard subscription tab");
-      await page.getByTestId("plan-card").filter({
-        has: page.getByRole("heading", { name: "PRO", exact: true }),
-      }).getByRole("button", { name: "Upgrade" })
-        .click();
-      const dialog = page.getByRole("dialog", { name: "Choose Your Plan" });
-      await dialog.waitFor();
-      await screenshots(page, "dashboard-upgrade-dialog");
-      await page.keyboard.press("Escape");
-      await dialog.waitFor({ state: "detached" });
-
-      await tabButton(page, "History").click();
-      await page.waitForURL(/tab=history/);
-      const item = page.getByTestId("history-item").first();
-      await item.waitFor();
-      assert.equal(await item.getAttribute("data-id"), id);
-      await item.getByTestId("history-status").filter({ hasText: "completed" }).waitFor();
-      await item.getByText("+1 more").waitFor();
-      await item.getByTestId("history-credits").filter({ hasText: "2 credits" }).waitFor();
-      await waitForImageLoaded(page, '[data-testid="history-item"] img');
-      await screenshots(page, "dashboard-history");
-      await expectNoSeriousAxeViolations(page, "dashboard history tab");
-
-      await tabButton(page, "Settings").click();
-      await page.waitForURL(/tab=settings/);
-      await page.getByRole("heading", { name: "Change Password" }).waitFor();
-      await page.getByRole("heading", { name: "Account Information" }).waitFor();
-      await page.getByText(me.email).first().waitFor();
-      await page.getByText("Active", { exact: true }).waitFor();
-      await page.getByText("Pending", { exact: true }).waitFor();
-      await screenshots(page, "dashboard-settings");
-      await expectNoSeriousAxeViolations(page, "dashboard settings tab");
-
-      await page.goBack();
-      await page.waitForURL(/tab=history/);
-      await expectTab(page, "History");
-      await page.goBack();
-      await page.waitForURL(/tab=subscription/);
-      await expectTab(page, "Subscription");
-
-      // A deep link opens its tab directly; an unknown tab falls back to Profile.
-      await openDashboard(page, "history");
-      await expectTab(page, "History");
-      await page.getByTestId("history-item").first().waitFor();
-      await openDashboard(page, "nonsense");
-      await expectTab(page, "Profile");
-
-      // Open the result in the result view.
-      await openDashboard(page, "history");
-      await page.getByTestId("history-item").first().getByRole("button", { name: "View" }).click();
-      await waitForImageLoaded(page, '[data-testid="result-viewer-image"]');
-      await page.keyboard.press("Escape");
-
-      // A 360 item opens its set in the 360° overlay. The local model makes only the front, so
-      // the list answer is given four angles here (distinct URLs of the same stored image).
-      await page.route("**/api/generations?*", async (route) => {
-        const res = await route.fetch();
-        const body = await res.json();
-        const first = body.items[0];
-        first.view360 = true;
-        first.result_urls = Object.fromEntries(
-          ["front", "right", "left", "back"].map((
-            a,
-            i,
-          ) => [a, i === 0 ? first.result_url : `${first.result_url}?${a}`]),
-        );
-        await route.fulfill({ response: res, json: body });
-      });
-      await openDashboard(page, "history");
-      await page.getByTestId("history-item").first().getByRole("button", { name: "360° View" }).click();
-      const overlay = page.getByRole("dialog", { name: "360° View - Final Look" });
-      await overlay.waitFor();
-      for (const label of ["FRONT", "RIGHT", "LEFT", "BACK"]) {
-        await overlay.getByText(label, { exact: true }).first().waitFor();
-      }
-      await screenshots(page, "dashboard-history-360");
-      await page.keyboard.press("Escape");
-      await overlay.waitFor({ state: "detached" });
-      await page.unroute("**/api/generations?*");
+    // A known history: one completed makeup look.
+    const me = await registerViaApi(server.url, "Grace Hopper");
+    const photoId = await uploadViaApi(server.url, me.access_token, portrait);
+    const id = await generate(server.url, me.access_token, photoId, {
+      studioType: "makeup",
+      options: LOOK,
     });
+    assert.equal(await waitFinished(server.url, me.access_token, id), "completed");
+    await signInWithTokens(page, me);
+
+    await openDashboard(page);
+    await page.getByRole("heading", { name: "Welcome back, Grace Hopper!" }).waitFor();
+    await page.getByRole("button", { name: "Back to Home" }).waitFor();
+    await page.getByRole("button", { name: "Create Avatar" }).first().waitFor();
+    await expectTab(page, "Profile");
+    const cards = page.getByTestId("stat-card");
+    assert.equal(await cards.count(), 4);
+    await cards.filter({ hasText: "Total Generations" }).filter({ hasText: "1 completed" }).waitFor();
+    await cards.filter({ hasText: "Available Credits" }).filter({ hasText: String(me.user.credits - 2) })
+      .waitFor();
+    await cards.filter({ hasText: "Favorite Styles" }).filter({ hasText: "Champagne Shimmer" }).waitFor();
+    await cards.filter({ hasText: "Profile Complete" }).filter({ hasText: "0%" }).waitFor();
+    await page.getByRole("button", { name: "Save Changes" }).waitFor();
+    await screenshots(page, "dashboard-profile");
+    await expectNoSeriousAxeViolations(page, "dashboard profile tab");
+
+    // Each tab changes the URL; the back button walks back through them.
+    await tabButton(page, "Subscription").click();
+    await page.waitForURL(/tab=subscription/);
+    await page.getByRole("heading", { name: "Current Subscription" }).waitFor();
+    await page.getByTestId("current-plan").filter({ hasText: "none" }).waitFor();
+    await page.getByTestId("subscription-status").filter({ hasText: "inactive" }).waitFor();
+    await page.getByRole("heading", { name: "Available Plans" }).waitFor();
+    await page.getByTestId("plan-card").nth(2).waitFor();
+    assert.equal(await page.getByTestId("plan-card").count(), 3);
+    await screenshots(page, "dashboard-subscription");
+    await expectNoSeriousAxeViolations(page, "dashboard subscription tab");
+    await page.getByTestId("plan-card").filter({
+      has: page.getByRole("heading", { name: "PRO", exact: true }),
+    }).getByRole("button", { name: "Upgrade" })
+      .click();
+    const dialog = page.getByRole("dialog", { name: "Choose Your Plan" });
+    await dialog.waitFor();
+    await screenshots(page, "dashboard-upgrade-dialog");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+
+    await tabButton(page, "History").click();
+    await page.waitForURL(/tab=history/);
+    const item = page.getByTestId("history-item").first();
+    await item.waitFor();
+    assert.equal(await item.getAttribute("data-id"), id);
+    await item.getByTestId("history-status").filter({ hasText: "completed" }).waitFor();
+    await item.getByText("+1 more").waitFor();
+    await item.getByTestId("history-credits").filter({ hasText: "2 credits" }).waitFor();
+    await waitForImageLoaded(page, '[data-testid="history-item"] img');
+    await screenshots(page, "dashboard-history");
+    await expectNoSeriousAxeViolations(page, "dashboard history tab");
+
+    await tabButton(page, "Settings").click();
+    await page.waitForURL(/tab=settings/);
+    await page.getByRole("heading", { name: "Change Password" }).waitFor();
+    await page.getByRole("heading", { name: "Account Information" }).waitFor();
+    await page.getByText(me.email).first().waitFor();
+    await page.getByText("Active", { exact: true }).waitFor();
+    await page.getByText("Pending", { exact: true }).waitFor();
+    await screenshots(page, "dashboard-settings");
+    await expectNoSeriousAxeViolations(page, "dashboard settings tab");
+
+    await page.goBack();
+    await page.waitForURL(/tab=history/);
+    await expectTab(page, "History");
+    await page.goBack();
+    await page.waitForURL(/tab=subscription/);
+    await expectTab(page, "Subscription");
+
+    // A deep link opens its tab directly; an unknown tab falls back to Profile.
+    await openDashboard(page, "history");
+    await expectTab(page, "History");
+    await page.getByTestId("history-item").first().waitFor();
+    await openDashboard(page, "nonsense");
+    await expectTab(page, "Profile");
+
+    // Open the result in the result view.
+    await openDashboard(page, "history");
+    await page.getByTestId("history-item").first().getByRole("button", { name: "View" }).click();
+    await waitForImageLoaded(page, '[data-testid="result-viewer-image"]');
+    await page.keyboard.press("Escape");
+
+    // A 360 item opens its set in the 360° overlay. The local model makes only the front, so
+    // the list answer is given four angles here (distinct URLs of the same stored image).
+    await page.route("**/api/generations?*", async (route) => {
+      const res = await route.fetch();
+      const body = await res.json();
+      const first = body.items[0];
+      first.view360 = true;
+      first.result_urls = Object.fromEntries(
+        ["front", "right", "left", "back"].map((
+          a,
+          i,
+        ) => [a, i === 0 ? first.result_url : `${first.result_url}?${a}`]),
+      );
+      await route.fulfill({ response: res, json: body });
+    });
+    await openDashboard(page, "history");
+    await page.getByTestId("history-item").first().getByRole("button", { name: "360° View" }).click();
+    const overlay = page.getByRole("dialog", { name: "360° View - Final Look" });
+    await overlay.waitFor();
+    for (const label of ["FRONT", "RIGHT", "LEFT", "BACK"]) {
+      await overlay.getByText(label, { exact: true }).first().waitFor();
+    }
+    await screenshots(page, "dashboard-history-360");
+    await page.keyboard.press("Escape");
+    await overlay.waitFor({ state: "detached" });
+    await page.unroute("**/api/generations?*");
   },
 );
 
@@ -226,7 +208,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    const me = await register(server.url, "Katherine Johnson");
+    const me = await registerViaApi(server.url, "Katherine Johnson");
     await withPage(browser, server.url, async (g) => {
       const { page } = g;
       await signInWithTokens(page, me);
@@ -281,7 +263,7 @@ Deno.test(
 
 Deno.test("[browser] dashboard: change the password, then sign in with the new one", opts, async () => {
   const { server, browser } = await setup();
-  const me = await register(server.url, "Alan Turing");
+  const me = await registerViaApi(server.url, "Alan Turing");
   const NEW = "Enigma!1912x";
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
@@ -348,7 +330,7 @@ Deno.test("[browser] dashboard: change the password, then sign in with the new o
 
 Deno.test("[browser] dashboard: the data export downloads as JSON with the user's data", opts, async () => {
   const { server, browser } = await setup();
-  const me = await register(server.url, "Hedy Lamarr");
+  const me = await registerViaApi(server.url, "Hedy Lamarr");
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
     await signInWithTokens(page, me);
@@ -376,7 +358,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    const me = await register(server.url, "Ada Lovelace");
+    const me = await registerViaApi(server.url, "Ada Lovelace");
     const photoId = await uploadViaApi(server.url, me.access_token, portrait);
     await withPage(browser, server.url, async (g) => {
       const { page } = g;
@@ -458,7 +440,7 @@ Deno.test(
 
 Deno.test("[browser] dashboard: deleting the account (cancel, then confirm) signs out", opts, async () => {
   const { server, browser, portrait } = await setup();
-  const me = await register(server.url, "Barbara Liskov");
+  const me = await registerViaApi(server.url, "Barbara Liskov");
   const photoId = await uploadViaApi(server.url, me.access_token, portrait);
   const id = await generate(server.url, me.access_token, photoId, { studioType: "makeup", options: LOOK });
   await waitFinished(server.url, me.access_token, id);

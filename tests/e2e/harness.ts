@@ -10,9 +10,9 @@ import { openDatabase } from "../../db/client.ts";
 import { users } from "../../db/schema.ts";
 import { hashPassword } from "../../server/auth/password.ts";
 import { insertUser } from "../../server/users/users.repository.ts";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { type LiveServer, startLiveServer } from "../helpers/live-server.ts";
-import { HAS_CHROMIUM, launchBrowser } from "./browser.ts";
+import { DESKTOP, type GuardedPage, HAS_CHROMIUM, launchBrowser, PHONE, withPage } from "./browser.ts";
 import { writeLandscape, writePortrait } from "./fixtures.ts";
 
 // Not on the common-password list (the server refuses those at sign-up).
@@ -55,14 +55,14 @@ export async function seedVerifiedAccount(dataDir: string, email: string, fullNa
 export function createSuite(
   env: Record<string, string>,
   /** Runs on the server's DATA_DIR before it starts (seedVerifiedAccount, ...). */
-  opts: { seed?: (dataDir: string) => Promise<void> } = {},
+  suite: { seed?: (dataDir: string) => Promise<void> } = {},
 ) {
   let shared: Promise<Shared> | undefined;
   function setup(): Promise<Shared> {
     shared ??= (async () => {
       const tmp = await Deno.makeTempDir({ prefix: "styletwin-e2e-" });
-      const dataDir = opts.seed ? join(tmp, "data") : undefined;
-      if (dataDir) await opts.seed!(dataDir);
+      const dataDir = suite.seed ? join(tmp, "data") : undefined;
+      if (dataDir) await suite.seed!(dataDir);
       const [server, browser, portrait, landscape] = await Promise.all([
         startLiveServer({ env, dataDir }),
         launchBrowser(),
@@ -86,7 +86,30 @@ export function createSuite(
   globalThis.addEventListener("unload", () => {
     shared?.then((s) => s.server.close()).catch(() => {});
   });
-  return { setup, teardown };
+  /** Registers a browser test on a fresh guarded page of this suite's server; `fn` drives it. */
+  function pageTest(
+    name: string,
+    fn: (g: GuardedPage, s: Shared) => Promise<void>,
+    page: BrowserContextOptions = {},
+  ) {
+    Deno.test(name, opts, async () => {
+      const s = await setup();
+      await withPage(s.browser, s.server.url, (g) => fn(g, s), page);
+    });
+  }
+  /** Registers a browser test run at phone and then at desktop size, each on a fresh page. */
+  function bothSizesTest(
+    name: string,
+    fn: (g: GuardedPage, s: Shared, label: "phone" | "desktop") => Promise<void>,
+  ) {
+    Deno.test(name, opts, async () => {
+      const s = await setup();
+      for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
+        await withPage(s.browser, s.server.url, (g) => fn(g, s, label), { viewport });
+      }
+    });
+  }
+  return { setup, teardown, pageTest, bothSizesTest };
 }
 
 let n = 0;
@@ -97,18 +120,25 @@ export interface Tokens {
   refresh_token: string;
 }
 
-export async function registerViaApi(base: string, name: string): Promise<Tokens> {
+/** A signed-up account: its tokens, its address and the user the server answered. */
+export interface Account extends Tokens {
+  email: string;
+  user: { id: string; email: string; full_name: string; credits: number };
+}
+
+/** Signs up through the API (a fresh address unless `email` is given), password `PASSWORD`. */
+export async function registerViaApi(
+  base: string,
+  name: string,
+  email = uniqueEmail("api"),
+): Promise<Account> {
   const res = await fetch(`${base}/api/auth/register`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      email: uniqueEmail("api"),
-      password: PASSWORD,
-      full_name: name,
-    }),
+    body: JSON.stringify({ email, password: PASSWORD, full_name: name }),
   });
   assert.equal(res.status, 201, await res.clone().text());
-  return await res.json() as Tokens;
+  return { ...await res.json(), email };
 }
 
 export async function signInWithTokens(page: Page, tokens: Tokens) {
@@ -149,3 +179,18 @@ export const toast = (page: Page, title: string) =>
 /** Text inside the toast viewport (Radix also copies it into a live region). */
 export const toastText = (page: Page, text: string) =>
   page.locator("[data-variant]").getByText(text, { exact: false }).first();
+
+/**
+ * What a user with fewer than 2 credits sees after Generate: the Insufficient Credits toast, then
+ * the Buy Credits dialog (returned).
+ */
+export async function expectInsufficientCredits(page: Page) {
+  await toast(page, "Insufficient Credits").waitFor();
+  await toastText(
+    page,
+    "You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.",
+  ).waitFor();
+  const buy = page.getByRole("dialog", { name: "Buy Credits" });
+  await buy.waitFor();
+  return buy;
+}

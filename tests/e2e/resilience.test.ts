@@ -19,42 +19,29 @@ import {
 } from "./browser.ts";
 import {
   createSuite,
+  expectInsufficientCredits,
   generateViaApi,
   opts,
   PASSWORD,
+  registerViaApi,
   seedVerifiedAccount,
   signInWithTokens,
   toast,
   toastText,
   type Tokens,
-  uniqueEmail,
   uploadViaApi,
 } from "./harness.ts";
 
 // Two credits: one generation per account, so the 402 path is one API generation away.
 const ADMIN_EMAIL = "admin-e2e@example.com";
 // ADMIN_EMAILS applies to verified addresses only: the admin account is seeded verified.
-const { setup, teardown } = createSuite({ WELCOME_CREDITS: "2", ADMIN_EMAILS: ADMIN_EMAIL }, {
+const { setup, teardown, pageTest } = createSuite({ WELCOME_CREDITS: "2", ADMIN_EMAILS: ADMIN_EMAIL }, {
   seed: (dataDir) => seedVerifiedAccount(dataDir, ADMIN_EMAIL, "Ada Admin"),
 });
 
-async function register(
-  base: string,
-  name: string,
-  email = uniqueEmail("res"),
-): Promise<Tokens & { email: string }> {
-  const res = await fetch(`${base}/api/auth/register`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD, full_name: name }),
-  });
-  assert.equal(res.status, 201, await res.clone().text());
-  return { ...await res.json() as Tokens, email };
-}
-
 /** Signed in as a new account, with the portrait uploaded: the studio is open. */
 async function openStudio(page: Page, base: string, name: string, portrait: string) {
-  const account = await register(base, name);
+  const account = await registerViaApi(base, name);
   await signInWithTokens(page, account);
   await page.getByTestId("user-label").filter({ hasText: name.split(" ")[0] }).waitFor();
   await page.getByTestId("landing-file-input").setInputFiles(portrait);
@@ -88,7 +75,7 @@ Deno.test("[browser] a network error at startup keeps the user signed in, then r
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
     g.allow(/Failed to load resource/);
-    const account = await register(server.url, "Edsger Dijkstra");
+    const account = await registerViaApi(server.url, "Edsger Dijkstra");
     // The first two /users/me calls fail (connection dropped, then a 503); later ones go through.
     let failures = 0;
     await page.route("**/api/users/me", (route) => {
@@ -114,306 +101,281 @@ Deno.test("[browser] a network error at startup keeps the user signed in, then r
   });
 });
 
-Deno.test(
+pageTest(
   "[browser] a session ended by the server: a toast says why; signing in from Generate continues (no second dialog)",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      g.allow(/status of 401/);
-      const account = await openStudio(page, server.url, "Barbara Liskov", portrait);
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    g.allow(/status of 401/);
+    const account = await openStudio(page, server.url, "Barbara Liskov", portrait);
 
-      // Signed out elsewhere (the server revokes the session: access and refresh tokens die).
-      const out = await fetch(`${server.url}/api/auth/logout`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${account.access_token}`, "content-type": "application/json" },
-        body: JSON.stringify({ refresh_token: account.refresh_token }),
-      });
-      assert.equal(out.status, 200);
-
-      // The page still shows Barbara; Generate gets a 401, the refresh a 401: signed out, and told why.
-      await page.getByRole("button", { name: "Generate Avatar" }).click();
-      await toast(page, "Session Expired").waitFor();
-      const dialog = page.getByRole("dialog");
-      await dialog.getByRole("button", { name: "Sign In" }).waitFor();
-      await page.getByRole("button", { name: "Sign Up" }).waitFor(); // the header shows the signed-out state
-      await screenshots(page, "session-expired");
-
-      await dialog.getByLabel("Email").fill(account.email);
-      await dialog.getByLabel("Password").fill(PASSWORD);
-      await dialog.getByRole("button", { name: "Sign In" }).click();
-      await dialog.waitFor({ state: "detached" });
-      // It continues with the user who signed in: the generation runs, the dialog stays closed.
-      await page.getByText("Generating your styled image in 9:16 format...").waitFor();
-      await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
-      assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog did not come back");
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    // Signed out elsewhere (the server revokes the session: access and refresh tokens die).
+    const out = await fetch(`${server.url}/api/auth/logout`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${account.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({ refresh_token: account.refresh_token }),
     });
+    assert.equal(out.status, 200);
+
+    // The page still shows Barbara; Generate gets a 401, the refresh a 401: signed out, and told why.
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    await toast(page, "Session Expired").waitFor();
+    const dialog = page.getByRole("dialog");
+    await dialog.getByRole("button", { name: "Sign In" }).waitFor();
+    await page.getByRole("button", { name: "Sign Up" }).waitFor(); // the header shows the signed-out state
+    await screenshots(page, "session-expired");
+
+    await dialog.getByLabel("Email").fill(account.email);
+    await dialog.getByLabel("Password").fill(PASSWORD);
+    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await dialog.waitFor({ state: "detached" });
+    // It continues with the user who signed in: the generation runs, the dialog stays closed.
+    await page.getByText("Generating your styled image in 9:16 format...").waitFor();
+    await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
+    assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog did not come back");
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
   },
 );
 
-Deno.test(
+pageTest(
   "[browser] the server's 402 (balance spent elsewhere): Insufficient Credits toast and Buy Credits",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      g.allow(/status of 402/);
-      const account = await openStudio(page, server.url, "Frances Allen", portrait);
-      await page.getByTestId("credits-pill").filter({ hasText: /^2/ }).waitFor();
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    g.allow(/status of 402/);
+    const account = await openStudio(page, server.url, "Frances Allen", portrait);
+    await page.getByTestId("credits-pill").filter({ hasText: /^2/ }).waitFor();
 
-      // Another device spends the two credits: the page still shows 2, so its own check passes.
-      const photoId = await uploadViaApi(server.url, account.access_token, portrait);
-      await generateViaApi(server.url, account.access_token, photoId);
-      assert.match((await page.getByTestId("credits-pill").textContent()) ?? "", /^2/);
+    // Another device spends the two credits: the page still shows 2, so its own check passes.
+    const photoId = await uploadViaApi(server.url, account.access_token, portrait);
+    await generateViaApi(server.url, account.access_token, photoId);
+    assert.match((await page.getByTestId("credits-pill").textContent()) ?? "", /^2/);
 
-      await page.getByRole("button", { name: "Generate Avatar" }).click();
-      await toast(page, "Insufficient Credits").waitFor();
-      await toastText(
-        page,
-        "You need at least 2 credits to generate an image. Click 'Buy Credits' to purchase more.",
-      ).waitFor();
-      await page.getByRole("dialog", { name: "Buy Credits" }).waitFor();
-      // The balance is read again: 0.
-      await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();
-      assert.equal(
-        await page.getByText("Generating your styled image in 9:16 format...").count(),
-        0,
-        "no generation started",
-      );
-      await screenshots(page, "insufficient-credits-402");
-    });
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    await expectInsufficientCredits(page);
+    // The balance is read again: 0.
+    await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();
+    assert.equal(
+      await page.getByText("Generating your styled image in 9:16 format...").count(),
+      0,
+      "no generation started",
+    );
+    await screenshots(page, "insufficient-credits-402");
   },
 );
 
-Deno.test(
+pageTest(
   "[browser] 360 overlay: toasts do not close it and clear its buttons on phones; Download All reports a failed angle",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      g.allow(/status of 500/);
-      await offerAllAngles(page);
-      await openStudio(page, server.url, "Katherine Johnson", portrait);
-      await page.getByRole("checkbox", { name: "360° View" }).click();
-      await page.getByRole("button", { name: "Generate Avatar" }).click();
-      const title = page.getByRole("heading", { name: "360° View - Final Look" });
-      await title.waitFor({ timeout: 90_000 });
-      await toast(page, "Generation Complete!").waitFor();
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    g.allow(/status of 500/);
+    await offerAllAngles(page);
+    await openStudio(page, server.url, "Katherine Johnson", portrait);
+    await page.getByRole("checkbox", { name: "360° View" }).click();
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    const title = page.getByRole("heading", { name: "360° View - Final Look" });
+    await title.waitFor({ timeout: 90_000 });
+    await toast(page, "Generation Complete!").waitFor();
 
-      // Touching the toast, then its close button, is not an outside click.
-      await toast(page, "Generation Complete!").click();
-      await page.waitForTimeout(300);
-      assert.ok(await title.isVisible(), "the overlay stays open after a click on the toast");
-      // (The modal hides the rest of the page from the accessibility tree: find the button by its label.)
-      await page.locator('[aria-label="Dismiss notification"]').click();
-      await toast(page, "Generation Complete!").waitFor({ state: "detached" });
-      assert.ok(await title.isVisible(), "the overlay stays open after closing the toast");
+    // Touching the toast, then its close button, is not an outside click.
+    await toast(page, "Generation Complete!").click();
+    await page.waitForTimeout(300);
+    assert.ok(await title.isVisible(), "the overlay stays open after a click on the toast");
+    // (The modal hides the rest of the page from the accessibility tree: find the button by its label.)
+    await page.locator('[aria-label="Dismiss notification"]').click();
+    await toast(page, "Generation Complete!").waitFor({ state: "detached" });
+    assert.ok(await title.isVisible(), "the overlay stays open after closing the toast");
 
-      // Phone: a toast sits above the overlay's bottom buttons, not over them.
-      await page.setViewportSize(PHONE);
-      await page.getByRole("button", { name: "Download FRONT view" }).click();
-      const shown = toast(page, "Download Started");
-      await shown.waitFor();
-      await page.waitForTimeout(300); // the slide-in animation
-      const toastBox = (await shown.boundingBox())!;
-      for (const name of ["Close 360° View", "Download All Views"]) {
-        const box = (await page.getByRole("button", { name }).boundingBox())!;
-        assert.ok(box.y + box.height <= PHONE.height, `${name} is on screen`);
-        assert.ok(!overlaps(toastBox, box), `the toast does not cover ${name}`);
-      }
-      await page.screenshot({
-        path: new URL("../../test-results/screenshots/view-360-toast-phone.png", import.meta.url).pathname,
-      });
-      await page.setViewportSize(DESKTOP);
-
-      // Download All with the RIGHT view failing on the server: the batch ends with Download Failed.
-      await page.route(
-        /\/api\/download\/.*name=styletwin-360-right/,
-        (route) => route.fulfill({ status: 500 }),
-      );
-      const all = page.getByRole("button", { name: "Download All Views" });
-      await all.click();
-      await toast(page, "Download Failed").waitFor();
-      await toastText(page, "RIGHT could not be saved.").waitFor();
-      await toastText(page, "Right-click the image and choose Save image as.").waitFor();
-      // Still the last word once the remaining views are done (no success toast replaces it).
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll("button")].find((b) => b.textContent?.includes("Download All Views"))
-          ?.disabled === false
-      );
-      await page.waitForTimeout(500);
-      await toast(page, "Download Failed").waitFor();
-      assert.equal(await toast(page, "Download Started").count(), 0);
-      await screenshots(page, "download-failed");
+    // Phone: a toast sits above the overlay's bottom buttons, not over them.
+    await page.setViewportSize(PHONE);
+    await page.getByRole("button", { name: "Download FRONT view" }).click();
+    const shown = toast(page, "Download Started");
+    await shown.waitFor();
+    await page.waitForTimeout(300); // the slide-in animation
+    const toastBox = (await shown.boundingBox())!;
+    for (const name of ["Close 360° View", "Download All Views"]) {
+      const box = (await page.getByRole("button", { name }).boundingBox())!;
+      assert.ok(box.y + box.height <= PHONE.height, `${name} is on screen`);
+      assert.ok(!overlaps(toastBox, box), `the toast does not cover ${name}`);
+    }
+    await page.screenshot({
+      path: new URL("../../test-results/screenshots/view-360-toast-phone.png", import.meta.url).pathname,
     });
+    await page.setViewportSize(DESKTOP);
+
+    // Download All with the RIGHT view failing on the server: the batch ends with Download Failed.
+    await page.route(
+      /\/api\/download\/.*name=styletwin-360-right/,
+      (route) => route.fulfill({ status: 500 }),
+    );
+    const all = page.getByRole("button", { name: "Download All Views" });
+    await all.click();
+    await toast(page, "Download Failed").waitFor();
+    await toastText(page, "RIGHT could not be saved.").waitFor();
+    await toastText(page, "Right-click the image and choose Save image as.").waitFor();
+    // Still the last word once the remaining views are done (no success toast replaces it).
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll("button")].find((b) => b.textContent?.includes("Download All Views"))
+        ?.disabled === false
+    );
+    await page.waitForTimeout(500);
+    await toast(page, "Download Failed").waitFor();
+    assert.equal(await toast(page, "Download Started").count(), 0);
+    await screenshots(page, "download-failed");
   },
 );
 
-Deno.test(
+pageTest(
   "[browser] a generation outlives Back to Home and a timeout; a 404 stops polling",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      g.allow(/status of 404/);
-      // A fake clock (flowing normally until paused): 61 polls take ~107 s of timers, run in seconds.
-      await page.clock.install();
-      await openStudio(page, server.url, "Grace Brewster", portrait);
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    g.allow(/status of 404/);
+    // A fake clock (flowing normally until paused): 61 polls take ~107 s of timers, run in seconds.
+    await page.clock.install();
+    await openStudio(page, server.url, "Grace Brewster", portrait);
 
-      // The status stays "processing" while the page waits (the real job finishes meanwhile).
-      const processing = {
-        status: "processing",
-        resultUrl: null,
-        resultUrls: {},
-        error: null,
-        notes: [],
-      };
-      const statusRoute = /\/api\/generation\/[^/]+\/status$/;
-      let polls = 0;
-      await page.route(statusRoute, (route) => {
-        polls++;
-        return route.fulfill({ json: processing });
-      });
-      // The status stream is refused, so the client follows the job by polling (its fallback).
-      const streamRoute = /\/api\/generation\/[^/]+\/events$/;
-      g.allow(/status of 503/);
-      await page.route(streamRoute, (route) => route.fulfill({ status: 503, json: { detail: "no stream" } }));
-      await page.getByRole("button", { name: "Generate Avatar" }).click();
-      await page.getByText("Generating your styled image in 9:16 format...").waitFor();
-      for (let i = 0; i < 100 && polls < 2; i++) await page.waitForTimeout(100);
-      assert.ok(polls >= 2, "the client polls the status");
-
-      // Back to Home while generating: the home page offers the way back.
-      await page.getByRole("button", { name: "Back to Home" }).click();
-      await page.waitForURL((u) => u.pathname === "/");
-      const banner = page.getByTestId("pending-generation");
-      await banner.getByText("Your avatar is still being generated").waitFor();
-      await screenshots(page, "pending-generation");
-      // Back in the studio polling starts over (a fresh count); stop time to run it quickly.
-      await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
-      polls = 0;
-      await banner.getByRole("button", { name: "Return to Studio" }).click();
-      await page.waitForURL(/\/studio\?photo=/);
-      await page.getByText("Generating your styled image in 9:16 format...").waitFor();
-
-      // Still "processing" after more than 60 attempts: Generation Timeout, but the id is kept.
-      const timedOut = toast(page, "Generation Timeout");
-      for (let i = 0; i < 300 && await timedOut.count() === 0; i++) {
-        await page.clock.runFor(1000);
-        await page.waitForTimeout(25);
-      }
-      await timedOut.waitFor();
-      await toastText(page, "Generation is taking longer than expected. Please try again.").waitFor();
-      assert.equal(polls, 61, "gives up after more than 60 attempts");
-      const notice = page.getByTestId("generation-problem");
-      await notice.getByText("Still working on your avatar").waitFor();
-      assert.ok(await page.evaluate(() => sessionStorage.getItem("styletwin.pending") !== null));
-      await screenshots(page, "generation-timeout");
-
-      // Check again, now with the real status: the paid result arrives.
-      await page.unroute(statusRoute);
-      await page.unroute(streamRoute);
-      await notice.getByRole("button", { name: "Check again" }).click();
-      await page.clock.runFor(1000);
-      await toast(page, "Generation Complete!").waitFor({ timeout: 30_000 });
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-      assert.equal(await page.evaluate(() => sessionStorage.getItem("styletwin.pending")), null);
-
-      // A job the server does not know (404): polling stops at once and says so.
-      await page.clock.resume();
-      const photoId = new URL(page.url()).searchParams.get("photo")!;
-      await page.evaluate((id) => {
-        sessionStorage.setItem(
-          "styletwin.pending",
-          JSON.stringify({ generationId: crypto.randomUUID(), photoId: id, view360: false }),
-        );
-      }, photoId);
-      polls = 0;
-      await page.route(statusRoute, (route) => (polls++, route.continue()));
-      await page.reload();
-      await page.getByTestId("generation-problem").getByText("This generation could not be found").waitFor();
-      await page.waitForTimeout(3000); // a retry would come within 1 s
-      assert.ok(polls <= 1, `no retries after a 404 (${polls} status calls)`);
-      assert.equal(await page.evaluate(() => sessionStorage.getItem("styletwin.pending")), null);
+    // The status stays "processing" while the page waits (the real job finishes meanwhile).
+    const processing = {
+      status: "processing",
+      resultUrl: null,
+      resultUrls: {},
+      error: null,
+      notes: [],
+    };
+    const statusRoute = /\/api\/generation\/[^/]+\/status$/;
+    let polls = 0;
+    await page.route(statusRoute, (route) => {
+      polls++;
+      return route.fulfill({ json: processing });
     });
+    // The status stream is refused, so the client follows the job by polling (its fallback).
+    const streamRoute = /\/api\/generation\/[^/]+\/events$/;
+    g.allow(/status of 503/);
+    await page.route(streamRoute, (route) => route.fulfill({ status: 503, json: { detail: "no stream" } }));
+    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    await page.getByText("Generating your styled image in 9:16 format...").waitFor();
+    for (let i = 0; i < 100 && polls < 2; i++) await page.waitForTimeout(100);
+    assert.ok(polls >= 2, "the client polls the status");
+
+    // Back to Home while generating: the home page offers the way back.
+    await page.getByRole("button", { name: "Back to Home" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    const banner = page.getByTestId("pending-generation");
+    await banner.getByText("Your avatar is still being generated").waitFor();
+    await screenshots(page, "pending-generation");
+    // Back in the studio polling starts over (a fresh count); stop time to run it quickly.
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
+    polls = 0;
+    await banner.getByRole("button", { name: "Return to Studio" }).click();
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByText("Generating your styled image in 9:16 format...").waitFor();
+
+    // Still "processing" after more than 60 attempts: Generation Timeout, but the id is kept.
+    const timedOut = toast(page, "Generation Timeout");
+    for (let i = 0; i < 300 && await timedOut.count() === 0; i++) {
+      await page.clock.runFor(1000);
+      await page.waitForTimeout(25);
+    }
+    await timedOut.waitFor();
+    await toastText(page, "Generation is taking longer than expected. Please try again.").waitFor();
+    assert.equal(polls, 61, "gives up after more than 60 attempts");
+    const notice = page.getByTestId("generation-problem");
+    await notice.getByText("Still working on your avatar").waitFor();
+    assert.ok(await page.evaluate(() => sessionStorage.getItem("styletwin.pending") !== null));
+    await screenshots(page, "generation-timeout");
+
+    // Check again, now with the real status: the paid result arrives.
+    await page.unroute(statusRoute);
+    await page.unroute(streamRoute);
+    await notice.getByRole("button", { name: "Check again" }).click();
+    await page.clock.runFor(1000);
+    await toast(page, "Generation Complete!").waitFor({ timeout: 30_000 });
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("styletwin.pending")), null);
+
+    // A job the server does not know (404): polling stops at once and says so.
+    await page.clock.resume();
+    const photoId = new URL(page.url()).searchParams.get("photo")!;
+    await page.evaluate((id) => {
+      sessionStorage.setItem(
+        "styletwin.pending",
+        JSON.stringify({ generationId: crypto.randomUUID(), photoId: id, view360: false }),
+      );
+    }, photoId);
+    polls = 0;
+    await page.route(statusRoute, (route) => (polls++, route.continue()));
+    await page.reload();
+    await page.getByTestId("generation-problem").getByText("This generation could not be found").waitFor();
+    await page.waitForTimeout(3000); // a retry would come within 1 s
+    assert.ok(polls <= 1, `no retries after a 404 (${polls} status calls)`);
+    assert.equal(await page.evaluate(() => sessionStorage.getItem("styletwin.pending")), null);
   },
 );
 
-Deno.test(
+pageTest(
   "[browser] admin labels, phone header, accessibility (h1, tab names, F8 focus ring, skip link), dashboard to home",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      const login = await fetch(`${server.url}/api/auth/login`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email: ADMIN_EMAIL, password: PASSWORD }),
-      });
-      assert.equal(login.status, 200, await login.clone().text());
-      const account = await login.json() as Tokens;
-      await signInWithTokens(page, account);
-      await page.getByTestId("credits-pill").filter({ hasText: "∞ (Admin)" }).waitFor();
-
-      // Skip link: focus moves to the content, not only the scroll position.
-      await page.keyboard.press("Tab");
-      const skip = page.getByRole("link", { name: "Skip to content" });
-      assert.ok(await skip.evaluate((el) => el === document.activeElement));
-      await page.keyboard.press("Enter");
-      await page.waitForFunction(() => document.activeElement?.id === "main");
-
-      await page.getByTestId("landing-file-input").setInputFiles(portrait);
-      await page.waitForURL(/\/studio\?photo=/);
-      await page.getByRole("heading", { level: 1, name: "Styling Studio" }).waitFor();
-      await page.getByRole("button", { name: "Generate Avatar (Free - Admin)" }).waitFor();
-
-      // The Scene Composer tab's name: "(1 change)", not a digit glued to the name.
-      await page.getByRole("tab", { name: "Scene Composer" }).click();
-      await page.getByRole("radiogroup", { name: "Lighting", exact: true }).getByRole("radio").nth(1).click();
-      await page.getByRole("tab", { name: "Scene Composer (1 change)", exact: true }).waitFor();
-      assert.equal(await page.getByRole("tab", { name: "Scene Composer1" }).count(), 0);
-
-      // Phone: the sticky bar has the admin label; the header shows the user's initial.
-      await page.setViewportSize(PHONE);
-      await page.evaluate(() => globalThis.scrollTo(0, 0));
-      const bar = page.getByTestId("sticky-generate");
-      await bar.getByRole("button", { name: "Generate Avatar (Free - Admin)", exact: true }).waitFor();
-      const label = page.getByTestId("user-label");
-      assert.ok(await label.isVisible(), "the user label shows on phones");
-      assert.equal((await label.innerText()).trim(), "A");
-      await screenshots(page, "studio-admin");
-
-      // F8 focuses the toast viewport, with a visible focus ring.
-      await page.setViewportSize(DESKTOP);
-      await page.getByRole("checkbox", { name: "360° View" }).focus();
-      await page.keyboard.press("F8");
-      const ring = await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement;
-        const cs = getComputedStyle(el);
-        return {
-          isViewport: el.hasAttribute("data-toast-viewport"),
-          style: cs.outlineStyle,
-          width: cs.outlineWidth,
-        };
-      });
-      assert.equal(ring.isViewport, true, "F8 focuses the toast viewport");
-      assert.notEqual(ring.style, "none", "the focused viewport shows a focus ring");
-      assert.notEqual(ring.width, "0px");
-
-      // Studio to dashboard, then dashboard to home: the photo is cleared.
-      await page.getByRole("button", { name: "Dashboard" }).click();
-      await page.waitForURL(/\/dashboard$/);
-      await page.getByRole("link", { name: "StyleTwin home" }).click();
-      await page.waitForURL((u) => u.pathname === "/");
-      await page.goto("/studio");
-      await page.waitForURL((u) => u.pathname === "/");
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: ADMIN_EMAIL, password: PASSWORD }),
     });
+    assert.equal(login.status, 200, await login.clone().text());
+    const account = await login.json() as Tokens;
+    await signInWithTokens(page, account);
+    await page.getByTestId("credits-pill").filter({ hasText: "∞ (Admin)" }).waitFor();
+
+    // Skip link: focus moves to the content, not only the scroll position.
+    await page.keyboard.press("Tab");
+    const skip = page.getByRole("link", { name: "Skip to content" });
+    assert.ok(await skip.evaluate((el) => el === document.activeElement));
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => document.activeElement?.id === "main");
+
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByRole("heading", { level: 1, name: "Styling Studio" }).waitFor();
+    await page.getByRole("button", { name: "Generate Avatar (Free - Admin)" }).waitFor();
+
+    // The Scene Composer tab's name: "(1 change)", not a digit glued to the name.
+    await page.getByRole("tab", { name: "Scene Composer" }).click();
+    await page.getByRole("radiogroup", { name: "Lighting", exact: true }).getByRole("radio").nth(1).click();
+    await page.getByRole("tab", { name: "Scene Composer (1 change)", exact: true }).waitFor();
+    assert.equal(await page.getByRole("tab", { name: "Scene Composer1" }).count(), 0);
+
+    // Phone: the sticky bar has the admin label; the header shows the user's initial.
+    await page.setViewportSize(PHONE);
+    await page.evaluate(() => globalThis.scrollTo(0, 0));
+    const bar = page.getByTestId("sticky-generate");
+    await bar.getByRole("button", { name: "Generate Avatar (Free - Admin)", exact: true }).waitFor();
+    const label = page.getByTestId("user-label");
+    assert.ok(await label.isVisible(), "the user label shows on phones");
+    assert.equal((await label.innerText()).trim(), "A");
+    await screenshots(page, "studio-admin");
+
+    // F8 focuses the toast viewport, with a visible focus ring.
+    await page.setViewportSize(DESKTOP);
+    await page.getByRole("checkbox", { name: "360° View" }).focus();
+    await page.keyboard.press("F8");
+    const ring = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      const cs = getComputedStyle(el);
+      return {
+        isViewport: el.hasAttribute("data-toast-viewport"),
+        style: cs.outlineStyle,
+        width: cs.outlineWidth,
+      };
+    });
+    assert.equal(ring.isViewport, true, "F8 focuses the toast viewport");
+    assert.notEqual(ring.style, "none", "the focused viewport shows a focus ring");
+    assert.notEqual(ring.width, "0px");
+
+    // Studio to dashboard, then dashboard to home: the photo is cleared.
+    await page.getByRole("button", { name: "Dashboard" }).click();
+    await page.waitForURL(/\/dashboard$/);
+    await page.getByRole("link", { name: "StyleTwin home" }).click();
+    await page.waitForURL((u) => u.pathname === "/");
+    await page.goto("/studio");
+    await page.waitForURL((u) => u.pathname === "/");
   },
 );
 
@@ -500,7 +462,7 @@ Deno.test("[browser] another tab's sign-out and sign-in reach this tab", opts, a
   const { server, browser } = await setup();
   await withPage(browser, server.url, async (g) => {
     const { page, context } = g;
-    const account = await register(server.url, "Lynn Conway");
+    const account = await registerViaApi(server.url, "Lynn Conway");
     await signInWithTokens(page, account);
     await page.getByTestId("user-label").filter({ hasText: "Lynn" }).waitFor();
 

@@ -11,17 +11,9 @@ import { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { expectNoSeriousAxeViolations } from "./axe.ts";
 import { DESKTOP, type GuardedPage, PHONE, SCREENSHOT_DIR, waitForImageLoaded, withPage } from "./browser.ts";
-import {
-  createSuite,
-  opts,
-  PASSWORD,
-  registerViaApi,
-  signInWithTokens,
-  toast,
-  uniqueEmail,
-} from "./harness.ts";
+import { createSuite, opts, PASSWORD, registerViaApi, signInWithTokens, toast } from "./harness.ts";
 
-const { setup, teardown } = createSuite({});
+const { setup, teardown, pageTest, bothSizesTest } = createSuite({});
 
 type Box = { x: number; y: number; width: number; height: number };
 const overlaps = (a: Box, b: Box) =>
@@ -67,210 +59,198 @@ async function openGroup(page: Page, key: string) {
 const renderable = (page: Page, key: string, n = 1) =>
   page.locator(`[data-group="${key}"] [role=radio]:not([data-unavailable])`).nth(n);
 
-Deno.test(
+pageTest(
   "[browser] phone 375x812: upload, style, generate and download without scrolling past the catalogue",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      await openStudio(g, server.url, portrait);
-      await page.locator('main[data-layout="phone"]').waitFor();
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    await openStudio(g, server.url, portrait);
+    await page.locator('main[data-layout="phone"]').waitFor();
 
-      // The photo is pinned at the top and Generate is on screen without scrolling.
-      const stage = await box(page.getByTestId("phone-stage"));
-      assert.ok(Math.abs(stage.y - 65) <= 1, `the photo sits right under the header (y ${stage.y})`);
-      const bar = await box(page.getByTestId("sticky-generate"));
-      assert.ok(
-        bar.y + bar.height <= PHONE.height + 0.5 && bar.y > PHONE.height - 120,
-        "the Generate bar is on screen",
-      );
-      await page.getByTestId("sticky-generate").getByText("2 credits").waitFor();
-      await expectNoSeriousAxeViolations(page, "studio options (phone)");
-      await shot(page, "studio-options-phone");
+    // The photo is pinned at the top and Generate is on screen without scrolling.
+    const stage = await box(page.getByTestId("phone-stage"));
+    assert.ok(Math.abs(stage.y - 65) <= 1, `the photo sits right under the header (y ${stage.y})`);
+    const bar = await box(page.getByTestId("sticky-generate"));
+    assert.ok(
+      bar.y + bar.height <= PHONE.height + 0.5 && bar.y > PHONE.height - 120,
+      "the Generate bar is on screen",
+    );
+    await page.getByTestId("sticky-generate").getByText("2 credits").waitFor();
+    await expectNoSeriousAxeViolations(page, "studio options (phone)");
+    await shot(page, "studio-options-phone");
 
-      // Compact groups: one open at a time. Open Lips, pick a shade; Look Style closes.
-      await openGroup(page, "lips");
-      assert.equal(
-        await page.locator('[data-group="lips"] button[aria-expanded]').getAttribute("aria-expanded"),
-        "true",
-      );
-      assert.equal(
-        await page.locator('[data-group="lookStyle"] button[aria-expanded]').getAttribute("aria-expanded"),
-        "false",
-      );
-      const lip = renderable(page, "lips");
-      const lipName = (await lip.getAttribute("aria-label"))!;
-      await lip.click();
-      assert.equal(await lip.getAttribute("aria-checked"), "true");
-      // The whole catalogue is a few screens, not one 3,600 px column; the bar stays put.
-      const height = await page.evaluate(() => document.documentElement.scrollHeight);
-      assert.ok(height < 2 * PHONE.height, `the styled page is ${height} px tall`);
-      const barNow = await box(page.getByTestId("sticky-generate"));
-      assert.ok(barNow.y + barNow.height <= PHONE.height + 0.5);
-      await shot(page, "studio-lips-open-phone");
+    // Compact groups: one open at a time. Open Lips, pick a shade; Look Style closes.
+    await openGroup(page, "lips");
+    assert.equal(
+      await page.locator('[data-group="lips"] button[aria-expanded]').getAttribute("aria-expanded"),
+      "true",
+    );
+    assert.equal(
+      await page.locator('[data-group="lookStyle"] button[aria-expanded]').getAttribute("aria-expanded"),
+      "false",
+    );
+    const lip = renderable(page, "lips");
+    const lipName = (await lip.getAttribute("aria-label"))!;
+    await lip.click();
+    assert.equal(await lip.getAttribute("aria-checked"), "true");
+    // The whole catalogue is a few screens, not one 3,600 px column; the bar stays put.
+    const height = await page.evaluate(() => document.documentElement.scrollHeight);
+    assert.ok(height < 2 * PHONE.height, `the styled page is ${height} px tall`);
+    const barNow = await box(page.getByTestId("sticky-generate"));
+    assert.ok(barNow.y + barNow.height <= PHONE.height + 0.5);
+    await shot(page, "studio-lips-open-phone");
 
-      // Generate from the bar: the result takes the screen, with progress and an estimate in view.
-      await page.getByTestId("generate-bar-button").click();
-      const progress = page.getByTestId("generation-progress");
-      await progress.waitFor();
-      const p = await box(progress);
-      assert.ok(p.y >= 64 && p.y + 60 < PHONE.height, "progress is where the user looks");
-      assert.match(
-        (await page.getByTestId("generation-estimate").textContent()) ?? "",
-        /About \d+ s left|Almost done/,
-      );
-      await page.getByText("Generating your styled image in 9:16 format...").waitFor();
-      await expectNoSeriousAxeViolations(page, "generating (phone)");
-      await shot(page, "studio-generating-phone");
+    // Generate from the bar: the result takes the screen, with progress and an estimate in view.
+    await page.getByTestId("generate-bar-button").click();
+    const progress = page.getByTestId("generation-progress");
+    await progress.waitFor();
+    const p = await box(progress);
+    assert.ok(p.y >= 64 && p.y + 60 < PHONE.height, "progress is where the user looks");
+    assert.match(
+      (await page.getByTestId("generation-estimate").textContent()) ?? "",
+      /About \d+ s left|Almost done/,
+    );
+    await page.getByText("Generating your styled image in 9:16 format...").waitFor();
+    await expectNoSeriousAxeViolations(page, "generating (phone)");
+    await shot(page, "studio-generating-phone");
 
-      // Done: the toast covers neither Download nor Edit look.
-      const done = toast(page, "Generation Complete!");
-      await done.waitFor({ timeout: 90_000 });
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-      await page.waitForTimeout(300); // the toast's entrance
-      const toastBox = await box(done);
-      for (const name of ["Download image", "Edit look"]) {
-        const b = await box(page.getByRole("button", { name }));
-        assert.ok(b.y + b.height <= PHONE.height + 0.5, `${name} is on screen`);
-        assert.ok(!overlaps(toastBox, b), `the toast does not cover ${name}`);
-      }
-      assert.ok(!overlaps(toastBox, await box(page.getByRole("tab", { name: "Before / After" }))));
-      await expectNoSeriousAxeViolations(page, "result (phone)");
-      await shot(page, "studio-result-phone");
-
-      const [download] = await Promise.all([
-        page.waitForEvent("download"),
-        page.getByRole("button", { name: "Download image" }).click(),
-      ]);
-      assert.ok((await Deno.stat(await download.path())).size > 1000, "the downloaded file arrives");
-      await page.getByRole("tab", { name: "Before / After" }).click();
-      await page.getByTestId("compare").waitFor();
-      await shot(page, "studio-compare-phone");
-
-      // Edit look: back to the options with the choice kept.
-      await page.getByRole("button", { name: "Edit look" }).click();
-      await page.getByTestId("phone-stage").waitFor();
-      await openGroup(page, "lips");
-      const kept = page.locator('[data-group="lips"]').getByRole("radio", { name: lipName, exact: true });
-      assert.equal(await kept.getAttribute("aria-checked"), "true", "the lipstick is still chosen");
-      await page.getByRole("button", { name: "View result" }).waitFor();
-    }, { viewport: PHONE });
-  },
-);
-
-Deno.test(
-  "[browser] desktop 1440x900: two columns, a look shows what it includes, toasts clear the result's buttons",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    await withPage(browser, server.url, async (g) => {
-      const { page } = g;
-      await openStudio(g, server.url, portrait, "Grace Hopper");
-      await page.locator('main[data-layout="desktop"]').waitFor();
-      const left = await box(page.getByRole("region", { name: "Reference Photo" }));
-      const right = await box(page.getByRole("region", { name: "Generate" }));
-      assert.ok(right.x > left.x + left.width, "Generate is in the right-hand column");
-
-      // A default category's slider is disabled and shows no value.
-      assert.equal(await page.getByTestId("intensity-eyeshadow").textContent(), "");
-      assert.notEqual(
-        await page.getByRole("slider", { name: "Eyeshadow intensity" }).getAttribute("data-disabled"),
-        null,
-        "the slider is disabled",
-      );
-
-      // In the user's terms; the model's name only in the details popover.
-      const notice = page.getByTestId("model-notice");
-      assert.doesNotMatch((await notice.textContent()) ?? "", /Image model:|can't render/);
-      await page.getByRole("button", { name: "Image model details" }).click();
-      await page.getByText(/Image model: \w+/).waitFor();
-      await shot(page, "studio-model-details-desktop");
-      await page.keyboard.press("Escape");
-
-      // Soft Glam: what it includes, and the categories say they come from the look.
-      await page.getByRole("radio", { name: "Soft Glam", exact: true }).click();
-      const summary = page.getByTestId("look-summary");
-      await summary.getByText("Soft Glam includes").waitFor();
-      await summary.getByText("Lips:").waitFor();
-      assert.match((await page.getByTestId("value-lips").textContent()) ?? "", /\(Soft Glam\)$/);
-      assert.match((await page.getByTestId("intensity-eyeshadow").textContent()) ?? "", /^\d+%$/);
-      await expectNoSeriousAxeViolations(page, "studio with a look (desktop)");
-      await shot(page, "studio-look-desktop");
-
-      // Keyboard: arrows move between shades with a visible focus ring.
-      const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
-      await lips.getByRole("radio").first().focus();
-      await page.keyboard.press("ArrowRight");
-      const ring = await page.evaluate(() => {
-        const el = document.activeElement as HTMLElement;
-        return { role: el.getAttribute("role"), outline: getComputedStyle(el).outlineStyle };
-      });
-      assert.equal(ring.role, "radio");
-      assert.notEqual(ring.outline, "none", "the focused swatch shows a focus ring");
-
-      // Generation Complete! sits clear of Download and the Generate button.
-      await page.getByTestId("generate-card-button").click();
-      await page.getByTestId("generation-progress").waitFor();
-      await shot(page, "studio-generating-desktop");
-      const done = toast(page, "Generation Complete!");
-      await done.waitFor({ timeout: 90_000 });
-      await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-      await page.waitForTimeout(300);
-      const toastBox = await box(done);
-      for (
-        const target of [
-          page.getByRole("button", { name: "Download image" }),
-          page.getByTestId("generate-card-button"),
-        ]
-      ) {
-        assert.ok(!overlaps(toastBox, await box(target)), "the toast covers no primary action");
-      }
-      await expectNoSeriousAxeViolations(page, "result (desktop)");
-      await shot(page, "studio-result-desktop");
-      await page.getByRole("tab", { name: "Before / After" }).click();
-      await page.getByTestId("compare").waitFor();
-      await shot(page, "studio-compare-desktop");
-    }, { viewport: DESKTOP });
-  },
-);
-
-Deno.test(
-  "[browser] the offline model: options it cannot render are unavailable with the reason; instructions and 360° off",
-  opts,
-  async () => {
-    const { server, browser, portrait } = await setup();
-    for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
-      await withPage(browser, server.url, async (g) => {
-        const { page } = g;
-        await openStudio(g, server.url, portrait, "Barbara Liskov");
-        await page.getByRole("tab", { name: "Hair Studio" }).click();
-        await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
-        const group = page.locator('[data-group="hairStyle"]');
-        await openGroup(page, "hairStyle");
-        const pixie = group.getByRole("radio", { name: "Pixie Cut (unavailable)" });
-        assert.equal(await pixie.isDisabled(), true, "an unrenderable haircut cannot be chosen");
-        await pixie.click({ force: true });
-        assert.equal(await pixie.getAttribute("aria-checked"), "false");
-        await group.getByText(/generative image model/).waitFor();
-        // Hair colour is rendered: selectable.
-        await openGroup(page, "hairColor");
-        const shade = renderable(page, "hairColor");
-        await shade.click();
-        assert.equal(await shade.getAttribute("aria-checked"), "true");
-
-        const view360 = page.getByRole("checkbox", { name: "360° View" });
-        assert.equal(await view360.isDisabled(), true);
-        await page.getByRole("button", { name: "Why the 360° view is off" }).click();
-        await page.getByRole("dialog").getByText(/360° view needs a generative image model/).waitFor();
-        await page.keyboard.press("Escape");
-        await page.getByLabel("Additional Instructions").scrollIntoViewIfNeeded();
-        assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), true);
-        await page.getByText(/Additional instructions need a generative image model/).first().waitFor();
-        await expectNoSeriousAxeViolations(page, `hair studio (${label})`);
-        await shot(page, `studio-unavailable-${label}`);
-      }, { viewport });
+    // Done: the toast covers neither Download nor Edit look.
+    const done = toast(page, "Generation Complete!");
+    await done.waitFor({ timeout: 90_000 });
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    await page.waitForTimeout(300); // the toast's entrance
+    const toastBox = await box(done);
+    for (const name of ["Download image", "Edit look"]) {
+      const b = await box(page.getByRole("button", { name }));
+      assert.ok(b.y + b.height <= PHONE.height + 0.5, `${name} is on screen`);
+      assert.ok(!overlaps(toastBox, b), `the toast does not cover ${name}`);
     }
+    assert.ok(!overlaps(toastBox, await box(page.getByRole("tab", { name: "Before / After" }))));
+    await expectNoSeriousAxeViolations(page, "result (phone)");
+    await shot(page, "studio-result-phone");
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download image" }).click(),
+    ]);
+    assert.ok((await Deno.stat(await download.path())).size > 1000, "the downloaded file arrives");
+    await page.getByRole("tab", { name: "Before / After" }).click();
+    await page.getByTestId("compare").waitFor();
+    await shot(page, "studio-compare-phone");
+
+    // Edit look: back to the options with the choice kept.
+    await page.getByRole("button", { name: "Edit look" }).click();
+    await page.getByTestId("phone-stage").waitFor();
+    await openGroup(page, "lips");
+    const kept = page.locator('[data-group="lips"]').getByRole("radio", { name: lipName, exact: true });
+    assert.equal(await kept.getAttribute("aria-checked"), "true", "the lipstick is still chosen");
+    await page.getByRole("button", { name: "View result" }).waitFor();
+  },
+  { viewport: PHONE },
+);
+
+pageTest(
+  "[browser] desktop 1440x900: two columns, a look shows what it includes, toasts clear the result's buttons",
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    await openStudio(g, server.url, portrait, "Grace Hopper");
+    await page.locator('main[data-layout="desktop"]').waitFor();
+    const left = await box(page.getByRole("region", { name: "Reference Photo" }));
+    const right = await box(page.getByRole("region", { name: "Generate" }));
+    assert.ok(right.x > left.x + left.width, "Generate is in the right-hand column");
+
+    // A default category's slider is disabled and shows no value.
+    assert.equal(await page.getByTestId("intensity-eyeshadow").textContent(), "");
+    assert.notEqual(
+      await page.getByRole("slider", { name: "Eyeshadow intensity" }).getAttribute("data-disabled"),
+      null,
+      "the slider is disabled",
+    );
+
+    // In the user's terms; the model's name only in the details popover.
+    const notice = page.getByTestId("model-notice");
+    assert.doesNotMatch((await notice.textContent()) ?? "", /Image model:|can't render/);
+    await page.getByRole("button", { name: "Image model details" }).click();
+    await page.getByText(/Image model: \w+/).waitFor();
+    await shot(page, "studio-model-details-desktop");
+    await page.keyboard.press("Escape");
+
+    // Soft Glam: what it includes, and the categories say they come from the look.
+    await page.getByRole("radio", { name: "Soft Glam", exact: true }).click();
+    const summary = page.getByTestId("look-summary");
+    await summary.getByText("Soft Glam includes").waitFor();
+    await summary.getByText("Lips:").waitFor();
+    assert.match((await page.getByTestId("value-lips").textContent()) ?? "", /\(Soft Glam\)$/);
+    assert.match((await page.getByTestId("intensity-eyeshadow").textContent()) ?? "", /^\d+%$/);
+    await expectNoSeriousAxeViolations(page, "studio with a look (desktop)");
+    await shot(page, "studio-look-desktop");
+
+    // Keyboard: arrows move between shades with a visible focus ring.
+    const lips = page.getByRole("radiogroup", { name: "Lips", exact: true });
+    await lips.getByRole("radio").first().focus();
+    await page.keyboard.press("ArrowRight");
+    const ring = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement;
+      return { role: el.getAttribute("role"), outline: getComputedStyle(el).outlineStyle };
+    });
+    assert.equal(ring.role, "radio");
+    assert.notEqual(ring.outline, "none", "the focused swatch shows a focus ring");
+
+    // Generation Complete! sits clear of Download and the Generate button.
+    await page.getByTestId("generate-card-button").click();
+    await page.getByTestId("generation-progress").waitFor();
+    await shot(page, "studio-generating-desktop");
+    const done = toast(page, "Generation Complete!");
+    await done.waitFor({ timeout: 90_000 });
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    await page.waitForTimeout(300);
+    const toastBox = await box(done);
+    for (
+      const target of [
+        page.getByRole("button", { name: "Download image" }),
+        page.getByTestId("generate-card-button"),
+      ]
+    ) {
+      assert.ok(!overlaps(toastBox, await box(target)), "the toast covers no primary action");
+    }
+    await expectNoSeriousAxeViolations(page, "result (desktop)");
+    await shot(page, "studio-result-desktop");
+    await page.getByRole("tab", { name: "Before / After" }).click();
+    await page.getByTestId("compare").waitFor();
+    await shot(page, "studio-compare-desktop");
+  },
+  { viewport: DESKTOP },
+);
+
+bothSizesTest(
+  "[browser] the offline model: options it cannot render are unavailable with the reason; instructions and 360° off",
+  async (g, { server, portrait }, label) => {
+    const { page } = g;
+    await openStudio(g, server.url, portrait, "Barbara Liskov");
+    await page.getByRole("tab", { name: "Hair Studio" }).click();
+    await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
+    const group = page.locator('[data-group="hairStyle"]');
+    await openGroup(page, "hairStyle");
+    const pixie = group.getByRole("radio", { name: "Pixie Cut (unavailable)" });
+    assert.equal(await pixie.isDisabled(), true, "an unrenderable haircut cannot be chosen");
+    await pixie.click({ force: true });
+    assert.equal(await pixie.getAttribute("aria-checked"), "false");
+    await group.getByText(/generative image model/).waitFor();
+    // Hair colour is rendered: selectable.
+    await openGroup(page, "hairColor");
+    const shade = renderable(page, "hairColor");
+    await shade.click();
+    assert.equal(await shade.getAttribute("aria-checked"), "true");
+
+    const view360 = page.getByRole("checkbox", { name: "360° View" });
+    assert.equal(await view360.isDisabled(), true);
+    await page.getByRole("button", { name: "Why the 360° view is off" }).click();
+    await page.getByRole("dialog").getByText(/360° view needs a generative image model/).waitFor();
+    await page.keyboard.press("Escape");
+    await page.getByLabel("Additional Instructions").scrollIntoViewIfNeeded();
+    assert.equal(await page.getByLabel("Additional Instructions").isDisabled(), true);
+    await page.getByText(/Additional instructions need a generative image model/).first().waitFor();
+    await expectNoSeriousAxeViolations(page, `hair studio (${label})`);
+    await shot(page, `studio-unavailable-${label}`);
   },
 );
 
@@ -407,13 +387,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    const taken = uniqueEmail("taken");
-    const res = await fetch(`${server.url}/api/auth/register`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ email: taken, password: PASSWORD, full_name: "Taken" }),
-    });
-    assert.equal(res.status, 201);
+    const { email: taken } = await registerViaApi(server.url, "Taken");
     for (const [label, viewport] of [["phone", PHONE], ["desktop", DESKTOP]] as const) {
       await withPage(browser, server.url, async (g) => {
         const { page } = g;
