@@ -6,6 +6,7 @@ const benches = [
   "bench/generation-queue.bench.ts",
   "bench/local-model.bench.ts",
   "bench/framing-quality.bench.ts",
+  "bench/hair-quality.bench.ts",
   "bench/makeup-quality.bench.ts",
   "bench/health-under-load.bench.ts",
   "bench/client-bundle.bench.ts",
@@ -13,6 +14,7 @@ const benches = [
   "bench/startup.bench.ts",
   "bench/memory.bench.ts",
   "bench/lighthouse.bench.ts",
+  "bench/browser-result.bench.ts",
 ];
 let failed = 0;
 for (const file of benches) {

@@ -9,7 +9,7 @@ import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
-interface Stats {
+export interface Stats {
   mean: Lab;
   sd: number;
   n: number;
@@ -51,6 +51,12 @@ export function skinSamples(img: Canvas, g: FaceGeometry): Lab[] {
   return out;
 }
 
+/**
+ * Candidate hair pixels (inside the person): above the forehead, up to the
+ * crown, and beside the temples outside the face oval. They may include
+ * forehead skin (a high hairline) or background (a thin matte): hairModel
+ * clusters them and keeps the clusters that are not skin.
+ */
 export function hairSamples(img: Canvas, g: FaceGeometry, person: PersonMask): Lab[] {
   const out: Lab[] = [];
   const top = g.pts[10];
@@ -63,12 +69,55 @@ export function hairSamples(img: Canvas, g: FaceGeometry, person: PersonMask): L
     }
   };
   // Above the forehead...
-  collect(top[0] - 0.3 * g.fw, top[0] + 0.3 * g.fw, top[1] - 0.3 * g.fh, top[1] - 0.07 * g.fh);
+  collect(top[0] - 0.35 * g.fw, top[0] + 0.35 * g.fw, top[1] - 0.4 * g.fh, top[1] - 0.06 * g.fh);
   // ...and beside the temples, outside the face oval.
   const l = g.pts[127], r = g.pts[356];
   collect(l[0] - 0.16 * g.fw, l[0] - 0.04 * g.fw, top[1], l[1]);
   collect(r[0] + 0.04 * g.fw, r[0] + 0.16 * g.fw, top[1], r[1]);
   return out;
+}
+
+/** A colour class: its mean and its spread along L*, a*, b* (the farthest 20 % dropped). */
+export interface AxisStats {
+  mean: Lab;
+  sd: Lab;
+  n: number;
+}
+
+export function axisStats(samples: Lab[]): AxisStats {
+  const n = samples.length;
+  if (!n) return { mean: [0, 0, 0], sd: [100, 100, 100], n };
+  const med = stats(samples).mean;
+  const keep = [...samples].sort((a, b) =>
+    Math.hypot(a[0] - med[0], a[1] - med[1], a[2] - med[2]) -
+    Math.hypot(b[0] - med[0], b[1] - med[1], b[2] - med[2])
+  ).slice(0, Math.max(1, Math.ceil(n * 0.8)));
+  const mean = [0, 1, 2].map((c) => keep.reduce((a, s) => a + s[c], 0) / keep.length) as Lab;
+  const sd = [0, 1, 2].map((c) =>
+    Math.sqrt(keep.reduce((a, s) => a + (s[c] - mean[c]) ** 2, 0) / keep.length)
+  ) as Lab;
+  return { mean, sd, n };
+}
+
+/**
+ * How far apart two colour classes are: the distance between their means
+ * over their spread along the line joining the means (Fisher's criterion).
+ * Blonde hair and skin can share their lightness and differ only in hue: the
+ * spread that counts is the one along the direction that separates them.
+ */
+export function separation(a: Lab[], b: Lab[]): number {
+  const ma = axisStats(a).mean, mb = axisStats(b).mean;
+  const d = [mb[0] - ma[0], mb[1] - ma[1], mb[2] - ma[2]];
+  const len = Math.hypot(d[0], d[1], d[2]);
+  if (len < 1e-6) return 0;
+  const u = d.map((v) => v / len);
+  const spread = (s: Lab[], m: Lab) => {
+    const proj = s.map((p) => (p[0] - m[0]) * u[0] + (p[1] - m[1]) * u[1] + (p[2] - m[2]) * u[2]);
+    proj.sort((x, y) => Math.abs(x) - Math.abs(y));
+    const keep = proj.slice(0, Math.max(1, Math.ceil(proj.length * 0.8)));
+    return keep.reduce((acc, v) => acc + v * v, 0) / keep.length;
+  };
+  return len / Math.sqrt(spread(a, ma) + spread(b, mb) + 1);
 }
 
 /**
@@ -99,6 +148,11 @@ export function clothSamples(img: Canvas, g: FaceGeometry, person: PersonMask): 
  * two-tone. Clusters holding under 10 % of the samples are dropped.
  */
 export function palette(samples: Lab[], k: number): Stats[] {
+  return clusters(samples, k).map(stats);
+}
+
+/** The k-means groups behind palette (groups under 10 % of the samples dropped). */
+export function clusters(samples: Lab[], k: number): Lab[][] {
   if (samples.length < 30) return [];
   const byL = [...samples].sort((a, b) => a[0] - b[0]);
   let centres: Lab[] = Array.from({ length: k }, (_, i) => byL[Math.floor(((i + 0.5) / k) * byL.length)]);
@@ -117,5 +171,5 @@ export function palette(samples: Lab[], k: number): Stats[] {
       g.length ? [0, 1, 2].map((c) => g.reduce((a, s) => a + s[c], 0) / g.length) as Lab : centres[i]
     );
   }
-  return groups.filter((g) => g.length >= 0.1 * samples.length).map(stats);
+  return groups.filter((g) => g.length >= 0.1 * samples.length);
 }

@@ -1,14 +1,27 @@
 /**
- * Hair recolour. The hair mask is person matte x a head prior x (not the face
- * below the brows) x a hair-vs-skin colour model in Lab (skin sampled at mesh
- * points, hair sampled above the forehead). When hair and skin colours overlap
- * (blonde hair in mixed light) the model has no confidence and the recolour is
- * skipped and reported, rather than painting skin.
+ * Hair recolour. Where hair may be is spatial (person matte x a head prior x
+ * not the face below the brows, on a quarter-resolution grid); which pixels
+ * are hair is decided per pixel at full resolution by a colour model in Lab
+ * (hair clusters sampled above the forehead and beside the temples, skin
+ * sampled at mesh points, clothing below the chin), tabulated over RGB. The
+ * recolour thus stops at the scalp of a parting and at the face's edge
+ * instead of fading through a half-recoloured grey band. When hair and skin
+ * colours cannot be separated, the recolour is skipped and reported rather
+ * than painting skin.
  */
 import type { Canvas } from "./blend.ts";
 import { hexToLab, type Lab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { clothSamples, hairSamples, palette, skinSamples, stats } from "./hair-colour-samples.ts";
+import {
+  type AxisStats,
+  axisStats,
+  clothSamples,
+  clusters,
+  hairSamples,
+  palette,
+  separation,
+  skinSamples,
+} from "./hair-colour-samples.ts";
 import { applyLabShift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import { feather, type Mask, sampleGrid } from "./masks.ts";
@@ -24,6 +37,33 @@ export interface HairResult {
 /** Lab lightness a recolour may add to the hair's mean: brown to honey blonde passes, near-black to any blonde does not. */
 const MAX_LIGHTENING = 45;
 
+/**
+ * A hair colour cluster counts when its colours stand this far from the skin's
+ * (Fisher separation along the line joining the means) and its mean is at
+ * least MIN_SKIN_DISTANCE away in Lab.
+ */
+export const MIN_SEPARATION = 1.5;
+const MIN_SKIN_DISTANCE = 10;
+
+/** Hair colours less than this many L* darker than the skin, and above BLONDE_MIN_L, count as blonde (see recolorHair). */
+const BLONDE_BELOW_SKIN = 10, BLONDE_MIN_L = 50;
+
+/** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
+const OPACITY = 0.88;
+
+/**
+ * Roots: near the scalp (the crown down to the hairline) the recolour is held
+ * back by up to this share, as dye shows on hair near the scalp, so that the
+ * hair shades from slightly darker roots to the lengths.
+ */
+export const ROOT_HOLD = 0.22;
+
+/** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
+const NECK_HALF_WIDTH = 0.25;
+
+/** The colour table's resolution per sRGB channel (32 levels: 8 values per cell). */
+const CN = 32;
+
 /** Recolours the hair toward `hex`; skips (and says why) when hair cannot be separated from skin. */
 export function recolorHair(
   img: Canvas,
@@ -31,54 +71,67 @@ export function recolorHair(
   person: PersonMask,
   hex: string,
 ): HairResult {
-  const skin = stats(skinSamples(img, g));
-  const hair = stats(hairSamples(img, g, person));
-  if (hair.n < 60) {
+  const skinLab = skinSamples(img, g);
+  const candidates = hairSamples(img, g, person);
+  if (candidates.length < 60) {
     return { applied: false, confidence: 0, reason: "too little hair is visible" };
   }
-  const sep = Math.hypot(
-    hair.mean[0] - skin.mean[0],
-    hair.mean[1] - skin.mean[1],
-    hair.mean[2] - skin.mean[2],
-  );
-  const confidence = sep / Math.sqrt(hair.sd * hair.sd + skin.sd * skin.sd + 1);
-  if (confidence < 1.6 || sep < 15) {
+  const skin = axisStats(skinLab);
+  // Hair colours: clusters of the candidates that are not skin (forehead skin
+  // under a high hairline, or two-tone hair, give several clusters).
+  let confidence = 0;
+  const hair: AxisStats[] = [];
+  // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
+  const every = Math.ceil(candidates.length / 1000);
+  const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
+  let light = 0, counted = 0;
+  for (const group of clusters(pool, 3)) {
+    const s = axisStats(group);
+    counted += group.length;
+    const sep = separation(group, skinLab);
+    const far = Math.hypot(s.mean[0] - skin.mean[0], s.mean[1] - skin.mean[1], s.mean[2] - skin.mean[2]);
+    if (s.mean[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN)) light += group.length;
+    if (far >= MIN_SKIN_DISTANCE) confidence = Math.max(confidence, sep);
+    if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
+      hair.push(s);
+    }
+  }
+  // Mostly blonde (hair about as light as the skin): its colours also match
+  // shaded skin, light clothing and warm backgrounds, and on the test portraits
+  // the recolour left blonde strands untouched between dyed patches on the
+  // jacket and the wall. Refused, as before, rather than painted in patches.
+  if (light > 0.5 * counted) hair.length = 0;
+  if (hair.length === 0) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
-  const core = lowerFace(img, g, FACE_CORE_WIDTH), oval = lowerFace(img, g, 1);
   const fw = g.fw, fh = g.fh;
-  const cx = g.center[0], eyeY = g.eyeCenter[1], chinY = g.pts[152][1];
+  const cx = g.center[0], eyeY = g.eyeCenter[1], chinY = g.pts[152][1], topY = g.pts[10][1];
   const x0 = Math.max(0, Math.floor(cx - 1.45 * fw)), x1 = Math.min(img.width, Math.ceil(cx + 1.45 * fw));
-  const y0 = Math.max(0, Math.floor(g.pts[10][1] - fh)),
-    y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
-  // Skin is sampled on the face; skin elsewhere (shoulders, neck, a shaded
-  // jaw) varies more in tone, hence the larger floor on its spread.
-  const hs = Math.max(6, hair.sd), ss = Math.max(9, skin.sd);
-  // Below the chin, pixels nearer a clothing colour than the hair colour are
-  // clothing. A garment the colour of the hair (black hair, black top) cannot
-  // be told apart by colour: pixels of that colour fade out of the mask below
-  // the chin instead of dyeing the clothes (hair of other shades, such as
-  // lighter ends, is still recoloured).
-  const cloth = palette(clothSamples(img, g, person), 3).map((c) => ({
-    mean: c.mean,
-    s: Math.max(6, c.sd),
-    likeHair: Math.hypot(c.mean[0] - hair.mean[0], c.mean[1] - hair.mean[1], c.mean[2] - hair.mean[2]) <
-      1.5 * hs,
-  }));
-  const fadeY = 0.3 * fh;
+  const y0 = Math.max(0, Math.floor(topY - fh)), y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
+  if (x1 <= x0 || y1 <= y0) return { applied: false, confidence, reason: "too little hair is visible" };
+  const colour = new ColourModel(hair, skin, clothModel(img, g, person, hair[0]));
+
+  // Where hair may be, on a quarter-resolution grid: `where` (person x head
+  // prior x not the face core x roots held back) and `oval` (inside the face
+  // oval, where only colours the model is sure of count).
+  const core = lowerFace(img, g, FACE_CORE_WIDTH), ovalMask = lowerFace(img, g, 1);
   // Mask at quarter resolution (it is smooth, like the person matte it comes
-  // from), then recolour at full resolution through a bilinear lookup.
+  // from), then recoloured at full resolution through a bilinear lookup; only
+  // the grid rows and cells that hold hair are visited.
   const step = 4;
   const mw = Math.ceil((x1 - x0) / step), mh = Math.ceil((y1 - y0) / step);
   const mask: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(mw * mh) };
   // Where the face rules hair out, applied after the feather so that hair
   // beside the face does not bleed onto its skin.
   const gate = new Float32Array(mw * mh).fill(1);
+  const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
+  const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
-  const d = img.data, lab = new Float64Array(3);
-  const [hL0, hA0, hB0] = hair.mean, [sL0, sA0, sB0] = skin.mean;
+  const lab = new Float64Array(3);
   for (let j = 0; j < mh; j++) {
     const y = y0 + j * step;
+    const hold = 1 - ROOT_HOLD * Math.max(0, Math.min(1, (eyeY - y) / (eyeY - crown)));
+    const below = y > chinY ? Math.min(1, (y - chinY) / fadeY) : 0;
     for (let i = 0; i < mw; i++) {
       const x = x0 + i * step;
       const p = personAt(person, x, y);
@@ -91,46 +144,30 @@ export function recolorHair(
         const fall = Math.max(0, Math.min(1, (chinY + 1.5 * fh - y) / (0.5 * fh)));
         prior = Math.max(prior, band * fall);
       }
+      // The neck under the chin: long hair falls beside it, not over it, and
+      // shaded neck skin is as dark and warm as blonde or brown hair.
+      if (y > neckY) {
+        const inNeck = Math.min(1, (y - neckY) / (0.1 * fh)) *
+          Math.max(0, Math.min(1, (NECK_HALF_WIDTH * fw - Math.abs(x - cx)) / (0.06 * fw)));
+        prior *= 1 - inNeck;
+      }
       if (prior <= 0) continue;
+      const k = j * mw + i;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
       if (notFace <= 0) {
-        gate[j * mw + i] = 0;
+        gate[k] = 0;
         continue;
       }
-      const inOval = Math.min(1, sampleGrid(oval, FACE_STEP, x, y));
-      const o = (y * img.width + x) * 3;
-      linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
-      const hL = lab[0] - hL0, hA = lab[1] - hA0, hB = lab[2] - hB0;
-      const dh = Math.sqrt(hL * hL + hA * hA + hB * hB) / hs;
-      const k = j * mw + i;
-      if (dh >= 3) {
-        // Far from the hair colour: not hair (like and sure below are 0 from here on).
-        gate[k] = notFace * (1 - inOval);
-        continue;
-      }
-      // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
-      const sL = 0.5 * (lab[0] - sL0), sA = lab[1] - sA0, sB = lab[2] - sB0;
-      const ds = Math.sqrt(sL * sL + sA * sA + sB * sB) / ss;
-      // Hair-likeness: closer to hair than skin, and not far from the hair colour.
-      let like = 1 / (1 + Math.exp(-(ds - dh) * 1.6)) * Math.max(0, Math.min(1, 3 - dh));
-      // Inside the face oval: hair only if clearly nearer hair than skin, and close to the hair colour.
-      const sure = inOval > 0
-        ? 1 / (1 + Math.exp(-(ds - dh - 1.5) * 2.5)) * Math.max(0, Math.min(1, 2.5 - dh))
-        : 1;
-      gate[k] = notFace * (1 - inOval * (1 - sure));
-      if (y > chinY) {
-        const below = Math.min(1, (y - chinY) / fadeY);
-        for (const c of cloth) {
-          const cL = lab[0] - c.mean[0], cA = lab[1] - c.mean[1], cB = lab[2] - c.mean[2];
-          const dc = Math.sqrt(cL * cL + cA * cA + cB * cB) / c.s;
-          like *= c.likeHair
-            ? 1 - below / (1 + Math.exp(-(1.5 - dc) * 3))
-            : 1 - 1 / (1 + Math.exp(-(dh - dc) * 1.6));
-        }
-      }
-      mask.data[k] = p * prior * like;
+      const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
+      const o = (y * W + x) * 3;
+      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 3;
+      if (cells[c] !== cells[c]) colour.fill(c);
+      // Inside the (widened) face oval: hair only where the colour model is sure.
+      gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
+      mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * cells[c] * (1 - below * cells[c + 2]);
       const v = mask.data[k] * gate[k];
       if (v > 0.5) {
+        linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
         sumL += lab[0] * v;
         sumA += lab[1] * v;
         sumB += lab[2] * v;
@@ -139,6 +176,7 @@ export function recolorHair(
     }
   }
   if (sumW < 50 / step ** 2) return { applied: false, confidence, reason: "too little hair is visible" };
+  closeGaps(mask);
   feather(mask, 0.8);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
@@ -148,6 +186,96 @@ export function recolorHair(
   if (target[0] - mean[0] > MAX_LIGHTENING) {
     return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
   }
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, 0.88);
+  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, OPACITY);
   return { applied: true, confidence };
+}
+
+/**
+ * Fills one-node gaps between hair nodes (left and right, or above and
+ * below): a parting or a thin light strand narrower than the grid is
+ * recoloured with the hair around it. Left as a hole, the feather turned it
+ * into a band of half-recoloured hair on each side (a grey seam along the parting).
+ */
+function closeGaps(m: Mask): void {
+  const { w, h } = m, src = m.data.slice(), d = m.data;
+  for (let j = 1; j < h - 1; j++) {
+    for (let i = 1; i < w - 1; i++) {
+      const k = j * w + i;
+      const across = Math.max(Math.min(src[k - 1], src[k + 1]), Math.min(src[k - w], src[k + w]));
+      if (across > d[k]) d[k] = across;
+    }
+  }
+}
+
+/** Clothing colour clusters below the chin, each with its spread and whether it looks like the hair. */
+interface ClothClass {
+  mean: Lab;
+  s: number;
+  likeHair: boolean;
+}
+
+function clothModel(img: Canvas, g: FaceGeometry, person: PersonMask, hair: AxisStats): ClothClass[] {
+  const hs = Math.max(6, Math.hypot(...hair.sd));
+  return palette(clothSamples(img, g, person), 3).map((c) => ({
+    mean: c.mean,
+    s: Math.max(6, c.sd),
+    likeHair: Math.hypot(c.mean[0] - hair.mean[0], c.mean[1] - hair.mean[1], c.mean[2] - hair.mean[2]) <
+      1.5 * hs,
+  }));
+}
+
+/** Distance to a colour class in units of its spread per axis (floors keep tight classes usable). */
+function axisDistance(lab: Float64Array, s: AxisStats, floor: number, weightL = 1): number {
+  const dL = (lab[0] - s.mean[0]) * weightL / Math.max(floor, s.sd[0]);
+  const dA = (lab[1] - s.mean[1]) / Math.max(floor, s.sd[1]);
+  const dB = (lab[2] - s.mean[2]) / Math.max(floor, s.sd[2]);
+  return Math.sqrt((dL * dL + dA * dA + dB * dB) / 3);
+}
+
+const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
+
+/**
+ * The colour model over RGB (CN^3 cells, each evaluated at its centre colour
+ * the first time a pixel needs it: a head holds a few thousand distinct cells).
+ * Three values per cell:
+ * - hair-likeness: nearer the hair than the skin, and not far from a hair colour;
+ * - sureness: clearly nearer the hair (what counts inside the face oval, where
+ *   shaded skin at the face's edge is nearly as dark as hair);
+ * - clothing-likeness below the chin. A garment the colour of the hair (black
+ *   hair, black top) cannot be told apart by colour: that colour fades out of
+ *   the mask below the chin instead of dyeing the clothes.
+ */
+class ColourModel {
+  /** Per cell: hair-likeness, sureness, clothing-likeness (NaN until filled). */
+  readonly cells = new Float32Array(CN * CN * CN * 3).fill(NaN);
+  readonly #lab = new Float64Array(3);
+  constructor(readonly hair: AxisStats[], readonly skin: AxisStats, readonly cloth: ClothClass[]) {}
+
+  /** Hair weight of an sRGB pixel: `inOval` and `below` (the chin) in 0..1 say where it lies. */
+  at(r: number, g: number, b: number, inOval: number, below: number): number {
+    const c = (((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3)) * 3;
+    const m = this.cells;
+    if (m[c] !== m[c]) this.fill(c);
+    return m[c] * (1 - inOval + inOval * m[c + 1]) * (1 - below * m[c + 2]);
+  }
+
+  /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
+  fill(c: number): void {
+    const cell = c / 3, r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
+    const lab = this.#lab;
+    linearToLabInto(lab, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
+    let dh = Infinity;
+    for (const h of this.hair) dh = Math.min(dh, axisDistance(lab, h, 3.5));
+    // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
+    const ds = axisDistance(lab, this.skin, 5, 0.5);
+    const m = this.cells;
+    m[c] = sigmoid((ds - dh) * 1.6) * Math.max(0, Math.min(1, 3 - dh));
+    m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));
+    let keep = 1;
+    for (const k of this.cloth) {
+      const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
+      keep *= 1 - (k.likeHair ? sigmoid((1.5 - dc) * 3) : sigmoid((dh - dc) * 1.6));
+    }
+    m[c + 2] = 1 - keep;
+  }
 }

@@ -5,6 +5,14 @@ import type { Mask } from "./masks.ts";
 
 const LUT_N = 17;
 
+/** Per sRGB byte: the LUT cell it falls in (the last cell holds 255) and the fraction across it. */
+const CELL_BASE = new Int32Array(256), CELL_FRAC = new Float32Array(256);
+for (let v = 0; v < 256; v++) {
+  const x = (v * (LUT_N - 1)) / 255;
+  CELL_BASE[v] = Math.min(LUT_N - 2, Math.floor(x));
+  CELL_FRAC[v] = x - CELL_BASE[v];
+}
+
 /** Mask values at or below this are left alone (see applyLabShift). */
 const FRINGE = 0.1;
 
@@ -17,17 +25,25 @@ const FRINGE = 0.1;
  *   for lighter ones); the strand texture (each pixel's L offset from the
  *   mean) is kept, stretched a little when lightening dark hair a lot so the
  *   strands do not flatten into a grey sheet.
- * - a/b: the swatch's hue, with a chroma that follows the pixel's lightness
- *   (shadows in hair carry less colour than the swatch) plus 60 % of the
- *   pixel's own deviation from the hair mean; the result is capped relative
- *   to the swatch chroma (the bright, saturated red "Auburn" used to give).
+ * - a/b: the swatch's hue. The chroma follows the pixel's lightness (shadows
+ *   in hair carry less colour than the swatch) plus half of the pixel's own
+ *   deviation from the hair mean along that hue (a quarter across it, so the
+ *   mean hue stays the swatch's).
+ * - Saturation: dyed hair never shows the swatch's full chroma on every strand
+ *   (a uniform fire-engine red is what "Auburn" gave at full chroma). The
+ *   chroma is capped at CHROMA_OF_SWATCH of the swatch's and at
+ *   CHROMA_PER_L times the pixel's lightness (dark strands hold little colour).
+ * - Gamut: a colour outside sRGB loses chroma at constant L and hue (clipping
+ *   channels instead turned copper orange-brown, 9-18 degrees off its hue).
  */
 function shiftLut(mean: Lab, target: Lab): Float32Array {
   const [tL, ta, tb] = target;
   const tC = Math.hypot(ta, tb);
+  // The swatch's hue direction (any direction for a grey swatch: no chroma is added along it).
+  const ux = tC > 1e-6 ? ta / tC : 1, uy = tC > 1e-6 ? tb / tC : 0;
   const kL = tL < mean[0] ? 0.92 : 0.8;
   const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
-  const capC = 0.85 * tC + 4;
+  const capC = CHROMA_OF_SWATCH * tC + 3;
   const lut = new Float32Array(LUT_N * LUT_N * LUT_N * 3);
   let o = 0;
   for (let bi = 0; bi < LUT_N; bi++) {
@@ -39,13 +55,16 @@ function shiftLut(mean: Lab, target: Lab): Float32Array {
         const [L, a, bb] = linearToLab(r, g, b);
         const Lo = Math.min(98, Math.max(0, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain));
         const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
-        let ao = ta * follow + (a - mean[1]) * 0.6, bo = tb * follow + (bb - mean[2]) * 0.6;
-        const c = Math.hypot(ao, bo);
-        if (c > capC) {
-          ao *= capC / c;
-          bo *= capC / c;
+        const da = a - mean[1], db = bb - mean[2];
+        const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
+        const across = 0.25 * (db * ux - da * uy);
+        let ao = along * ux - across * uy, bo = along * uy + across * ux;
+        const c = Math.hypot(ao, bo), cap = Math.min(capC, CHROMA_PER_L * Lo + 2);
+        if (c > cap) {
+          ao *= cap / c;
+          bo *= cap / c;
         }
-        const out = labToLinear(Lo, ao, bo);
+        const out = inGamut(Lo, ao, bo);
         lut[o++] = linearToSrgbFloat(out[0]);
         lut[o++] = linearToSrgbFloat(out[1]);
         lut[o++] = linearToSrgbFloat(out[2]);
@@ -53,6 +72,26 @@ function shiftLut(mean: Lab, target: Lab): Float32Array {
     }
   }
   return lut;
+}
+
+/** Share of the swatch's chroma the recolour may reach (see shiftLut). */
+export const CHROMA_OF_SWATCH = 0.8;
+/** Chroma per unit of L* the recolour may reach (see shiftLut). */
+export const CHROMA_PER_L = 1.05;
+
+/** Lab -> linear RGB inside the sRGB gamut: chroma is reduced (L and hue kept) until it fits. */
+function inGamut(L: number, a: number, b: number): [number, number, number] {
+  const fits = (c: number[]) => c.every((v) => v >= -1e-4 && v <= 1.0001);
+  let out = labToLinear(L, a, b);
+  if (fits(out)) return out;
+  let lo = 0, hi = 1;
+  for (let i = 0; i < 7; i++) {
+    const m = (lo + hi) / 2;
+    if (fits(labToLinear(L, a * m, b * m))) lo = m;
+    else hi = m;
+  }
+  out = labToLinear(L, a * lo, b * lo);
+  return out;
 }
 
 /** Lab recolour (see shiftLut) through a (possibly subsampled) mask. */
@@ -71,8 +110,6 @@ export function applyLabShift(
   const lut = shiftLut(mean, target);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
-  const q = (LUT_N - 1) / 255;
-  const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
   // Row by row: the mask row is interpolated between grid nodes first (pixels
   // past the last grid node, as before, are left alone).
   const xe = Math.min(x1, x0 + (mw - 1) * step), ye = Math.min(y1, y0 + (mask.h - 1) * step);
@@ -93,44 +130,60 @@ export function applyLabShift(
       for (let x = xa; x < xb; x++) row[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
     }
     if (!any) continue;
-    let o = (y * img.width + x0) * 3;
-    for (let x = x0; x < xe; x++, o += 3) {
-      const a = row[x - x0];
-      // The mask's faint fringe (at or under FRINGE) is dropped, with a continuous ramp above it.
-      if (a <= FRINGE) continue;
-      const a1 = a >= 1 ? 1 : (a - FRINGE) / (1 - FRINGE);
-      // Tetrahedral lookup (4 grid nodes instead of trilinear's 8, same nodes on the cube's diagonal).
-      const cr = d[o], cg = d[o + 1], cb = d[o + 2];
-      const rx = cr * q, gx = cg * q, bx = cb * q;
-      let r0 = rx | 0, g0 = gx | 0, b0 = bx | 0;
-      if (r0 === LUT_N - 1) r0--;
-      if (g0 === LUT_N - 1) g0--;
-      if (b0 === LUT_N - 1) b0--;
-      const fr = rx - r0, fg = gx - g0, fb = bx - b0;
-      const p0 = r0 * sR + g0 * sG + b0 * sB, p3 = p0 + sR + sG + sB;
-      let p1: number, p2: number, w0: number, w1: number, w2: number, w3: number;
-      if (fr >= fg) {
-        if (fg >= fb) {
-          p1 = p0 + sR, p2 = p1 + sG, w0 = 1 - fr, w1 = fr - fg, w2 = fg - fb, w3 = fb;
-        } else if (fr >= fb) {
-          p1 = p0 + sR, p2 = p1 + sB, w0 = 1 - fr, w1 = fr - fb, w2 = fb - fg, w3 = fg;
-        } else {
-          p1 = p0 + sB, p2 = p1 + sR, w0 = 1 - fb, w1 = fb - fr, w2 = fr - fg, w3 = fg;
-        }
-      } else if (fb >= fg) {
-        p1 = p0 + sB, p2 = p1 + sG, w0 = 1 - fb, w1 = fb - fg, w2 = fg - fr, w3 = fr;
-      } else if (fb >= fr) {
-        p1 = p0 + sG, p2 = p1 + sB, w0 = 1 - fg, w1 = fg - fb, w2 = fb - fr, w3 = fr;
+    paintRow(d, lut, row, 0, (y * img.width + x0) * 3, xe - x0);
+  }
+}
+
+/** The recolour's colour table (see shiftLut), for callers that paint row by row with paintRow. */
+export function labShiftTable(mean: Lab, target: Lab): Float32Array {
+  return shiftLut(mean, target);
+}
+
+/**
+ * Recolours n pixels from byte offset o through the table, each by its mask
+ * value alpha[k..] (values at or under FRINGE are left alone).
+ */
+export function paintRow(
+  d: Uint8ClampedArray,
+  lut: Float32Array,
+  alpha: Float32Array,
+  k: number,
+  o: number,
+  n: number,
+): void {
+  const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
+  const e = k + n;
+  for (; k < e; k++, o += 3) {
+    const a = alpha[k];
+    // The mask's faint fringe (at or under FRINGE) is dropped, with a continuous ramp above it.
+    if (a <= FRINGE) continue;
+    const a1 = a >= 1 ? 1 : (a - FRINGE) / (1 - FRINGE);
+    // Tetrahedral lookup (4 grid nodes instead of trilinear's 8, same nodes on the cube's diagonal).
+    const cr = d[o], cg = d[o + 1], cb = d[o + 2];
+    const fr = CELL_FRAC[cr], fg = CELL_FRAC[cg], fb = CELL_FRAC[cb];
+    const p0 = CELL_BASE[cr] * sR + CELL_BASE[cg] * sG + CELL_BASE[cb] * sB, p3 = p0 + sR + sG + sB;
+    let p1: number, p2: number, w0: number, w1: number, w2: number, w3: number;
+    if (fr >= fg) {
+      if (fg >= fb) {
+        p1 = p0 + sR, p2 = p1 + sG, w0 = 1 - fr, w1 = fr - fg, w2 = fg - fb, w3 = fb;
+      } else if (fr >= fb) {
+        p1 = p0 + sR, p2 = p1 + sB, w0 = 1 - fr, w1 = fr - fb, w2 = fb - fg, w3 = fg;
       } else {
-        p1 = p0 + sG, p2 = p1 + sR, w0 = 1 - fg, w1 = fg - fr, w2 = fr - fb, w3 = fb;
+        p1 = p0 + sB, p2 = p1 + sR, w0 = 1 - fb, w1 = fb - fr, w2 = fr - fg, w3 = fg;
       }
-      const outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
-      const outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
-      const outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
-      // The store rounds and clamps (Uint8ClampedArray).
-      d[o] = cr + (outR - cr) * a1;
-      d[o + 1] = cg + (outG - cg) * a1;
-      d[o + 2] = cb + (outB - cb) * a1;
+    } else if (fb >= fg) {
+      p1 = p0 + sB, p2 = p1 + sG, w0 = 1 - fb, w1 = fb - fg, w2 = fg - fr, w3 = fr;
+    } else if (fb >= fr) {
+      p1 = p0 + sG, p2 = p1 + sB, w0 = 1 - fg, w1 = fg - fb, w2 = fb - fr, w3 = fr;
+    } else {
+      p1 = p0 + sG, p2 = p1 + sR, w0 = 1 - fg, w1 = fg - fr, w2 = fr - fb, w3 = fb;
     }
+    const outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
+    const outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
+    const outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
+    // The store rounds and clamps (Uint8ClampedArray).
+    d[o] = cr + (outR - cr) * a1;
+    d[o + 1] = cg + (outG - cg) * a1;
+    d[o + 2] = cb + (outB - cb) * a1;
   }
 }

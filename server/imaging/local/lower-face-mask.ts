@@ -14,8 +14,8 @@ function clipToFrame(m: Mask, width: number, height: number, fill: (m: Mask) => 
   for (let r = 0; r < ch; r++) m.data.set(part.data.subarray(r * cw, (r + 1) * cw), r * m.w);
 }
 
-/** lowerFace's grid: 1/FACE_STEP of the canvas resolution (a soft mask, sampled bilinearly). */
-export const FACE_STEP = 2;
+/** lowerFace's grid: 1/FACE_STEP of the canvas resolution (a soft mask, sampled bilinearly; the hair grid's step). */
+export const FACE_STEP = 4;
 
 /**
  * Hair falling over the temples and cheeks lies inside the face oval: only its

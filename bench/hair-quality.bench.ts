@@ -1,0 +1,89 @@
+/**
+ * Hair recolour quality and speed (`deno task bench`, or `deno run -A bench/hair-quality.bench.ts`).
+ * Prints, on a synthetic head with a known hair region (tests/imaging/synthetic-hair.ts):
+ * strand contrast (L* spread after / before, target >= 0.8), chroma against the
+ * swatch's, hue error, the parting seam, the roots against the lengths and the
+ * share of the hair within 12 px of the face that was recoloured; on the demo
+ * portraits (@vladmandic/face-api demo photos, MIT, test-only data in
+ * node_modules): refusals on one face per photo, and the hair stage's time at
+ * 1080x1920 (target <= 60 ms median on an idle machine).
+ */
+import process from "node:process";
+import { hexToLab } from "../server/imaging/local/color.ts";
+import { FaceEngine } from "../server/imaging/local/face-engine.ts";
+import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
+import { recolorHair } from "../server/imaging/local/hair-recolor.ts";
+import { personMask } from "../server/imaging/local/person-mask.ts";
+import { render } from "../server/imaging/local/render.ts";
+import { cropFace, DARK_HAIR, decode, FRONTAL_FACES, job } from "../tests/imaging/fixtures.ts";
+import { hairFigures, syntheticHead } from "../tests/imaging/synthetic-hair.ts";
+import { percentile } from "./stats.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 20);
+const load = () => Deno.loadavg().map((v) => v.toFixed(2)).join(" ");
+const engine = await FaceEngine.load();
+
+console.log("synthetic head (known hair region), per shade:");
+const head = await syntheticHead(engine);
+for (
+  const [name, hex] of [["Auburn", "#7E2E1F"], ["Copper Red", "#B4532A"], ["Burgundy", "#6B1F2E"], [
+    "Chestnut",
+    "#6A3E25",
+  ]]
+) {
+  const out = { ...head.img, data: head.img.data.slice() };
+  recolorHair(out, head.g, head.person, hex);
+  const f = hairFigures(head, out, hexToLab(hex));
+  console.log(
+    `  ${name}: strand contrast ${f.strandContrast.toFixed(2)} (>= 0.8), chroma ${
+      f.chromaRatio.toFixed(2)
+    } ` +
+      `of the swatch (<= 0.85), hue ${f.hueError.toFixed(1)} deg off, parting seam ΔE ${
+        f.partingSeam.toFixed(2)
+      } ` +
+      `(texture alone ${f.partingSeamBefore.toFixed(2)}), roots change ${
+        f.rootChangeRatio.toFixed(2)
+      } of the lengths' ` +
+      `and ${f.rootMinusLengthsL.toFixed(1)} L*, face edge recoloured ${
+        (100 * f.faceEdgeCoverage).toFixed(0)
+      } % ` +
+      `(>= 90 %), skin ΔE ${f.skinChange.toFixed(2)}`,
+  );
+}
+
+// Refusals: one face per demo photo (sample1..6).
+const six = [0, 3, 5, 9, 10, 13].map((i) => FRONTAL_FACES[i]);
+const refused: string[] = [];
+for (const face of six) {
+  const res = await render(engine, job(await cropFace(face), { hairColor: "auburn" }, undefined, "hair"));
+  const note = res.notes.find((n) => n.includes("was not applied"));
+  if (note) refused.push(`sample${face[0]} (${note.replace(/^.*not applied: /, "")})`);
+}
+console.log(
+  `portraits: hair refused on ${refused.length} of 6 (was 3 of 6): ${refused.join(", ") || "none"}`,
+);
+
+// Speed: the hair stage alone on the framed 1080x1920 canvas of the bench portrait.
+const plain = await decode(
+  (await render(engine, job(await cropFace(DARK_HAIR), {}, undefined, "hair"))).image,
+);
+const g = faceGeometry((await engine.detect(plain))[0].mesh);
+const person = personMask(engine, plain, g, { x: 0, y: 0, w: plain.width, h: plain.height }, false);
+// Wall time, and the process's CPU time (a loaded machine inflates it far less than wall time).
+const times: number[] = [], cpu: number[] = [];
+for (let i = 0; i < RUNS + 3; i++) {
+  const img = { ...plain, data: plain.data.slice() };
+  const t = performance.now(), c = process.cpuUsage();
+  recolorHair(img, g, person, "#7E2E1F");
+  const used = process.cpuUsage(c);
+  if (i >= 3) {
+    times.push(performance.now() - t);
+    cpu.push((used.user + used.system) / 1000);
+  }
+}
+console.log(
+  `hair stage 1080x1920 (Auburn on the dark-haired portrait), ${RUNS} runs: median ` +
+    `${percentile(times, 50).toFixed(0)} ms, p95 ${percentile(times, 95).toFixed(0)} ms, ` +
+    `CPU time median ${percentile(cpu, 50).toFixed(0)} ms ` +
+    `(target <= 60 ms idle; was 96 ms) load ${load()}`,
+);

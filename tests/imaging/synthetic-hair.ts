@@ -1,0 +1,187 @@
+/**
+ * A synthetic head with a known hair region, for measuring the hair recolour
+ * against ground truth: a real face mesh (found on a demo portrait) with a
+ * flat skin-coloured face oval, dark-brown hair with strand texture around it
+ * (falling to the shoulders), a light scalp parting, a plain background and a
+ * person matte that covers head, hair and shoulders. Also the measures the
+ * hair test and bench/hair-quality.bench.ts report.
+ */
+import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
+import type { Canvas } from "../../server/imaging/local/blend.ts";
+import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
+import type { PersonMask } from "../../server/imaging/local/person-mask.ts";
+import { cropFace, DARK_HAIR, decode, labOf, meanLab, polygonPixels } from "./fixtures.ts";
+
+export interface SyntheticHead {
+  img: Canvas;
+  g: FaceGeometry;
+  person: PersonMask;
+  /** 1 where the pixel is hair (the scalp parting excluded). */
+  hair: Uint8Array;
+  /** 1 inside the face oval. */
+  face: Uint8Array;
+  /** The parting: x, and its top and bottom rows. */
+  parting: { x: number; y0: number; y1: number };
+  /** Hair's top row (the crown). */
+  crownY: number;
+}
+
+/** The head as the test photo frames it (the mesh of the dark-haired demo face, on its own crop). */
+export async function syntheticHead(engine: FaceEngine): Promise<SyntheticHead> {
+  const photo = await decode(await cropFace(DARK_HAIR));
+  const g = faceGeometry((await engine.detect(photo))[0].mesh);
+  const { width: W, height: H } = photo;
+  const data = new Uint8Array(W * H * 3);
+  const face = new Uint8Array(W * H), hair = new Uint8Array(W * H);
+  for (const p of polygonPixels(photo, FACE_OVAL.map((i) => g.pts[i]), 0, 0.5)) face[p] = 1;
+  let seed = 11;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  // Strands: a brightness per column, smoothed over 2 px (a few px wide strands).
+  const raw = Array.from({ length: W }, () => rnd());
+  const streak = raw.map((_, x) => (raw[Math.max(0, x - 1)] + raw[x] + raw[Math.min(W - 1, x + 1)]) / 3);
+  const cx = g.center[0], eyeY = g.eyeCenter[1], chinY = g.pts[152][1], fw = g.fw, fh = g.fh;
+  const crownY = Math.round(eyeY - 0.2 * fh - 1.0 * fh);
+  const parting = { x: Math.round(cx), y0: crownY + 2, y1: Math.round(g.pts[10][1]) };
+  const personGrid = (x: number, y: number) => {
+    const ex = (x - cx) / (1.05 * fw), ey = (y - (eyeY - 0.2 * fh)) / (1.0 * fh);
+    const head = ex * ex + ey * ey <= 1;
+    // Hair falls beside the face and the neck (the neck itself is skin).
+    const sides = Math.abs(x - cx) < 0.78 * fw && y > eyeY - 0.2 * fh && y < chinY + 0.35 * fh &&
+      !(y > chinY - 0.1 * fh && Math.abs(x - cx) < 0.3 * fw);
+    const body = y > chinY - 0.05 * fh && Math.abs(x - cx) < (y > chinY + 0.3 * fh ? 1.3 * fw : 0.35 * fw);
+    return { hairHere: head || sides, person: head || sides || body };
+  };
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x, o = p * 3, n = (rnd() - 0.5) * 6;
+      const { hairHere, person } = personGrid(x, y);
+      let rgb: [number, number, number];
+      if (face[p]) rgb = [224 + n, 172 + n, 140 + n];
+      else if (hairHere && Math.abs(x - parting.x) <= 1 && y >= parting.y0 && y <= parting.y1) {
+        rgb = [196 + n, 150 + n, 128 + n];
+      } else if (hairHere) {
+        hair[p] = 1;
+        const v = 0.6 + 0.8 * streak[x] + (rnd() - 0.5) * 0.15;
+        rgb = [62 * v, 44 * v, 32 * v];
+      } else if (person) rgb = [214 + n, 160 + n, 128 + n];
+      else rgb = [120 + n, 130 + n, 145 + n];
+      data[o] = Math.max(0, Math.min(255, rgb[0]));
+      data[o + 1] = Math.max(0, Math.min(255, rgb[1]));
+      data[o + 2] = Math.max(0, Math.min(255, rgb[2]));
+    }
+  }
+  const step = 4, mw = Math.ceil(W / step), mh = Math.ceil(H / step);
+  const grid = new Float32Array(mw * mh);
+  for (let j = 0; j < mh; j++) {
+    for (let i = 0; i < mw; i++) {
+      grid[j * mw + i] = personGrid((i + 0.5) * step, (j + 0.5) * step).person ? 1 : 0;
+    }
+  }
+  return {
+    img: { data, width: W, height: H },
+    g,
+    person: { w: mw, h: mh, step, data: grid },
+    hair,
+    face,
+    parting,
+    crownY,
+  };
+}
+
+/** Standard deviation of L* over `pixels`. */
+export function lightnessSpread(img: Canvas, pixels: number[]): number {
+  const L = pixels.map((p) => labOf(img, p)[0]);
+  const m = L.reduce((a, v) => a + v, 0) / L.length;
+  return Math.sqrt(L.reduce((a, v) => a + (v - m) ** 2, 0) / L.length);
+}
+
+/** Hue angle difference in degrees. */
+export function hueError(a: Lab, b: Lab): number {
+  const d = Math.atan2(a[2], a[1]) - Math.atan2(b[2], b[1]);
+  return Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI;
+}
+
+/** Hair pixels of the synthetic head within `n` px of the face (by a square neighbourhood). */
+export function hairNearFace(h: SyntheticHead, n: number): number[] {
+  const { width: W, height: H } = h.img, out: number[] = [];
+  for (let y = n; y < H - n; y++) {
+    for (let x = n; x < W - n; x++) {
+      const p = y * W + x;
+      if (!h.hair[p]) continue;
+      let near = false;
+      for (let dy = -n; dy <= n && !near; dy += 2) {
+        for (let dx = -n; dx <= n; dx += 2) {
+          if (h.face[p + dy * W + dx]) {
+            near = true;
+            break;
+          }
+        }
+      }
+      if (near) out.push(p);
+    }
+  }
+  return out;
+}
+
+/** The figures the hair recolour is judged by, on a synthetic head recoloured to `target`. */
+export function hairFigures(h: SyntheticHead, after: Canvas, target: Lab) {
+  const { width: W } = h.img, g = h.g;
+  const all: number[] = [], roots: number[] = [], lengths: number[] = [];
+  const rootsEnd = h.crownY + 0.2 * g.fh, lengthsFrom = g.eyeCenter[1], lengthsTo = g.pts[152][1];
+  for (let p = 0; p < h.hair.length; p++) {
+    if (!h.hair[p]) continue;
+    const y = Math.floor(p / W), x = p % W;
+    // Away from the parting (its own measure), the face edge (idem) and the hair's outline.
+    if (Math.abs(x - h.parting.x) < 20) continue;
+    all.push(p);
+    if (y > h.crownY + 8 && y < rootsEnd) roots.push(p);
+    if (y > lengthsFrom && y < lengthsTo) lengths.push(p);
+  }
+  const mean = meanLab(after, all);
+  const chroma = Math.hypot(mean[1], mean[2]);
+  // Parting: the hair 2..6 px beside the scalp line, and the hair 10..18 px from it.
+  const beside: number[] = [], away: number[] = [];
+  for (let y = h.parting.y0 + 10; y < h.parting.y1 - 10; y++) {
+    for (let dx = 2; dx <= 18; dx++) {
+      for (const x of [h.parting.x - dx, h.parting.x + dx]) {
+        const p = y * W + x;
+        if (!h.hair[p]) continue;
+        if (dx <= 6) beside.push(p);
+        else if (dx >= 10) away.push(p);
+      }
+    }
+  }
+  const near = hairNearFace(h, 12);
+  const changed = near.filter((p) => {
+    const a = labOf(h.img, p), b = labOf(after, p);
+    return deltaE(b, target) < deltaE(a, target) - 8;
+  });
+  const skin: number[] = [];
+  for (let p = 0; p < h.face.length; p++) if (h.face[p] && p % 7 === 0) skin.push(p);
+  const skinChange = skin.reduce((a, p) => a + deltaE(labOf(h.img, p), labOf(after, p)), 0) /
+    skin.length;
+  const change = (px: number[]) =>
+    px.reduce((a, p) => a + deltaE(labOf(h.img, p), labOf(after, p)), 0) / px.length;
+  return {
+    /** L* spread in the hair after / before (strands kept: >= 0.8). */
+    strandContrast: lightnessSpread(after, all) / lightnessSpread(h.img, all),
+    /** Mean hair chroma after / the swatch's. */
+    chromaRatio: chroma / Math.hypot(target[1], target[2]),
+    /** Mean hair hue vs the swatch's, degrees. */
+    hueError: hueError(mean, target),
+    /** ΔE between the hair beside the parting and the hair away from it (a seam or halo shows here). */
+    partingSeam: deltaE(meanLab(after, beside), meanLab(after, away)),
+    /** The same before (the texture alone). */
+    partingSeamBefore: deltaE(meanLab(h.img, beside), meanLab(h.img, away)),
+    /** Share of hair pixels within 12 px of the face that moved toward the target. */
+    faceEdgeCoverage: changed.length / near.length,
+    /** Mean ΔE on the face's skin. */
+    skinChange,
+    /** Mean change at the roots / in the lengths (the roots are held back a little). */
+    rootChangeRatio: change(roots) / change(lengths),
+    /** L* at the roots minus L* of the lengths, after. */
+    rootMinusLengthsL: meanLab(after, roots)[0] - meanLab(after, lengths)[0],
+  };
+}
