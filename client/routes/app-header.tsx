@@ -1,10 +1,9 @@
 /** The header for every screen: brand, credits, account actions. */
 import { Link, useNavigate } from "@tanstack/react-router";
-import type { Session } from "../api/session.ts";
+import { endSessionOnServer as logout, type Session } from "../api/session.ts";
 import { formatCredits, userLabel } from "../lib/account-labels.ts";
 import { ADMIN_CREDITS } from "../api/types.ts";
 import { BUY_CREDITS_THRESHOLD } from "../../server/credits/credit-constants.ts";
-import { logout } from "../features/auth/auth-api.ts";
 import { openAuthDialog } from "../features/auth/auth-dialog-store.ts";
 import { openBuyCredits } from "../features/payments/buy-credits-store.ts";
 import { Brand } from "../ui/brand.tsx";

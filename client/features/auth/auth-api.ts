@@ -1,17 +1,14 @@
-import { api } from "../../api/client.ts";
+/** Sign in and sign up (the dialog loads this on demand; signing out is api/session.ts). */
 import { ApiError } from "../../api/http.ts";
-import { endSessionOnServer, startSession } from "../../api/session.ts";
+import { ok, publicAuthApi } from "../../api/typed.ts";
+import { startSession } from "../../api/session.ts";
 import type { AuthResponse, PublicUser } from "../../api/types.ts";
 
 export async function login(
   email: string,
   password: string,
 ): Promise<PublicUser> {
-  const res = await api.json<AuthResponse>("/api/auth/login", {
-    method: "POST",
-    json: { email: email.trim(), password },
-    auth: false,
-  });
+  const res: AuthResponse = await ok(publicAuthApi.login.$post({ json: { email: email.trim(), password } }));
   startSession(res);
   return res.user;
 }
@@ -21,16 +18,12 @@ export async function register(
   email: string,
   password: string,
 ): Promise<PublicUser> {
-  const res = await api.json<AuthResponse>("/api/auth/register", {
-    method: "POST",
+  const res: AuthResponse = await ok(publicAuthApi.register.$post({
     json: { email: email.trim(), password, full_name: fullName.trim() },
-    auth: false,
-  });
+  }));
   startSession(res);
   return res.user;
 }
-
-export const logout = endSessionOnServer;
 
 export function errorDetail(err: unknown): string | null {
   return err instanceof ApiError ? err.detail : null;

@@ -1,12 +1,14 @@
 /**
  * The dashboard's calls: profile, profile image, stats, history pages,
- * subscription, change password, data export and account deletion. Shapes
- * come from the server's schema modules.
+ * subscription, change password, data export and account deletion, through
+ * the typed client (api/typed.ts): paths, bodies and answers come from the
+ * route modules.
  */
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { api, ME_KEY, queryClient } from "../../api/client.ts";
+import { ME_KEY, queryClient } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
-import type { HistoryItem, HistoryPage } from "../../../server/generation/generation.schemas.ts";
+import { generationApi, ok, paymentsApi, usersApi } from "../../api/typed.ts";
+import type { HistoryItem } from "../../../server/generation/generation.schemas.ts";
 import type { SubscriptionSummary } from "../../../server/payments/payments.schemas.ts";
 import {
   exportFilename,
@@ -44,7 +46,7 @@ export function useProfile() {
     queryKey: PROFILE_KEY,
     queryFn: async () => {
       try {
-        return await api.json<Profile>("/api/users/profile");
+        return await ok(usersApi.users.profile.$get());
       } catch (err) {
         // A failed profile fetch is only logged; the form starts empty.
         console.warn("Failed to load the profile", err);
@@ -56,14 +58,14 @@ export function useProfile() {
 }
 
 export function useStats(enabled = true) {
-  return useQuery({ queryKey: STATS_KEY, queryFn: () => api.json<UserStats>("/api/users/stats"), enabled });
+  return useQuery({ queryKey: STATS_KEY, queryFn: () => ok(usersApi.users.stats.$get()), enabled });
 }
 
 export function useSubscription() {
   return useQuery({
     queryKey: SUBSCRIPTION_KEY,
     // A failed fetch silently falls back to the inactive default.
-    queryFn: () => api.json<SubscriptionSummary>("/api/users/subscription").catch(() => NO_SUBSCRIPTION),
+    queryFn: () => ok(paymentsApi.users.subscription.$get()).catch(() => NO_SUBSCRIPTION),
   });
 }
 
@@ -84,12 +86,14 @@ export function useHistory(filter: HistoryFilter = "all", enabled = true) {
     queryKey: [...HISTORY_KEY, filter],
     enabled,
     initialPageParam: null as string | null,
-    queryFn: ({ pageParam }) => {
-      const params = new URLSearchParams({ limit: String(HISTORY_PAGE_SIZE) });
-      if (pageParam) params.set("cursor", pageParam);
-      if (filter !== "all") params.set("status", FILTER_STATUSES[filter]);
-      return api.json<HistoryPage>(`/api/generations?${params}`);
-    },
+    queryFn: ({ pageParam }) =>
+      ok(generationApi.generations.$get({
+        query: {
+          limit: String(HISTORY_PAGE_SIZE),
+          ...(pageParam ? { cursor: pageParam } : {}),
+          ...(filter !== "all" ? { status: FILTER_STATUSES[filter] } : {}),
+        },
+      })),
     getNextPageParam: (last) => last.next_cursor,
     // A queued or processing item updates by itself: re-read until none is left.
     refetchInterval: (query) =>
@@ -98,7 +102,7 @@ export function useHistory(filter: HistoryFilter = "all", enabled = true) {
 }
 
 export async function saveProfile(update: ProfileUpdate): Promise<Profile> {
-  const profile = await api.json<Profile>("/api/users/profile", { method: "PUT", json: update });
+  const profile = await ok(usersApi.users.profile.$put({ json: update }));
   queryClient.setQueryData(PROFILE_KEY, profile);
   await queryClient.invalidateQueries({ queryKey: STATS_KEY });
   return profile;
@@ -107,10 +111,8 @@ export async function saveProfile(update: ProfileUpdate): Promise<Profile> {
 export async function uploadProfileImage(file: File): Promise<string> {
   const form = new FormData();
   form.append("file", file, file.name || "profile.jpg");
-  const { image_url } = await api.json<{ image_url: string }>("/api/users/profile/image", {
-    method: "POST",
-    body: form,
-  });
+  // The route reads the multipart body itself (no validator), so the form goes in as the raw body.
+  const { image_url } = await ok(usersApi.users.profile.image.$post(undefined, { init: { body: form } }));
   queryClient.setQueryData<Profile>(PROFILE_KEY, (p) => p ? { ...p, profile_image_url: image_url } : p);
   await Promise.all([
     queryClient.invalidateQueries({ queryKey: STATS_KEY }),
@@ -120,15 +122,12 @@ export async function uploadProfileImage(file: File): Promise<string> {
 }
 
 export function changePassword(current_password: string, new_password: string) {
-  return api.json<{ message: string }>("/api/users/change-password", {
-    method: "POST",
-    json: { current_password, new_password },
-  });
+  return ok(usersApi.users["change-password"].$post({ json: { current_password, new_password } }));
 }
 
 /** Downloads the export as a pretty-printed JSON file named with the date. */
 export async function exportData(save: (blob: Blob, name: string) => void): Promise<string> {
-  const res = await api.request("/api/users/data-export");
+  const res = await usersApi.users["data-export"].$get();
   if (!res.ok) throw new ApiError(res.status, null);
   const data = await res.json();
   const name = /filename="([^"]+)"/.exec(res.headers.get("Content-Disposition") ?? "")?.[1] ??
@@ -138,5 +137,5 @@ export async function exportData(save: (blob: Blob, name: string) => void): Prom
 }
 
 export async function deleteAccount(): Promise<void> {
-  await api.json("/api/users/account", { method: "DELETE" });
+  await ok(usersApi.users.account.$delete());
 }

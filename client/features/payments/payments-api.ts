@@ -1,10 +1,12 @@
 /**
  * The store's calls: packages, plans, promotion validation, checkout and the
- * payment status. Shapes come from the server's schema module.
+ * payment status, through the typed client (api/typed.ts): paths, bodies and
+ * answers come from the route modules; the schema module's types name them.
  */
 import { useQuery } from "@tanstack/react-query";
-import { api, tokens } from "../../api/client.ts";
+import { tokens } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
+import { ok, paymentsApi, publicPaymentsApi } from "../../api/typed.ts";
 import type {
   CheckoutResponse,
   PackageId,
@@ -29,11 +31,11 @@ export const PACKAGES_KEY = ["credit-packages"] as const;
 export const PLANS_KEY = ["subscription-plans"] as const;
 
 export function fetchPackages(): Promise<PackagesResponse> {
-  return api.json<PackagesResponse>("/api/credits/packages", { auth: false });
+  return ok(publicPaymentsApi.credits.packages.$get());
 }
 
 export function fetchPlans(): Promise<PlansResponse> {
-  return api.json<PlansResponse>("/api/payments/plans", { auth: false });
+  return ok(publicPaymentsApi.payments.plans.$get());
 }
 
 export function usePackages(enabled = true) {
@@ -50,10 +52,7 @@ export type PromotionTarget =
   | { payment_type: "subscription"; subscription_plan: PlanId };
 
 export function validatePromotion(code: string, target: PromotionTarget): Promise<PromotionValidation> {
-  return api.json<PromotionValidation>("/api/payments/promotion-code/validate", {
-    method: "POST",
-    json: { code, ...target },
-  });
+  return ok(paymentsApi.payments["promotion-code"].validate.$post({ json: { code, ...target } }));
 }
 
 export function hasAccessToken(): boolean {
@@ -66,20 +65,21 @@ export function startCheckout(
     | { payment_type: "credits"; package_id: PackageId; promotion_code?: string }
     | { payment_type: "subscription"; subscription_plan: PlanId; promotion_code?: string },
 ): Promise<CheckoutResponse> {
-  const path = body.payment_type === "credits"
-    ? "/api/payments/checkout/credits"
-    : "/api/payments/checkout/subscription";
-  return api.json<CheckoutResponse>(path, {
-    method: "POST",
-    json: { ...body, origin_url: globalThis.location.origin },
-  });
+  const origin_url = globalThis.location.origin;
+  const checkout = paymentsApi.payments.checkout;
+  return ok(
+    body.payment_type === "credits"
+      ? checkout.credits.$post({ json: { ...body, origin_url } })
+      : checkout.subscription.$post({ json: { ...body, origin_url } }),
+  );
 }
 
 export function fetchPaymentStatus(sessionId: string): Promise<PaymentStatusResponse> {
-  const origin = encodeURIComponent(globalThis.location.origin);
-  return api.json<PaymentStatusResponse>(
-    `/api/payments/checkout/status/${encodeURIComponent(sessionId)}?origin_url=${origin}`,
-  );
+  return ok(paymentsApi.payments.checkout.status[":session_id"].$get({
+    // hc puts the param into the path as it is.
+    param: { session_id: encodeURIComponent(sessionId) },
+    query: { origin_url: globalThis.location.origin },
+  }));
 }
 
 export function serverMessage(err: unknown): string | null {
@@ -116,7 +116,7 @@ export function useSubscriptionSummary(enabled = true) {
     enabled,
     queryFn: async (): Promise<SubscriptionSummary> => {
       try {
-        return await api.json<SubscriptionSummary>("/api/users/subscription");
+        return await ok(paymentsApi.users.subscription.$get());
       } catch {
         return { plan: "none", status: "inactive", current_period_end: null, credits_remaining: 0 };
       }

@@ -1,6 +1,6 @@
 /** GET /api/styling-options: the option groups, defaults and what the active model honours. */
 import { useQuery } from "@tanstack/react-query";
-import { api } from "../../api/client.ts";
+import { ok, publicStylingApi } from "../../api/typed.ts";
 import type { PublicOption, stylingOptions } from "../../../server/styling/styling.service.ts";
 
 /** One option as the server sends it: `{ id, label, hex?, description?, includes?, swatch? }`. */
@@ -16,7 +16,7 @@ export type StylingCatalog = ReturnType<typeof stylingOptions>;
 export function useStylingOptions() {
   return useQuery({
     queryKey: ["styling-options"],
-    queryFn: () => api.json<StylingCatalog>("/api/styling-options", { auth: false }),
+    queryFn: (): Promise<StylingCatalog> => ok(publicStylingApi["styling-options"].$get()),
     staleTime: 10 * 60_000,
   });
 }

@@ -8,6 +8,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { api, queryClient } from "../../api/client.ts";
 import { ApiError, ERROR_CODES } from "../../api/http.ts";
+import { generationApi, ok } from "../../api/typed.ts";
 import { toToastText } from "../../lib/toast-text.ts";
 import { ME_KEY, refreshCredits } from "../../api/session.ts";
 import type { CurrentPhoto } from "../../api/types.ts";
@@ -20,7 +21,7 @@ import {
 } from "../../../server/generation/generation.schemas.ts";
 import { abortableSleep } from "../../../server/abortable-sleep.ts";
 import type { GeneratePayload } from "./option-model.ts";
-import { followGeneration, resultImages, statusEvents, type StatusResponse } from "./polling.ts";
+import { followGeneration, resultImages, statusEvents } from "./polling.ts";
 
 export interface GenerationResult {
   photoId: string;
@@ -113,7 +114,12 @@ export function useGeneration(opts: UseGenerationOptions) {
         }
         return statusEvents(res.body);
       },
-      fetchStatus: () => api.json<StatusResponse>(`${base}/status`),
+      fetchStatus: () =>
+        ok(
+          generationApi.generation[":id"].status.$get({
+            param: { id: encodeURIComponent(pending.generationId) },
+          }),
+        ),
       sleep: (ms) => abortableSleep(ms, ctrl.signal),
       signal: ctrl.signal,
       // Hosted models store a 360 set's angles as they complete: the grid fills angle by angle.
@@ -186,11 +192,11 @@ export function useGeneration(opts: UseGenerationOptions) {
     setProblem(null);
     let generationId: string;
     try {
-      ({ generationId } = await api.json<{ generationId: string }>(
-        "/api/generate",
+      ({ generationId } = await ok(generationApi.generate.$post(
+        { json: payload },
         // One key per click: a retry of this request (lost response, token refresh) is charged once.
-        { method: "POST", json: payload, headers: { "Idempotency-Key": crypto.randomUUID() } },
-      ));
+        { headers: { "Idempotency-Key": crypto.randomUUID() } },
+      )));
     } catch (err) {
       setGenerating(false);
       if (err instanceof ApiError && err.code === ERROR_CODES.insufficientCredits) {
