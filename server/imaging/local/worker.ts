@@ -4,6 +4,7 @@
  * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
+import sharp from "sharp";
 import { log } from "../../log.ts";
 import { FaceEngine } from "./face-engine.ts";
 import { PhotoCache, render, type RenderJob, UserFacingError } from "./render.ts";
@@ -34,6 +35,10 @@ export type WorkerOut =
   | { type: "result"; id: number; ok: false; message: string; transient: boolean };
 
 const post = (msg: WorkerOut, transfer: Transferable[] = []) => self.postMessage(msg, transfer);
+
+// libvips' operation cache (process-wide, up to 50 MB by default) only pays when the same operation runs
+// on the same input again; a render never repeats one, so it held memory for nothing.
+sharp.cache(false);
 
 const engine = FaceEngine.load();
 // Previews of one photo arrive many times a minute: its decode and faces are kept.
