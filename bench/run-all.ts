@@ -14,6 +14,7 @@ const benches = [
   "bench/startup.bench.ts",
   "bench/memory.bench.ts",
   "bench/lighthouse.bench.ts",
+  "bench/browser-result.bench.ts",
 ];
 let failed = 0;
 for (const file of benches) {
