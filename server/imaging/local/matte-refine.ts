@@ -80,7 +80,82 @@ export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask 
       if (!near || data[k] >= REGION_THRESHOLD) out[k] = near ? Math.min(out[k], REGION_THRESHOLD) : 0;
     }
   }
+  solidify(out, label, w, h);
   return { ...person, data: out };
+}
+
+/** Cells this far (chessboard, in grid cells) inside the kept region are surely person. */
+const CORE_DEPTH = 3;
+
+/**
+ * Inside the person there is no old background and no backdrop showing
+ * through: small holes enclosed by the kept region (the model unsure on a
+ * shirt that resembles the wall; under 2% of the region) are filled, and
+ * every cell CORE_DEPTH cells or more inside the region gets alpha 1 (the
+ * model's 0.6-0.8 inside a torso would let the new backdrop show through).
+ * Larger enclosed gaps (an arm on a hip) stay background.
+ */
+function solidify(out: Float32Array, label: Int32Array, w: number, h: number): void {
+  const n = w * h;
+  let area = 0;
+  for (let k = 0; k < n; k++) area += label[k];
+  // Background reachable from the frame's border (4-connected through cells outside the region).
+  const outside = new Uint8Array(n);
+  const stack: number[] = [];
+  for (let x = 0; x < w; x++) stack.push(x, (h - 1) * w + x);
+  for (let y = 0; y < h; y++) stack.push(y * w, y * w + w - 1);
+  while (stack.length > 0) {
+    const k = stack.pop()!;
+    if (outside[k] || label[k] === 1) continue;
+    outside[k] = 1;
+    const x = k % w;
+    if (x > 0) stack.push(k - 1);
+    if (x < w - 1) stack.push(k + 1);
+    if (k >= w) stack.push(k - w);
+    if (k < n - w) stack.push(k + w);
+  }
+  const solid = new Uint8Array(n);
+  const hole: number[] = [];
+  for (let k0 = 0; k0 < n; k0++) {
+    if (label[k0] === 1) solid[k0] = 1;
+    if (label[k0] === 1 || outside[k0] || solid[k0] === 2) continue;
+    // One enclosed hole: filled when small.
+    hole.length = 0;
+    stack.push(k0);
+    solid[k0] = 2;
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      hole.push(k);
+      const x = k % w;
+      for (const nb of [x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1, k - w, k + w]) {
+        if (nb < 0 || nb >= n || label[nb] === 1 || outside[nb] || solid[nb] === 2) continue;
+        solid[nb] = 2;
+        stack.push(nb);
+      }
+    }
+    if (hole.length < 0.02 * area) { for (const k of hole) out[k] = 1; }
+  }
+  // Chessboard distance to the nearest cell outside the (filled) region, two raster passes; the
+  // frame's edge is not a boundary (a body cut by the bottom edge is solid down to it).
+  const depth = new Uint16Array(n);
+  const at = (x: number, y: number) => (x < 0 || y < 0 || x >= w || y >= h ? CORE_DEPTH : depth[y * w + x]);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (solid[y * w + x] === 0) continue;
+      depth[y * w + x] = 1 + Math.min(at(x - 1, y), at(x, y - 1), at(x - 1, y - 1), at(x + 1, y - 1));
+    }
+  }
+  for (let y = h - 1; y >= 0; y--) {
+    for (let x = w - 1; x >= 0; x--) {
+      const k = y * w + x;
+      if (depth[k] === 0) continue;
+      depth[k] = Math.min(
+        depth[k],
+        1 + Math.min(at(x + 1, y), at(x, y + 1), at(x + 1, y + 1), at(x - 1, y + 1)),
+      );
+      if (depth[k] >= CORE_DEPTH) out[k] = 1;
+    }
+  }
 }
 
 /** Box mean of `src` (w x h) with radius r, clamped at the borders, into `out`. Two O(n) passes. */
@@ -248,11 +323,23 @@ function halfSize(img: Canvas): Canvas {
  * Person over `background` (same size, sRGB bytes) with the refined alpha, in
  * place. Where alpha is partial, the old background's local colour is taken
  * out of the pixel (I = aF + (1-a)B solved for F), so no fringe of the old
- * backdrop survives; then the new one goes in.
+ * backdrop survives; then the new one goes in. `gains` relight the person
+ * (see relightGains in scene.ts).
  */
-export function composeRefined(img: Canvas, matte: RefinedMatte, background: Uint8Array): void {
+export function composeRefined(
+  img: Canvas,
+  matte: RefinedMatte,
+  background: Uint8Array,
+  gains: readonly [number, number, number] = [1, 1, 1],
+): void {
   const d = img.data, W = img.width, H = img.height, s = matte.scale, mw = matte.width, mh = matte.height;
   const a = matte.alpha;
+  // The person relit (per-channel gains in linear light, see relightGains): a table per channel.
+  const relit = gains.every((g) => g === 1) ? undefined : gains.map((g) => {
+    const lut = new Uint8Array(256);
+    for (let v = 0; v < 256; v++) lut[v] = linearToSrgb(Math.min(1, SRGB_TO_LINEAR[v] * g));
+    return lut;
+  });
   for (let y = 0; y < H; y++) {
     const gy = Math.min(mh - 1.001, Math.max(0, (y + 0.5) / s - 0.5));
     const y0 = gy | 0, fy = gy - y0;
@@ -262,8 +349,15 @@ export function composeRefined(img: Canvas, matte: RefinedMatte, background: Uin
       const m1 = Math.min(mh - 1, y0 + 1) * mw + x0;
       const x1 = x0 + 1 < mw ? 1 : 0;
       const al = (a[m] * (1 - fx) + a[m + x1] * fx) * (1 - fy) + (a[m1] * (1 - fx) + a[m1 + x1] * fx) * fy;
-      if (al >= 0.999) continue;
       const i = (y * W + x) * 3;
+      if (al >= 0.999) {
+        if (relit) {
+          d[i] = relit[0][d[i]];
+          d[i + 1] = relit[1][d[i + 1]];
+          d[i + 2] = relit[2][d[i + 2]];
+        }
+        continue;
+      }
       if (al <= 0.001) {
         d[i] = background[i];
         d[i + 1] = background[i + 1];
@@ -285,7 +379,7 @@ export function composeRefined(img: Canvas, matte: RefinedMatte, background: Uin
           f = f * trust + localF * (1 - trust);
         }
         const nb = SRGB_TO_LINEAR[background[i + c]];
-        d[i + c] = linearToSrgb(nb + (f - nb) * al);
+        d[i + c] = linearToSrgb(nb + (Math.min(1, f * gains[c]) - nb) * al);
       }
     }
   }

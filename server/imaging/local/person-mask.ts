@@ -81,13 +81,15 @@ function sample256(m: Float32Array, u: number, v: number): number {
 /**
  * `img` gives the canvas size and, unless `src` is given, the pixels; with
  * `src` the model sees the photo as framed (the canvas need not exist yet).
+ * `neighbours`: the other people's heads (see neighbourHeads; false or [] when
+ * the photo shows one face); the matte keeps only the chosen person.
  */
 export function personMask(
   engine: FaceEngine,
   img: { width: number; height: number; data?: Uint8Array },
   g: FaceGeometry,
   photoRect: Rect,
-  isolate: boolean,
+  neighbours: readonly Head[] | false,
   src?: PhotoSource,
 ): PersonMask {
   const canvas: Canvas = { data: img.data ?? new Uint8Array(0), width: img.width, height: img.height };
@@ -124,35 +126,344 @@ export function personMask(
       data[k] = data[k] * (1 - wt) + v * wt;
     }
   }
-  // Real photo pixels only; and when neighbours were in the photo, a body prior
-  // around the chosen person.
-  const chinY = g.pts[152][1];
+  // Real photo pixels only; the person is isolated before the inner photo edges fade out (the
+  // body does not end in a hard line over a backdrop), or the fade would hide a neighbour there.
   const covers = photoRect.x <= 0 && photoRect.y <= 0 && photoRect.x + photoRect.w >= img.width &&
     photoRect.y + photoRect.h >= img.height;
-  for (let j = 0; j < h; j++) {
-    const cy = (j + 0.5) * step;
-    let half = 0;
-    if (isolate) {
-      const below = Math.max(0, cy - chinY) / g.fh;
-      half = g.fw * (cy < chinY ? 1.25 : Math.min(2.8, 1.25 + below * 1.2));
-    }
-    for (let i = 0; i < w; i++) {
-      const cx = (i + 0.5) * step;
-      const k = j * w + i;
-      // Inner photo edges fade out (the body does not end in a hard line over a backdrop).
-      const fade = covers ? 1 : edgeFade(photoRect, img.width, img.height, cx - 0.5, cy - 0.5);
-      if (fade <= 0) {
-        data[k] = 0;
-        continue;
-      }
-      data[k] *= fade;
-      if (isolate) {
-        const over = Math.abs(cx - g.center[0]) - half;
-        if (over > 0) data[k] *= Math.max(0, 1 - over / (0.25 * g.fw));
+  const edge = covers ? undefined : new Float32Array(w * h);
+  if (edge) {
+    for (let j = 0; j < h; j++) {
+      const cy = (j + 0.5) * step;
+      for (let i = 0; i < w; i++) {
+        const f = edgeFade(photoRect, img.width, img.height, (i + 0.5) * step - 0.5, cy - 0.5);
+        edge[j * w + i] = f;
+        if (f <= 0) data[j * w + i] = 0;
       }
     }
   }
-  return { w, h, step, data };
+  const mask = { w, h, step, data };
+  isolatePerson(mask, g, neighbours || [], () => cellColours(canvas, mask, src));
+  if (edge) { for (let k = 0; k < w * h; k++) data[k] *= edge[k]; }
+  return mask;
+}
+
+/** A head the matte is split around: centre and face width, in canvas pixels. */
+export interface Head {
+  cx: number;
+  cy: number;
+  fw: number;
+}
+
+/**
+ * The other detected faces as heads in canvas pixels. A face cut by the
+ * photo's edge has a box smaller than the face, centred too far in: its
+ * centre is moved out by the missing part (a face is about as wide as tall).
+ */
+export function neighbourHeads(
+  faces: readonly { box: readonly [number, number, number, number] }[],
+  chosen: { box: readonly [number, number, number, number] },
+  photo: { width: number; height: number },
+  f: { scale: number; offsetX: number; offsetY: number },
+): Head[] {
+  return faces.filter((x) => x !== chosen).map(({ box: [x, y, bw, bh] }) => {
+    const size = Math.max(bw, bh);
+    let cx = x + bw / 2;
+    if (x <= 2) cx = x + bw - size / 2;
+    else if (x + bw >= photo.width - 2) cx = x + size / 2;
+    return { cx: cx * f.scale + f.offsetX, cy: (y + bh / 2) * f.scale + f.offsetY, fw: 0.9 * size * f.scale };
+  });
+}
+
+/** Mean sRGB colour (0-255) of each grid cell, from four pixels of the cell. */
+export function cellColours(
+  img: Canvas,
+  m: { w: number; h: number; step: number },
+  src?: PhotoSource,
+): Float32Array {
+  const { w, h, step } = m;
+  const from = src?.photo ?? img, d = from.data, W = from.width;
+  const out = new Float32Array(w * h * 3);
+  const q = [step * 0.25, step * 0.75];
+  const cols = new Int32Array(2 * w), rows = new Int32Array(2 * h);
+  for (let i = 0; i < 2 * w; i++) {
+    cols[i] = sourceIndex(
+      Math.min(img.width - 1, Math.floor((i >> 1) * step + q[i & 1])),
+      W,
+      src,
+      src?.offsetX,
+    );
+  }
+  for (let j = 0; j < 2 * h; j++) {
+    const y = Math.min(img.height - 1, Math.floor((j >> 1) * step + q[j & 1]));
+    rows[j] = sourceIndex(y, from.height, src, src?.offsetY);
+  }
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      const o = (j * w + i) * 3;
+      for (let s = 0; s < 4; s++) {
+        const k = (rows[2 * j + (s >> 1)] * W + cols[2 * i + (s & 1)]) * 3;
+        out[o] += d[k] / 4;
+        out[o + 1] += d[k + 1] / 4;
+        out[o + 2] += d[k + 2] / 4;
+      }
+    }
+  }
+  return out;
+}
+
+/** Grid cells at or above this count as person when tracing regions. */
+const SOLID = 0.35;
+
+/**
+ * Keeps only the chosen person in the grid matte, in place.
+ * 1. Heads: the chosen face, the other detected faces, and any large region
+ *    beside the head above the shoulders that is not the chosen head once the
+ *    matte is eroded (a neighbour's hair or face whose own face is out of the
+ *    frame; the erosion cuts the thin bridges that join neighbours' hair).
+ * 2. Every person cell goes to the head it is nearest to along the matte
+ *    (geodesic: paths stay inside the person region, and crossing a colour
+ *    edge, from one person's hair or clothes to another's, costs extra), the chosen person
+ *    favoured (it is the one in front) and owning its own body axis below the
+ *    chin; cells of the others are dropped, and a body-shaped envelope around
+ *    the chosen person bounds the rest.
+ */
+export function isolatePerson(
+  m: PersonMask,
+  g: FaceGeometry,
+  neighbours: readonly Head[],
+  colours: () => Float32Array,
+): void {
+  const { w, h, step, data } = m;
+  const n = w * h;
+  const chinY = g.pts[152][1];
+  const shoulderRow = Math.min(h, Math.ceil((chinY + 0.3 * g.fh) / step));
+  const seeds = new Int8Array(n); // 1 chosen person, 2 someone else
+  const ellipse = (hd: Head, rx: number, ry: number, value: 1 | 2) => {
+    const x0 = Math.max(0, Math.floor((hd.cx - rx) / step)),
+      x1 = Math.min(w - 1, Math.ceil((hd.cx + rx) / step));
+    const y0 = Math.max(0, Math.floor((hd.cy - ry) / step)),
+      y1 = Math.min(h - 1, Math.ceil((hd.cy + ry) / step));
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const u = ((x + 0.5) * step - hd.cx) / rx, v = ((y + 0.5) * step - hd.cy) / ry;
+        if (u * u + v * v <= 1 && data[y * w + x] >= SOLID) seeds[y * w + x] = value;
+      }
+    }
+  };
+  for (const hd of neighbours) ellipse(hd, 0.3 * hd.fw, 0.4 * hd.fw, 2);
+  const heads = [...neighbours, ...findDetachedHeads(m, g, shoulderRow, seeds)];
+  if (heads.length === 0) return;
+  ellipse({ cx: g.center[0], cy: g.center[1], fw: g.fw }, 0.4 * g.fw, 0.45 * g.fh, 1);
+  // Each person's body axis below the chin is theirs (the chosen person's first). A neighbour's
+  // axis cell that has the colour of the chosen person's body on that row is left to the
+  // geodesic (the chosen person stands in front and may cover it).
+  const rgb = colours();
+  const rowColour = new Float32Array(h * 3).fill(NaN);
+  const farFromRow = (k: number, y: number) => {
+    if (Number.isNaN(rowColour[y * 3]) || k < y * w || k >= (y + 1) * w) return true;
+    const dr = rgb[k * 3] - rowColour[y * 3], dg = rgb[k * 3 + 1] - rowColour[y * 3 + 1];
+    const db = rgb[k * 3 + 2] - rowColour[y * 3 + 2];
+    return dr * dr + dg * dg + db * db >= 45 * 45;
+  };
+  const axis = (cx: number, top: number, half: number, value: 1 | 2) => {
+    // An axis outside the frame (a neighbour cut by the edge) claims the edge column.
+    const c = Math.min(w * step - 1, Math.max(0, cx));
+    const x0 = Math.max(0, Math.floor((c - half) / step)),
+      x1 = Math.min(w - 1, Math.ceil((c + half) / step));
+    for (let y = Math.max(0, Math.ceil(top / step)); y < h; y++) {
+      let r = 0, gg = 0, b = 0, count = 0;
+      for (let x = x0; x <= x1; x++) {
+        const k = y * w + x;
+        if (data[k] < SOLID || seeds[k] !== 0) continue;
+        // Not next to the chosen body's colour either (cells on the edge between two people mix both).
+        if (value === 2 && !(farFromRow(k, y) && farFromRow(k - 1, y) && farFromRow(k + 1, y))) continue;
+        seeds[k] = value;
+        r += rgb[k * 3];
+        gg += rgb[k * 3 + 1];
+        b += rgb[k * 3 + 2];
+        count++;
+      }
+      if (value === 1 && count > 0) rowColour.set([r / count, gg / count, b / count], y * 3);
+    }
+  };
+  axis(g.center[0], chinY, 0.2 * g.fw, 1);
+  for (const hd of heads) axis(hd.cx, hd.cy + 0.7 * hd.fw, 0.15 * hd.fw, 2);
+  const own = geodesic(m, seeds, 1, rgb), other = geodesic(m, seeds, 2, rgb);
+  // Soft over SOFT cells; the chosen person's distances count 0.6.
+  const SOFT = 3;
+  const keep = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (data[k] < SOLID) continue;
+    const t = (other[k] - 0.6 * own[k]) / SOFT + 0.5;
+    keep[k] = own[k] === Infinity ? 0 : t <= 0 ? 0 : t >= 1 ? 1 : t;
+  }
+  for (let j = 0; j < h; j++) {
+    const cy = (j + 0.5) * step;
+    const below = Math.max(0, cy - chinY) / g.fh;
+    const half = g.fw * (cy < chinY ? 1.25 : Math.min(2.8, 1.25 + below * 1.2));
+    for (let i = 0; i < w; i++) {
+      const k = j * w + i;
+      if (data[k] === 0) continue;
+      let kk = keep[k];
+      if (data[k] < SOLID) {
+        // The soft fringe follows the region it borders.
+        kk = 0;
+        for (let dy = -1; dy <= 1; dy++) {
+          for (let dx = -1; dx <= 1; dx++) {
+            const x = i + dx, y = j + dy;
+            if (x >= 0 && y >= 0 && x < w && y < h && keep[y * w + x] > kk) kk = keep[y * w + x];
+          }
+        }
+      }
+      const over = Math.abs((i + 0.5) * step - g.center[0]) - half;
+      if (over > 0) kk *= Math.max(0, 1 - over / (0.25 * g.fw));
+      data[k] *= kk;
+    }
+  }
+}
+
+/**
+ * Marks (seeds = 2) the cells of large regions beside the chosen head, above
+ * the shoulder row, that are apart from it once the matte is eroded by
+ * ERODE cells, and returns them as heads.
+ */
+function findDetachedHeads(m: PersonMask, g: FaceGeometry, rows: number, seeds: Int8Array): Head[] {
+  const { w, step, data } = m;
+  const ERODE = 3;
+  // Erosion (square window) of cells >= 0.5, as separable running counts of solid cells.
+  const solid = new Uint8Array(w * rows), tmp = new Uint8Array(w * rows);
+  for (let k = 0; k < w * rows; k++) solid[k] = data[k] >= 0.5 ? 1 : 0;
+  const span = 2 * ERODE + 1;
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < w; x++) {
+      let c = 0;
+      for (let d = -ERODE; d <= ERODE; d++) {
+        const xx = x + d;
+        if (xx >= 0 && xx < w) c += solid[y * w + xx];
+      }
+      tmp[y * w + x] = c === span ? 1 : 0;
+    }
+  }
+  const core = new Uint8Array(w * rows);
+  for (let y = 0; y < rows; y++) {
+    for (let x = 0; x < w; x++) {
+      let c = 0;
+      for (let d = -ERODE; d <= ERODE; d++) {
+        const yy = y + d;
+        if (yy >= 0 && yy < rows) c += tmp[yy * w + x];
+      }
+      core[y * w + x] = c === span ? 1 : 0;
+    }
+  }
+  const label = new Int32Array(w * rows);
+  const fx = Math.floor(g.center[0] / step), fy = Math.floor(g.center[1] / step);
+  const reach = Math.max(2, Math.round(0.15 * g.fw / step));
+  const stack: number[] = [];
+  const regions: { cells: number[]; face: boolean; sx: number; minX: number; maxX: number }[] = [];
+  for (let k0 = 0; k0 < w * rows; k0++) {
+    if (label[k0] !== 0 || !core[k0]) continue;
+    const r = { cells: [] as number[], face: false, sx: 0, minX: w, maxX: 0 };
+    regions.push(r);
+    label[k0] = regions.length;
+    stack.push(k0);
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      const x = k % w, y = (k - x) / w;
+      r.cells.push(k);
+      r.sx += x;
+      if (x < r.minX) r.minX = x;
+      if (x > r.maxX) r.maxX = x;
+      if (Math.abs(x - fx) <= reach && Math.abs(y - fy) <= reach) r.face = true;
+      for (let dy = -1; dy <= 1; dy++) {
+        const yy = y + dy;
+        if (yy < 0 || yy >= rows) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx;
+          if (xx < 0 || xx >= w) continue;
+          const nb = yy * w + xx;
+          if (label[nb] === 0 && core[nb]) {
+            label[nb] = regions.length;
+            stack.push(nb);
+          }
+        }
+      }
+    }
+  }
+  if (!regions.some((r) => r.face)) return [];
+  const found: Head[] = [];
+  for (const r of regions) {
+    if (r.face) continue;
+    const cx = (r.sx / r.cells.length + 0.5) * step;
+    // Beside the head (not a bun or a hair tip above it) and large enough to be a head or a head of hair.
+    if (Math.abs(cx - g.center[0]) < 0.7 * g.fw || r.cells.length * step * step < (0.35 * g.fw) ** 2) {
+      continue;
+    }
+    let sy = 0;
+    for (const k of r.cells) {
+      seeds[k] = 2;
+      sy += Math.floor(k / w);
+    }
+    found.push({
+      cx,
+      cy: (sy / r.cells.length + 0.5) * step,
+      fw: Math.min(g.fw, (r.maxX - r.minX + 1) * step),
+    });
+  }
+  return found;
+}
+
+/** Extra cost of a step per unit of sRGB distance between the two cells' colours, above grain (EDGE_GRAIN). */
+const EDGE_COST = 0.5, EDGE_GRAIN = 4;
+
+/**
+ * Geodesic distance (in cells, plus EDGE_COST per unit of colour change beyond grain) from
+ * the cells with seeds === value, through cells >= SOLID only: forward and
+ * backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may
+ * turn a few times.
+ */
+function geodesic(m: PersonMask, seeds: Int8Array, value: number, colours: Float32Array): Float32Array {
+  const { w, h, data } = m;
+  const n = w * h;
+  const dist = new Float32Array(n).fill(Infinity);
+  for (let k = 0; k < n; k++) if (seeds[k] === value) dist[k] = 0;
+  const step = (k: number, nb: number, len: number) => {
+    const dn = dist[nb];
+    if (dn === Infinity) return;
+    const a = k * 3, b = nb * 3;
+    const dr = colours[a] - colours[b],
+      dg = colours[a + 1] - colours[b + 1],
+      db = colours[a + 2] - colours[b + 2];
+    const c = dn + len * (1 + EDGE_COST * Math.max(0, Math.sqrt(dr * dr + dg * dg + db * db) - EDGE_GRAIN));
+    if (c < dist[k]) dist[k] = c;
+  };
+  const D = Math.SQRT2;
+  for (let pass = 0; pass < 3; pass++) {
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const k = y * w + x;
+        if (data[k] < SOLID) continue;
+        if (x > 0) step(k, k - 1, 1);
+        if (y > 0) {
+          step(k, k - w, 1);
+          if (x > 0) step(k, k - w - 1, D);
+          if (x < w - 1) step(k, k - w + 1, D);
+        }
+      }
+    }
+    for (let y = h - 1; y >= 0; y--) {
+      for (let x = w - 1; x >= 0; x--) {
+        const k = y * w + x;
+        if (data[k] < SOLID) continue;
+        if (x < w - 1) step(k, k + 1, 1);
+        if (y < h - 1) {
+          step(k, k + w, 1);
+          if (x < w - 1) step(k, k + w + 1, D);
+          if (x > 0) step(k, k + w - 1, D);
+        }
+      }
+    }
+  }
+  return dist;
 }
 
 /** Bilinear sample of the person mask at canvas pixel (x, y). */

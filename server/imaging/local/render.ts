@@ -14,9 +14,9 @@ import { coverScaled, framingNote, mapPoints, planFraming, renderFramed } from "
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup } from "./makeup.ts";
-import { type PersonMask, personMask } from "./person-mask.ts";
+import { neighbourHeads, type PersonMask, personMask } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
-import { blurredCopy, gradeLighting, renderBackdrop } from "./scene.ts";
+import { blurredCopy, gradeLighting, relightGains, renderBackdrop } from "./scene.ts";
 import { composeRefined, refineMatte } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
 
@@ -258,7 +258,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0) {
     const canvas = { width: framing.width, height: framing.height };
-    person = personMask(engine, canvas, g, framing.photoRect, faces.length > 1, { photo, ...framing });
+    const others = neighbourHeads(faces, face, photo, framing);
+    person = personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
     lap("segment");
   }
   const img = await framed;
@@ -282,7 +283,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   }
   if (person && setting && backdrop) {
     const bg = await renderBackdrop(setting, img.width, img.height, g.center, blur * 3);
-    composeRefined(img, refineMatte(img, person, g.center), bg);
+    const matte = refineMatte(img, person, g.center);
+    composeRefined(img, matte, bg, relightGains(img, matte, bg));
     lap("backdrop");
   } else if (person && blur > 0) {
     const behind = await blurredCopy(img, blur);

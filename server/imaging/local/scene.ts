@@ -290,3 +290,52 @@ export function gradeLighting(img: Canvas, entry: { id: string }): void {
     }
   }
 }
+
+/** How far the person's colour balance moves toward the scene's light (0 none, 1 all the way). */
+const RELIGHT_STRENGTH = 0.3;
+/** Bounds of each channel's gain, so skin stays skin. */
+const RELIGHT_MIN = 0.92, RELIGHT_MAX = 1.1;
+
+/**
+ * Per-channel gains (linear light, luminance kept) that move the person's
+ * white balance part of the way toward the backdrop's key light: the photo's
+ * blue or warm cast gives way to the scene's (a person under a sunset turns
+ * warmer, under a city night cooler). The key light is the backdrop's mean
+ * weighted by brightness (its lights count most); the person's balance is the
+ * mean of the sure-person pixels. Gains are bounded (RELIGHT_MIN..MAX).
+ */
+export function relightGains(
+  img: Canvas,
+  matte: { width: number; height: number; scale: number; alpha: Float32Array },
+  backdrop: Uint8Array,
+): [number, number, number] {
+  const lum = (c: number[]) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  const light = [0, 0, 0], person = [0, 0, 0];
+  const n = img.width * img.height;
+  for (let k = 0; k < n; k += 7) {
+    const r = SRGB_TO_LINEAR[backdrop[k * 3]], g = SRGB_TO_LINEAR[backdrop[k * 3 + 1]];
+    const b = SRGB_TO_LINEAR[backdrop[k * 3 + 2]];
+    const y = 0.2126 * r + 0.7152 * g + 0.0722 * b, wt = y * y;
+    light[0] += r * wt;
+    light[1] += g * wt;
+    light[2] += b * wt;
+  }
+  const { width: mw, height: mh, scale, alpha } = matte;
+  let count = 0;
+  for (let my = 0; my < mh; my += 2) {
+    for (let mx = 0; mx < mw; mx += 2) {
+      if (alpha[my * mw + mx] < 0.999) continue;
+      const i = (Math.min(img.height - 1, my * scale) * img.width + Math.min(img.width - 1, mx * scale)) * 3;
+      for (let c = 0; c < 3; c++) person[c] += SRGB_TO_LINEAR[img.data[i + c]];
+      count++;
+    }
+  }
+  if (count === 0 || lum(light) <= 0 || lum(person) <= 0) return [1, 1, 1];
+  const ly = lum(light), py = lum(person);
+  const gains = [0, 1, 2].map((c) => {
+    const want = (light[c] / ly) / Math.max(1e-4, person[c] / py);
+    return Math.min(RELIGHT_MAX, Math.max(RELIGHT_MIN, want ** RELIGHT_STRENGTH));
+  });
+  const y = lum(gains);
+  return [gains[0] / y, gains[1] / y, gains[2] / y];
+}
