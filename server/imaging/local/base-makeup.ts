@@ -16,7 +16,7 @@ import {
 import { clamp01, gridMask, toGrid } from "./makeup-layer.ts";
 import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract } from "./masks.ts";
 import { BASE_RECIPES } from "./recipes.ts";
-import { skinMeanLinear } from "./skin-tone.ts";
+import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
 
 /** Base works on a half-resolution grid (its mask) and a quarter one (smoothing and evening). */
 const BASE_STEP = 2;
@@ -53,32 +53,6 @@ export function baseMask(img: Canvas, g: FaceGeometry): Mask {
   feather(holes, 0.012 * g.fw / q);
   boost(holes, 2.5);
   return subtract(m, holes);
-}
-
-/**
- * Skin likelihood per colour (hair strands, glasses and shadows far from the
- * skin colour are left alone), cached per 7-bit colour cell: entry 0 = not
- * computed yet, else 1 + round(254 * weight). Reused by every job of a worker.
- */
-let skinCache: Uint8Array | undefined;
-
-function skinWeights(skinLab: [number, number, number]): (r: number, g: number, b: number) => number {
-  const cache = skinCache ??= new Uint8Array(1 << 21);
-  cache.fill(0);
-  return (r, g, b) => {
-    const key = ((r >> 1) << 14) | ((g >> 1) << 7) | (b >> 1);
-    let v = cache[key];
-    if (v === 0) {
-      const lab = linearToLab(
-        SRGB_TO_LINEAR[r | 1],
-        SRGB_TO_LINEAR[g | 1],
-        SRGB_TO_LINEAR[b | 1],
-      );
-      const de = Math.hypot((lab[0] - skinLab[0]) * 0.6, lab[1] - skinLab[1], lab[2] - skinLab[2]);
-      v = cache[key] = 1 + Math.round(254 * clamp01(1 - (de - 14) / 16));
-    }
-    return (v - 1) / 254;
-  };
 }
 
 function blurChannels(src: Float32Array, w: number, h: number, n: number, sigma: number): void {

@@ -1,6 +1,6 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
 import { blendLut, type Canvas, channelLut } from "./blend.ts";
-import { hexToLinear } from "./color.ts";
+import { hexToLinear, linearToLab } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
 import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
@@ -17,7 +17,27 @@ import {
   type Point,
   subtract,
 } from "./masks.ts";
-import { skinMeanLinear } from "./skin-tone.ts";
+import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
+
+/**
+ * Multiplies the highlighter's mask (at 1/`step` resolution) by how
+ * skin-like the pixel under it is: strands of hair falling over a cheekbone
+ * are not made shiny.
+ */
+function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number): void {
+  const s = skinMeanLinear(img, g);
+  const weight = skinWeights(linearToLab(s[0], s[1], s[2]));
+  const d = img.data;
+  for (let r = 0; r < m.h; r++) {
+    const y = Math.min(img.height - 1, Math.floor((m.y + r + 0.5) * step));
+    for (let c = 0; c < m.w; c++) {
+      const k = r * m.w + c;
+      if (m.data[k] <= 0.002) continue;
+      const i = (y * img.width + Math.min(img.width - 1, Math.floor((m.x + c + 0.5) * step))) * 3;
+      m.data[k] *= weight(d[i], d[i + 1], d[i + 2]);
+    }
+  }
+}
 
 /** Mirrored landmark sets, subject's right then left. */
 const SIDES = [
@@ -99,6 +119,7 @@ export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void 
     feather(m, 0.01 * fw);
     subtract(m, eyeZone(g, m));
     clipToFace(img, g, m, 1);
+    skinGate(img, g, m, 1);
     blendLut(img, m, 0.9 * t, lut);
   }
 }

@@ -1,8 +1,9 @@
-/** The mean skin colour of a face, sampled at mesh points on plain skin. */
+/** The mean skin colour of a face, sampled at mesh points on plain skin, and how skin-like a colour is. */
 import type { Canvas } from "./blend.ts";
-import { SRGB_TO_LINEAR } from "./color.ts";
+import { linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
+import { clamp01 } from "./makeup-layer.ts";
 
 /** Mean skin colour (linear) sampled at mesh points on plain skin. */
 export function skinMeanLinear(img: Canvas, g: FaceGeometry): [number, number, number] {
@@ -24,4 +25,30 @@ export function skinMeanLinear(img: Canvas, g: FaceGeometry): [number, number, n
     }
   }
   return n ? [s[0] / n, s[1] / n, s[2] / n] : [0.4, 0.3, 0.25];
+}
+
+/**
+ * Skin likelihood per colour (hair strands, glasses and shadows far from the
+ * skin colour are left alone), cached per 7-bit colour cell: entry 0 = not
+ * computed yet, else 1 + round(254 * weight). Reused by every job of a worker.
+ */
+let skinCache: Uint8Array | undefined;
+
+export function skinWeights(skinLab: [number, number, number]): (r: number, g: number, b: number) => number {
+  const cache = skinCache ??= new Uint8Array(1 << 21);
+  cache.fill(0);
+  return (r, g, b) => {
+    const key = ((r >> 1) << 14) | ((g >> 1) << 7) | (b >> 1);
+    let v = cache[key];
+    if (v === 0) {
+      const lab = linearToLab(
+        SRGB_TO_LINEAR[r | 1],
+        SRGB_TO_LINEAR[g | 1],
+        SRGB_TO_LINEAR[b | 1],
+      );
+      const de = Math.hypot((lab[0] - skinLab[0]) * 0.6, lab[1] - skinLab[1], lab[2] - skinLab[2]);
+      v = cache[key] = 1 + Math.round(254 * clamp01(1 - (de - 14) / 16));
+    }
+    return (v - 1) / 254;
+  };
 }
