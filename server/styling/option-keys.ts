@@ -88,8 +88,8 @@ export type OptionSection = keyof typeof OPTION_LISTS;
 
 /**
  * The display name of each option key: the studio's group titles, and the names the server's
- * notes, refusals and hosted-model prompts use for the same groups. "Colour" as in the rest of
- * the product's texts.
+ * notes, refusals and hosted-model prompts use for the same groups. The titles keep the studio's
+ * landed wording ("Hair Color", as the option keys spell it); free-text sentences say "colour".
  */
 export const OPTION_TITLES: Record<OptionKey, string> = {
   lookStyle: "Look Style",
@@ -101,9 +101,9 @@ export const OPTION_TITLES: Record<OptionKey, string> = {
   hairStyle: "Hair Style",
   hairLength: "Hair Length",
   hairTexture: "Hair Texture",
-  hairColor: "Hair Colour",
+  hairColor: "Hair Color",
   facialHair: "Facial Hair",
-  facialHairColor: "Facial Hair Colour",
+  facialHairColor: "Facial Hair Color",
   outfit: "Outfit",
   shoesFootwear: "Shoes & Footwear",
   pose: "Pose",

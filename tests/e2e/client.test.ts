@@ -189,7 +189,7 @@ pageTest(
     await screenshots(page, "studio-glam");
     await page.getByRole("tab", { name: "Hair Studio" }).click();
     await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
-    await page.getByRole("radiogroup", { name: "Hair Colour", exact: true }).waitFor();
+    await page.getByRole("radiogroup", { name: "Hair Color", exact: true }).waitFor();
     await screenshots(page, "studio-hair");
     await page.getByRole("tab", { name: "Barber Shop" }).click();
     await page.getByRole("heading", { name: "AI Barber Shop" }).waitFor();

@@ -179,9 +179,7 @@ Deno.test("bleaching dark hair to platinum is refused with a note, not painted g
   const plain = await render(engine, job(photo, {}, undefined, "hair"));
   const res = await render(engine, job(photo, { hairColor: "platinum-blonde" }, undefined, "hair"));
   assert.ok(
-    res.notes.some((n) =>
-      n.startsWith('Hair Colour "Platinum Blonde" was not applied: lightening dark hair')
-    ),
+    res.notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied: lightening dark hair')),
     res.notes.join("; "),
   );
   const a = await decode(plain.image), b = await decode(res.image);
@@ -222,7 +220,7 @@ Deno.test("facial hair: beardless faces, shaded chins and lipstick are left alon
     const plain = await render(engine, job(photo, {}, undefined, "barber"));
     const res = await render(engine, job(photo, { facialHairColor: "ginger" }, undefined, "barber"));
     assert.ok(
-      res.notes.includes('Facial Hair Colour "Ginger" was not applied: no facial hair was found to recolour'),
+      res.notes.includes('Facial Hair Color "Ginger" was not applied: no facial hair was found to recolour'),
       `sample${face[0]} ${face.slice(1)}: ${res.notes.join("; ")}`,
     );
     assert.deepEqual(res.image, plain.image, `sample${face[0]} ${face.slice(1)} changed`);

@@ -88,7 +88,7 @@ Deno.test("prompt: the barber studio asks for the beard and its colour", () => {
   const p = buildPrompt(input({ studioType: "barber", options }));
   assert.match(p, /Studio: Barber Shop\./);
   assert.match(p, /- Facial Hair: Full Beard\./);
-  assert.match(p, /- Facial Hair Colour: Ginger \(colour #A4512A\)\./);
+  assert.match(p, /- Facial Hair Color: Ginger \(colour #A4512A\)\./);
   assert.match(p, /- Hair Style: Skin Fade\./);
   assert.doesNotMatch(p, /Keep as in the photo: haircut/);
 });
