@@ -5,6 +5,7 @@
 const benches = [
   "bench/generation-queue.bench.ts",
   "bench/local-model.bench.ts",
+  "bench/matte-quality.bench.ts",
   "bench/framing-quality.bench.ts",
   "bench/hair-quality.bench.ts",
   "bench/makeup-quality.bench.ts",

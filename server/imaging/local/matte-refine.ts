@@ -158,7 +158,10 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
   }
 }
 
-/** Box mean of `src` (w x h) with radius r, clamped at the borders, into `out`. Two O(n) passes. */
+/**
+ * Box mean of `src` (w x h) with radius r, clamped at the borders, into `out`. Two O(n) passes;
+ * the clamping is done only near the borders (the inner loops have no bounds checks).
+ */
 function boxMean(
   src: Float32Array,
   w: number,
@@ -167,22 +170,37 @@ function boxMean(
   out: Float32Array,
   tmp: Float32Array,
 ): void {
+  const cl = (v: number, n: number) => (v < 0 ? 0 : v > n - 1 ? n - 1 : v);
   for (let y = 0; y < h; y++) {
     const o = y * w;
     let s = 0;
-    for (let x = -r; x <= r; x++) s += src[o + Math.min(w - 1, Math.max(0, x))];
-    for (let x = 0; x < w; x++) {
+    for (let x = -r; x <= r; x++) s += src[o + cl(x, w)];
+    let x = 0;
+    for (; x < w && (x < r || x > w - r - 2); x++) {
       tmp[o + x] = s;
-      s += src[o + Math.min(w - 1, x + r + 1)] - src[o + Math.max(0, x - r)];
+      s += src[o + cl(x + r + 1, w)] - src[o + cl(x - r, w)];
+    }
+    for (; x < w - r - 1; x++) {
+      tmp[o + x] = s;
+      s += src[o + x + r + 1] - src[o + x - r];
+    }
+    for (; x < w; x++) {
+      tmp[o + x] = s;
+      s += src[o + cl(x + r + 1, w)] - src[o + cl(x - r, w)];
     }
   }
-  const n = (2 * r + 1) * (2 * r + 1);
-  for (let x = 0; x < w; x++) {
-    let s = 0;
-    for (let y = -r; y <= r; y++) s += tmp[Math.min(h - 1, Math.max(0, y)) * w + x];
-    for (let y = 0; y < h; y++) {
-      out[y * w + x] = s / n;
-      s += tmp[Math.min(h - 1, y + r + 1) * w + x] - tmp[Math.max(0, y - r) * w + x];
+  const inv = 1 / ((2 * r + 1) * (2 * r + 1));
+  // Columns in rows: each pass walks rows, keeping one running sum per column.
+  const sum = new Float64Array(w);
+  for (let y = -r; y <= r; y++) {
+    const o = cl(y, h) * w;
+    for (let x = 0; x < w; x++) sum[x] += tmp[o + x];
+  }
+  for (let y = 0; y < h; y++) {
+    const o = y * w, add = cl(y + r + 1, h) * w, sub = cl(y - r, h) * w;
+    for (let x = 0; x < w; x++) {
+      out[o + x] = sum[x] * inv;
+      sum[x] += tmp[add + x] - tmp[sub + x];
     }
   }
 }

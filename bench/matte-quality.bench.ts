@@ -1,0 +1,116 @@
+/**
+ * Matte and scene figures on a real portrait (`deno run -A bench/matte-quality.bench.ts`), from
+ * @vladmandic/face-api's demo sample6.jpg (MIT, test-only data in node_modules) cropped at run time,
+ * where a second person's face and clothes touch the chosen one at the frame's edge:
+ * - the neighbour's face kept: share of the middle of their detected face box with alpha > 0.5 (target 0);
+ * - the chosen face kept: share of the face oval's box core with alpha 1 (target 1);
+ * - the skin's chroma shift toward the scene's key light (beach sunset, city night) and its ΔE;
+ * - the backdrop stage (matte refine, relight, compose) at 1080x1920: median of RUNS (target <= 60 ms
+ *   on an idle machine; printed beside the load average).
+ */
+import { FaceEngine } from "../server/imaging/local/face-engine.ts";
+import { decodePhoto, detectFaces } from "../server/imaging/local/render.ts";
+import { mapPoints, planFraming, renderFramed } from "../server/imaging/local/framing.ts";
+import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
+import { neighbourHeads, personMask } from "../server/imaging/local/person-mask.ts";
+import { composeRefined, refineMatte } from "../server/imaging/local/matte-refine.ts";
+import { relightGains, renderBackdrop } from "../server/imaging/local/scene.ts";
+import { deltaE, srgbToLab } from "../server/imaging/local/color.ts";
+import { percentile } from "./stats.ts";
+import { cropFace, DARK_HAIR } from "../tests/imaging/fixtures.ts";
+
+const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
+const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
+const engine = await FaceEngine.load();
+const photo = await decodePhoto(await cropFace(DARK_HAIR));
+const faces = await detectFaces(engine, photo);
+const face = faces.reduce((a, b) => (a.box[2] * a.box[3] >= b.box[2] * b.box[3] ? a : b));
+const src = faceGeometry(face.mesh);
+const W = 1080, H = 1920;
+const framing = planFraming({
+  photoW: photo.width,
+  photoH: photo.height,
+  eye: src.eyeCenter,
+  faceWidth: src.fw,
+  outW: W,
+  outH: H,
+});
+const framed = await renderFramed(photo, framing);
+const g = faceGeometry(mapPoints(face.mesh, framing));
+const others = neighbourHeads(faces, face, photo, framing);
+const person = personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
+const matte = refineMatte(framed, person, g.center);
+const alphaAt = (x: number, y: number) =>
+  matte.alpha[Math.floor(y / matte.scale) * matte.width + Math.floor(x / matte.scale)];
+
+console.log(`photo ${photo.width}x${photo.height}, ${faces.length} faces detected, framed to ${W}x${H}`);
+for (const f of faces.filter((x) => x !== face)) {
+  // The box's middle (centre +-25%): the face itself, not the chosen person's hair over the box's edge.
+  const [bx, by, bw, bh] = f.box;
+  let kept = 0, n = 0;
+  for (let py = by + 0.25 * bh; py < by + 0.75 * bh; py += 1) {
+    for (let px = bx + 0.25 * bw; px < bx + 0.75 * bw; px += 1) {
+      const x = px * framing.scale + framing.offsetX, y = py * framing.scale + framing.offsetY;
+      if (x < 0 || y < 0 || x >= W || y >= H) continue;
+      n++;
+      if (alphaAt(x, y) > 0.5) kept++;
+    }
+  }
+  console.log(
+    `neighbour's face (score ${f.score.toFixed(2)}): ${
+      (100 * kept / Math.max(1, n)).toFixed(1)
+    }% of its middle kept (target 0)`,
+  );
+}
+let solid = 0, core = 0;
+for (let y = g.center[1] - 0.3 * g.fh; y < g.center[1] + 0.3 * g.fh; y += 2) {
+  for (let x = g.center[0] - 0.3 * g.fw; x < g.center[0] + 0.3 * g.fw; x += 2) {
+    core++;
+    if (alphaAt(x, y) >= 0.999) solid++;
+  }
+}
+console.log(`chosen face core at alpha 1: ${(100 * solid / core).toFixed(1)}% (target 100)`);
+
+// Skin: the cheeks' box below the eyes.
+const skinMean = (img: Uint8Array) => {
+  let r = 0, gg = 0, b = 0, n = 0;
+  for (let y = g.eyeCenter[1] + 0.15 * g.fh; y < g.eyeCenter[1] + 0.3 * g.fh; y++) {
+    for (let x = g.center[0] - 0.25 * g.fw; x < g.center[0] + 0.25 * g.fw; x++) {
+      const i = (Math.round(y) * W + Math.round(x)) * 3;
+      r += img[i];
+      gg += img[i + 1];
+      b += img[i + 2];
+      n++;
+    }
+  }
+  return srgbToLab(Math.round(r / n), Math.round(gg / n), Math.round(b / n));
+};
+for (const id of ["beach-sunset", "city-night", "studio-white"]) {
+  const bg = await renderBackdrop({ id }, W, H, g.center);
+  const img = { ...framed, data: framed.data.slice() };
+  const before = skinMean(img.data);
+  const gains = relightGains(img, matte, bg);
+  composeRefined(img, matte, bg, gains);
+  const after = skinMean(img.data);
+  console.log(
+    `${id}: gains ${gains.map((v) => v.toFixed(3)).join("/")}, skin Δa* ${
+      (after[1] - before[1]).toFixed(2)
+    } Δb* ${(after[2] - before[2]).toFixed(2)} ΔE ${deltaE(after, before).toFixed(2)}`,
+  );
+}
+
+const bg = await renderBackdrop({ id: "beach-sunset" }, W, H, g.center);
+const times: number[] = [];
+for (let i = 0; i < RUNS + 2; i++) {
+  const img = { ...framed, data: framed.data.slice() };
+  const t = performance.now();
+  const m = refineMatte(img, person, g.center);
+  composeRefined(img, m, bg, relightGains(img, m, bg));
+  if (i >= 2) times.push(performance.now() - t);
+}
+console.log(
+  `backdrop stage (refine + relight + compose) ${W}x${H}: median ${
+    percentile(times, 50).toFixed(0)
+  } ms, p95 ${percentile(times, 95).toFixed(0)} ms (target <= 60 ms idle), load ${load()}`,
+);
+Deno.exit(0);
