@@ -118,7 +118,7 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
   const hole: number[] = [];
   for (let k0 = 0; k0 < n; k0++) {
     if (label[k0] === 1) solid[k0] = 1;
-    if (label[k0] === 1 || outside[k0] || solid[k0] === 2) continue;
+    if (label[k0] === 1 || outside[k0] || solid[k0] !== 0) continue;
     // One enclosed hole: filled when small.
     hole.length = 0;
     stack.push(k0);
@@ -128,12 +128,17 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
       hole.push(k);
       const x = k % w;
       for (const nb of [x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1, k - w, k + w]) {
-        if (nb < 0 || nb >= n || label[nb] === 1 || outside[nb] || solid[nb] === 2) continue;
+        if (nb < 0 || nb >= n || label[nb] === 1 || outside[nb] || solid[nb] !== 0) continue;
         solid[nb] = 2;
         stack.push(nb);
       }
     }
-    if (hole.length < 0.02 * area) { for (const k of hole) out[k] = 1; }
+    if (hole.length < 0.02 * area) {
+      for (const k of hole) {
+        out[k] = 1;
+        solid[k] = 1;
+      }
+    }
   }
   // Chessboard distance to the nearest cell outside the (filled) region, two raster passes; the
   // frame's edge is not a boundary (a body cut by the bottom edge is solid down to it).
@@ -141,7 +146,7 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
   const at = (x: number, y: number) => (x < 0 || y < 0 || x >= w || y >= h ? CORE_DEPTH : depth[y * w + x]);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      if (solid[y * w + x] === 0) continue;
+      if (solid[y * w + x] !== 1) continue; // 2: a hole left open
       depth[y * w + x] = 1 + Math.min(at(x - 1, y), at(x, y - 1), at(x - 1, y - 1), at(x + 1, y - 1));
     }
   }
