@@ -5,13 +5,13 @@
  * preset (performance >= 98, accessibility 100). Lighthouse's mobile preset
  * simulates a slow phone (4x CPU slowdown, slow 4G): on a loaded machine its
  * CPU figures are pessimistic, so the load average is printed with the scores.
- * Each preset runs BENCH_LIGHTHOUSE_RUNS times (2), each run with its load average, then the median
+ * Each preset runs BENCH_LIGHTHOUSE_RUNS times (3), each run with its load average, then the median
  * score; BENCH_LIGHTHOUSE_REPORTS=<dir> keeps every JSON report there.
  */
 import { startLiveServer } from "../tests/helpers/live-server.ts";
 import { percentile } from "./stats.ts";
 
-const RUNS = Number(Deno.env.get("BENCH_LIGHTHOUSE_RUNS") ?? 2);
+const RUNS = Number(Deno.env.get("BENCH_LIGHTHOUSE_RUNS") ?? 3);
 const REPORTS = Deno.env.get("BENCH_LIGHTHOUSE_REPORTS");
 const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
 
