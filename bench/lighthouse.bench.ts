@@ -63,7 +63,13 @@ try {
     const scores: number[] = [];
     const a11y: number[] = [];
     for (let i = 1; i <= RUNS; i++) {
-      const r = await lighthouse(`${server.url}/`, desktop);
+      // Lighthouse itself fails now and then on a loaded machine (NO_NAVSTART): one more try.
+      const r = await lighthouse(`${server.url}/`, desktop).catch((err) => {
+        console.log(
+          `[lighthouse:${name} ${i}/${RUNS}] retrying after: ${String(err).split("\n")[0].slice(0, 200)}`,
+        );
+        return lighthouse(`${server.url}/`, desktop);
+      });
       scores.push(r.performance);
       a11y.push(r.accessibility);
       console.log(
