@@ -1,6 +1,6 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
 import { blendLut, type Canvas, channelLut } from "./blend.ts";
-import { hexToLinear, linearToLab } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
 import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
@@ -39,6 +39,18 @@ function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number): void {
   }
 }
 
+/**
+ * Blush strength. The skin's chromaticity moves most of the way toward the
+ * shade's where the band is full, and the flush deepens the skin by at least
+ * 9%, more (down to 80%) until the full-strength flush stands ΔE 12 from the
+ * skin: a shade close to the skin's own (Soft Peach or Dusty Rose on fair
+ * skin) still reads as blush at the default intensity, as pigment does.
+ */
+const BLUSH_CHROMA = 0.9;
+const BLUSH_DEPTHS = [0.91, 0.88, 0.85, 0.82, 0.8];
+const BLUSH_MIN_DELTA_E = 12;
+const BLUSH_ALPHA = 0.9;
+
 /** Mirrored landmark sets, subject's right then left. */
 const SIDES = [
   { apple: [50, 101], temple: [116, 143], bone: [143, 111, 117] },
@@ -57,9 +69,16 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   const c = hexToLinear(hex), skin = skinMeanLinear(img, g);
   const yc = Math.max(1e-3, 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]);
   const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
-  const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** 0.65);
-  const norm = 0.97 / (0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2]);
-  const lut = multiplyLut(...ratio.map((r) => Math.min(1.3, r * norm)) as [number, number, number]);
+  const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** BLUSH_CHROMA);
+  const ry = 0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2];
+  const skinLab = linearToLab(skin[0], skin[1], skin[2]);
+  let gains: [number, number, number] = [1, 1, 1];
+  for (const depth of BLUSH_DEPTHS) {
+    gains = ratio.map((r) => Math.min(1.3, r * depth / ry)) as [number, number, number];
+    const flushed = linearToLab(skin[0] * gains[0], skin[1] * gains[1], skin[2] * gains[2]);
+    if (deltaE(flushed, skinLab) >= BLUSH_MIN_DELTA_E) break;
+  }
+  const lut = multiplyLut(...gains);
   for (const side of SIDES) {
     const apple = mid(p[side.apple[0]], p[side.apple[1]]);
     const temple = mid(apple, mid(p[side.temple[0]], p[side.temple[1]]), 0.9);
@@ -70,7 +89,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     feather(m, 0.04 * fw / q);
     boost(m, 1.2);
     clipToFace(img, g, m, q);
-    blendLut(img, m, 0.7 * t, lut, q);
+    blendLut(img, m, BLUSH_ALPHA * t, lut, q);
   }
 }
 

@@ -35,8 +35,8 @@ export interface BaseRecipe {
 
 /** Base makeup; an entry's catalogue colour, when it has one, tints the skin toward it. */
 export const BASE_RECIPES: Readonly<Record<string, BaseRecipe>> = {
-  "skin-tint": { smoothing: 0.25, evening: 0.25, surface: "natural" },
-  "light-coverage": { smoothing: 0.35, evening: 0.4, surface: "natural" },
+  "skin-tint": { smoothing: 0.3, evening: 0.4, surface: "natural" },
+  "light-coverage": { smoothing: 0.4, evening: 0.5, surface: "natural" },
   "satin-finish": { smoothing: 0.5, evening: 0.55, surface: "natural" },
   "dewy-glow": { smoothing: 0.45, evening: 0.5, surface: "dewy" },
   "matte-full-coverage": { smoothing: 0.7, evening: 0.8, surface: "matte" },
