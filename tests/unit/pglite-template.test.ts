@@ -13,6 +13,9 @@ const journal = JSON.parse(
   await Deno.readTextFile(new URL("../../migrations/meta/_journal.json", import.meta.url)),
 ) as { entries: unknown[] };
 
+/** openDatabase({ dataDir }) is always PGlite, whose execute() answers { rows }. */
+const pgliteRows = (result: unknown) => (result as { rows: { n: number }[] }).rows;
+
 Deno.test({
   name: "pglite template: a fresh DATA_DIR is fully migrated; an existing one keeps its rows",
   sanitizeResources: false, // PGlite keeps its WASM module loaded
@@ -26,7 +29,7 @@ Deno.test({
       const applied = await first.db.execute(
         sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
       );
-      assert.equal((applied.rows as { n: number }[])[0].n, journal.entries.length);
+      assert.equal(pgliteRows(applied)[0].n, journal.entries.length);
       await first.db.execute(
         sql`insert into users (email, password_hash, full_name) values ('kept@example.com', 'x', 'Kept')`,
       );
@@ -34,7 +37,7 @@ Deno.test({
 
       const again = await openDatabase({ dataDir });
       const kept = await again.db.execute(sql`select count(*)::int as n from users`);
-      assert.equal((kept.rows as { n: number }[])[0].n, 1);
+      assert.equal(pgliteRows(kept)[0].n, 1);
       await again.close();
     } finally {
       await Deno.remove(dir, { recursive: true });
