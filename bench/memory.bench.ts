@@ -8,13 +8,12 @@
  * it drained. Targets: peak <= 600 MB PGlite / <= 400 MB Postgres; after a
  * minute within 15% of idle.
  */
-import { fileURLToPath } from "node:url";
 import postgres from "postgres";
 import { ensureDatabaseTemplate } from "../db/pglite-template.ts";
+import { startLiveServer } from "../tests/helpers/live-server.ts";
 import { fullLook, liveApi, userWithPortrait } from "./live-api.ts";
 import { benchPostgresUrl } from "./postgres-url.ts";
 
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const JOBS = Number(Deno.env.get("BENCH_MEMORY_JOBS") ?? 20);
 const SETTLE_MS = Number(Deno.env.get("BENCH_MEMORY_SETTLE_MS") ?? 60_000);
 const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
@@ -28,34 +27,18 @@ async function rssKb(pid: number): Promise<number> {
 
 async function measure(name: "pglite" | "postgres", databaseUrl: string) {
   const tag = `[memory:${name}]`;
-  const dataDir = await Deno.makeTempDir({ prefix: "styletwin-memory-bench-" });
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
-    cwd: ROOT,
+  // The default worker count (2), not the test servers' one.
+  const server = await startLiveServer({
+    buildClient: false,
     env: {
-      PORT: "0",
-      HOST: "127.0.0.1",
-      DATA_DIR: dataDir,
       DATABASE_URL: databaseUrl,
+      JOB_WORKERS: "2",
       WELCOME_CREDITS: "10000",
       AUTH_RATE_LIMIT_PER_MINUTE: "1000",
     },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  let port = 0;
-  while (!port) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`server exited before listening:\n${out}`);
-    out += value;
-    port = Number(/"msg":"listening","port":(\d+)/.exec(out)?.[1] ?? 0);
-  }
-  (async () => {
-    while (!(await lines.read()).done) { /* drain the access log */ }
-  })();
-  const base = `http://127.0.0.1:${port}`;
+  });
+  const pid = server.pid;
+  const base = server.url;
   const api = liveApi(base);
   try {
     // Idle: model ready, nothing run yet.
@@ -66,7 +49,7 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 2_000));
-    const idle = await rssKb(child.pid);
+    const idle = await rssKb(pid);
 
     const { token, photoId } = await userWithPortrait(api);
 
@@ -74,7 +57,7 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
-        peak = Math.max(peak, await rssKb(child.pid));
+        peak = Math.max(peak, await rssKb(pid));
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -95,7 +78,7 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     sampling = false;
     await sampler;
-    const after = await rssKb(child.pid);
+    const after = await rssKb(pid);
     const target = name === "postgres" ? 400 : 600;
     console.log(`${tag} idle ${mb(idle)} (model ready, nothing run)`);
     console.log(
@@ -110,9 +93,7 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
       }x idle (target <= 1.15x) ${verdict(ratio <= 1.15)}`,
     );
   } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await Deno.remove(dataDir, { recursive: true }).catch(() => {});
+    await server.close();
   }
 }
 

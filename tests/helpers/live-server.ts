@@ -10,6 +10,8 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export interface LiveServer {
   url: string;
   dataDir: string;
+  /** The server process (benches read its memory from /proc). */
+  pid: number;
   /** Everything the server printed so far. */
   output(): string;
   /** Stops the server (SIGTERM, then SIGKILL); keeps DATA_DIR when `keepData`. */
@@ -74,6 +76,7 @@ export async function startLiveServer(
   return {
     url: `http://127.0.0.1:${port}`,
     dataDir,
+    pid: child.pid,
     output: () => output,
     close: async ({ keepData = false } = {}) => {
       if (closed) return;

@@ -51,6 +51,26 @@ const BLUSH_DEPTHS = [0.91, 0.88, 0.85, 0.82, 0.8];
 const BLUSH_MIN_DELTA_E = 12;
 const BLUSH_ALPHA = 0.9;
 
+/**
+ * The end of every soft cheek-area layer (blush, contour, bronzer) drawn on
+ * a SOFT_STEP grid mask: feathered by `featherPx` (image pixels), its core
+ * lifted by `lift`, cut at the face outline, then blended with `lut`.
+ */
+function paintSoftArea(
+  img: Canvas,
+  g: FaceGeometry,
+  m: Mask,
+  featherPx: number,
+  lift: number,
+  alpha: number,
+  lut: Parameters<typeof blendLut>[3],
+): void {
+  feather(m, featherPx / SOFT_STEP);
+  boost(m, lift);
+  clipToFace(img, g, m, SOFT_STEP);
+  blendLut(img, m, alpha, lut, SOFT_STEP);
+}
+
 /** Mirrored landmark sets, subject's right then left. */
 const SIDES = [
   { apple: [50, 101], temple: [116, 143], bone: [143, 111, 117] },
@@ -86,10 +106,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     const band = bandPolygon(line, (u) => fw * (0.05 - 0.022 * u));
     const m = gridMask(img, band, 0.1 * fw, q);
     fillPolygon(m, toGrid(band, q));
-    feather(m, 0.04 * fw / q);
-    boost(m, 1.2);
-    clipToFace(img, g, m, q);
-    blendLut(img, m, BLUSH_ALPHA * t, lut, q);
+    paintSoftArea(img, g, m, 0.04 * fw, 1.2, BLUSH_ALPHA * t, lut);
   }
 }
 
@@ -166,11 +183,8 @@ export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
       fillPolygon(m, toGrid(bandPolygon([p[top], p[bottom]], () => 0.008 * fw), q));
     }
   }
-  feather(m, 0.03 * fw / q);
-  // The feather halves a band this narrow: lift its core back toward full.
-  boost(m, 1.7);
-  clipToFace(img, g, m, q);
-  blendLut(img, m, 0.7 * t, multiplyLut(0.7, 0.62, 0.58), q);
+  // The feather halves a band this narrow: the 1.7 lift brings its core back toward full.
+  paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, multiplyLut(0.7, 0.62, 0.58));
 }
 
 export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
@@ -180,10 +194,7 @@ export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   for (const i of [54, 284]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.1 * fw / q, 0.07 * fw / q);
   for (const i of [123, 352]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.09 * fw / q, 0.06 * fw / q);
   fillEllipse(m, p[4][0] / q, p[4][1] / q, 0.05 * fw / q, 0.04 * fw / q);
-  feather(m, 0.05 * fw / q);
-  boost(m, 1.5);
-  clipToFace(img, g, m, q);
-  blendLut(img, m, 0.65 * t, multiplyLut(0.88, 0.72, 0.55), q);
+  paintSoftArea(img, g, m, 0.05 * fw, 1.5, 0.65 * t, multiplyLut(0.88, 0.72, 0.55));
 }
 
 export function frecklesLayer(img: Canvas, g: FaceGeometry, t: number): void {
