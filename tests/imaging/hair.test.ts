@@ -111,7 +111,7 @@ Deno.test("mostly blonde curly hair in mixed light: recolour is skipped and repo
     job(await cropFace(FRONTAL_FACES[5]), { hairColor: "jet-black" }, undefined, "hair"),
   );
   assert.ok(
-    res.notes.some((n) => /^Hair colour "Jet Black" was not applied: hair could not be told apart/i.test(n)),
+    res.notes.some((n) => /^Hair Color "Jet Black" was not applied: hair could not be told apart/.test(n)),
     res.notes.join("; "),
   );
 });
@@ -123,7 +123,7 @@ Deno.test("hair is recoloured on four of six portraits (three used to be refused
   const refused: string[] = [];
   for (const face of SIX) {
     const res = await render(engine, job(await cropFace(face), { hairColor: "auburn" }, undefined, "hair"));
-    const note = res.notes.find((n) => /^Hair colour "Auburn" was not applied/i.test(n));
+    const note = res.notes.find((n) => /^Hair Color "Auburn" was not applied/.test(n));
     if (note) refused.push(`sample${face[0]}: ${note}`);
   }
   console.log(`refused: ${refused.length} of 6 (${refused.join("; ")})`);
