@@ -10,8 +10,8 @@ import { createSuite, opts, registerViaApi, signInWithTokens, toast } from "./ha
 import { startFakeGemini } from "../helpers/fake-gemini.ts";
 
 const fake = await startFakeGemini();
-// Each answer takes a while, as a real model's does: the grid's filling can be watched.
-fake.setDelay(2500);
+// The fake outlives every test of this file, whatever order they run in (the teardown test may run first).
+globalThis.addEventListener("unload", () => void fake.close());
 const { setup, teardown } = createSuite({
   IMAGE_MODEL: "gemini",
   GEMINI_API_KEY: fake.apiKey,
@@ -23,6 +23,8 @@ const states = (page: import("playwright-core").Page) =>
 
 Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, async () => {
   const { server, browser, portrait } = await setup();
+  // Each answer takes a while, as a real model's does: the grid's filling can be watched.
+  fake.setDelay(2500);
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
     const refused: string[] = [];
@@ -121,5 +123,4 @@ Deno.test("[browser] hosted model: a partial 360 set names the missing view", op
 
 Deno.test("[browser] hosted model: teardown", opts, async () => {
   await teardown();
-  await fake.close();
 });

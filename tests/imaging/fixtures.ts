@@ -160,6 +160,9 @@ export async function withHostedFake<F extends ProviderFake>(
     opts,
   );
   try {
+    // As the server does before it runs jobs: the output face check has loaded, so
+    // health reads ready/degraded/failed whatever ran before (tests run in any order).
+    await model.ready?.();
     await fn({ fake, model });
   } finally {
     await fake.close();
