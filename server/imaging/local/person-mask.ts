@@ -333,28 +333,22 @@ function findDetachedHeads(m: PersonMask, g: FaceGeometry, rows: number, seeds: 
   // Erosion (square window) of cells >= 0.5, as separable running counts of solid cells.
   const solid = new Uint8Array(w * rows), tmp = new Uint8Array(w * rows);
   for (let k = 0; k < w * rows; k++) solid[k] = data[k] >= 0.5 ? 1 : 0;
-  const span = 2 * ERODE + 1;
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < w; x++) {
-      let c = 0;
-      for (let d = -ERODE; d <= ERODE; d++) {
-        const xx = x + d;
-        if (xx >= 0 && xx < w) c += solid[y * w + xx];
+  // A cell stays when every cell within ERODE along the axis (dx, dy) is solid.
+  const erodeAlong = (src: Uint8Array, dst: Uint8Array, dx: number, dy: number) => {
+    for (let y = 0; y < rows; y++) {
+      for (let x = 0; x < w; x++) {
+        let all = 1;
+        for (let d = -ERODE; d <= ERODE && all; d++) {
+          const xx = x + d * dx, yy = y + d * dy;
+          if (xx < 0 || xx >= w || yy < 0 || yy >= rows || !src[yy * w + xx]) all = 0;
+        }
+        dst[y * w + x] = all;
       }
-      tmp[y * w + x] = c === span ? 1 : 0;
     }
-  }
+  };
   const core = new Uint8Array(w * rows);
-  for (let y = 0; y < rows; y++) {
-    for (let x = 0; x < w; x++) {
-      let c = 0;
-      for (let d = -ERODE; d <= ERODE; d++) {
-        const yy = y + d;
-        if (yy >= 0 && yy < rows) c += tmp[yy * w + x];
-      }
-      core[y * w + x] = c === span ? 1 : 0;
-    }
-  }
+  erodeAlong(solid, tmp, 1, 0);
+  erodeAlong(tmp, core, 0, 1);
   const label = new Int32Array(w * rows);
   const fx = Math.floor(g.center[0] / step), fy = Math.floor(g.center[1] / step);
   const reach = Math.max(2, Math.round(0.15 * g.fw / step));
