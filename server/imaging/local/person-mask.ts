@@ -288,7 +288,8 @@ export function isolatePerson(
   };
   axis(g.center[0], chinY, 0.2 * g.fw, 1);
   for (const hd of heads) axis(hd.cx, hd.cy + 0.7 * hd.fw, 0.15 * hd.fw, 2);
-  const own = geodesic(m, seeds, 1, rgb), other = geodesic(m, seeds, 2, rgb);
+  const rows = solidRows(m), costs = stepCosts(m, rgb, rows);
+  const own = geodesic(m, seeds, 1, costs, rows), other = geodesic(m, seeds, 2, costs, rows);
   // Soft over SOFT cells; the chosen person's distances count 0.6.
   const SOFT = 3;
   const keep = new Float32Array(n);
@@ -410,50 +411,117 @@ function findDetachedHeads(m: PersonMask, g: FaceGeometry, rows: number, seeds: 
 const EDGE_COST = 0.5, EDGE_GRAIN = 4;
 
 /**
- * Geodesic distance (in cells, plus EDGE_COST per unit of colour change beyond grain) from
- * the cells with seeds === value, through cells >= SOLID only: forward and
- * backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may
- * turn a few times.
+ * The cost of one step from each cell to its neighbour on the left, above,
+ * above-left and above-right (the same cost both ways): the chamfer length (1 or
+ * sqrt 2) plus EDGE_COST per unit of sRGB distance between the two cells'
+ * colours beyond grain. Computed once for both geodesic searches and their sweeps.
  */
-function geodesic(m: PersonMask, seeds: Int8Array, value: number, colours: Float32Array): Float32Array {
+interface StepCosts {
+  left: Float64Array;
+  up: Float64Array;
+  upLeft: Float64Array;
+  upRight: Float64Array;
+}
+
+function stepCosts(m: PersonMask, colours: Float32Array, rows: [number, number]): StepCosts {
   const { w, h, data } = m;
   const n = w * h;
-  const dist = new Float32Array(n).fill(Infinity);
-  for (let k = 0; k < n; k++) if (seeds[k] === value) dist[k] = 0;
-  const step = (k: number, nb: number, len: number) => {
-    const dn = dist[nb];
-    if (dn === Infinity) return;
+  const c: StepCosts = {
+    left: new Float64Array(n),
+    up: new Float64Array(n),
+    upLeft: new Float64Array(n),
+    upRight: new Float64Array(n),
+  };
+  const cost = (k: number, nb: number, len: number) => {
     const a = k * 3, b = nb * 3;
     const dr = colours[a] - colours[b],
       dg = colours[a + 1] - colours[b + 1],
       db = colours[a + 2] - colours[b + 2];
-    const c = dn + len * (1 + EDGE_COST * Math.max(0, Math.sqrt(dr * dr + dg * dg + db * db) - EDGE_GRAIN));
-    if (c < dist[k]) dist[k] = c;
+    return len * (1 + EDGE_COST * Math.max(0, Math.sqrt(dr * dr + dg * dg + db * db) - EDGE_GRAIN));
   };
   const D = Math.SQRT2;
+  for (let y = rows[0]; y < rows[1]; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      if (data[k] < SOLID) continue;
+      if (x > 0 && data[k - 1] >= SOLID) c.left[k] = cost(k, k - 1, 1);
+      if (y > 0) {
+        if (data[k - w] >= SOLID) c.up[k] = cost(k, k - w, 1);
+        if (x > 0 && data[k - w - 1] >= SOLID) c.upLeft[k] = cost(k, k - w - 1, D);
+        if (x < w - 1 && data[k - w + 1] >= SOLID) c.upRight[k] = cost(k, k - w + 1, D);
+      }
+    }
+  }
+  return c;
+}
+
+/** The first row with a cell >= SOLID and the row after the last one. */
+function solidRows(m: PersonMask): [number, number] {
+  const { w, h, data } = m;
+  let top = h, bottom = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      if (data[y * w + x] >= SOLID) {
+        if (y < top) top = y;
+        bottom = y + 1;
+        break;
+      }
+    }
+  }
+  return top < bottom ? [top, bottom] : [0, 0];
+}
+
+/**
+ * Geodesic distance (in cells, plus EDGE_COST per unit of colour change beyond grain) from
+ * the cells with seeds === value, through cells >= SOLID only: forward and
+ * backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may
+ * turn a few times. Only the rows holding such cells are swept.
+ */
+function geodesic(
+  m: PersonMask,
+  seeds: Int8Array,
+  value: number,
+  costs: StepCosts,
+  rows: [number, number],
+): Float32Array {
+  const { w, h, data } = m;
+  const n = w * h;
+  const dist = new Float32Array(n).fill(Infinity);
+  for (let k = 0; k < n; k++) if (seeds[k] === value) dist[k] = 0;
+  const { left, up, upLeft, upRight } = costs;
+  const [y0, y1] = rows;
   for (let pass = 0; pass < 3; pass++) {
-    for (let y = 0; y < h; y++) {
+    for (let y = y0; y < y1; y++) {
       for (let x = 0; x < w; x++) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        if (x > 0) step(k, k - 1, 1);
+        // A neighbour below SOLID stays at Infinity: its step never wins.
+        let best: number = dist[k];
+        if (x > 0 && dist[k - 1] + left[k] < best) best = dist[k - 1] + left[k];
         if (y > 0) {
-          step(k, k - w, 1);
-          if (x > 0) step(k, k - w - 1, D);
-          if (x < w - 1) step(k, k - w + 1, D);
+          if (dist[k - w] + up[k] < best) best = dist[k - w] + up[k];
+          if (x > 0 && dist[k - w - 1] + upLeft[k] < best) best = dist[k - w - 1] + upLeft[k];
+          if (x < w - 1 && dist[k - w + 1] + upRight[k] < best) best = dist[k - w + 1] + upRight[k];
         }
+        dist[k] = best;
       }
     }
-    for (let y = h - 1; y >= 0; y--) {
+    for (let y = y1 - 1; y >= y0; y--) {
       for (let x = w - 1; x >= 0; x--) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        if (x < w - 1) step(k, k + 1, 1);
+        let best: number = dist[k];
+        if (x < w - 1 && dist[k + 1] + left[k + 1] < best) best = dist[k + 1] + left[k + 1];
         if (y < h - 1) {
-          step(k, k + w, 1);
-          if (x < w - 1) step(k, k + w + 1, D);
-          if (x > 0) step(k, k + w - 1, D);
+          if (dist[k + w] + up[k + w] < best) best = dist[k + w] + up[k + w];
+          if (x < w - 1 && dist[k + w + 1] + upLeft[k + w + 1] < best) {
+            best = dist[k + w + 1] + upLeft[k + w + 1];
+          }
+          if (x > 0 && dist[k + w - 1] + upRight[k + w - 1] < best) {
+            best = dist[k + w - 1] + upRight[k + w - 1];
+          }
         }
+        dist[k] = best;
       }
     }
   }
