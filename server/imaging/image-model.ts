@@ -24,6 +24,12 @@ export interface ImageRequest {
   frontImage?: Uint8Array;
   width: number;
   height: number;
+  /**
+   * The stored photo's id, when the photo is one: a model may keep what it
+   * derived from the photo (decode, faces, segmentation) for the next request
+   * on the same photo. Absent: nothing is reused.
+   */
+  photoId?: string;
   signal?: AbortSignal;
 }
 

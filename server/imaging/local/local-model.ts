@@ -16,7 +16,7 @@ export interface LocalModelOptions {
   format?: OutputFormat;
 }
 
-/** A live preview: the generate request, small, for one photo id (its decode and faces are cached). */
+/** A live preview: the generate request, small, for one photo id (what depends on the photo alone is cached). */
 export interface PreviewRequest extends Omit<ImageRequest, "angle" | "width" | "height"> {
   photoId: string;
 }
@@ -64,10 +64,10 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     name: "local",
     capabilities: LOCAL_CAPABILITIES,
     async generate(req: ImageRequest): Promise<ImageResult> {
-      const out = await run(req);
+      const out = await run(req, { cacheKey: req.photoId });
       return { image: out.image, mime: out.mime, notes: out.notes };
     },
-    generateWithTimings: (req) => run(req),
+    generateWithTimings: (req) => run(req, { cacheKey: req.photoId }),
     preview: (req) =>
       run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },

@@ -153,19 +153,46 @@ export async function encode(
   };
 }
 
-/** A photo decoded and searched for faces once. */
+/** What one framing of a photo needs that depends on the photo alone, not on the look painted on it. */
+export interface FramedPhoto {
+  /** The framed canvas as rendered from the photo (callers paint on a copy). */
+  canvas: Canvas;
+  /** The chosen person's mask for this framing, when a stage needed it. */
+  person?: PersonMask;
+}
+
+/** A photo decoded and searched for faces once, and its last framings. */
 export interface PreparedPhoto {
   photo: Canvas;
   faces: DetectedFace[];
+  /** By framingKey, least recently used first (at most FRAMINGS_PER_PHOTO). */
+  framed?: Map<string, FramedPhoto>;
+}
+
+/** Framings kept per photo: the output's and the live preview's. */
+const FRAMINGS_PER_PHOTO = 2;
+
+/** Names a framing (output size, scale and offset): the same key means the same framed canvas and mask. */
+export function framingKey(
+  f: { width: number; height: number; scale: number; offsetX: number; offsetY: number },
+) {
+  return `${f.width}x${f.height}@${f.scale},${f.offsetX},${f.offsetY}`;
+}
+
+function preparedBytes(p: PreparedPhoto): number {
+  let n = p.photo.data.byteLength;
+  for (const f of p.framed?.values() ?? []) n += f.canvas.data.byteLength + (f.person?.data.byteLength ?? 0);
+  return n;
 }
 
 /**
  * The last few prepared photos of one worker, by cache key (least recently
- * used first out). A 2048 px photo is ~12 MB decoded: keep the bound small.
+ * used first out). A 2048 px photo is ~12 MB decoded and a 1080x1920 framing
+ * ~7 MB with its mask: the count and the bytes held are both bounded.
  */
 export class PhotoCache {
   #entries = new Map<string, PreparedPhoto>();
-  constructor(readonly capacity = 4) {}
+  constructor(readonly capacity = 4, readonly maxBytes = 96e6) {}
   get(key: string): PreparedPhoto | undefined {
     const hit = this.#entries.get(key);
     if (hit) {
@@ -177,12 +204,46 @@ export class PhotoCache {
   set(key: string, value: PreparedPhoto): void {
     this.#entries.delete(key);
     this.#entries.set(key, value);
-    while (this.#entries.size > this.capacity) {
-      this.#entries.delete(this.#entries.keys().next().value!);
+    this.#evict();
+  }
+  /** The framing `fkey` of photo `key`, if kept. */
+  framed(key: string, fkey: string): FramedPhoto | undefined {
+    const map = this.#entries.get(key)?.framed;
+    const hit = map?.get(fkey);
+    if (map && hit) {
+      map.delete(fkey);
+      map.set(fkey, hit);
+    }
+    return hit;
+  }
+  /** Keeps a framing of photo `key` (which must be cached already; otherwise nothing is kept). */
+  keepFramed(key: string, fkey: string, value: FramedPhoto): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    const map = entry.framed ??= new Map();
+    map.delete(fkey);
+    map.set(fkey, value);
+    while (map.size > FRAMINGS_PER_PHOTO) map.delete(map.keys().next().value!);
+    this.#evict();
+  }
+  #evict(): void {
+    let bytes = 0;
+    for (const e of this.#entries.values()) bytes += preparedBytes(e);
+    // The most recent photo stays even alone over the budget (it is the one being styled).
+    while (this.#entries.size > this.capacity || (bytes > this.maxBytes && this.#entries.size > 1)) {
+      const oldest = this.#entries.keys().next().value!;
+      bytes -= preparedBytes(this.#entries.get(oldest)!);
+      this.#entries.delete(oldest);
     }
   }
   get size(): number {
     return this.#entries.size;
+  }
+  /** Bytes of pixels and masks held. */
+  get bytes(): number {
+    let n = 0;
+    for (const e of this.#entries.values()) n += preparedBytes(e);
+    return n;
   }
 }
 
@@ -225,14 +286,16 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   }
   if (job.references > 0) notes.push("Reference photos are not used by the local model");
 
-  const cached = job.cacheKey ? cache?.get(job.cacheKey) : undefined;
+  const key = job.cacheKey && cache ? job.cacheKey : undefined;
+  const cached = key ? cache!.get(key) : undefined;
   const photo = cached?.photo ?? await decodePhoto(job.photo);
   lap("decode");
-  // Speculative: most portraits are framed at the cover scale (see coverScaled).
-  const prescaled = coverScaled(photo, job.width, job.height);
-  prescaled.catch(() => {}); // awaited by renderFramed; a failure there falls back to its own resize
+  // Speculative: most portraits are framed at the cover scale (see coverScaled). A cached photo's
+  // framing is known before any pixel work (and may be cached itself).
+  const prescaled = cached ? undefined : coverScaled(photo, job.width, job.height);
+  prescaled?.catch(() => {}); // awaited by renderFramed; a failure there falls back to its own resize
   const faces = cached?.faces ?? await detectFaces(engine, photo);
-  if (job.cacheKey && !cached) cache?.set(job.cacheKey, { photo, faces });
+  if (key && !cached) cache!.set(key, { photo, faces });
   // The face size limit is the one a photo enlarged to DETECT_LONG px had.
   const long = Math.max(photo.width, photo.height);
   const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
@@ -249,7 +312,11 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
   // framing, not the canvas).
-  const framed = renderFramed(photo, framing, prescaled);
+  const fkey = framingKey(framing);
+  const kept = key ? cache!.framed(key, fkey) : undefined;
+  const framed = kept
+    ? Promise.resolve({ ...kept.canvas, data: kept.canvas.data.slice() })
+    : renderFramed(photo, framing, prescaled ?? coverScaled(photo, job.width, job.height));
   framed.catch(() => {}); // awaited below; no unhandled rejection if segmenting throws first
   const g = faceGeometry(mapPoints(face.mesh, framing));
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
@@ -257,12 +324,18 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   let person: PersonMask | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0) {
-    const canvas = { width: framing.width, height: framing.height };
-    const others = neighbourHeads(faces, face, photo, framing);
-    person = personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
+    person = kept?.person;
+    if (!person) {
+      const canvas = { width: framing.width, height: framing.height };
+      const others = neighbourHeads(faces, face, photo, framing);
+      person = personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
+    }
     lap("segment");
   }
   const img = await framed;
+  if (key && (!kept || (person && !kept.person))) {
+    cache!.keepFramed(key, fkey, { canvas: kept?.canvas ?? { ...img, data: img.data.slice() }, person });
+  }
   lap("frame");
 
   applyMakeup(img, g, planMakeup(o, job.intensity));
