@@ -235,6 +235,24 @@ export interface RefinedMatte {
   meansWidth: number;
 }
 
+/** Side of the tiles the refined grid is split into: only tiles near the person's edge are refined. */
+const TILE = 16;
+
+/**
+ * Scratch planes of one worker, reused from render to render (a 540x960 plane
+ * is 2 MB; a render needed a dozen). Only intermediate values live here: what
+ * refineMatte returns is allocated per call.
+ */
+const scratch = new Map<string, Float32Array>();
+function plane(name: string, n: number): Float32Array {
+  let b = scratch.get(name);
+  if (!b || b.length !== n) {
+    b = new Float32Array(n);
+    scratch.set(name, b);
+  }
+  return b;
+}
+
 /**
  * Full-resolution alpha. The grid matte (dominant region only) is upsampled;
  * in the band where it is unsure (any window of radius R around the pixel
@@ -242,6 +260,9 @@ export interface RefinedMatte {
  * colour line between the local sure-person and sure-background means
  * (I = aF + (1-a)B), weighted by how far apart those colours are; then a
  * guided filter on the luminance cleans the noise while keeping edges.
+ * Away from the edge (a tile whose grid cells, R + 2r pixels around it, are
+ * all sure person or all sure background) every step gives back the coarse
+ * matte's 0 or 1: such tiles are filled, and only the others are computed.
  */
 export function refineMatte(full: Canvas, person: PersonMask, seed: Point): RefinedMatte {
   // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
@@ -250,97 +271,178 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
   const img = scale === 1 ? full : halfSize(full);
   const W = img.width, H = img.height, d = img.data, n = W * H;
   const kept = keepDominantRegion(person, seed);
-  const p = new Float32Array(n), lin = [new Float32Array(n), new Float32Array(n), new Float32Array(n)];
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      const k = y * W + x, i = k * 3;
-      p[k] = tighten(personAt(kept, (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5));
-      lin[0][k] = SRGB_TO_LINEAR[d[i]];
-      lin[1][k] = SRGB_TO_LINEAR[d[i + 1]];
-      lin[2][k] = SRGB_TO_LINEAR[d[i + 2]];
-    }
-  }
   // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
   const R = Math.max(6, Math.round(W / 45));
-  const tmp = new Float32Array(n), pMean = new Float32Array(n), buf = new Float32Array(n);
-  boxMean(p, W, H, R, pMean, tmp);
-  // Sure person / sure background: far enough inside their side of the coarse edge.
-  const wf = new Float32Array(n), wb = new Float32Array(n);
-  const near = new Float32Array(n);
-  boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
-  for (let k = 0; k < n; k++) {
-    wf[k] = near[k] > 0.999 ? 1 : 0;
-    wb[k] = near[k] < 0.001 ? 1 : 0;
-  }
-  // Local means on a half-size grid (2x2 box averages): 4x less work, the means are smooth.
-  const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
-  const half = (src: Float32Array, weight?: Float32Array): Float32Array => {
-    const out = new Float32Array(cn);
-    for (let y = 0; y < H; y++) {
-      const o = (y >> 1) * cw;
-      for (let x = 0; x < W; x++) {
-        const k = y * W + x;
-        out[o + (x >> 1)] += weight ? weight[k] * src[k] : src[k];
+  // The guided filter's radius.
+  const r = Math.max(1, Math.round(W / 540)), eps = 0.001;
+  const tw = Math.ceil(W / TILE), th = Math.ceil(H / TILE);
+  // Each tile's coarse value within `margin` pixels: 0 or 1 when every grid cell that reaches
+  // there is sure (tighten gives exactly 0 or 1 between such cells), else -1.
+  const tileValue = (tx: number, ty: number, margin: number): number => {
+    const cell = (v: number, n: number) =>
+      Math.min(n - 1, Math.max(0, Math.floor(((v + 0.5) * scale) / kept.step - 0.5)));
+    const x0 = cell(tx * TILE - margin, kept.w),
+      x1 = Math.min(kept.w - 1, cell((tx + 1) * TILE - 1 + margin, kept.w) + 1);
+    const y0 = cell(ty * TILE - margin, kept.h),
+      y1 = Math.min(kept.h - 1, cell((ty + 1) * TILE - 1 + margin, kept.h) + 1);
+    let lo = Infinity, hi = -Infinity;
+    for (let y = y0; y <= y1; y++) {
+      for (let x = x0; x <= x1; x++) {
+        const v = kept.data[y * kept.w + x];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
     }
-    return out;
+    return hi <= 0.15 ? 0 : lo >= 0.85 ? 1 : -1;
   };
-  const ctmp = new Float32Array(cn);
+  const own = new Int8Array(tw * th), around = new Int8Array(tw * th);
+  for (let ty = 0; ty < th; ty++) {
+    for (let tx = 0; tx < tw; tx++) {
+      own[ty * tw + tx] = tileValue(tx, ty, 0);
+      around[ty * tw + tx] = tileValue(tx, ty, R + 2 * r + 1);
+    }
+  }
+  // The upsampled coarse matte.
+  const p = plane("p", n);
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    const v = own[t];
+    for (let y = y0; y < y1; y++) {
+      if (v >= 0) {
+        p.fill(v, y * W + x0, y * W + x1);
+        continue;
+      }
+      for (let x = x0; x < x1; x++) {
+        p[y * W + x] = tighten(personAt(kept, (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5));
+      }
+    }
+  });
+  const tmp = plane("tmp", n), pMean = plane("pMean", n), near = plane("near", n);
+  boxMean(p, W, H, R, pMean, tmp);
+  // Sure person / sure background: far enough inside their side of the coarse edge.
+  boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
+  // Local means of the sure person's and sure background's linear colours on a half-size grid
+  // (2x2 sums): 4x less work, the means are smooth.
+  const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
+  const sums = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => plane(`sum${i}`, cn).fill(0));
+  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb] = sums;
+  for (let y = 0; y < H; y++) {
+    const o = (y >> 1) * cw;
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x, v = near[k];
+      if (v > 0.999) {
+        const c = o + (x >> 1), i = k * 3;
+        wfSum[c] += 1;
+        fr[c] += SRGB_TO_LINEAR[d[i]];
+        fgc[c] += SRGB_TO_LINEAR[d[i + 1]];
+        fb[c] += SRGB_TO_LINEAR[d[i + 2]];
+      } else if (v < 0.001) {
+        const c = o + (x >> 1), i = k * 3;
+        wbSum[c] += 1;
+        br[c] += SRGB_TO_LINEAR[d[i]];
+        bgc[c] += SRGB_TO_LINEAR[d[i + 1]];
+        bb[c] += SRGB_TO_LINEAR[d[i + 2]];
+      }
+    }
+  }
+  const ctmp = plane("ctmp", cn), wm = plane("wm", cn);
   const Rc = Math.max(3, R >> 1);
-  const localMeans = (w: Float32Array): Float32Array[] => {
-    const wm = new Float32Array(cn);
-    boxMean(half(w), cw, ch, Rc, wm, ctmp);
-    return lin.map((plane) => {
+  const localMeans = (w: Float32Array, planes: Float32Array[]): Float32Array[] => {
+    boxMean(w, cw, ch, Rc, wm, ctmp);
+    return planes.map((sum) => {
       const out = new Float32Array(cn);
-      boxMean(half(plane, w), cw, ch, Rc, out, ctmp);
+      boxMean(sum, cw, ch, Rc, out, ctmp);
       for (let k = 0; k < cn; k++) out[k] = wm[k] > 4e-4 ? out[k] / wm[k] : NaN;
       return out;
     });
   };
-  const fg = localMeans(wf), bg = localMeans(wb);
-  const est = new Float32Array(p);
-  for (let k = 0; k < n; k++) {
-    if (pMean[k] <= 0.001 || pMean[k] >= 0.999) continue;
-    const x = k % W, c = ((k - x) / W >> 1) * cw + (x >> 1);
-    const f0 = fg[0][c], b0 = bg[0][c];
-    if (Number.isNaN(f0) || Number.isNaN(b0)) continue;
-    const dr = f0 - b0, dg = fg[1][c] - bg[1][c], db = fg[2][c] - bg[2][c];
-    const len2 = dr * dr + dg * dg + db * db;
-    let a = ((lin[0][k] - b0) * dr + (lin[1][k] - bg[1][c]) * dg + (lin[2][k] - bg[2][c]) * db) /
-      (len2 + 1e-6);
-    a = a < 0 ? 0 : a > 1 ? 1 : a;
-    // Similar person and background colours say little: lean on the coarse matte there.
-    const conf = Math.min(1, Math.sqrt(len2) / 0.12);
-    est[k] = conf * a + (1 - conf) * p[k];
-  }
-  // Guided filter (grey guide, small window): removes the per-pixel noise of the estimate.
-  const I = buf;
-  for (let k = 0; k < n; k++) I[k] = (0.299 * d[k * 3] + 0.587 * d[k * 3 + 1] + 0.114 * d[k * 3 + 2]) / 255;
-  const r = Math.max(1, Math.round(W / 540)), eps = 0.001;
-  const mI = new Float32Array(n),
-    mP = new Float32Array(n),
-    mIP = new Float32Array(n),
-    mII = new Float32Array(n);
-  boxMean(I, W, H, r, mI, tmp);
-  boxMean(est, W, H, r, mP, tmp);
-  for (let k = 0; k < n; k++) near[k] = I[k] * est[k];
-  boxMean(near, W, H, r, mIP, tmp);
-  for (let k = 0; k < n; k++) near[k] = I[k] * I[k];
-  boxMean(near, W, H, r, mII, tmp);
-  for (let k = 0; k < n; k++) {
-    const varI = mII[k] - mI[k] * mI[k];
-    const a = (mIP[k] - mI[k] * mP[k]) / (varI + eps);
-    mIP[k] = a;
-    mII[k] = mP[k] - a * mI[k];
-  }
-  boxMean(mIP, W, H, r, wf, tmp);
-  boxMean(mII, W, H, r, wb, tmp);
-  const alpha = pMean; // reuse
-  for (let k = 0; k < n; k++) {
-    const v = wf[k] * I[k] + wb[k];
-    alpha[k] = est[k] === 1 && v > 0.9 ? 1 : v < 0.02 ? 0 : v > 0.98 ? 1 : v;
-  }
+  const fg = localMeans(wfSum, [fr, fgc, fb]), bg = localMeans(wbSum, [br, bgc, bb]);
+  // The colour-line estimate, in the unsure band only (elsewhere the coarse matte).
+  const est = plane("est", n);
+  est.set(p);
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    if (around[t] >= 0) return;
+    for (let y = y0; y < y1; y++) {
+      const c0 = (y >> 1) * cw;
+      for (let x = x0; x < x1; x++) {
+        const k = y * W + x;
+        if (pMean[k] <= 0.001 || pMean[k] >= 0.999) continue;
+        const c = c0 + (x >> 1);
+        const f0 = fg[0][c], b0 = bg[0][c];
+        if (Number.isNaN(f0) || Number.isNaN(b0)) continue;
+        const dr = f0 - b0, dg = fg[1][c] - bg[1][c], db = fg[2][c] - bg[2][c];
+        const len2 = dr * dr + dg * dg + db * db;
+        const i = k * 3;
+        let a = ((SRGB_TO_LINEAR[d[i]] - b0) * dr + (SRGB_TO_LINEAR[d[i + 1]] - bg[1][c]) * dg +
+          (SRGB_TO_LINEAR[d[i + 2]] - bg[2][c]) * db) / (len2 + 1e-6);
+        a = a < 0 ? 0 : a > 1 ? 1 : a;
+        // Similar person and background colours say little: lean on the coarse matte there.
+        const conf = Math.min(1, Math.sqrt(len2) / 0.12);
+        est[k] = conf * a + (1 - conf) * p[k];
+      }
+    }
+  });
+  // Guided filter (grey guide, small window): removes the per-pixel noise of the estimate. Per
+  // tile, on the tile and 2r pixels around it (what its box means of box means read).
+  const alpha = new Float32Array(n);
+  const side = TILE + 4 * r, pn = side * side;
+  const gI = new Float32Array(pn), gP = new Float32Array(pn), gT = new Float32Array(pn);
+  const mI = new Float32Array(pn),
+    mP = new Float32Array(pn),
+    mIP = new Float32Array(pn),
+    mII = new Float32Array(pn),
+    ga = new Float32Array(pn),
+    gb = new Float32Array(pn);
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    if (around[t] >= 0) {
+      for (let y = y0; y < y1; y++) alpha.fill(around[t], y * W + x0, y * W + x1);
+      return;
+    }
+    const px0 = Math.max(0, x0 - 2 * r), py0 = Math.max(0, y0 - 2 * r);
+    const pw = Math.min(W, x1 + 2 * r) - px0, ph = Math.min(H, y1 + 2 * r) - py0, m = pw * ph;
+    for (let y = 0; y < ph; y++) {
+      for (let x = 0; x < pw; x++) {
+        const k = (py0 + y) * W + px0 + x, i = k * 3, q = y * pw + x;
+        gI[q] = (0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2]) / 255;
+        gP[q] = est[k];
+      }
+    }
+    boxMean(gI, pw, ph, r, mI, gT);
+    boxMean(gP, pw, ph, r, mP, gT);
+    for (let q = 0; q < m; q++) ga[q] = gI[q] * gP[q];
+    boxMean(ga, pw, ph, r, mIP, gT);
+    for (let q = 0; q < m; q++) ga[q] = gI[q] * gI[q];
+    boxMean(ga, pw, ph, r, mII, gT);
+    for (let q = 0; q < m; q++) {
+      const varI = mII[q] - mI[q] * mI[q];
+      const a = (mIP[q] - mI[q] * mP[q]) / (varI + eps);
+      mIP[q] = a;
+      mII[q] = mP[q] - a * mI[q];
+    }
+    boxMean(mIP, pw, ph, r, ga, gT);
+    boxMean(mII, pw, ph, r, gb, gT);
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const k = y * W + x, q = (y - py0) * pw + (x - px0);
+        const v = ga[q] * gI[q] + gb[q];
+        alpha[k] = est[k] === 1 && v > 0.9 ? 1 : v < 0.02 ? 0 : v > 0.98 ? 1 : v;
+      }
+    }
+  });
   return { width: W, height: H, scale, alpha, fg, bg, meansWidth: cw };
+}
+
+/** Calls `f` for each TILE x TILE tile of a W x H grid: tile index and its pixel rectangle [x0, x1) x [y0, y1). */
+function forTiles(
+  W: number,
+  H: number,
+  f: (t: number, x0: number, y0: number, x1: number, y1: number) => void,
+): void {
+  const tw = Math.ceil(W / TILE);
+  for (let y0 = 0, ty = 0; y0 < H; y0 += TILE, ty++) {
+    for (let x0 = 0, tx = 0; x0 < W; x0 += TILE, tx++) {
+      f(ty * tw + tx, x0, y0, Math.min(W, x0 + TILE), Math.min(H, y0 + TILE));
+    }
+  }
 }
 
 const REFINE_MAX_WIDTH = 600;
@@ -350,12 +452,13 @@ function halfSize(img: Canvas): Canvas {
   const w = Math.ceil(img.width / 2), h = Math.ceil(img.height / 2), W = img.width, H = img.height;
   const out = new Uint8Array(w * h * 3), d = img.data;
   for (let y = 0; y < h; y++) {
-    const y0 = 2 * y, y1 = Math.min(H - 1, y0 + 1);
+    const r0 = 2 * y * W * 3, r1 = Math.min(H - 1, 2 * y + 1) * W * 3;
+    let o = y * w * 3;
     for (let x = 0; x < w; x++) {
-      const x0 = 2 * x, x1 = Math.min(W - 1, x0 + 1);
-      for (let c = 0; c < 3; c++) {
-        out[(y * w + x) * 3 + c] = (d[(y0 * W + x0) * 3 + c] + d[(y0 * W + x1) * 3 + c] +
-          d[(y1 * W + x0) * 3 + c] + d[(y1 * W + x1) * 3 + c] + 2) >> 2;
+      // Byte offsets of the two columns (the last one repeated on an odd width).
+      const c0 = 6 * x, c1 = 2 * x + 1 < W ? c0 + 3 : c0;
+      for (let c = 0; c < 3; c++, o++) {
+        out[o] = (d[r0 + c0 + c] + d[r0 + c1 + c] + d[r1 + c0 + c] + d[r1 + c1 + c] + 2) >> 2;
       }
     }
   }
@@ -383,15 +486,24 @@ export function composeRefined(
     for (let v = 0; v < 256; v++) lut[v] = linearToSrgb(Math.min(1, SRGB_TO_LINEAR[v] * g));
     return lut;
   });
+  // The bilinear sampling's columns (cell, weight, next-cell step) are the same on every row.
+  const cx0 = new Int32Array(W), cfx = new Float64Array(W), cx1 = new Uint8Array(W), cgx = new Float64Array(W);
+  for (let x = 0; x < W; x++) {
+    const gx = Math.min(mw - 1.001, Math.max(0, (x + 0.5) / s - 0.5));
+    cgx[x] = gx;
+    cx0[x] = gx | 0;
+    cfx[x] = gx - (gx | 0);
+    cx1[x] = (gx | 0) + 1 < mw ? 1 : 0;
+  }
   for (let y = 0; y < H; y++) {
     const gy = Math.min(mh - 1.001, Math.max(0, (y + 0.5) / s - 0.5));
     const y0 = gy | 0, fy = gy - y0;
+    const row0 = y0 * mw, row1 = Math.min(mh - 1, y0 + 1) * mw;
     for (let x = 0; x < W; x++) {
-      const gx = Math.min(mw - 1.001, Math.max(0, (x + 0.5) / s - 0.5));
-      const x0 = gx | 0, fx = gx - x0, m = y0 * mw + x0;
-      const m1 = Math.min(mh - 1, y0 + 1) * mw + x0;
-      const x1 = x0 + 1 < mw ? 1 : 0;
-      const al = (a[m] * (1 - fx) + a[m + x1] * fx) * (1 - fy) + (a[m1] * (1 - fx) + a[m1 + x1] * fx) * fy;
+      const x0 = cx0[x], fx = cfx[x], x1 = cx1[x], m = row0 + x0, m1 = row1 + x0;
+      const a00 = a[m], a01 = a[m + x1], a10 = a[m1], a11 = a[m1 + x1];
+      const al = (a00 * (1 - fx) + a01 * fx) * (1 - fy) + (a10 * (1 - fx) + a11 * fx) * fy;
+      const gx = cgx[x];
       const i = (y * W + x) * 3;
       if (al >= 0.999) {
         if (relit) {

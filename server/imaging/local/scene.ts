@@ -291,6 +291,26 @@ export function gradeLighting(img: Canvas, entry: { id: string }): void {
   }
 }
 
+/** Key light of recent backdrops (renderBackdrop hands out the same buffer for the same scene). */
+const keyLights = new WeakMap<Uint8Array, number[]>();
+
+/** The backdrop's mean linear colour weighted by brightness squared (its lights count most), sampled. */
+function keyLight(backdrop: Uint8Array, n: number): number[] {
+  const hit = keyLights.get(backdrop);
+  if (hit) return hit;
+  const light = [0, 0, 0];
+  for (let k = 0; k < n; k += 7) {
+    const r = SRGB_TO_LINEAR[backdrop[k * 3]], g = SRGB_TO_LINEAR[backdrop[k * 3 + 1]];
+    const b = SRGB_TO_LINEAR[backdrop[k * 3 + 2]];
+    const y = 0.2126 * r + 0.7152 * g + 0.0722 * b, wt = y * y;
+    light[0] += r * wt;
+    light[1] += g * wt;
+    light[2] += b * wt;
+  }
+  keyLights.set(backdrop, light);
+  return light;
+}
+
 /** How far the person's colour balance moves toward the scene's light (0 none, 1 all the way). */
 const RELIGHT_STRENGTH = 0.3;
 /** Bounds of each channel's gain, so skin stays skin. */
@@ -310,16 +330,8 @@ export function relightGains(
   backdrop: Uint8Array,
 ): [number, number, number] {
   const lum = (c: number[]) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-  const light = [0, 0, 0], person = [0, 0, 0];
-  const n = img.width * img.height;
-  for (let k = 0; k < n; k += 7) {
-    const r = SRGB_TO_LINEAR[backdrop[k * 3]], g = SRGB_TO_LINEAR[backdrop[k * 3 + 1]];
-    const b = SRGB_TO_LINEAR[backdrop[k * 3 + 2]];
-    const y = 0.2126 * r + 0.7152 * g + 0.0722 * b, wt = y * y;
-    light[0] += r * wt;
-    light[1] += g * wt;
-    light[2] += b * wt;
-  }
+  const person = [0, 0, 0];
+  const light = keyLight(backdrop, img.width * img.height);
   const { width: mw, height: mh, scale, alpha } = matte;
   let count = 0;
   for (let my = 0; my < mh; my += 2) {
