@@ -45,9 +45,6 @@ const MAX_LIGHTENING = 45;
 export const MIN_SEPARATION = 1.5;
 const MIN_SKIN_DISTANCE = 10;
 
-/** Hair colours less than this many L* darker than the skin, and above BLONDE_MIN_L, count as blonde (see recolorHair). */
-const BLONDE_BELOW_SKIN = 10, BLONDE_MIN_L = 50;
-
 /** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
 const OPACITY = 0.88;
 
@@ -84,23 +81,18 @@ export function recolorHair(
   // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
-  let light = 0, counted = 0;
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group);
-    counted += group.length;
     const sep = separation(group, skinLab);
     const far = Math.hypot(s.mean[0] - skin.mean[0], s.mean[1] - skin.mean[1], s.mean[2] - skin.mean[2]);
-    if (s.mean[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN)) light += group.length;
     if (far >= MIN_SKIN_DISTANCE) confidence = Math.max(confidence, sep);
-    if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
+    if (
+      sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length &&
+      !litSkin(s.mean, skin.mean)
+    ) {
       hair.push(s);
     }
   }
-  // Mostly blonde (hair about as light as the skin): its colours also match
-  // shaded skin, light clothing and warm backgrounds, and on the test portraits
-  // the recolour left blonde strands untouched between dyed patches on the
-  // jacket and the wall. Refused, as before, rather than painted in patches.
-  if (light > 0.5 * counted) hair.length = 0;
   if (hair.length === 0) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
@@ -124,6 +116,8 @@ export function recolorHair(
   // Where the face rules hair out, applied after the feather so that hair
   // beside the face does not bleed onto its skin.
   const gate = new Float32Array(mw * mh).fill(1);
+  // Per node: how clearly its colour is skin rather than hair (see below).
+  const skinLike = new Float32Array(mw * mh), ovalAt = new Float32Array(mw * mh);
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
@@ -160,11 +154,15 @@ export function recolorHair(
       }
       const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
       const o = (y * W + x) * 3;
-      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 3;
+      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
       mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * cells[c] * (1 - below * cells[c + 2]);
+      skinLike[k] = cells[c + 3];
+      // Where a node's own value may stand unfeathered: not in the face oval
+      // (hair there counts only where sure), not under the chin (the neck).
+      ovalAt[k] = y > chinY ? 1 : Math.max(0, Math.min(1, (inOval - 0.3) / 0.4));
       const v = mask.data[k] * gate[k];
       if (v > 0.5) {
         linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
@@ -177,7 +175,16 @@ export function recolorHair(
   }
   if (sumW < 50 / step ** 2) return { applied: false, confidence, reason: "too little hair is visible" };
   closeGaps(mask);
+  // The feather smooths the colour model's noise and softens the outline, but
+  // it also pulled hair nodes next to the face down to about half strength (an
+  // unrecoloured band along the face edge) and spread hair onto skin nodes.
+  // Hair nodes outside the face oval keep at least their own value; nodes
+  // whose colour is clearly skin lose what the feather gave them.
+  const raw = mask.data.slice();
   feather(mask, 0.8);
+  for (let k = 0; k < gate.length; k++) {
+    mask.data[k] = Math.max(mask.data[k] * (1 - skinLike[k]), raw[k] * (1 - ovalAt[k]));
+  }
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   const target = hexToLab(hex);
@@ -188,6 +195,19 @@ export function recolorHair(
   }
   applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, OPACITY);
   return { applied: true, confidence };
+}
+
+/**
+ * Skin in other light: a forehead lit brighter than the mesh points (hair
+ * pulled back, a high hairline) is lighter and a little paler than the skin
+ * sampled on the face, in the same hue. Blonde hair as light is yellower (its
+ * hue 15-30 degrees from the skin's) and dark hair holds far less chroma.
+ */
+function litSkin(c: Lab, skin: Lab): boolean {
+  const hc = Math.atan2(c[2], c[1]), hs = Math.atan2(skin[2], skin[1]);
+  const dHue = Math.abs(Math.atan2(Math.sin(hc - hs), Math.cos(hc - hs))) * 180 / Math.PI;
+  const chroma = Math.hypot(c[1], c[2]) / Math.max(1, Math.hypot(skin[1], skin[2]));
+  return dHue < 10 && chroma > 0.65 && chroma < 1.5 && c[0] > skin[0] - 15;
 }
 
 /**
@@ -232,40 +252,40 @@ function axisDistance(lab: Float64Array, s: AxisStats, floor: number, weightL = 
   return Math.sqrt((dL * dL + dA * dA + dB * dB) / 3);
 }
 
+/**
+ * Hair distance counts L* at this weight: strands range from lowlights to
+ * highlights far more in lightness than in hue (curly blonde highlights were
+ * left undyed between dyed strands at full weight).
+ */
+const HAIR_WEIGHT_L = 0.5;
+
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 
 /**
  * The colour model over RGB (CN^3 cells, each evaluated at its centre colour
  * the first time a pixel needs it: a head holds a few thousand distinct cells).
- * Three values per cell:
+ * Four values per cell:
  * - hair-likeness: nearer the hair than the skin, and not far from a hair colour;
  * - sureness: clearly nearer the hair (what counts inside the face oval, where
  *   shaded skin at the face's edge is nearly as dark as hair);
  * - clothing-likeness below the chin. A garment the colour of the hair (black
  *   hair, black top) cannot be told apart by colour: that colour fades out of
- *   the mask below the chin instead of dyeing the clothes.
+ *   the mask below the chin instead of dyeing the clothes;
+ * - skin-likeness: clearly nearer the skin than the hair.
  */
 class ColourModel {
-  /** Per cell: hair-likeness, sureness, clothing-likeness (NaN until filled). */
-  readonly cells = new Float32Array(CN * CN * CN * 3).fill(NaN);
+  /** Per cell: hair-likeness, sureness, clothing-likeness, skin-likeness (NaN until filled). */
+  readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
   readonly #lab = new Float64Array(3);
   constructor(readonly hair: AxisStats[], readonly skin: AxisStats, readonly cloth: ClothClass[]) {}
 
-  /** Hair weight of an sRGB pixel: `inOval` and `below` (the chin) in 0..1 say where it lies. */
-  at(r: number, g: number, b: number, inOval: number, below: number): number {
-    const c = (((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3)) * 3;
-    const m = this.cells;
-    if (m[c] !== m[c]) this.fill(c);
-    return m[c] * (1 - inOval + inOval * m[c + 1]) * (1 - below * m[c + 2]);
-  }
-
   /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
   fill(c: number): void {
-    const cell = c / 3, r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
+    const cell = c / 4, r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
     const lab = this.#lab;
     linearToLabInto(lab, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
     let dh = Infinity;
-    for (const h of this.hair) dh = Math.min(dh, axisDistance(lab, h, 3.5));
+    for (const h of this.hair) dh = Math.min(dh, axisDistance(lab, h, 3.5, HAIR_WEIGHT_L));
     // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
     const ds = axisDistance(lab, this.skin, 5, 0.5);
     const m = this.cells;
@@ -277,5 +297,7 @@ class ColourModel {
       keep *= 1 - (k.likeHair ? sigmoid((1.5 - dc) * 3) : sigmoid((dh - dc) * 1.6));
     }
     m[c + 2] = 1 - keep;
+    // Clearly skin: what the feather must not spread hair onto.
+    m[c + 3] = sigmoid((dh - ds - 1) * 2.5);
   }
 }
