@@ -110,7 +110,8 @@ for (const [name, make] of inputs) {
 }
 
 Deno.test("a portrait framed at the cover scale: the early resize gives the same canvas", async () => {
-  const photo = await cropFace(FACE);
+  // A tall crop at the photo's own resolution, enlarged ~1.5x to cover the frame.
+  const photo = await cropFace(FACE, 0.5625, 3.6);
   const f = await framingOf(photo);
   assert.ok(coversFrame(f), "a tall portrait crop covers the frame");
   const decoded = await decodePhoto(photo);
@@ -137,16 +138,25 @@ Deno.test("a portrait framed at the cover scale: the early resize gives the same
   const other = { ...f, scale: f.scale * 1.1, offsetX: f.offsetX - 50, offsetY: f.offsetY - 80 };
   const resized = await renderFramed(decoded, other, coverScaled(decoded, W, H));
   assert.deepEqual(resized.data, (await renderFramed(decoded, other)).data);
+  // A small 3:4 photo is not framed at its cover scale (2.4x): no early resize is made for it.
+  assert.equal(await coverScaled(await decodePhoto(await cropFace(FACE)), W, H), undefined);
 });
 
 Deno.test("framing prefers filling the frame bottom with the photo", () => {
-  // A 700x900 portrait crop, eyes 38% down, face 300 px wide: filling the
-  // bottom needs a larger face than the default target, which is allowed.
-  const f = planFraming({ photoW: 700, photoH: 900, eye: [350, 342], faceWidth: 360, outW: W, outH: H });
+  // A 1400x1800 portrait, eyes 38% down, face 720 px wide: filling the bottom
+  // with the eyes at 40% needs a larger face than the default target, which is allowed.
+  const f = planFraming({ photoW: 1400, photoH: 1800, eye: [700, 684], faceWidth: 720, outW: W, outH: H });
   assert.equal(f.photoRect.y + f.photoRect.h, H, "photo reaches the frame bottom");
-  const ey = (342 * f.scale + f.offsetY) / H;
+  const ey = (684 * f.scale + f.offsetY) / H;
   assert.ok(Math.abs(ey - 0.4) < 0.01, `eyes at ${ey.toFixed(3)}`);
-  assert.ok(360 * f.scale > 0.62 * W && 360 * f.scale <= 0.72 * W + 1, "face enlarged, not cropped");
+  assert.ok(720 * f.scale > 0.62 * W && 720 * f.scale <= 0.72 * W + 1, "face enlarged, not cropped");
+  // The same photo at half the resolution: the eyes sit lower (at most 47%) rather than the face being
+  // enlarged past 1.6x for the eyes' sake; the bottom is still reached.
+  const small = planFraming({ photoW: 700, photoH: 900, eye: [350, 342], faceWidth: 360, outW: W, outH: H });
+  assert.equal(small.photoRect.y + small.photoRect.h, H, "photo reaches the frame bottom");
+  const sy = (342 * small.scale + small.offsetY) / H;
+  assert.ok(sy > 0.4 && sy <= 0.47 + 1e-3, `eyes at ${sy.toFixed(3)}`);
+  assert.ok(small.scale <= (0.53 * H) / (900 - 342) + 0.01, `enlarged ${small.scale.toFixed(2)}x`);
   // A crop ending at the chin cannot fill the bottom without cropping the face: an edge remains.
   const g = planFraming({ photoW: 700, photoH: 500, eye: [350, 300], faceWidth: 300, outW: W, outH: H });
   assert.ok(300 * g.scale <= 0.85 * W + 1, "face not cropped");
@@ -198,42 +208,77 @@ Deno.test("a close framing the photo's resolution cannot support is widened, and
   );
 });
 
-Deno.test("no framing leaves the photo's bottom edge inside the frame while the face fits", () => {
-  // Every camera (and none) over photo sizes, face sizes and eye heights.
+Deno.test("no framing leaves the photo's bottom edge, or a side the person reaches, inside the frame", () => {
+  // Every camera (and none) over photo sizes, face sizes and positions, eye heights.
   const targets = [undefined, ...Object.values(CAMERA_RECIPES).map((c) => c.faceWidth)];
-  let cases = 0;
+  const sizes = [[480, 640], [700, 900], [1200, 1600], [1600, 900], [1080, 1920], [900, 700], [360, 900], [
+    500,
+    1400,
+  ]];
+  let cases = 0, sideCases = 0;
   for (const targetFaceWidth of targets) {
-    for (
-      const [photoW, photoH] of [[480, 640], [700, 900], [1200, 1600], [1600, 900], [1080, 1920], [900, 700]]
-    ) {
+    for (const [photoW, photoH] of sizes) {
       for (const faceFrac of [0.15, 0.3, 0.5]) {
         for (const eyeFrac of [0.2, 0.35, 0.5]) {
-          const faceWidth = faceFrac * photoW, eye: Point = [photoW / 2, eyeFrac * photoH];
-          const f = planFraming({ photoW, photoH, eye, faceWidth, outW: W, outH: H, targetFaceWidth });
-          const what = `${photoW}x${photoH} face ${faceFrac} eyes ${eyeFrac} target ${targetFaceWidth}`;
-          const bottom = f.photoRect.y + f.photoRect.h;
-          const face = faceWidth * f.scale;
-          // The bottom is reached unless that would make the face wider than 85% of the frame.
-          assert.ok(
-            bottom >= H || face >= 0.85 * W - 2,
-            `${what}: photo ends at ${bottom}, face ${face.toFixed(0)}`,
-          );
-          const ey = (eye[1] * f.scale + f.offsetY) / H;
-          assert.ok(ey >= 0.3 - 1e-3 && ey <= 0.47 + 1e-3, `${what}: eyes at ${ey.toFixed(3)}`);
-          // A chosen camera enlarges at most 1.6x, unless the bottom rule needs more.
-          if (targetFaceWidth && f.scale > 1.6 + 1e-3) {
-            const needed = (0.53 * H) / (photoH - eye[1]);
-            assert.ok(
-              f.scale <= needed * 1.01,
-              `${what}: enlarged ${f.scale.toFixed(2)}x, needed ${needed.toFixed(2)}`,
-            );
+          for (const eyeX of [0.5, 0.3, 0.75]) {
+            const faceWidth = faceFrac * photoW, eye: Point = [eyeX * photoW, eyeFrac * photoH];
+            const f = planFraming({ photoW, photoH, eye, faceWidth, outW: W, outH: H, targetFaceWidth });
+            const what =
+              `${photoW}x${photoH} face ${faceFrac} eyes ${eyeX},${eyeFrac} target ${targetFaceWidth}`;
+            const bottom = f.photoRect.y + f.photoRect.h;
+            const face = faceWidth * f.scale;
+            const full = face >= 0.85 * W - 2; // the rules stop at a face 85% of the frame wide
+            // The bottom is reached unless that would make the face wider than 85% of the frame.
+            assert.ok(bottom >= H || full, `${what}: photo ends at ${bottom}, face ${face.toFixed(0)}`);
+            // A side of the photo within 2 face widths of the face (the shoulders and arms reach it)
+            // lies on or beyond the frame's side.
+            const left = eye[0] < 2 * faceWidth, right = photoW - eye[0] < 2 * faceWidth;
+            if (left && !full) assert.ok(f.offsetX <= 0, `${what}: left edge at ${f.offsetX}`);
+            const end = f.offsetX + Math.round(photoW * f.scale);
+            if (right && !full) assert.ok(end >= W, `${what}: right edge at ${end}`);
+            if (left || right) sideCases++;
+            const ex = (eye[0] * f.scale + f.offsetX) / W, ey = (eye[1] * f.scale + f.offsetY) / H;
+            assert.ok(ex >= 0.3 - 1e-3 && ex <= 0.7 + 1e-3, `${what}: eyes x at ${ex.toFixed(3)}`);
+            assert.ok(ey >= 0.3 - 1e-3 && ey <= 0.47 + 1e-3, `${what}: eyes at ${ey.toFixed(3)}`);
+            // The framing enlarges at most 1.6x, unless the bottom or the sides need more.
+            if (f.scale > 1.6 + 1e-3) {
+              const needed = Math.max(
+                (0.53 * H) / (photoH - eye[1]),
+                left ? (0.3 * W) / eye[0] : 0,
+                right ? (0.3 * W) / (photoW - eye[0]) : 0,
+                left && right ? W / photoW : 0,
+              );
+              assert.ok(
+                f.scale <= needed * 1.01,
+                `${what}: enlarged ${f.scale.toFixed(2)}x, needed ${needed.toFixed(2)}`,
+              );
+            }
+            cases++;
           }
-          cases++;
         }
       }
     }
   }
-  assert.ok(cases > 300);
+  assert.ok(cases > 1000 && sideCases > 300, `${cases} cases, ${sideCases} with a side the person reaches`);
+});
+
+Deno.test("a camera framed closer because the photo is too narrow says so", () => {
+  // A 400x1000 photo, face 200 px: Half Body (face 26% of the frame) would show both sides.
+  const f = planFraming({
+    photoW: 400,
+    photoH: 1000,
+    eye: [200, 330],
+    faceWidth: 200,
+    outW: W,
+    outH: H,
+    targetFaceWidth: 0.26,
+  });
+  assert.equal(f.photoRect.x, 0);
+  assert.equal(f.photoRect.w, W);
+  assert.equal(
+    framingNote(f, "Half Body"),
+    "Half Body was framed closer: the photo is too narrow for a wider framing without showing the person cut off at its sides",
+  );
 });
 
 /**

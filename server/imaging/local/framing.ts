@@ -23,10 +23,12 @@ export interface Framing {
   height: number;
   /**
    * How the chosen camera's framing was changed to fit the photo: "wider"
-   * (the face would have been enlarged past MAX_FACE_UPSCALE), "closer" (the
-   * photo ends too close below the face for the camera's wide framing).
+   * (the face would have been enlarged past what the photo's resolution
+   * supports), "closer" (the photo ends too close below the face for the
+   * camera's wide framing), "narrow" (the photo is too narrow around the
+   * person: a wider framing would show the person cut off by its sides).
    */
-  adjusted?: "wider" | "closer";
+  adjusted?: "wider" | "closer" | "narrow";
 }
 
 export interface FramingInput {
@@ -38,23 +40,40 @@ export interface FramingInput {
   outH: number;
   /** Face width as a fraction of the output width (from the camera option). */
   targetFaceWidth?: number;
+  /**
+   * The photo's RGB pixels (photoW x photoH): when given, the enlargement
+   * limit follows how sharp the face really is (see faceDetailScale).
+   */
+  pixels?: Uint8Array;
 }
 
 const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
 
 /**
- * Largest enlargement of the photo a chosen close framing may ask for: past
- * ~1.6x an upscaled face reads as soft even with restoreDetail (measured in
- * bench/framing-quality.bench.ts). Only the bottom rule may go further.
+ * Largest enlargement of a sharp face the framing chooses by itself (a
+ * camera's face size, or with no camera the portrait size): past ~1.6x an
+ * upscaled face reads as soft even with restoreDetail (measured in
+ * bench/framing-quality.bench.ts). A face softer than its pixel count (see
+ * faceDetailScale) gets proportionally less. Only the cut-edge rules (the
+ * photo's bottom and, where the person reaches them, its sides on the frame's
+ * borders) may go further.
  */
 export const MAX_FACE_UPSCALE = 1.6;
 
 /** Eyes this far down the frame at most (a photo ending close below the face). */
 const EYES_LOWEST = 0.47;
-/** Largest face width (fraction of the frame width) the bottom rule may enlarge to. */
+/** The eyes' horizontal range in the frame. */
+const EYES_LEFTMOST = 0.3, EYES_RIGHTMOST = 0.7;
+/** Largest face width (fraction of the frame width) the cut-edge rules may enlarge to. */
 const MAX_FILL_FACE = 0.85;
 /** With no camera chosen, the face may grow to this width (of the frame) to put the eyes at 40%. */
 const MAX_AT40_FACE = 0.72;
+/**
+ * How far (in face widths) from the face's centre a person's shoulders and
+ * arms may reach: a photo side closer than this cuts the person off. (The
+ * shoulders span ~2.7 face widths, the arms hanging beside them ~4.)
+ */
+const BODY_REACH = 2;
 /** Largest enlargement at all. */
 const MAX_SCALE = 4;
 /**
@@ -64,38 +83,135 @@ const MAX_SCALE = 4;
 const FULL_WIDTH = 1080;
 
 /**
- * The framing of the photo: the camera's face size (or, with no camera, the
- * photo covering the frame with a portrait-sized face), widened to
- * MAX_FACE_UPSCALE, then enlarged as far as needed for the photo's bottom to
- * reach the frame's bottom with the eyes no lower than EYES_LOWEST (unless the
- * face would then be wider than MAX_FILL_FACE of the frame: a photo cut just
- * below the chin keeps a feathered bottom edge).
+ * How many pixels of the photo one real detail of the face spans: 1 for a
+ * sharp face, ~2 for a face that was enlarged 2x (or is out of focus) before
+ * it reached us. Measured on the luma of the inner face as the energy of the
+ * finest band of a 2x2 box pyramid over the next band's: a sharp photo keeps
+ * 0.26-0.36 of it there (the test portraits), a 1.5x/2x/3x softened copy
+ * 0.21/0.18/0.14 (bench/framing-quality.bench.ts prints these).
+ */
+export function faceDetailScale(
+  pixels: Uint8Array,
+  photoW: number,
+  photoH: number,
+  eye: Point,
+  faceWidth: number,
+): number {
+  const side = Math.round(faceWidth);
+  const x0 = clamp(Math.round(eye[0] - side / 2), 0, photoW - 1);
+  const y0 = clamp(Math.round(eye[1] - 0.3 * side), 0, photoH - 1);
+  // Every other pixel for large faces: their enlargement is small anyway.
+  const step = side > 320 ? 2 : 1;
+  const w = Math.floor(Math.min(side, photoW - x0) / step),
+    h = Math.floor(Math.min(side, photoH - y0) / step);
+  if (w < 16 || h < 16) return 1;
+  let luma: Float32Array = new Float32Array(w * h);
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      const k = ((y0 + j * step) * photoW + x0 + i * step) * 3;
+      luma[j * w + i] = 0.299 * pixels[k] + 0.587 * pixels[k + 1] + 0.114 * pixels[k + 2];
+    }
+  }
+  const bands: number[] = [];
+  let cw = w, ch = h;
+  for (let level = 0; level < 2; level++) {
+    const [e, half, hw, hh] = finestBand(luma, cw, ch);
+    bands.push(e);
+    luma = half;
+    cw = hw;
+    ch = hh;
+  }
+  if (bands[1] <= 0) return step;
+  const ratio = bands[0] / bands[1];
+  // Piecewise linear through the measured points (ratio -> detail scale).
+  const pts: [number, number][] = [[0.26, 1], [0.21, 1.5], [0.18, 2], [0.14, 3]];
+  let d = ratio >= pts[0][0] ? 1 : 3;
+  for (let k = 1; k < pts.length; k++) {
+    const [r0, d0] = pts[k - 1], [r1, d1] = pts[k];
+    if (ratio <= r0 && ratio >= r1) d = d0 + ((r0 - ratio) / (r0 - r1)) * (d1 - d0);
+  }
+  return step > 1 ? Math.max(1, d * step / 2) : d;
+}
+
+/**
+ * The mean squared difference between `a` (w x h) and its 2x2 box halving
+ * enlarged back bilinearly (the detail finer than 2 px), and the halving.
+ */
+function finestBand(a: Float32Array, w: number, h: number): [number, Float32Array, number, number] {
+  const sw = w >> 1, sh = h >> 1;
+  const half = new Float32Array(sw * sh);
+  for (let j = 0; j < sh; j++) {
+    for (let i = 0; i < sw; i++) {
+      const k = 2 * j * w + 2 * i;
+      half[j * sw + i] = (a[k] + a[k + 1] + a[k + w] + a[k + w + 1]) / 4;
+    }
+  }
+  let e = 0, n = 0;
+  for (let y = 1; y < 2 * sh - 1; y++) {
+    const v = Math.min(sh - 2, Math.max(0, (y - 0.5) / 2)), v0 = Math.floor(v), tv = v - v0;
+    for (let x = 1; x < 2 * sw - 1; x++) {
+      const u = Math.min(sw - 2, Math.max(0, (x - 0.5) / 2)), u0 = Math.floor(u), tu = u - u0;
+      const k = v0 * sw + u0;
+      const up = (half[k] * (1 - tu) + half[k + 1] * tu) * (1 - tv) +
+        (half[k + sw] * (1 - tu) + half[k + sw + 1] * tu) * tv;
+      e += (a[y * w + x] - up) ** 2;
+      n++;
+    }
+  }
+  return [n ? e / n : 0, half, sw, sh];
+}
+
+/**
+ * The framing of the photo. The framing's own choice (the camera's face size,
+ * or with no camera the photo covering the frame with a portrait-sized face)
+ * enlarges the face at most MAX_FACE_UPSCALE / faceDetailScale. Then the
+ * cut-edge rules enlarge it as far as needed, with the face at most
+ * MAX_FILL_FACE of the frame wide: the photo's bottom edge reaches the frame's
+ * bottom with the eyes no lower than EYES_LOWEST, and a side of the photo the
+ * person reaches (within BODY_REACH face widths of the face) lies on the
+ * frame's side, so no cut-off edge of the person shows against a new backdrop.
  */
 export function planFraming(i: FramingInput): Framing {
   const { photoW, photoH, eye, faceWidth, outW, outH } = i;
   const wanted = i.targetFaceWidth ? (i.targetFaceWidth * outW) / faceWidth : undefined;
-  let scale: number;
   const full = outW / FULL_WIDTH;
-  if (wanted) scale = Math.min(wanted, MAX_FACE_UPSCALE * full);
-  else {
-    const cover = Math.max(outW / photoW, outH / photoH);
-    scale = clamp(cover, (0.22 * outW) / faceWidth, (0.62 * outW) / faceWidth);
+  let scale = wanted ?? clamp(
+    Math.max(outW / photoW, outH / photoH),
+    (0.22 * outW) / faceWidth,
+    (0.62 * outW) / faceWidth,
+  );
+  // The framing's own enlargement limit, measured only when it could matter.
+  let maxUp = MAX_FACE_UPSCALE * full;
+  if (scale > maxUp / 3 && i.pixels) {
+    maxUp /= faceDetailScale(i.pixels, photoW, photoH, eye, faceWidth);
   }
-  // The bottom rule: the photo's bottom edge on the frame's bottom edge.
+  scale = Math.min(scale, maxUp);
+  const chosen = scale;
+  // The cut-edge rules, in the order they are reported.
+  const fillFace = (MAX_FILL_FACE * outW) / faceWidth;
   const below = photoH - eye[1];
+  let bottom = 0;
   if (below > 0 && below * scale < (wanted ? 1 - EYES_LOWEST : 0.6) * outH) {
-    const lowest = Math.min((1 - EYES_LOWEST) * outH / below, (MAX_FILL_FACE * outW) / faceWidth);
+    bottom = Math.min((1 - EYES_LOWEST) * outH / below, fillFace);
     // With no camera chosen, the eyes at 40% when the face may grow enough for it.
-    const at40 = wanted ? 0 : Math.min(0.6 * outH / below, (MAX_AT40_FACE * outW) / faceWidth);
-    scale = Math.max(scale, lowest, at40);
+    if (!wanted) {
+      bottom = Math.max(bottom, Math.min(0.6 * outH / below, (MAX_AT40_FACE * outW) / faceWidth, maxUp));
+    }
   }
-  scale = Math.min(scale, MAX_SCALE * full);
+  const reach = BODY_REACH * faceWidth;
+  const left = eye[0] < reach, right = photoW - eye[0] < reach;
+  let sides = 0;
+  if (left) sides = Math.max(sides, EYES_LEFTMOST * outW / eye[0]);
+  if (right) sides = Math.max(sides, (1 - EYES_RIGHTMOST) * outW / (photoW - eye[0]));
+  if (left && right) sides = Math.max(sides, outW / photoW);
+  sides = Math.min(sides, fillFace);
+  scale = Math.min(Math.max(scale, bottom, sides), MAX_SCALE * full);
   const adjusted = !wanted
     ? undefined
     : scale < wanted * 0.95
     ? "wider"
     : scale > wanted * 1.05
-    ? "closer"
+    ? (scale > chosen * 1.001 && sides > bottom ? "narrow" : "closer")
     : undefined;
   const sw = Math.round(photoW * scale), sh = Math.round(photoH * scale);
   scale = sw / photoW;
@@ -105,12 +221,18 @@ export function planFraming(i: FramingInput): Framing {
   if (sw >= outW) ox = clamp(ox, outW - sw, 0);
   if (sh >= outH) oy = clamp(oy, outH - sh, 0);
   else if (oy + sh < outH) oy = outH - sh; // the bottom first (the eye clamp below limits it)
+  // The sides the person reaches on the frame's borders.
+  if (left && (!right || sw >= outW)) ox = Math.min(ox, 0);
+  if (right && (!left || sw >= outW)) ox = Math.max(ox, outW - sw);
   const ex = eye[0] * scale + ox, ey = eye[1] * scale + oy;
-  ox += clamp(ex, 0.3 * outW, 0.7 * outW) - ex;
+  ox += clamp(ex, EYES_LEFTMOST * outW, EYES_RIGHTMOST * outW) - ex;
   oy += clamp(ey, 0.3 * outH, EYES_LOWEST * outH) - ey;
   ox = Math.round(ox);
   oy = Math.round(oy);
-  if (oy + sh < outH && oy + sh >= outH - 2) oy = outH - sh; // no rounding sliver at the bottom
+  // No rounding sliver at the bottom or at a side the person reaches.
+  if (oy + sh < outH && oy + sh >= outH - 2) oy = outH - sh;
+  if (left && ox > 0 && ox <= 2) ox = 0;
+  if (right && ox + sw < outW && ox + sw >= outW - 2) ox = outW - sw;
   const x0 = Math.max(0, ox), y0 = Math.max(0, oy);
   const x1 = Math.min(outW, ox + sw), y1 = Math.min(outH, oy + sh);
   return {
@@ -131,6 +253,9 @@ export function framingNote(f: Framing, cameraLabel: string): string | undefined
   }
   if (f.adjusted === "closer") {
     return `${cameraLabel} was framed closer: the photo ends too close below the face for a wider framing`;
+  }
+  if (f.adjusted === "narrow") {
+    return `${cameraLabel} was framed closer: the photo is too narrow for a wider framing without showing the person cut off at its sides`;
   }
   return undefined;
 }
@@ -189,9 +314,16 @@ function scaledSize(photo: { width: number; height: number }, scale: number): [n
  * most portraits are framed at exactly this scale (see planFraming), and the
  * enlargement then runs on a libvips thread while face detection runs on the
  * worker's own. renderFramed uses it when the framing's scale matches.
+ * Undefined when the framing will hardly ever be the cover: a photo wider
+ * than the frame's aspect that would be enlarged past MAX_FACE_UPSCALE (the
+ * framing then stays smaller than its height cover).
  */
-export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas> {
-  const [sw, sh] = scaledSize(photo, Math.max(outW / photo.width, outH / photo.height));
+export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas | undefined> {
+  const cover = Math.max(outW / photo.width, outH / photo.height);
+  if (outH / photo.height > outW / photo.width && cover > MAX_FACE_UPSCALE * outW / FULL_WIDTH) {
+    return Promise.resolve(undefined);
+  }
+  const [sw, sh] = scaledSize(photo, cover);
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
   const resized = rawOf(
     sharp(photo.data, raw).resize(sw, sh, { kernel: FRAME_KERNEL }),
@@ -210,7 +342,7 @@ export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<
 export async function renderFramed(
   photo: Canvas,
   f: Framing,
-  prescaled?: Promise<Canvas>,
+  prescaled?: Promise<Canvas | undefined>,
 ): Promise<Canvas> {
   const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
   const r = f.photoRect;

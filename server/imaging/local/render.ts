@@ -252,7 +252,7 @@ export class PhotoCache {
  * `targetFaceWidth` is the lens's face width, if one was chosen.
  */
 export function framingFor(
-  photo: { width: number; height: number },
+  photo: { width: number; height: number; data?: Uint8Array },
   face: DetectedFace,
   outW: number,
   outH: number,
@@ -262,6 +262,7 @@ export function framingFor(
   return planFraming({
     photoW: photo.width,
     photoH: photo.height,
+    pixels: photo.data,
     eye: src.eyeCenter,
     faceWidth: src.fw,
     outW,
