@@ -55,25 +55,29 @@ export async function claimNextGeneration(
   leaseMs: number,
   claimedBy: string | null = null,
 ): Promise<GenerationRow | undefined> {
-  return await db.transaction(async (tx) => {
-    const [candidate] = await tx.select({ id: generations.id }).from(generations)
-      .where(or(
-        and(eq(generations.status, "queued"), lte(generations.runAfter, now)),
-        and(eq(generations.status, "processing"), lt(generations.leaseUntil, now)),
-      ))
-      .orderBy(generations.runAfter, generations.createdAt)
-      .limit(1)
-      .for("update", { skipLocked: true });
-    if (!candidate) return undefined;
-    const [claimed] = await tx.update(generations).set({
-      status: "processing",
-      attempts: sql`${generations.attempts} + 1`,
-      leaseUntil: new Date(now.getTime() + leaseMs),
-      claimedBy,
-      updatedAt: now,
-    }).where(eq(generations.id, candidate.id)).returning();
-    return claimed;
-  });
+  const runnable = or(
+    and(eq(generations.status, "queued"), lte(generations.runAfter, now)),
+    and(eq(generations.status, "processing"), lt(generations.leaseUntil, now)),
+  );
+  // An idle poll is one plain read: no write, so it neither takes PGlite's one connection for a
+  // transaction nor moves the write epoch that the auth lookup cache is dropped by.
+  const [any] = await db.select({ id: generations.id }).from(generations).where(runnable).limit(1);
+  if (!any) return undefined;
+  // Then one statement, not a transaction of a select and an update: on PGlite a transaction
+  // holds the connection for all its round trips, and every request waits behind it.
+  const candidate = db.select({ id: generations.id }).from(generations)
+    .where(runnable)
+    .orderBy(generations.runAfter, generations.createdAt)
+    .limit(1)
+    .for("update", { skipLocked: true });
+  const [claimed] = await db.update(generations).set({
+    status: "processing",
+    attempts: sql`${generations.attempts} + 1`,
+    leaseUntil: new Date(now.getTime() + leaseMs),
+    claimedBy,
+    updatedAt: now,
+  }).where(sql`${generations.id} = (${candidate})`).returning();
+  return claimed;
 }
 
 /** Only the holder of the current claim (same attempt number, still processing) may finish a job. */

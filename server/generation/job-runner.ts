@@ -97,6 +97,8 @@ export class JobRunner {
   #stopping = false;
   #loops: Promise<void>[] = [];
   #wake: (() => void)[] = [];
+  /** Moves on every notify(): a worker whose claim missed a job queued meanwhile sees it moved. */
+  #notified = 0;
   #inFlight = new Set<AbortController>();
 
   constructor(opts: JobRunnerOptions) {
@@ -114,10 +116,19 @@ export class JobRunner {
     this.#running = true;
     this.#stopping = false;
     for (let i = 0; i < this.#opts.workers; i++) this.#loops.push(this.#loop(i));
+    // Jobs queued while the model loads wait for it (runOnce): start them the moment it is ready.
+    const ready = this.#opts.model.ready?.();
+    ready?.then(() => this.notify(), () => this.notify());
+  }
+
+  /** Every worker is asleep until a notify() or its next poll (tests wait for this). */
+  get idle(): boolean {
+    return this.#running && this.#wake.length === this.#opts.workers;
   }
 
   /** Wake idle workers (a job was just queued). */
   notify(): void {
+    this.#notified++;
     for (const wake of this.#wake.splice(0)) wake();
   }
 
@@ -173,12 +184,15 @@ export class JobRunner {
   async #loop(worker: number): Promise<void> {
     while (this.#running) {
       let ran = false;
+      // A job queued after this worker's claim query looked, but before it went to sleep, would
+      // otherwise wait a whole poll interval: its notify() found no sleeper to wake.
+      const notified = this.#notified;
       try {
         ran = await this.runOnce();
       } catch (error) {
         log.error("job runner loop error", { worker, error });
       }
-      if (!ran && this.#running) {
+      if (!ran && this.#running && notified === this.#notified) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.#opts.pollMs);
           this.#wake.push(() => {

@@ -20,7 +20,8 @@ import { ANGLES, OPTION_KEYS } from "../../server/styling/option-keys.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 import { apiTest, generate, uploadPhoto, waitFor } from "../helpers/api-test.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
-import type { TestContext } from "../helpers/test-app.ts";
+import { callApp, type TestContext } from "../helpers/test-app.ts";
+import { createApp } from "../../server/app.ts";
 import { abortable, failingModel, hangingModel, succeedingModel } from "../helpers/test-models.ts";
 
 const INSUFFICIENT_CREDITS =
@@ -818,3 +819,78 @@ apiTest(
     assert.equal((await ledgerRows(ctx, generationId)).length, 1);
   },
 );
+
+/**
+ * The production wiring: a started runner (polling only once a minute, far longer than a test
+ * may take) woken by the app on every queued job; a signed-in user with a photo.
+ */
+async function wokenRunner(ctx: TestContext, model: ImageModel) {
+  const runner = new JobRunner({
+    db: ctx.database.db,
+    storage: ctx.storage,
+    model,
+    workers: 1,
+    timeoutMs: 5_000,
+    pollMs: 60_000,
+  });
+  const { config, jwtSecret, storage } = ctx;
+  const call = callApp(
+    createApp({ db: ctx.database.db, config, jwtSecret, storage, model, onQueued: () => runner.notify() }),
+  );
+  const u = await ctx.register();
+  const photoId = await upload(ctx, u.access_token);
+  const token = u.access_token;
+  const post = async () => {
+    const started = await call("POST", "/api/generate", {
+      token,
+      body: { photoId, studioType: "makeup", view360: false },
+    });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    return started.body.generationId as string;
+  };
+  const status = async (id: string) =>
+    (await call("GET", `/api/generation/${id}/status`, { token })).body.status as string;
+  return { runner, post, status };
+}
+
+apiTest("generation: a queued job starts at once, not at the runner's next poll", async (ctx) => {
+  const { runner, post, status } = await wokenRunner(ctx, ctx.model);
+  runner.start();
+  try {
+    await waitFor("the runner's first (empty) claim", () => runner.idle);
+    const id = await post();
+    await waitFor("the job to complete", async () => await status(id) === "completed", {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
+  } finally {
+    await runner.stop();
+  }
+});
+
+apiTest("generation: jobs queued while the model loads start the moment it is ready", async (ctx) => {
+  let ready!: () => void;
+  const loading = new Promise<void>((resolve) => ready = resolve);
+  let loaded = false;
+  loading.then(() => loaded = true);
+  const model: ImageModel = {
+    ...ctx.model,
+    generate: (req) => ctx.model.generate(req),
+    health: () => ({ state: loaded ? "ready" : "starting" }),
+    ready: () => loading,
+  };
+  const { runner, post, status } = await wokenRunner(ctx, model);
+  runner.start();
+  try {
+    const id = await post();
+    await waitFor("the runner to go back to sleep while the model loads", () => runner.idle);
+    assert.equal(await status(id), "queued");
+    ready();
+    await waitFor("the job to complete", async () => await status(id) === "completed", {
+      timeoutMs: 10_000,
+      intervalMs: 10,
+    });
+  } finally {
+    await runner.stop();
+  }
+});
