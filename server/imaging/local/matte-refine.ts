@@ -487,7 +487,10 @@ export function composeRefined(
     return lut;
   });
   // The bilinear sampling's columns (cell, weight, next-cell step) are the same on every row.
-  const cx0 = new Int32Array(W), cfx = new Float64Array(W), cx1 = new Uint8Array(W), cgx = new Float64Array(W);
+  const cx0 = new Int32Array(W),
+    cfx = new Float64Array(W),
+    cx1 = new Uint8Array(W),
+    cgx = new Float64Array(W);
   for (let x = 0; x < W; x++) {
     const gx = Math.min(mw - 1.001, Math.max(0, (x + 0.5) / s - 0.5));
     cgx[x] = gx;
@@ -495,16 +498,46 @@ export function composeRefined(
     cfx[x] = gx - (gx | 0);
     cx1[x] = (gx | 0) + 1 < mw ? 1 : 0;
   }
+  // Per matte cell of the current row pair: 1 when its four corners are all 1 (the pixels it spans are
+  // person), 0 when all 0 (new backdrop), 2 otherwise (blend each pixel).
+  const cls = new Uint8Array(mw);
+  let clsRow = -1;
+  const [r0, r1, r2] = relit ?? [];
   for (let y = 0; y < H; y++) {
     const gy = Math.min(mh - 1.001, Math.max(0, (y + 0.5) / s - 0.5));
     const y0 = gy | 0, fy = gy - y0;
     const row0 = y0 * mw, row1 = Math.min(mh - 1, y0 + 1) * mw;
-    for (let x = 0; x < W; x++) {
-      const x0 = cx0[x], fx = cfx[x], x1 = cx1[x], m = row0 + x0, m1 = row1 + x0;
-      const a00 = a[m], a01 = a[m + x1], a10 = a[m1], a11 = a[m1 + x1];
-      const al = (a00 * (1 - fx) + a01 * fx) * (1 - fy) + (a10 * (1 - fx) + a11 * fx) * fy;
-      const gx = cgx[x];
+    if (clsRow !== y0) {
+      clsRow = y0;
+      for (let x = 0; x < mw; x++) {
+        const x1 = x + 1 < mw ? x + 1 : x;
+        const sum = a[row0 + x] + a[row0 + x1] + a[row1 + x] + a[row1 + x1];
+        cls[x] = sum === 4 ? 1 : sum === 0 ? 0 : 2;
+      }
+    }
+    for (let x = 0; x < W;) {
       const i = (y * W + x) * 3;
+      const c0 = cls[cx0[x]];
+      if (c0 !== 2) {
+        // A run of pixels on sure cells: the backdrop copied in one go, or the person relit.
+        let j = x + 1;
+        while (j < W && cls[cx0[j]] === c0) j++;
+        const end = (y * W + j) * 3;
+        if (c0 === 0) d.set(background.subarray(i, end), i);
+        else if (relit) {
+          for (let q = i; q < end; q += 3) {
+            d[q] = r0![d[q]];
+            d[q + 1] = r1![d[q + 1]];
+            d[q + 2] = r2![d[q + 2]];
+          }
+        }
+        x = j;
+        continue;
+      }
+      const x0 = cx0[x], fx = cfx[x], x1 = cx1[x], m = row0 + x0, m1 = row1 + x0;
+      const al = (a[m] * (1 - fx) + a[m + x1] * fx) * (1 - fy) + (a[m1] * (1 - fx) + a[m1 + x1] * fx) * fy;
+      const gx = cgx[x];
+      x++;
       if (al >= 0.999) {
         if (relit) {
           d[i] = relit[0][d[i]];
