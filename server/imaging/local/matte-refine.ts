@@ -63,20 +63,17 @@ export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask 
     }
   }
   // Cells outside the kept region keep only their soft fringe next to it (one cell), nothing else.
+  // Next to it: the region dilated by one cell (3x3), as a pass along rows then one along columns.
+  const across = new Uint8Array(w * h);
   for (let y = 0; y < h; y++) {
-    for (let x = 0; x < w; x++) {
-      const k = y * w + x;
+    for (let x = 0, k = y * w; x < w; x++, k++) {
+      across[k] = label[k] | (x > 0 ? label[k - 1] : 0) | (x < w - 1 ? label[k + 1] : 0);
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, k = y * w; x < w; x++, k++) {
       if (label[k] === 1) continue;
-      let near = false;
-      for (let dy = -1; dy <= 1 && !near; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx, yy = y + dy;
-          if (xx >= 0 && yy >= 0 && xx < w && yy < h && label[yy * w + xx] === 1) {
-            near = true;
-            break;
-          }
-        }
-      }
+      const near = (across[k] | (y > 0 ? across[k - w] : 0) | (y < h - 1 ? across[k + w] : 0)) === 1;
       if (!near || data[k] >= REGION_THRESHOLD) out[k] = near ? Math.min(out[k], REGION_THRESHOLD) : 0;
     }
   }
@@ -207,6 +204,20 @@ function boxMean(
       out[o + x] = sum[x] * inv;
       sum[x] += tmp[add + x] - tmp[sub + x];
     }
+  }
+}
+
+/** boxMean with radius 1 (3x3, clamped at the borders), for the guided filter's small patches. */
+function box3(src: Float32Array, w: number, h: number, out: Float32Array, tmp: Float32Array): void {
+  for (let y = 0; y < h; y++) {
+    const o = y * w;
+    for (let x = 0; x < w; x++) {
+      tmp[o + x] = src[o + (x > 0 ? x - 1 : 0)] + src[o + x] + src[o + (x < w - 1 ? x + 1 : x)];
+    }
+  }
+  for (let y = 0; y < h; y++) {
+    const up = (y > 0 ? y - 1 : 0) * w, o = y * w, down = (y < h - 1 ? y + 1 : y) * w;
+    for (let x = 0; x < w; x++) out[o + x] = (tmp[up + x] + tmp[o + x] + tmp[down + x]) / 9;
   }
 }
 
@@ -406,20 +417,22 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
         gP[q] = est[k];
       }
     }
-    boxMean(gI, pw, ph, r, mI, gT);
-    boxMean(gP, pw, ph, r, mP, gT);
+    const box = (src: Float32Array, out: Float32Array) =>
+      r === 1 ? box3(src, pw, ph, out, gT) : boxMean(src, pw, ph, r, out, gT);
+    box(gI, mI);
+    box(gP, mP);
     for (let q = 0; q < m; q++) ga[q] = gI[q] * gP[q];
-    boxMean(ga, pw, ph, r, mIP, gT);
+    box(ga, mIP);
     for (let q = 0; q < m; q++) ga[q] = gI[q] * gI[q];
-    boxMean(ga, pw, ph, r, mII, gT);
+    box(ga, mII);
     for (let q = 0; q < m; q++) {
       const varI = mII[q] - mI[q] * mI[q];
       const a = (mIP[q] - mI[q] * mP[q]) / (varI + eps);
       mIP[q] = a;
       mII[q] = mP[q] - a * mI[q];
     }
-    boxMean(mIP, pw, ph, r, ga, gT);
-    boxMean(mII, pw, ph, r, gb, gT);
+    box(mIP, ga);
+    box(mII, gb);
     for (let y = y0; y < y1; y++) {
       for (let x = x0; x < x1; x++) {
         const k = y * W + x, q = (y - py0) * pw + (x - px0);
