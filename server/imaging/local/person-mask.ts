@@ -289,7 +289,7 @@ export function isolatePerson(
   axis(g.center[0], chinY, 0.2 * g.fw, 1);
   for (const hd of heads) axis(hd.cx, hd.cy + 0.7 * hd.fw, 0.15 * hd.fw, 2);
   const rows = solidRows(m), costs = stepCosts(m, rgb, rows);
-  const own = geodesic(m, seeds, 1, costs, rows), other = geodesic(m, seeds, 2, costs, rows);
+  const [own, other] = geodesics(m, seeds, costs, rows);
   // Soft over SOFT cells; the chosen person's distances count 0.6.
   const SOFT = 3;
   const keep = new Float32Array(n);
@@ -472,60 +472,89 @@ function solidRows(m: PersonMask): [number, number] {
 }
 
 /**
- * Geodesic distance (in cells, plus EDGE_COST per unit of colour change beyond grain) from
- * the cells with seeds === value, through cells >= SOLID only: forward and
- * backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may
- * turn a few times. Only the rows holding such cells are swept.
+ * Geodesic distances (in cells, plus EDGE_COST per unit of colour change beyond grain) from
+ * the cells with seeds === 1 and from those with seeds === 2, through cells >= SOLID only:
+ * forward and backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may turn a
+ * few times. Both searches share the sweeps; only the rows holding such cells are swept.
  */
-function geodesic(
+function geodesics(
   m: PersonMask,
   seeds: Int8Array,
-  value: number,
   costs: StepCosts,
   rows: [number, number],
-): Float32Array {
+): [Float32Array, Float32Array] {
   const { w, h, data } = m;
   const n = w * h;
-  const dist = new Float32Array(n).fill(Infinity);
-  for (let k = 0; k < n; k++) if (seeds[k] === value) dist[k] = 0;
+  const a = new Float32Array(n).fill(Infinity), b = new Float32Array(n).fill(Infinity);
+  for (let k = 0; k < n; k++) {
+    if (seeds[k] === 1) a[k] = 0;
+    else if (seeds[k] === 2) b[k] = 0;
+  }
   const { left, up, upLeft, upRight } = costs;
   const [y0, y1] = rows;
+  // Each cell takes, in both searches, its best path through an already swept neighbour (a
+  // neighbour below SOLID stays at Infinity: its step never wins).
   for (let pass = 0; pass < 3; pass++) {
     for (let y = y0; y < y1; y++) {
       for (let x = 0; x < w; x++) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        // A neighbour below SOLID stays at Infinity: its step never wins.
-        let best: number = dist[k];
-        if (x > 0 && dist[k - 1] + left[k] < best) best = dist[k - 1] + left[k];
-        if (y > 0) {
-          if (dist[k - w] + up[k] < best) best = dist[k - w] + up[k];
-          if (x > 0 && dist[k - w - 1] + upLeft[k] < best) best = dist[k - w - 1] + upLeft[k];
-          if (x < w - 1 && dist[k - w + 1] + upRight[k] < best) best = dist[k - w + 1] + upRight[k];
+        let ba: number = a[k], bb: number = b[k];
+        if (x > 0) {
+          const c = left[k];
+          if (a[k - 1] + c < ba) ba = a[k - 1] + c;
+          if (b[k - 1] + c < bb) bb = b[k - 1] + c;
         }
-        dist[k] = best;
+        if (y > 0) {
+          let nb = k - w, c = up[k];
+          if (a[nb] + c < ba) ba = a[nb] + c;
+          if (b[nb] + c < bb) bb = b[nb] + c;
+          if (x > 0) {
+            nb = k - w - 1, c = upLeft[k];
+            if (a[nb] + c < ba) ba = a[nb] + c;
+            if (b[nb] + c < bb) bb = b[nb] + c;
+          }
+          if (x < w - 1) {
+            nb = k - w + 1, c = upRight[k];
+            if (a[nb] + c < ba) ba = a[nb] + c;
+            if (b[nb] + c < bb) bb = b[nb] + c;
+          }
+        }
+        a[k] = ba;
+        b[k] = bb;
       }
     }
     for (let y = y1 - 1; y >= y0; y--) {
       for (let x = w - 1; x >= 0; x--) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        let best: number = dist[k];
-        if (x < w - 1 && dist[k + 1] + left[k + 1] < best) best = dist[k + 1] + left[k + 1];
+        let ba: number = a[k], bb: number = b[k];
+        if (x < w - 1) {
+          const c = left[k + 1];
+          if (a[k + 1] + c < ba) ba = a[k + 1] + c;
+          if (b[k + 1] + c < bb) bb = b[k + 1] + c;
+        }
         if (y < h - 1) {
-          if (dist[k + w] + up[k + w] < best) best = dist[k + w] + up[k + w];
-          if (x < w - 1 && dist[k + w + 1] + upLeft[k + w + 1] < best) {
-            best = dist[k + w + 1] + upLeft[k + w + 1];
+          let nb = k + w, c = up[nb];
+          if (a[nb] + c < ba) ba = a[nb] + c;
+          if (b[nb] + c < bb) bb = b[nb] + c;
+          if (x < w - 1) {
+            nb = k + w + 1, c = upLeft[nb];
+            if (a[nb] + c < ba) ba = a[nb] + c;
+            if (b[nb] + c < bb) bb = b[nb] + c;
           }
-          if (x > 0 && dist[k + w - 1] + upRight[k + w - 1] < best) {
-            best = dist[k + w - 1] + upRight[k + w - 1];
+          if (x > 0) {
+            nb = k + w - 1, c = upRight[nb];
+            if (a[nb] + c < ba) ba = a[nb] + c;
+            if (b[nb] + c < bb) bb = b[nb] + c;
           }
         }
-        dist[k] = best;
+        a[k] = ba;
+        b[k] = bb;
       }
     }
   }
-  return dist;
+  return [a, b];
 }
 
 /** Bilinear sample of the person mask at canvas pixel (x, y). */
