@@ -1,8 +1,9 @@
-/** The model through its worker pool: errors, framing, notes, abort. */
+/** The model through its worker pool: errors, framing, notes, abort, the per-photo cache. */
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
 import { createLocalModel } from "../../server/imaging/local/local-model.ts";
+import { PhotoCache } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import { cropFace, FULL_INTENSITY, landscape } from "./fixtures.ts";
@@ -88,6 +89,26 @@ Deno.test("local model through the worker pool", async (t) => {
       assert.ok(res.image.length > 1000);
     });
 
+    await t.step("restyling one photo (same photo id) gives the images a fresh render gives", async () => {
+      // The worker keeps the photo's decode, faces, framed canvas and person mask: nothing painted on
+      // one look (lips, hair colour, backdrop) may show in the next, at the output or the preview size.
+      const photo = await cropFace(FACE);
+      const looks: Partial<SelectedOptions>[] = [
+        { lips: "classic-red-matte", setting: "beach-sunset" },
+        { lips: "berry-gloss", setting: "studio-grey", lighting: "warm" },
+      ];
+      const fresh = [];
+      for (const look of looks) fresh.push((await model.generate(request(photo, look))).image);
+      for (let round = 0; round < 2; round++) {
+        for (const [i, look] of looks.entries()) {
+          const res = await model.generate({ ...request(photo, look), photoId: "photo-1" });
+          assert.deepEqual(res.image, fresh[i], `look ${i}, round ${round}`);
+          // A preview of the same photo in between uses (and keeps) its own framing.
+          await model.preview({ ...request(photo, look), photoId: "photo-1" });
+        }
+      }
+    });
+
     await t.step("non-front angles are refused (capabilities say front only)", async () => {
       assert.deepEqual(model.capabilities.angles, ["front"]);
       await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);
@@ -95,4 +116,22 @@ Deno.test("local model through the worker pool", async (t) => {
   } finally {
     await model.close();
   }
+});
+
+Deno.test("a worker's photo cache stays within its byte budget and keeps the photo being styled", () => {
+  const canvas = (bytes: number) => ({ data: new Uint8Array(bytes), width: 1, height: bytes / 3 });
+  const cache = new PhotoCache(4, 40e6);
+  // 2048 px photos (~12 MB decoded), each with an output framing (~6 MB) and a preview framing.
+  for (const id of ["a", "b", "c"]) {
+    cache.set(id, { photo: canvas(12e6), faces: [] });
+    cache.keepFramed(id, "1080x1920", { canvas: canvas(6e6) });
+    cache.keepFramed(id, "540x960", { canvas: canvas(1.5e6) });
+    cache.keepFramed(id, "1080x1920 closer", { canvas: canvas(6e6) });
+    assert.ok(cache.bytes <= 40e6, `${cache.bytes} bytes after ${id}`);
+  }
+  // Two framings per photo at most, the latest; the oldest photo went first.
+  assert.ok(cache.framed("c", "1080x1920 closer") && cache.framed("c", "540x960"));
+  assert.equal(cache.framed("c", "1080x1920"), undefined);
+  assert.equal(cache.get("a"), undefined);
+  assert.ok(cache.get("c"));
 });
