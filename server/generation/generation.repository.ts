@@ -90,12 +90,15 @@ export async function completeGeneration(
   attempt: number,
   results: GenerationResults,
   notes: string[],
+  /** The model and prompt that made the front view, when not already saved with it. */
+  made?: { model: string; prompt: string | null },
 ): Promise<boolean> {
   const now = new Date();
   const rows = await db.update(generations).set({
     status: "completed",
     results,
     notes,
+    ...made,
     error: null,
     leaseUntil: null,
     claimedBy: null,

@@ -246,6 +246,9 @@ export class JobRunner {
       // The front first; the other angles of a 360 set are conditioned on it (same outfit, hair, makeup).
       let front: Uint8Array | undefined;
       const missing: Angle[] = [];
+      let made: { model: string; prompt: string | null } | undefined;
+      const modelStarted = performance.now();
+      let modelMs = 0;
       for (const angle of angles) {
         const request = { ...base, angle, frontImage: angle === "front" ? undefined : front };
         // A failed front fails (or retries) the whole job; a failed other angle leaves a partial set.
@@ -262,12 +265,16 @@ export class JobRunner {
         results[angle] = key;
         if (angle === "front") front = out.image;
         for (const n of out.notes) notes.add(n);
-        // Stored as it completes: the status call lists it in resultUrls while the rest still run.
-        await saveProgress(db, job.id, attempt, {
-          results: { ...results },
-          ...(angle === "front" ? { model: model.name, prompt: out.prompt ?? null } : {}),
-        });
-        if (angles.length > 1) generationChanged(job.id); // open status streams show the new angle now
+        if (angle === "front") {
+          modelMs = performance.now() - modelStarted;
+          made = { model: model.name, prompt: out.prompt ?? null };
+        }
+        // A set's angles are stored as they complete: the status call lists them in resultUrls while
+        // the rest still run. A single view is stored by the completion itself (one write, not two).
+        if (angles.length > 1) {
+          await saveProgress(db, job.id, attempt, { results: { ...results }, ...made });
+          generationChanged(job.id); // open status streams show the new angle now
+        }
       }
       if (missing.length > 0) notes.add(partialSetNote(missing));
       if (job.view360 && angles.length < ANGLES.length) {
@@ -275,8 +282,17 @@ export class JobRunner {
           `The ${model.name} model renders only the ${angles.join(", ")} view; other angles were not made.`,
         );
       }
-      if (await completeGeneration(db, job.id, attempt, results, [...notes])) {
-        log.info("generation completed", { id: job.id, attempt, angles });
+      if (await completeGeneration(db, job.id, attempt, results, [...notes], made)) {
+        // Where a result's time went (benches read these): waiting in the queue (queued -> claimed),
+        // the model's front view, and the whole run (reading the photo, storing, the other angles).
+        log.info("generation completed", {
+          id: job.id,
+          attempt,
+          angles,
+          queued_ms: Math.max(0, job.updatedAt.getTime() - job.createdAt.getTime()),
+          model_ms: Math.round(modelMs),
+          run_ms: Math.round(performance.now() - started),
+        });
         recordJobFinished("completed", (performance.now() - started) / 1000);
         generationChanged(job.id);
         return;
