@@ -7,7 +7,9 @@
  * animation frame after the new result image has its pixels. One warm-up run, then
  * BENCH_BROWSER_RUNS (9); between runs the page is left until no request is in flight (the
  * Before / After framing render, a preview), so a run never queues behind one.
- * Prints median, p95 (target median <= 600 ms), where the time went, and the load average.
+ * Prints median, p95 (target median <= 600 ms), where the time went (the browser's side from resource
+ * timings; the server's queue wait, model render and the rest of the job from its log), and the load
+ * average.
  * The photo is a face cropped at run time from @vladmandic/face-api's demo sample6.jpg.
  */
 import { join } from "node:path";
@@ -25,6 +27,8 @@ const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ").s
 const ms = (n: number) => `${n.toFixed(0)} ms`;
 
 interface Run {
+  /** The generation's id (its server timings are read from the server's log). */
+  id: string;
   /** POST sent -> result image painted. */
   total: number;
   /** POST sent -> the status stream ended (the server's `completed` arrived). */
@@ -35,6 +39,30 @@ interface Run {
   imageFetch: number;
   /** Image downloaded -> painted (decode and the frame). */
   untilPainted: number;
+}
+
+interface ServerTiming {
+  /** Queued -> claimed by a worker. */
+  queued: number;
+  /** The model's render of the front view. */
+  model: number;
+  /** Claimed -> completed (the render, reading the photo, storing the result, the row update). */
+  run: number;
+}
+
+/** The job runner's "generation completed" lines, by generation id. */
+function serverTimings(output: string): Map<string, ServerTiming> {
+  const out = new Map<string, ServerTiming>();
+  for (const line of output.split("\n")) {
+    if (!line.includes('"msg":"generation completed"')) continue;
+    try {
+      const l = JSON.parse(line);
+      if (typeof l.run_ms === "number") {
+        out.set(l.id, { queued: l.queued_ms, model: l.model_ms, run: l.run_ms });
+      }
+    } catch { /* not a log line */ }
+  }
+  return out;
 }
 
 /** Resolves when no request has been in flight for `quietMs` (bounded). */
@@ -78,7 +106,8 @@ async function oneRun(page: Page): Promise<Run> {
     const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
     const find = (re: RegExp) => entries.filter((e) => re.test(new URL(e.name).pathname)).at(-1) ?? null;
     const img = document.querySelector<HTMLImageElement>('img[alt="Your styled avatar"]')!;
-    const pick = (e: PerformanceResourceTiming | null) => e && { start: e.startTime, end: e.responseEnd };
+    const pick = (e: PerformanceResourceTiming | null) =>
+      e && { name: e.name, start: e.startTime, end: e.responseEnd };
     return {
       post: pick(find(/^\/api\/generate$/)),
       events: pick(find(/^\/api\/generation\/[^/]+\/events$/)),
@@ -89,6 +118,7 @@ async function oneRun(page: Page): Promise<Run> {
     throw new Error(`missing resource timings: ${JSON.stringify(timing)}`);
   }
   return {
+    id: /\/api\/generation\/([^/]+)\/events/.exec(timing.events.name)![1],
     total: painted - timing.post.start,
     untilCompleted: timing.events.end - timing.post.start,
     untilImageRequest: timing.image.start - timing.events.end,
@@ -148,6 +178,23 @@ try {
         ms(med((r) => r.imageFetch))
       }, downloaded -> painted ${ms(med((r) => r.untilPainted))}`,
   );
+  // The server's side of "until completed", from its "generation completed" log lines.
+  const timings = serverTimings(server.output());
+  const timed = runs.filter((r) => timings.has(r.id));
+  if (timed.length > 0) {
+    const medOf = (f: (r: Run, t: ServerTiming) => number) =>
+      percentile(timed.map((r) => f(r, timings.get(r.id)!)), 50);
+    console.log(
+      `[browser-result] server (medians of ${timed.length}): queue wait ${ms(medOf((_, t) => t.queued))}, ` +
+        `model render ${ms(medOf((_, t) => t.model))}, rest of the job (photo read, store, complete) ${
+          ms(medOf((_, t) => t.run - t.model))
+        }; POST + status stream delivery (until completed minus those) ${
+          ms(medOf((r, t) => r.untilCompleted - t.queued - t.run))
+        }`,
+    );
+  } else {
+    console.log("[browser-result] server timings: no 'generation completed' log lines with timings");
+  }
   console.log(`[browser-result] load average: ${await load()} (2 cores)`);
 } finally {
   await browser.close().catch(() => {});

@@ -195,6 +195,20 @@ pageTest(
     assert.equal(ring.role, "radio");
     assert.notEqual(ring.outline, "none", "the focused swatch shows a focus ring");
 
+    // The result appears whole: its image was downloaded before it was shown (no empty frame that
+    // fills in), and fetched once.
+    await page.evaluate(() => {
+      const SELECTOR = 'img[alt="Your styled avatar"]';
+      const before = document.querySelector<HTMLImageElement>(SELECTOR)?.src;
+      const w = globalThis as unknown as { resultShownLoaded?: boolean };
+      performance.clearResourceTimings();
+      new MutationObserver((_, observer) => {
+        const img = document.querySelector<HTMLImageElement>(SELECTOR);
+        if (!img || img.src === before) return;
+        w.resultShownLoaded = img.complete && img.naturalWidth > 0;
+        observer.disconnect();
+      }).observe(document.body, { childList: true, subtree: true, attributes: true });
+    });
     // Generation Complete! sits clear of Download and the Generate button.
     await page.getByTestId("generate-card-button").click();
     await page.getByTestId("generation-progress").waitFor();
@@ -202,6 +216,18 @@ pageTest(
     const done = toast(page, "Generation Complete!");
     await done.waitFor({ timeout: 90_000 });
     await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    const shown = await page.evaluate(() => {
+      const img = document.querySelector<HTMLImageElement>('img[alt="Your styled avatar"]')!;
+      return {
+        loaded: (globalThis as unknown as { resultShownLoaded?: boolean }).resultShownLoaded,
+        requests: performance.getEntriesByName(img.src).length,
+      };
+    });
+    assert.deepEqual(
+      shown,
+      { loaded: true, requests: 1 },
+      "the result image is loaded once, before it shows",
+    );
     await page.waitForTimeout(300);
     const toastBox = await box(done);
     for (

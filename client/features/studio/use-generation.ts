@@ -43,6 +43,22 @@ export type GenerationProblem =
 
 const RESULT_KEY = "styletwin.result";
 
+/**
+ * Downloads and decodes `url` so the <img> that shows it next paints in the same frame, and so
+ * the result's other requests (the framed Before, the credits) start after it rather than with
+ * it. Never rejects (the <img> then shows its own fallback); gives up waiting after `ms`.
+ */
+function preloadImage(url: string, ms = 5000): Promise<void> {
+  if (typeof Image === "undefined") return Promise.resolve();
+  const img = new Image();
+  img.src = url;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    img.decode().catch(() => {}),
+    new Promise<void>((resolve) => timer = setTimeout(resolve, ms)),
+  ]).finally(() => clearTimeout(timer));
+}
+
 function loadResult(): GenerationResult | null {
   return readSession(RESULT_KEY, (v) => v as GenerationResult | null);
 }
@@ -131,11 +147,14 @@ export function useGeneration(opts: UseGenerationOptions) {
       },
     });
     if (outcome.kind === "aborted") return; // left the studio: the pending id stays stored
+    const images = outcome.kind === "completed" ? resultImages(outcome.status, pending.view360) : [];
+    // The progress stays up while the image downloads, then the result appears whole.
+    if (images[0]) await preloadImage(images[0]);
+    if (ctrl.signal.aborted) return;
     setProgress360(null);
     setGenerating(false);
     if (outcome.kind === "completed") {
       savePending(null);
-      const images = resultImages(outcome.status, pending.view360);
       const r: GenerationResult = {
         photoId: pending.photoId,
         images,
