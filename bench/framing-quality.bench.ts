@@ -2,7 +2,10 @@
  * Framing and resolution benchmark (`deno task bench`, or `deno run -A bench/framing-quality.bench.ts`).
  * Prints, with the load average:
  * - framing per portrait and camera: how far the face is enlarged, where the
- *   photo's bottom edge lands (0 = on the frame's bottom edge) and the note;
+ *   photo's bottom edge lands (0 = on the frame's bottom edge), how far a
+ *   photo side the person reaches lies inside the frame (0 = none) and the note;
+ * - the face's measured detail scale (faceDetailScale) on sharp portraits and
+ *   on copies softened 1.5x/2x/3x, and the enlargement limit it gives;
  * - detail restoration (server/imaging/local/upscale.ts) against the plain
  *   resize: overshoot and steepest step at synthetic edges, and the gradient
  *   energy of the test portraits reduced and enlarged again, against the
@@ -14,7 +17,12 @@
 import sharp from "sharp";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
-import { framingNote, planFraming } from "../server/imaging/local/framing.ts";
+import {
+  faceDetailScale,
+  framingNote,
+  MAX_FACE_UPSCALE,
+  planFraming,
+} from "../server/imaging/local/framing.ts";
 import { CAMERA_RECIPES } from "../server/imaging/local/recipes.ts";
 import { chooseFace, decodePhoto, detectFaces } from "../server/imaging/local/render.ts";
 import { restoreDetail } from "../server/imaging/local/upscale.ts";
@@ -31,8 +39,12 @@ const portraits: [string, () => Promise<Uint8Array>][] = [
   ["sample3 crop 596x794", () => cropFace([3, 515, 295, 361])],
   ["sample6 crop reduced to 480x640", async () => resized(await cropFace(DARK_HAIR), 480, 640)],
   ["sample1 chest crop 368x491", () => cropFace([1, 773, 386, 327], 0.75, 1.5)],
+  ["sample4 narrow crop 1:2", () => cropFace(FRONTAL_FACES[9], 0.5, 2.4)],
 ];
-console.log("\nframing (face enlargement; photo bottom - frame bottom in px, >= 0 is no floating edge):");
+console.log(
+  "\nframing (face enlargement; photo bottom - frame bottom in px, >= 0 is no floating edge;" +
+    " a photo side the person reaches inside the frame by px, 0 is none):",
+);
 for (const [name, make] of portraits) {
   const photo = await decodePhoto(await make());
   const g = faceGeometry(chooseFace(await detectFaces(engine, photo), photo.width, photo.height).mesh);
@@ -47,15 +59,41 @@ for (const [name, make] of portraits) {
       outW: W,
       outH: H,
       targetFaceWidth: recipe?.faceWidth,
+      pixels: photo.data,
     });
     const gap = f.offsetY + Math.round(photo.height * f.scale) - H;
+    // A side within 2 face widths of the face: the person reaches it (see planFraming).
+    const reach = 2 * g.fw, right = f.offsetX + Math.round(photo.width * f.scale);
+    const side = Math.max(
+      g.eyeCenter[0] < reach ? f.offsetX : 0,
+      photo.width - g.eyeCenter[0] < reach ? W - right : 0,
+    );
     const note = framingNote(f, camera) ?? "";
     console.log(
       `  ${name.padEnd(32)} ${camera.padEnd(18)} face ${f.scale.toFixed(2)}x  bottom ${
         String(gap).padStart(5)
-      }  ${note}`,
+      }  side ${String(Math.max(0, side)).padStart(4)}  ${note}`,
     );
   }
+}
+
+// 1b. The face's detail scale on sharp portraits and softened copies.
+console.log("\nface detail scale (1 = sharp) and the framing's own enlargement limit, by prior softening:");
+for (const face of FRONTAL_FACES.filter((_, i) => i % 3 === 0)) {
+  const cols: string[] = [];
+  for (const soft of [1, 1.5, 2, 3]) {
+    let bytes = await cropFace(face);
+    if (soft > 1) {
+      const m = await sharp(bytes).metadata();
+      const small = await sharp(bytes).resize(Math.round(m.width! / soft)).toBuffer();
+      bytes = new Uint8Array(await sharp(small).resize(m.width!, m.height!).jpeg({ quality: 92 }).toBuffer());
+    }
+    const photo = await decodePhoto(bytes);
+    const g = faceGeometry(chooseFace(await detectFaces(engine, photo), photo.width, photo.height).mesh);
+    const d = faceDetailScale(photo.data, photo.width, photo.height, g.eyeCenter, g.fw);
+    cols.push(`${soft}x: ${d.toFixed(2)} (limit ${(MAX_FACE_UPSCALE / d).toFixed(2)}x)`);
+  }
+  console.log(`  sample${face[0]} face at ${face[1]},${face[2]}  ${cols.join("  ")}`);
 }
 
 // 2. Detail restoration at synthetic edges.

@@ -14,6 +14,7 @@ import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import {
   coverScaled,
   coversFrame,
+  faceDetailScale,
   framingNote,
   planFraming,
   renderFramed,
@@ -216,6 +217,45 @@ Deno.test("a close framing the photo's resolution cannot support is widened, and
   assert.equal(
     framingNote(half, "Half Body"),
     "Half Body was framed closer: the photo ends too close below the face for a wider framing",
+  );
+});
+
+/** A copy of a photo softened as by an earlier `k`x enlargement (same size). */
+async function softened(photo: Uint8Array, k: number): Promise<Uint8Array> {
+  const m = await sharp(photo).metadata();
+  const small = await sharp(photo).resize(Math.round(m.width! / k)).toBuffer();
+  return new Uint8Array(await sharp(small).resize(m.width!, m.height!).jpeg({ quality: 92 }).toBuffer());
+}
+
+Deno.test("a face softer than its pixel count is enlarged less, and a close framing of it is widened", async () => {
+  // A tall crop at the demo photo's own resolution, and the same crop softened 2x.
+  const sharpPhoto = await cropFace(FRONTAL_FACES[9], 0.5625, 3.6);
+  const plans = [];
+  for (const bytes of [sharpPhoto, await softened(sharpPhoto, 2)]) {
+    const photo = await decodePhoto(bytes);
+    const g = faceGeometry(chooseFace(await detectFaces(engine, photo), photo.width, photo.height).mesh);
+    const detail = faceDetailScale(photo.data, photo.width, photo.height, g.eyeCenter, g.fw);
+    const input = {
+      photoW: photo.width,
+      photoH: photo.height,
+      eye: g.eyeCenter,
+      faceWidth: g.fw,
+      outW: W,
+      outH: H,
+    };
+    plans.push({ detail, f: planFraming({ ...input, targetFaceWidth: 0.62, pixels: photo.data }) });
+  }
+  const [crisp, soft] = plans;
+  assert.ok(crisp.detail < 1.2, `sharp face read as detail scale ${crisp.detail.toFixed(2)}`);
+  assert.ok(soft.detail > 1.7, `softened face read as detail scale ${soft.detail.toFixed(2)}`);
+  assert.ok(crisp.f.scale <= 1.6 + 1e-3, `sharp face enlarged ${crisp.f.scale.toFixed(2)}x`);
+  assert.ok(
+    soft.f.scale < crisp.f.scale - 0.1,
+    `soft ${soft.f.scale.toFixed(2)}x, sharp ${crisp.f.scale.toFixed(2)}x`,
+  );
+  assert.equal(
+    framingNote(soft.f, "Close-Up"),
+    "Close-Up was framed wider: the photo's resolution is too low for a closer framing of the face",
   );
 });
 

@@ -86,9 +86,9 @@ const FULL_WIDTH = 1080;
  * How many pixels of the photo one real detail of the face spans: 1 for a
  * sharp face, ~2 for a face that was enlarged 2x (or is out of focus) before
  * it reached us. Measured on the luma of the inner face as the energy of the
- * finest band of a 2x2 box pyramid over the next band's: a sharp photo keeps
- * 0.26-0.36 of it there (the test portraits), a 1.5x/2x/3x softened copy
- * 0.21/0.18/0.14 (bench/framing-quality.bench.ts prints these).
+ * finest band of a 2x2 box pyramid over the next band's: 0.22 or more on the
+ * sharp test portraits, about 0.2 on copies softened 1.5x, 0.15-0.19 at 2x
+ * and less at 3x (bench/framing-quality.bench.ts prints the resulting scales).
  */
 export function faceDetailScale(
   pixels: Uint8Array,
@@ -124,7 +124,7 @@ export function faceDetailScale(
   if (bands[1] <= 0) return step;
   const ratio = bands[0] / bands[1];
   // Piecewise linear through the measured points (ratio -> detail scale).
-  const pts: [number, number][] = [[0.26, 1], [0.21, 1.5], [0.18, 2], [0.14, 3]];
+  const pts: [number, number][] = [[0.225, 1], [0.21, 1.5], [0.18, 2], [0.14, 3]];
   let d = ratio >= pts[0][0] ? 1 : 3;
   for (let k = 1; k < pts.length; k++) {
     const [r0, d0] = pts[k - 1], [r1, d1] = pts[k];
