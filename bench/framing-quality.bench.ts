@@ -17,14 +17,9 @@
 import sharp from "sharp";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
-import {
-  faceDetailScale,
-  framingNote,
-  MAX_FACE_UPSCALE,
-  planFraming,
-} from "../server/imaging/local/framing.ts";
+import { faceDetailScale, framingNote, MAX_FACE_UPSCALE } from "../server/imaging/local/framing.ts";
 import { CAMERA_RECIPES } from "../server/imaging/local/recipes.ts";
-import { chooseFace, decodePhoto, detectFaces } from "../server/imaging/local/render.ts";
+import { chooseFace, decodePhoto, detectFaces, framingFor } from "../server/imaging/local/render.ts";
 import { restoreDetail } from "../server/imaging/local/upscale.ts";
 import { cropFace, DARK_HAIR, FRONTAL_FACES, resized, samplePath } from "../tests/imaging/fixtures.ts";
 import { percentile } from "./stats.ts";
@@ -47,20 +42,12 @@ console.log(
 );
 for (const [name, make] of portraits) {
   const photo = await decodePhoto(await make());
-  const g = faceGeometry(chooseFace(await detectFaces(engine, photo), photo.width, photo.height).mesh);
+  const face = chooseFace(await detectFaces(engine, photo), photo.width, photo.height);
+  const g = faceGeometry(face.mesh);
   for (
     const [camera, recipe] of [["as photographed", undefined], ...Object.entries(CAMERA_RECIPES)] as const
   ) {
-    const f = planFraming({
-      photoW: photo.width,
-      photoH: photo.height,
-      eye: g.eyeCenter,
-      faceWidth: g.fw,
-      outW: W,
-      outH: H,
-      targetFaceWidth: recipe?.faceWidth,
-      pixels: photo.data,
-    });
+    const f = framingFor(photo, face, W, H, recipe?.faceWidth);
     const gap = f.offsetY + Math.round(photo.height * f.scale) - H;
     // A side within 2 face widths of the face: the person reaches it (see planFraming).
     const reach = 2 * g.fw, right = f.offsetX + Math.round(photo.width * f.scale);

@@ -22,7 +22,13 @@ import {
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { personMask } from "../../server/imaging/local/person-mask.ts";
-import { chooseFace, decodePhoto, detectFaces, render } from "../../server/imaging/local/render.ts";
+import {
+  chooseFace,
+  decodePhoto,
+  detectFaces,
+  framingFor,
+  render,
+} from "../../server/imaging/local/render.ts";
 import { blurredCopy, renderBackdrop } from "../../server/imaging/local/scene.ts";
 import { CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts";
 import { detailSharpen } from "../../server/imaging/local/upscale.ts";
@@ -233,17 +239,10 @@ Deno.test("a face softer than its pixel count is enlarged less, and a close fram
   const plans = [];
   for (const bytes of [sharpPhoto, await softened(sharpPhoto, 2)]) {
     const photo = await decodePhoto(bytes);
-    const g = faceGeometry(chooseFace(await detectFaces(engine, photo), photo.width, photo.height).mesh);
+    const face = chooseFace(await detectFaces(engine, photo), photo.width, photo.height);
+    const g = faceGeometry(face.mesh);
     const detail = faceDetailScale(photo.data, photo.width, photo.height, g.eyeCenter, g.fw);
-    const input = {
-      photoW: photo.width,
-      photoH: photo.height,
-      eye: g.eyeCenter,
-      faceWidth: g.fw,
-      outW: W,
-      outH: H,
-    };
-    plans.push({ detail, f: planFraming({ ...input, targetFaceWidth: 0.62, pixels: photo.data }) });
+    plans.push({ detail, f: framingFor(photo, face, W, H, 0.62) });
   }
   const [crisp, soft] = plans;
   assert.ok(crisp.detail < 1.2, `sharp face read as detail scale ${crisp.detail.toFixed(2)}`);
