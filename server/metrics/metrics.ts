@@ -7,8 +7,17 @@
 
 type Labels = Record<string, string>;
 
-const labelKey = (labels: Labels) =>
-  Object.keys(labels).sort().map((k) => `${k}="${escapeLabel(labels[k])}"`).join(",");
+/** Keys of label sets used again and again (each request's), computed once. */
+const labelKeys = new WeakMap<Labels, string>();
+
+function labelKey(labels: Labels): string {
+  let key = labelKeys.get(labels);
+  if (key === undefined) {
+    key = Object.keys(labels).sort().map((k) => `${k}="${escapeLabel(labels[k])}"`).join(",");
+    labelKeys.set(labels, key);
+  }
+  return key;
+}
 
 function escapeLabel(v: string): string {
   return v.replace(/\\/g, "\\\\").replace(/\n/g, "\\n").replace(/"/g, '\\"');
@@ -86,9 +95,14 @@ const modelErrors = new Counter(
   "Image model call failures, by model and kind.",
 );
 
+/** Each request's label set, one object per method, route and status (bounded like the series). */
+const requestLabels = new Map<string, Labels>();
+
 /** Called once per request by the access-log middleware. */
 export function recordRequest(method: string, route: string, status: number, seconds: number): void {
-  const labels = { method, route, status: String(status) };
+  const id = `${method} ${status} ${route}`;
+  let labels = requestLabels.get(id);
+  if (!labels) requestLabels.set(id, labels = { method, route, status: String(status) });
   requests.inc(labels);
   requestSeconds.observe(labels, seconds);
 }
