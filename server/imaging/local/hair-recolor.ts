@@ -22,7 +22,7 @@ import {
   separation,
   skinSamples,
 } from "./hair-colour-samples.ts";
-import { applyLabShift } from "./lab-shift.ts";
+import { applyLabShift, type EdgeRefine } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import { feather, type Mask, sampleGrid } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
@@ -77,7 +77,7 @@ export function recolorHair(
   // Hair colours: clusters of the candidates that are not skin (forehead skin
   // under a high hairline, or two-tone hair, give several clusters).
   let confidence = 0;
-  const hair: AxisStats[] = [];
+  const hair: AxisStats[] = [], skins = [skin];
   // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
@@ -86,10 +86,10 @@ export function recolorHair(
     const sep = separation(group, skinLab);
     const far = Math.hypot(s.mean[0] - skin.mean[0], s.mean[1] - skin.mean[1], s.mean[2] - skin.mean[2]);
     if (far >= MIN_SKIN_DISTANCE) confidence = Math.max(confidence, sep);
-    if (
-      sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length &&
-      !litSkin(s.mean, skin.mean)
-    ) {
+    // Skin in other light is skin to the colour model too (a lit forehead
+    // below pulled-back hair took a mottled tint otherwise).
+    if (litSkin(s.mean, skin.mean)) skins.push(s);
+    else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
       hair.push(s);
     }
   }
@@ -101,7 +101,7 @@ export function recolorHair(
   const x0 = Math.max(0, Math.floor(cx - 1.45 * fw)), x1 = Math.min(img.width, Math.ceil(cx + 1.45 * fw));
   const y0 = Math.max(0, Math.floor(topY - fh)), y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
   if (x1 <= x0 || y1 <= y0) return { applied: false, confidence, reason: "too little hair is visible" };
-  const colour = new ColourModel(hair, skin, clothModel(img, g, person, hair[0]));
+  const colour = new ColourModel(hair, skins, clothModel(img, g, person, hair[0]));
 
   // Where hair may be, on a quarter-resolution grid: `where` (person x head
   // prior x not the face core x roots held back) and `oval` (inside the face
@@ -193,7 +193,25 @@ export function recolorHair(
   if (target[0] - mean[0] > MAX_LIGHTENING) {
     return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
   }
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, OPACITY);
+  // Where a grid cell straddles the hair's edge (the face, the scalp, the
+  // outline), each pixel's own colour decides: hair up to the cell's strongest
+  // node, skin down to nothing. The grid alone left a 2-4 px band of half-dyed
+  // hair along the face.
+  const refine: EdgeRefine = (row, from, x, y, n, hi, k) => {
+    // The face oval's weight (see ovalAt) interpolated at the pixel.
+    const fy = (y - y0) / step - Math.floor((y - y0) / step);
+    const ovL = ovalAt[k] + (ovalAt[k + mw] - ovalAt[k]) * fy;
+    const ovR = ovalAt[k + 1] + (ovalAt[k + mw + 1] - ovalAt[k + 1]) * fy;
+    for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
+      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      if (cells[c] !== cells[c]) colour.fill(c);
+      const ov = ovL + (ovR - ovL) * (t / step);
+      // In the oval's fringe above the chin, only colours the model is sure of.
+      const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
+      row[from + t] = Math.min(hi, Math.max(row[from + t] * (1 - cells[c + 3]), hi * hairness));
+    }
+  };
+  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, OPACITY, refine);
   return { applied: true, confidence };
 }
 
@@ -253,11 +271,13 @@ function axisDistance(lab: Float64Array, s: AxisStats, floor: number, weightL = 
 }
 
 /**
- * Hair distance counts L* at this weight: strands range from lowlights to
- * highlights far more in lightness than in hue (curly blonde highlights were
- * left undyed between dyed strands at full weight).
+ * Highlights above a hair colour lighter than the skin count their extra L* at
+ * this weight: blonde strands range far more in lightness than in hue, and
+ * nothing lighter than blonde hair is skin (the curly blonde highlights were
+ * left undyed at full weight). Below the skin's L*, or under darker hair, L*
+ * counts fully (shaded neck skin is as dark as brown hair).
  */
-const HAIR_WEIGHT_L = 0.5;
+const HIGHLIGHT_WEIGHT_L = 0.5;
 
 const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 
@@ -277,7 +297,8 @@ class ColourModel {
   /** Per cell: hair-likeness, sureness, clothing-likeness, skin-likeness (NaN until filled). */
   readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
   readonly #lab = new Float64Array(3);
-  constructor(readonly hair: AxisStats[], readonly skin: AxisStats, readonly cloth: ClothClass[]) {}
+  /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
+  constructor(readonly hair: AxisStats[], readonly skins: AxisStats[], readonly cloth: ClothClass[]) {}
 
   /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
   fill(c: number): void {
@@ -285,9 +306,13 @@ class ColourModel {
     const lab = this.#lab;
     linearToLabInto(lab, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
     let dh = Infinity;
-    for (const h of this.hair) dh = Math.min(dh, axisDistance(lab, h, 3.5, HAIR_WEIGHT_L));
+    for (const h of this.hair) {
+      const highlight = h.mean[0] > this.skins[0].mean[0] && lab[0] > h.mean[0];
+      dh = Math.min(dh, axisDistance(lab, h, 3.5, highlight ? HIGHLIGHT_WEIGHT_L : 1));
+    }
     // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
-    const ds = axisDistance(lab, this.skin, 5, 0.5);
+    let ds = Infinity;
+    for (const s of this.skins) ds = Math.min(ds, axisDistance(lab, s, 5, 0.5));
     const m = this.cells;
     m[c] = sigmoid((ds - dh) * 1.6) * Math.max(0, Math.min(1, 3 - dh));
     m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));

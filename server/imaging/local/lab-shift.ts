@@ -94,7 +94,25 @@ function inGamut(L: number, a: number, b: number): [number, number, number] {
   return out;
 }
 
-/** Lab recolour (see shiftLut) through a (possibly subsampled) mask. */
+/**
+ * Refines the interpolated mask per pixel where a grid cell straddles an edge
+ * (its corner nodes differ by more than EDGE_STEP): `row[from..from+n)` holds
+ * the values for pixels x..x+n-1 of row y, `hi` the cell's largest corner and
+ * `k` its top-left node.
+ */
+export type EdgeRefine = (
+  row: Float32Array,
+  from: number,
+  x: number,
+  y: number,
+  n: number,
+  hi: number,
+  k: number,
+) => void;
+
+const EDGE_STEP = 0.25;
+
+/** Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at edges by `edge` when given. */
 export function applyLabShift(
   img: Canvas,
   mask: Mask,
@@ -106,6 +124,7 @@ export function applyLabShift(
   mean: Lab,
   target: Lab,
   opacity: number,
+  edge?: EdgeRefine,
 ): void {
   const lut = shiftLut(mean, target);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
@@ -128,6 +147,11 @@ export function applyLabShift(
       }
       any = true;
       for (let x = xa; x < xb; x++) row[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+      if (edge) {
+        const hi = Math.max(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
+        const lo = Math.min(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
+        if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k);
+      }
     }
     if (!any) continue;
     paintRow(d, lut, row, 0, (y * img.width + x0) * 3, xe - x0);
