@@ -37,7 +37,9 @@ interface Run {
   untilImageRequest: number;
   /** The image's download. */
   imageFetch: number;
-  /** Image downloaded -> painted (decode and the frame). */
+  /** Image downloaded -> the result's <img> put in the page (the client's decode and render). */
+  untilShown: number;
+  /** <img> in the page -> painted (the browser's frame, and the decode when not done before). */
   untilPainted: number;
 }
 
@@ -83,7 +85,17 @@ async function oneRun(page: Page): Promise<Run> {
     const SELECTOR = 'img[alt="Your styled avatar"]';
     const before = document.querySelector<HTMLImageElement>(SELECTOR)?.src ?? null;
     performance.clearResourceTimings();
-    return new Promise<number>((resolve, reject) => {
+    // When React puts the new result image into the page.
+    let shown = NaN;
+    const observer = new MutationObserver(() => {
+      const img = document.querySelector<HTMLImageElement>(SELECTOR);
+      if (img && img.src !== before) {
+        shown = performance.now();
+        observer.disconnect();
+      }
+    });
+    observer.observe(document.body, { childList: true, subtree: true, attributes: true });
+    return new Promise<{ painted: number; shown: number }>((resolve, reject) => {
       const giveUp = setTimeout(() => reject(new Error("no result image")), timeoutMs);
       const frame = () => {
         const img = document.querySelector<HTMLImageElement>(SELECTOR);
@@ -91,7 +103,7 @@ async function oneRun(page: Page): Promise<Run> {
           // The frame after the one that found the pixels: the image has been painted.
           requestAnimationFrame(() => {
             clearTimeout(giveUp);
-            resolve(performance.now());
+            resolve({ painted: performance.now(), shown });
           });
           return;
         }
@@ -101,7 +113,7 @@ async function oneRun(page: Page): Promise<Run> {
     });
   }, RUN_TIMEOUT_MS);
   await page.getByTestId("generate-card-button").click();
-  const painted = await watch;
+  const { painted, shown } = await watch;
   const timing = await page.evaluate(() => {
     const entries = performance.getEntriesByType("resource") as PerformanceResourceTiming[];
     const find = (re: RegExp) => entries.filter((e) => re.test(new URL(e.name).pathname)).at(-1) ?? null;
@@ -123,7 +135,8 @@ async function oneRun(page: Page): Promise<Run> {
     untilCompleted: timing.events.end - timing.post.start,
     untilImageRequest: timing.image.start - timing.events.end,
     imageFetch: timing.image.end - timing.image.start,
-    untilPainted: painted - timing.image.end,
+    untilShown: shown - timing.image.end,
+    untilPainted: painted - shown,
   };
 }
 
@@ -176,7 +189,9 @@ try {
     `[browser-result] medians: until completed (server + stream) ${ms(med((r) => r.untilCompleted))}, ` +
       `completed -> image request ${ms(med((r) => r.untilImageRequest))}, image download ${
         ms(med((r) => r.imageFetch))
-      }, downloaded -> painted ${ms(med((r) => r.untilPainted))}`,
+      }, downloaded -> shown ${ms(med((r) => r.untilShown))}, shown -> painted ${
+        ms(med((r) => r.untilPainted))
+      }`,
   );
   // The server's side of "until completed", from its "generation completed" log lines.
   const timings = serverTimings(server.output());
