@@ -323,6 +323,7 @@ const RELIGHT_MIN = 0.92, RELIGHT_MAX = 1.1;
  * warmer, under a city night cooler). The key light is the backdrop's mean
  * weighted by brightness (its lights count most); the person's balance is the
  * mean of the sure-person pixels. Gains are bounded (RELIGHT_MIN..MAX).
+ * `backdrop` is read-only (renderBackdrop's shared buffer): its key light is kept per buffer.
  */
 export function relightGains(
   img: Canvas,
