@@ -12,7 +12,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readDatabaseTemplate } from "./pglite-template.ts";
+import { unpackDatabaseTemplate } from "./pglite-template.ts";
 import * as schema from "./schema.ts";
 import { bumpWriteEpoch, writeEpochLogger } from "./write-epoch.ts";
 
@@ -129,17 +129,16 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     await withMigrationLock(client, () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS }));
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };
   }
-  let loadDataDir = opts.loadDataDir;
   if (opts.dataDir) {
     Deno.mkdirSync(opts.dataDir, { recursive: true });
     // A fresh directory starts from the migrated template when it was built (a fifth of the time).
-    if (!loadDataDir && !existsSync(join(opts.dataDir, "PG_VERSION"))) {
-      loadDataDir = await readDatabaseTemplate();
+    if (!opts.loadDataDir && !existsSync(join(opts.dataDir, "PG_VERSION"))) {
+      await unpackDatabaseTemplate(opts.dataDir);
     }
   }
   const client = new PGlite({
     dataDir: opts.dataDir,
-    loadDataDir,
+    loadDataDir: opts.loadDataDir,
     startParams: PGLITE_START_PARAMS,
   });
   await client.waitReady;
