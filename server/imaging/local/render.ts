@@ -308,7 +308,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
-  const reframed = camera && framingNote(framing, camera.label);
+  const reframed = camera && framingNote(framing, camera.label, (lens?.backgroundBlur ?? 0) > 0);
   if (reframed) notes.push(reframed);
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
@@ -338,6 +338,13 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
     cache!.keepFramed(key, fkey, { canvas: kept?.canvas ?? { ...img, data: img.data.slice() }, person });
   }
   lap("frame");
+  // A scene not yet in the worker's cache is painted small here and enlarged and blurred by libvips
+  // threads while this one paints the makeup and hair.
+  const scene = person && setting && backdrop
+    ? renderBackdrop(setting, img.width, img.height, g.center, blur * 3)
+    : undefined;
+  scene?.catch(() => {}); // awaited below; no unhandled rejection if a stage throws first
+  if (scene) lap("scene");
 
   applyMakeup(img, g, planMakeup(o, job.intensity));
   lap("makeup");
@@ -355,8 +362,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
     }
     lap("beard");
   }
-  if (person && setting && backdrop) {
-    const bg = await renderBackdrop(setting, img.width, img.height, g.center, blur * 3);
+  if (person && scene) {
+    const bg = await scene;
     const matte = refineMatte(img, person, g.center);
     composeRefined(img, matte, bg, relightGains(img, matte, bg));
     lap("backdrop");
