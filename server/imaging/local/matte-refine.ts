@@ -334,29 +334,43 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
   // Local means of the sure person's and sure background's linear colours on a half-size grid
   // (2x2 sums): 4x less work, the means are smooth.
   const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
-  const sums = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => plane(`sum${i}`, cn).fill(0));
-  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb] = sums;
-  for (let y = 0; y < H; y++) {
-    const o = (y >> 1) * cw;
-    for (let x = 0; x < W; x++) {
-      const k = y * W + x, v = near[k];
-      if (v > 0.999) {
-        const c = o + (x >> 1), i = k * 3;
-        wfSum[c] += 1;
-        fr[c] += SRGB_TO_LINEAR[d[i]];
-        fgc[c] += SRGB_TO_LINEAR[d[i + 1]];
-        fb[c] += SRGB_TO_LINEAR[d[i + 2]];
-      } else if (v < 0.001) {
-        const c = o + (x >> 1), i = k * 3;
-        wbSum[c] += 1;
-        br[c] += SRGB_TO_LINEAR[d[i]];
-        bgc[c] += SRGB_TO_LINEAR[d[i + 1]];
-        bb[c] += SRGB_TO_LINEAR[d[i + 2]];
+  const Rc = Math.max(3, R >> 1);
+  // The means are read only in the unsure tiles (the estimate) and next to them (the composite's
+  // blend): only pixels within the means' box (2 Rc px) of those tiles are summed.
+  const reach = Math.ceil((2 * Rc + 2) / TILE), need = new Uint8Array(tw * th);
+  for (let ty = 0; ty < th; ty++) {
+    for (let tx = 0; tx < tw; tx++) {
+      if (around[ty * tw + tx] >= 0) continue;
+      for (let y = Math.max(0, ty - reach); y <= Math.min(th - 1, ty + reach); y++) {
+        need.fill(1, y * tw + Math.max(0, tx - reach), y * tw + Math.min(tw - 1, tx + reach) + 1);
       }
     }
   }
+  const sums = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => plane(`sum${i}`, cn).fill(0));
+  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb] = sums;
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    if (!need[t]) return;
+    for (let y = y0; y < y1; y++) {
+      const o = (y >> 1) * cw;
+      for (let x = x0; x < x1; x++) {
+        const k = y * W + x, v = near[k];
+        if (v > 0.999) {
+          const c = o + (x >> 1), i = k * 3;
+          wfSum[c] += 1;
+          fr[c] += SRGB_TO_LINEAR[d[i]];
+          fgc[c] += SRGB_TO_LINEAR[d[i + 1]];
+          fb[c] += SRGB_TO_LINEAR[d[i + 2]];
+        } else if (v < 0.001) {
+          const c = o + (x >> 1), i = k * 3;
+          wbSum[c] += 1;
+          br[c] += SRGB_TO_LINEAR[d[i]];
+          bgc[c] += SRGB_TO_LINEAR[d[i + 1]];
+          bb[c] += SRGB_TO_LINEAR[d[i + 2]];
+        }
+      }
+    }
+  });
   const ctmp = plane("ctmp", cn), wm = plane("wm", cn);
-  const Rc = Math.max(3, R >> 1);
   const localMeans = (w: Float32Array, planes: Float32Array[]): Float32Array[] => {
     boxMean(w, cw, ch, Rc, wm, ctmp);
     return planes.map((sum) => {
