@@ -55,7 +55,7 @@ for (const [name, make] of portraits) {
       g.eyeCenter[0] < reach ? f.offsetX : 0,
       photo.width - g.eyeCenter[0] < reach ? W - right : 0,
     );
-    const note = framingNote(f, camera) ?? "";
+    const note = framingNote(f, camera, (recipe?.backgroundBlur ?? 0) > 0) ?? "";
     console.log(
       `  ${name.padEnd(32)} ${camera.padEnd(18)} face ${f.scale.toFixed(2)}x  bottom ${
         String(gap).padStart(5)

@@ -221,7 +221,7 @@ Deno.test("a close framing the photo's resolution cannot support is widened, and
   });
   assert.equal(half.photoRect.y + half.photoRect.h, H, "photo reaches the frame bottom");
   assert.equal(
-    framingNote(half, "Half Body"),
+    framingNote(half, "Half Body", true),
     "Half Body was framed closer: the photo ends too close below the face for a wider framing",
   );
 });
@@ -253,7 +253,7 @@ Deno.test("a face softer than its pixel count is enlarged less, and a close fram
     `soft ${soft.f.scale.toFixed(2)}x, sharp ${crisp.f.scale.toFixed(2)}x`,
   );
   assert.equal(
-    framingNote(soft.f, "Close-Up"),
+    framingNote(soft.f, "Close-Up", true), // Close-Up also blurs the background
     "Close-Up was framed wider: the photo's resolution is too low for a closer framing of the face",
   );
 });
@@ -312,6 +312,22 @@ Deno.test("no framing leaves the photo's bottom edge, or a side the person reach
   assert.ok(cases > 1000 && sideCases > 300, `${cases} cases, ${sideCases} with a side the person reaches`);
 });
 
+Deno.test("a camera whose framing is the one the photo gets anyway is named as not applied", () => {
+  // A head-and-shoulders crop: Full Frame (no blur) and no camera both end at the bottom rule's framing.
+  const input = { photoW: 600, photoH: 800, eye: [300, 330] as Point, faceWidth: 260, outW: W, outH: H };
+  const none = planFraming(input), full = planFraming({ ...input, targetFaceWidth: 0.18 });
+  assert.deepEqual([full.scale, full.offsetX, full.offsetY], [none.scale, none.offsetX, none.offsetY]);
+  assert.equal(
+    framingNote(full, "Full Frame (wide)"),
+    'Camera Lens "Full Frame (wide)" was not applied: the photo ends too close below the face for a wider framing',
+  );
+  // A camera that also blurs the background still changes the image: its framing is only qualified.
+  assert.equal(
+    framingNote(full, "Shallow Depth of Field", true),
+    "Shallow Depth of Field was framed closer: the photo ends too close below the face for a wider framing",
+  );
+});
+
 Deno.test("a camera framed closer because the photo is too narrow says so", () => {
   // A 400x1000 photo, face 200 px: Half Body (face 26% of the frame) would show both sides.
   const f = planFraming({
@@ -326,7 +342,7 @@ Deno.test("a camera framed closer because the photo is too narrow says so", () =
   assert.equal(f.photoRect.x, 0);
   assert.equal(f.photoRect.w, W);
   assert.equal(
-    framingNote(f, "Half Body"),
+    framingNote(f, "Half Body", true),
     "Half Body was framed closer: the photo is too narrow for a wider framing without showing the person cut off at its sides",
   );
 });

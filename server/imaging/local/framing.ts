@@ -10,6 +10,7 @@
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
 import type { Point, Rect } from "./masks.ts";
+import { keyLabel } from "./capabilities.ts";
 import { restoreDetail } from "./upscale.ts";
 
 export interface Framing {
@@ -29,6 +30,8 @@ export interface Framing {
    * person: a wider framing would show the person cut off by its sides).
    */
   adjusted?: "wider" | "closer" | "narrow";
+  /** The chosen camera's framing came out the same as with no camera chosen. */
+  asPhotographed?: boolean;
 }
 
 export interface FramingInput {
@@ -235,6 +238,7 @@ export function planFraming(i: FramingInput): Framing {
   if (right && ox + sw < outW && ox + sw >= outW - 2) ox = outW - sw;
   const x0 = Math.max(0, ox), y0 = Math.max(0, oy);
   const x1 = Math.min(outW, ox + sw), y1 = Math.min(outH, oy + sh);
+  const same = (g: Framing) => g.scale === scale && g.offsetX === ox && g.offsetY === oy;
   return {
     scale,
     offsetX: ox,
@@ -243,21 +247,29 @@ export function planFraming(i: FramingInput): Framing {
     width: outW,
     height: outH,
     ...(adjusted ? { adjusted } : {}),
+    ...(adjusted && same(planFraming({ ...i, targetFaceWidth: undefined })) ? { asPhotographed: true } : {}),
   };
 }
 
-/** A user-facing note when the chosen camera's framing was changed to fit the photo. */
-export function framingNote(f: Framing, cameraLabel: string): string | undefined {
-  if (f.adjusted === "wider") {
-    return `${cameraLabel} was framed wider: the photo's resolution is too low for a closer framing of the face`;
+const ADJUSTED_REASON: Readonly<Record<NonNullable<Framing["adjusted"]>, string>> = {
+  wider: "the photo's resolution is too low for a closer framing of the face",
+  closer: "the photo ends too close below the face for a wider framing",
+  narrow: "the photo is too narrow for a wider framing without showing the person cut off at its sides",
+};
+
+/**
+ * A user-facing note when the chosen camera's framing was changed to fit the
+ * photo; when that framing is the one no camera gives and the camera changes
+ * nothing else (`otherEffect`: e.g. its background blur), the camera was not
+ * applied at all and the note says so.
+ */
+export function framingNote(f: Framing, cameraLabel: string, otherEffect = false): string | undefined {
+  if (!f.adjusted) return undefined;
+  const reason = ADJUSTED_REASON[f.adjusted];
+  if (f.asPhotographed && !otherEffect) {
+    return `${keyLabel("cameraLens")} "${cameraLabel}" was not applied: ${reason}`;
   }
-  if (f.adjusted === "closer") {
-    return `${cameraLabel} was framed closer: the photo ends too close below the face for a wider framing`;
-  }
-  if (f.adjusted === "narrow") {
-    return `${cameraLabel} was framed closer: the photo is too narrow for a wider framing without showing the person cut off at its sides`;
-  }
-  return undefined;
+  return `${cameraLabel} was framed ${f.adjusted === "wider" ? "wider" : "closer"}: ${reason}`;
 }
 
 export function coversFrame(f: Framing): boolean {
