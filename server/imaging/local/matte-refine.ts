@@ -279,8 +279,7 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
   // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
   // matte's own grid is 4 px, so the refined edge is still 2x finer than it was).
   const scale = full.width > REFINE_MAX_WIDTH ? 2 : 1;
-  const img = scale === 1 ? full : halfSize(full);
-  const W = img.width, H = img.height, d = img.data, n = W * H;
+  const W = Math.ceil(full.width / scale), H = Math.ceil(full.height / scale), n = W * H;
   const kept = keepDominantRegion(person, seed);
   // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
   const R = Math.max(6, Math.round(W / 45));
@@ -313,6 +312,21 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
       around[ty * tw + tx] = tileValue(tx, ty, R + 2 * r + 1);
     }
   }
+  // The half-size grid of the local means (below) and its box radius.
+  const Rc = Math.max(3, R >> 1);
+  // The means are read only in the unsure tiles (the estimate) and next to them (the composite's
+  // blend): only pixels within the means' box (2 Rc px) of those tiles are summed.
+  const reach = Math.ceil((2 * Rc + 2) / TILE), need = new Uint8Array(tw * th);
+  for (let ty = 0; ty < th; ty++) {
+    for (let tx = 0; tx < tw; tx++) {
+      if (around[ty * tw + tx] >= 0) continue;
+      for (let y = Math.max(0, ty - reach); y <= Math.min(th - 1, ty + reach); y++) {
+        need.fill(1, y * tw + Math.max(0, tx - reach), y * tw + Math.min(tw - 1, tx + reach) + 1);
+      }
+    }
+  }
+  // The pixels: only the tiles that need them are halved.
+  const d = scale === 1 ? full.data : halfSize(full, need);
   // The upsampled coarse matte.
   const p = plane("p", n);
   forTiles(W, H, (t, x0, y0, x1, y1) => {
@@ -334,18 +348,6 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
   // Local means of the sure person's and sure background's linear colours on a half-size grid
   // (2x2 sums): 4x less work, the means are smooth.
   const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
-  const Rc = Math.max(3, R >> 1);
-  // The means are read only in the unsure tiles (the estimate) and next to them (the composite's
-  // blend): only pixels within the means' box (2 Rc px) of those tiles are summed.
-  const reach = Math.ceil((2 * Rc + 2) / TILE), need = new Uint8Array(tw * th);
-  for (let ty = 0; ty < th; ty++) {
-    for (let tx = 0; tx < tw; tx++) {
-      if (around[ty * tw + tx] >= 0) continue;
-      for (let y = Math.max(0, ty - reach); y <= Math.min(th - 1, ty + reach); y++) {
-        need.fill(1, y * tw + Math.max(0, tx - reach), y * tw + Math.min(tw - 1, tx + reach) + 1);
-      }
-    }
-  }
   const sums = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => plane(`sum${i}`, cn).fill(0));
   const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb] = sums;
   forTiles(W, H, (t, x0, y0, x1, y1) => {
@@ -474,22 +476,28 @@ function forTiles(
 
 const REFINE_MAX_WIDTH = 600;
 
-/** A 2x box-downsampled copy (sRGB bytes; edges matter less here than speed). */
-function halfSize(img: Canvas): Canvas {
+/**
+ * The pixels of a 2x box-downsampled copy (sRGB bytes; edges matter less here than speed), in the
+ * tiles (TILE px of the copy) where `need` is set; the others are left 0.
+ */
+function halfSize(img: Canvas, need: Uint8Array): Uint8Array {
   const w = Math.ceil(img.width / 2), h = Math.ceil(img.height / 2), W = img.width, H = img.height;
   const out = new Uint8Array(w * h * 3), d = img.data;
-  for (let y = 0; y < h; y++) {
-    const r0 = 2 * y * W * 3, r1 = Math.min(H - 1, 2 * y + 1) * W * 3;
-    let o = y * w * 3;
-    for (let x = 0; x < w; x++) {
-      // Byte offsets of the two columns (the last one repeated on an odd width).
-      const c0 = 6 * x, c1 = 2 * x + 1 < W ? c0 + 3 : c0;
-      for (let c = 0; c < 3; c++, o++) {
-        out[o] = (d[r0 + c0 + c] + d[r0 + c1 + c] + d[r1 + c0 + c] + d[r1 + c1 + c] + 2) >> 2;
+  forTiles(w, h, (t, x0, y0, x1, y1) => {
+    if (!need[t]) return;
+    for (let y = y0; y < y1; y++) {
+      const r0 = 2 * y * W * 3, r1 = Math.min(H - 1, 2 * y + 1) * W * 3;
+      let o = (y * w + x0) * 3;
+      for (let x = x0; x < x1; x++) {
+        // Byte offsets of the two columns (the last one repeated on an odd width).
+        const c0 = 6 * x, c1 = 2 * x + 1 < W ? c0 + 3 : c0;
+        for (let c = 0; c < 3; c++, o++) {
+          out[o] = (d[r0 + c0 + c] + d[r0 + c1 + c] + d[r1 + c0 + c] + d[r1 + c1 + c] + 2) >> 2;
+        }
       }
     }
-  }
-  return { data: out, width: w, height: h };
+  });
+  return out;
 }
 
 /**
