@@ -43,10 +43,12 @@ export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask 
   }
   const out = new Float32Array(data);
   if (best < REGION_THRESHOLD) return { ...person, data: out };
-  const stack = [start];
+  const stack = new Int32Array(w * h);
+  let top = 0;
+  stack[top++] = start;
   label[start] = 1;
-  while (stack.length > 0) {
-    const k = stack.pop()!;
+  while (top > 0) {
+    const k = stack[--top];
     const x = k % w, y = (k - x) / w;
     for (let dy = -1; dy <= 1; dy++) {
       const yy = y + dy;
@@ -57,7 +59,7 @@ export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask 
         const n = yy * w + xx;
         if (label[n] === 0 && data[n] >= REGION_THRESHOLD) {
           label[n] = 1;
-          stack.push(n);
+          stack[top++] = n;
         }
       }
     }
@@ -96,39 +98,55 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
   const n = w * h;
   let area = 0;
   for (let k = 0; k < n; k++) area += label[k];
-  // Background reachable from the frame's border (4-connected through cells outside the region).
+  // Background reachable from the frame's border (4-connected through cells outside the region);
+  // a cell is marked when it is put on the stack, so it is there once.
   const outside = new Uint8Array(n);
-  const stack: number[] = [];
-  for (let x = 0; x < w; x++) stack.push(x, (h - 1) * w + x);
-  for (let y = 0; y < h; y++) stack.push(y * w, y * w + w - 1);
-  while (stack.length > 0) {
-    const k = stack.pop()!;
-    if (outside[k] || label[k] === 1) continue;
+  const stack = new Int32Array(n);
+  let top = 0;
+  const reach = (k: number) => {
+    if (outside[k] || label[k] === 1) return;
     outside[k] = 1;
+    stack[top++] = k;
+  };
+  for (let x = 0; x < w; x++) {
+    reach(x);
+    reach((h - 1) * w + x);
+  }
+  for (let y = 0; y < h; y++) {
+    reach(y * w);
+    reach(y * w + w - 1);
+  }
+  while (top > 0) {
+    const k = stack[--top];
     const x = k % w;
-    if (x > 0) stack.push(k - 1);
-    if (x < w - 1) stack.push(k + 1);
-    if (k >= w) stack.push(k - w);
-    if (k < n - w) stack.push(k + w);
+    if (x > 0) reach(k - 1);
+    if (x < w - 1) reach(k + 1);
+    if (k >= w) reach(k - w);
+    if (k < n - w) reach(k + w);
   }
   const solid = new Uint8Array(n);
+  // A cell of the hole being traced, unless already seen.
+  const step = (nb: number) => {
+    if (nb < 0 || nb >= n || label[nb] === 1 || outside[nb] || solid[nb] !== 0) return;
+    solid[nb] = 2;
+    stack[top++] = nb;
+  };
   const hole: number[] = [];
   for (let k0 = 0; k0 < n; k0++) {
     if (label[k0] === 1) solid[k0] = 1;
     if (label[k0] === 1 || outside[k0] || solid[k0] !== 0) continue;
     // One enclosed hole: filled when small.
     hole.length = 0;
-    stack.push(k0);
+    stack[top++] = k0;
     solid[k0] = 2;
-    while (stack.length > 0) {
-      const k = stack.pop()!;
+    while (top > 0) {
+      const k = stack[--top];
       hole.push(k);
       const x = k % w;
-      for (const nb of [x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1, k - w, k + w]) {
-        if (nb < 0 || nb >= n || label[nb] === 1 || outside[nb] || solid[nb] !== 0) continue;
-        solid[nb] = 2;
-        stack.push(nb);
-      }
+      if (x > 0) step(k - 1);
+      if (x < w - 1) step(k + 1);
+      step(k - w);
+      step(k + w);
     }
     if (hole.length < 0.02 * area) {
       for (const k of hole) {
