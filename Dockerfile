@@ -45,4 +45,5 @@ EXPOSE 8000
 # Shell form, so ${PORT} is the container's at run time (-e PORT=... moves the probe too).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
   CMD deno eval "const r = await fetch('http://127.0.0.1:${PORT:-8000}/api/health'); Deno.exit(r.ok ? 0 : 1)"
-CMD ["deno", "run", "-A", "main.ts"]
+# V8 flags of server/runtime-memory.ts (smaller young generations, a GC after each model job).
+CMD ["deno", "run", "-A", "--v8-flags=--max-semi-space-size=1,--expose-gc", "main.ts"]

@@ -18,6 +18,10 @@ import { monitorModel } from "./server/health/model-monitor.ts";
 import { createPreviewer } from "./server/preview/previewer.ts";
 import { startPhotoSweeper } from "./server/photos/photo-sweeps.ts";
 import { startSessionSweeper } from "./server/auth/session-sweeper.ts";
+import { tuneMalloc } from "./server/runtime-memory.ts";
+
+// Before the database and the model workers allocate anything large.
+tuneMalloc();
 
 let config;
 try {

@@ -13,6 +13,7 @@ import { ensureDatabaseTemplate } from "../db/pglite-template.ts";
 import { startLiveServer } from "../tests/helpers/live-server.ts";
 import { fullLook, liveApi, userWithPortrait } from "./live-api.ts";
 import { benchPostgresUrl } from "./postgres-url.ts";
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
 
 const JOBS = Number(Deno.env.get("BENCH_MEMORY_JOBS") ?? 20);
 const SETTLE_MS = Number(Deno.env.get("BENCH_MEMORY_SETTLE_MS") ?? 60_000);
@@ -35,6 +36,8 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
       JOB_WORKERS: "2",
       WELCOME_CREDITS: "10000",
       AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+      // As `deno task start` and the Docker image run it.
+      DENO_V8_FLAGS: SERVER_V8_FLAGS.join(","),
     },
   });
   const pid = server.pid;
@@ -50,6 +53,7 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
     }
     await new Promise((r) => setTimeout(r, 2_000));
     const idle = await rssKb(pid);
+    const idleLoad = await load();
 
     const { token, photoId } = await userWithPortrait(api);
 
@@ -75,22 +79,23 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
       }
     }
     const drainedIn = (performance.now() - t0) / 1000;
+    const drainedLoad = await load();
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     sampling = false;
     await sampler;
     const after = await rssKb(pid);
     const target = name === "postgres" ? 400 : 600;
-    console.log(`${tag} idle ${mb(idle)} (model ready, nothing run)`);
+    console.log(`${tag} idle ${mb(idle)} (model ready, nothing run), load average ${idleLoad}`);
     console.log(
       `${tag} peak ${mb(peak)} through ${JOBS} queued jobs (drained in ${
         drainedIn.toFixed(1)
-      } s) (target <= ${target} MB) ${verdict(peak / 1024 <= target)}`,
+      } s, load average ${drainedLoad}) (target <= ${target} MB) ${verdict(peak / 1024 <= target)}`,
     );
     const ratio = after / idle;
     console.log(
       `${tag} ${SETTLE_MS / 1000} s after the queue drained ${mb(after)}, ${
         ratio.toFixed(2)
-      }x idle (target <= 1.15x) ${verdict(ratio <= 1.15)}`,
+      }x idle (target <= 1.15x) ${verdict(ratio <= 1.15)}, load average ${await load()}`,
     );
   } finally {
     await server.close();

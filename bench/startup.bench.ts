@@ -15,6 +15,7 @@ import { migrate } from "drizzle-orm/pglite/migrator";
 import { openDatabase, PGLITE_START_PARAMS } from "../db/client.ts";
 import { ensureDatabaseTemplate } from "../db/pglite-template.ts";
 import { percentile } from "./stats.ts";
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const STARTS = Number(Deno.env.get("BENCH_STARTS") ?? 3);
@@ -35,7 +36,8 @@ async function oneStart(): Promise<{ answered: number; ready: number; firstModel
   const { port } = freePort();
   const t0 = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts"],
+    // As `deno task start` runs it.
+    args: ["run", "-A", `--v8-flags=${SERVER_V8_FLAGS.join(",")}`, "main.ts"],
     cwd: ROOT,
     env: { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, DATABASE_URL: "", LOG_LEVEL: "warn" },
     stdout: "null",

@@ -108,7 +108,7 @@ export class FaceEngine {
   /** All faces in an RGB image, largest first. */
   async detect(img: RawImage): Promise<DetectedFace[]> {
     const tf = this.human.tf;
-    const tensor = tf.tensor3d(img.data, [img.height, img.width, 3], "int32");
+    const tensor = tf.tensor3d(Float32Array.from(img.data), [img.height, img.width, 3], "float32");
     try {
       const res = await this.human.detect(tensor);
       const faces: DetectedFace[] = (res.face as Any[])
@@ -143,5 +143,10 @@ export class FaceEngine {
 
   tensorCount(): number {
     return this.human.tf.memory().numTensors;
+  }
+
+  /** Size of the tfjs wasm backend's linear memory (0 when the backend is not wasm). */
+  wasmBytes(): number {
+    return this.human.tf.engine().backend?.wasm?.HEAPU8?.buffer?.byteLength ?? 0;
   }
 }

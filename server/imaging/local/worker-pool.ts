@@ -96,7 +96,8 @@ export class WorkerPool {
       return;
     }
     if (msg.type === "stats") {
-      this.statsWaiting.get(msg.id)?.({ heapUsed: msg.heapUsed, tensors: msg.tensors });
+      const { type: _, id: __, ...stats } = msg;
+      this.statsWaiting.get(msg.id)?.(stats);
       this.statsWaiting.delete(msg.id);
       return;
     }

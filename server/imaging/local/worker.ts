@@ -17,6 +17,12 @@ export interface WorkerStats {
   heapUsed: number;
   /** Live tfjs tensors. */
   tensors: number;
+  /** V8 heap reserved by this worker's isolate. */
+  heapTotal: number;
+  /** Array buffers and other memory V8 tracks outside its heap (photos, masks). */
+  external: number;
+  /** The tfjs wasm module's linear memory (it only grows). */
+  wasmBytes: number;
 }
 
 export type WorkerOut =
@@ -41,20 +47,34 @@ const post = (msg: WorkerOut, transfer: Transferable[] = []) => self.postMessage
 sharp.cache(false);
 
 const engine = FaceEngine.load();
-// Previews of one photo arrive many times a minute: its decode and faces are kept.
-const photos = new PhotoCache(4);
+// Previews of one photo arrive many times a minute: its decode and faces are kept. 32 MB holds the
+// photo being styled (a 2048 px photo is ~12 MB decoded) with its output and preview framings; the
+// server's memory target leaves no room for 96 MB per worker.
+const photos = new PhotoCache(4, 32e6);
 engine.then(
   () => post({ type: "ready" }),
   (err) => post({ type: "fatal", message: String(err?.stack ?? err) }),
 );
 
+/** Present when the process runs with --expose-gc (SERVER_V8_FLAGS). */
+const collect = (globalThis as { gc?: () => void }).gc;
+
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
   const msg = ev.data;
   if (msg.type === "stats") {
-    // Run with --v8-flags=--expose-gc (the benchmark does) for a heap figure free of GC timing.
-    (globalThis as { gc?: () => void }).gc?.();
-    const tensors = (await engine).tensorCount();
-    post({ type: "stats", id: msg.id, heapUsed: Deno.memoryUsage().heapUsed, tensors });
+    // A heap figure free of GC timing.
+    collect?.();
+    const e = await engine;
+    const { heapUsed, heapTotal, external } = Deno.memoryUsage();
+    post({
+      type: "stats",
+      id: msg.id,
+      heapUsed,
+      heapTotal,
+      external,
+      tensors: e.tensorCount(),
+      wasmBytes: e.wasmBytes(),
+    });
     return;
   }
   try {
@@ -74,4 +94,6 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
       });
     }
   }
+  // The job's buffers are dead now: free them before the next job allocates its own (~30 ms at load 12).
+  collect?.();
 };
