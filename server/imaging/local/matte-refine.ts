@@ -283,26 +283,46 @@ function plane(name: string, n: number): Float32Array {
 }
 
 /**
- * Full-resolution alpha. The grid matte (dominant region only) is upsampled;
- * in the band where it is unsure (any window of radius R around the pixel
- * holds both person and background), each pixel's alpha is read off the
- * colour line between the local sure-person and sure-background means
- * (I = aF + (1-a)B), weighted by how far apart those colours are; then a
- * guided filter on the luminance cleans the noise while keeping edges.
- * Away from the edge (a tile whose grid cells, R + 2r pixels around it, are
- * all sure person or all sure background) every step gives back the coarse
- * matte's 0 or 1: such tiles are filled, and only the others are computed.
+ * What refinement needs from the grid matte alone (no pixel): the kept region, the refined grid,
+ * which tiles are sure, unsure or read, the upsampled matte and its box means. It depends only
+ * on the person mask, the face centre and the canvas size, so it may be made while the canvas is
+ * still being rendered, and kept with the mask.
  */
-export function refineMatte(full: Canvas, person: PersonMask, seed: Point): RefinedMatte {
+export interface MattePlan {
+  scale: number;
+  W: number;
+  H: number;
+  kept: PersonMask;
+  /** The unsure band's radius, the guided filter's, the local means' (on the half grid). */
+  R: number;
+  r: number;
+  Rc: number;
+  /** Tiles per row and column; per tile: its own coarse value, the one R + 2r px around it (-1 mixed), read. */
+  tw: number;
+  th: number;
+  own: Int8Array;
+  around: Int8Array;
+  need: Uint8Array;
+  /** The upsampled coarse matte and its box means of radius R and R / 2. */
+  p: Float32Array;
+  pMean: Float32Array;
+  near: Float32Array;
+}
+
+export function planMatte(
+  size: { width: number; height: number },
+  person: PersonMask,
+  seed: Point,
+): MattePlan {
   // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
   // matte's own grid is 4 px, so the refined edge is still 2x finer than it was).
-  const scale = full.width > REFINE_MAX_WIDTH ? 2 : 1;
-  const W = Math.ceil(full.width / scale), H = Math.ceil(full.height / scale), n = W * H;
+  const scale = size.width > REFINE_MAX_WIDTH ? 2 : 1;
+  const W = Math.ceil(size.width / scale), H = Math.ceil(size.height / scale), n = W * H;
   const kept = keepDominantRegion(person, seed);
   // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
   const R = Math.max(6, Math.round(W / 45));
   // The guided filter's radius.
-  const r = Math.max(1, Math.round(W / 540)), eps = 0.001;
+  const r = Math.max(1, Math.round(W / 540));
   const tw = Math.ceil(W / TILE), th = Math.ceil(H / TILE);
   // Each tile's coarse value within `margin` pixels: 0 or 1 when every grid cell that reaches
   // there is sure (tighten gives exactly 0 or 1 between such cells), else -1.
@@ -343,10 +363,8 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
       }
     }
   }
-  // The pixels: only the tiles that need them are halved.
-  const d = scale === 1 ? full.data : halfSize(full, need);
   // The upsampled coarse matte.
-  const p = plane("p", n);
+  const p = new Float32Array(n);
   forTiles(W, H, (t, x0, y0, x1, y1) => {
     const v = own[t];
     for (let y = y0; y < y1; y++) {
@@ -359,10 +377,34 @@ export function refineMatte(full: Canvas, person: PersonMask, seed: Point): Refi
       }
     }
   });
-  const tmp = plane("tmp", n), pMean = plane("pMean", n), near = plane("near", n);
+  const tmp = plane("tmp", n), pMean = new Float32Array(n), near = new Float32Array(n);
   boxMean(p, W, H, R, pMean, tmp);
   // Sure person / sure background: far enough inside their side of the coarse edge.
   boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
+  return { scale, W, H, kept, R, r, Rc, tw, th, own, around, need, p, pMean, near };
+}
+
+/**
+ * Full-resolution alpha. The grid matte (dominant region only) is upsampled;
+ * in the band where it is unsure (any window of radius R around the pixel
+ * holds both person and background), each pixel's alpha is read off the
+ * colour line between the local sure-person and sure-background means
+ * (I = aF + (1-a)B), weighted by how far apart those colours are; then a
+ * guided filter on the luminance cleans the noise while keeping edges.
+ * Away from the edge (a tile whose grid cells, R + 2r pixels around it, are
+ * all sure person or all sure background) every step gives back the coarse
+ * matte's 0 or 1: such tiles are filled, and only the others are computed.
+ */
+export function refineMatte(
+  full: Canvas,
+  person: PersonMask,
+  seed: Point,
+  plan: MattePlan = planMatte(full, person, seed),
+): RefinedMatte {
+  const { scale, W, H, r, Rc, around, need, p, pMean, near } = plan;
+  const n = W * H, eps = 0.001;
+  // The pixels: only the tiles that need them are halved.
+  const d = scale === 1 ? full.data : halfSize(full, need);
   // Local means of the sure person's and sure background's linear colours on a half-size grid
   // (2x2 sums): 4x less work, the means are smooth.
   const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;

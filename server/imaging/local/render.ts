@@ -17,7 +17,7 @@ import { applyMakeup, planMakeup } from "./makeup.ts";
 import { neighbourHeads, type PersonMask, personMask } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
 import { blurredCopy, gradeLighting, relightGains, renderBackdrop } from "./scene.ts";
-import { composeRefined, refineMatte } from "./matte-refine.ts";
+import { composeRefined, type MattePlan, planMatte, refineMatte } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
 
 export const NO_FACE_MESSAGE = "No face found: use a front-facing photo with one person";
@@ -159,6 +159,8 @@ export interface FramedPhoto {
   canvas: Canvas;
   /** The chosen person's mask for this framing, when a stage needed it. */
   person?: PersonMask;
+  /** The matte's pixel-free part (see planMatte), when a backdrop or lens blur needed it. */
+  plan?: MattePlan;
 }
 
 /** A photo decoded and searched for faces once, and its last framings. */
@@ -181,7 +183,13 @@ export function framingKey(
 
 function preparedBytes(p: PreparedPhoto): number {
   let n = p.photo.data.byteLength;
-  for (const f of p.framed?.values() ?? []) n += f.canvas.data.byteLength + (f.person?.data.byteLength ?? 0);
+  for (const f of p.framed?.values() ?? []) {
+    n += f.canvas.data.byteLength + (f.person?.data.byteLength ?? 0);
+    if (f.plan) {
+      n += f.plan.p.byteLength + f.plan.pMean.byteLength + f.plan.near.byteLength +
+        f.plan.kept.data.byteLength;
+    }
+  }
   return n;
 }
 
@@ -333,18 +341,23 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
     }
     lap("segment");
   }
-  const img = await framed;
-  if (key && (!kept || (person && !kept.person))) {
-    cache!.keepFramed(key, fkey, { canvas: kept?.canvas ?? { ...img, data: img.data.slice() }, person });
-  }
-  lap("frame");
-  // A scene not yet in the worker's cache is painted small here and enlarged and blurred by libvips
-  // threads while this one paints the makeup and hair.
+  // While libvips threads still render the canvas: the matte's pixel-free part, and a scene not yet
+  // in the worker's cache (painted small here, enlarged and blurred by libvips threads meanwhile).
   const scene = person && setting && backdrop
-    ? renderBackdrop(setting, img.width, img.height, g.center, blur * 3)
+    ? renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3)
     : undefined;
   scene?.catch(() => {}); // awaited below; no unhandled rejection if a stage throws first
-  if (scene) lap("scene");
+  const plan = person && (scene || blur > 0) ? kept?.plan ?? planMatte(framing, person, g.center) : undefined;
+  if (plan) lap("plan");
+  const img = await framed;
+  if (key && (!kept || (person && !kept.person) || (plan && !kept.plan))) {
+    cache!.keepFramed(key, fkey, {
+      canvas: kept?.canvas ?? { ...img, data: img.data.slice() },
+      person,
+      plan,
+    });
+  }
+  lap("frame");
 
   applyMakeup(img, g, planMakeup(o, job.intensity));
   lap("makeup");
@@ -364,12 +377,12 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   }
   if (person && scene) {
     const bg = await scene;
-    const matte = refineMatte(img, person, g.center);
+    const matte = refineMatte(img, person, g.center, plan);
     composeRefined(img, matte, bg, relightGains(img, matte, bg));
     lap("backdrop");
   } else if (person && blur > 0) {
     const behind = await blurredCopy(img, blur);
-    composeRefined(img, refineMatte(img, person, g.center), behind);
+    composeRefined(img, refineMatte(img, person, g.center, plan), behind);
     lap("lens");
   }
   if (lighting) {
