@@ -103,12 +103,17 @@ export const eyeOpenings = (img: Decoded, g: FaceGeometry): number[] => [
   ...polygonPixels(img, poly(g, EYE_L), 0, 0.5),
 ];
 
-/** The lids: between the upper lash line and the crease, outside the eye opening; [right, left]. */
+/**
+ * The visible lids: between the upper lash line and the crease, outside the
+ * eye opening and inside the face outline (on a turned head the far lid's
+ * outer end lies past the silhouette, hidden); [right, left].
+ */
 export function lids(img: Decoded, g: FaceGeometry): [number[], number[]] {
+  const face = faceOval(img, g);
   const lid = (lash: number[], crease: number[], eye: number[]) => {
     const open = new Set(polygonPixels(img, poly(g, eye), 0, 0.01));
     return polygonPixels(img, [...poly(g, lash), ...poly(g, crease).reverse()], 0, 0.9)
-      .filter((p) => !open.has(p));
+      .filter((p) => !open.has(p) && face.has(p));
   };
   return [lid(LASH_R, CREASE_R, EYE_R), lid(LASH_L, CREASE_L, EYE_L)];
 }
@@ -241,6 +246,53 @@ export function blushOutsideFace(
   return {
     outside: moved.filter((p) => !oval.has(p)).length,
     elongation: Math.min(elongation(plain, out, right), elongation(plain, out, left)),
+  };
+}
+
+/**
+ * Blush over hair: dark brown strands (0.012 face widths wide, 0.035 apart)
+ * painted diagonally across the subject's left cheek of `f`, then `paint`
+ * applied. Counts, inside the band the blush covers on the bare photo, the
+ * strand pixels it moved by ΔE > 2 (of `hair`) and the skin pixels clear of
+ * the strands it moved by ΔE > 3 (of `skin`).
+ */
+export function blushOnStrands(
+  f: FramedFace,
+  paint: (img: Decoded, g: FaceGeometry) => void,
+): { onHair: number; hair: number; flushed: number; skin: number } {
+  const g = f.g, fw = g.fw;
+  const withHair = copyOf(f.plain);
+  const strands = createMask({ x: 0, y: 0, w: withHair.width, h: withHair.height });
+  const apple = g.pts[330], temple = g.pts[345];
+  for (let k = -3; k <= 3; k++) {
+    const along = k * 0.035 * fw;
+    const a: Point = [apple[0] + along - 0.12 * fw, apple[1] - 0.15 * fw];
+    const b: Point = [temple[0] + along + 0.05 * fw, temple[1] + 0.2 * fw];
+    fillPolygon(strands, bandPolygon([a, b], () => 0.006 * fw));
+  }
+  const hair = [58, 40, 30];
+  const cores: number[] = [], clear: number[] = [];
+  for (let i = 0; i < strands.data.length; i++) {
+    const v = strands.data[i];
+    for (let c = 0; c < 3; c++) {
+      withHair.data[i * 3 + c] = Math.round(hair[c] * v + withHair.data[i * 3 + c] * (1 - v));
+    }
+    if (v >= 0.999) cores.push(i);
+  }
+  // Skin clear of the strands by a few pixels (their soft edges aside).
+  const near = feather({ ...strands, data: strands.data.slice() }, 0.004 * fw);
+  for (let i = 0; i < near.data.length; i++) if (near.data[i] < 0.02) clear.push(i);
+  const bare = copyOf(f.plain);
+  paint(bare, g);
+  const inBand = new Set(changed(f.plain, bare, [...cores, ...clear], 3));
+  const out = copyOf(withHair);
+  paint(out, g);
+  const hairIn = cores.filter((p) => inBand.has(p)), skinIn = clear.filter((p) => inBand.has(p));
+  return {
+    onHair: changed(withHair, out, hairIn, 2).length,
+    hair: hairIn.length,
+    flushed: changed(withHair, out, skinIn, 3).length,
+    skin: skinIn.length,
   };
 }
 

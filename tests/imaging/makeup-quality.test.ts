@@ -4,8 +4,9 @@
  * and measured against the unstyled render (see makeup-metrics.ts):
  * highlighter inside its regions with a bounded lift, blush swept along the
  * cheekbone inside the face outline, skin texture kept under the heaviest
- * base and the full looks, liner never inside the eye opening, plum eyeshadow
- * visible on both lids at the default intensity.
+ * base and the full looks, liner never inside the eye opening and its wing
+ * flicking up, plum eyeshadow visible on both lids at the default intensity
+ * (also on a dim, turned face), blush kept off strands of hair.
  */
 import assert from "node:assert/strict";
 import { blushLayer, highlighterLayer } from "../../server/imaging/local/cheeks-and-face.ts";
@@ -13,9 +14,12 @@ import { eyeshadowLayer, linerLayer } from "../../server/imaging/local/eye-makeu
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY } from "../../server/styling/option-keys.ts";
+import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
+import type { Point } from "../../server/imaging/local/masks.ts";
 import { FRONTAL_FACES, polygonPixels } from "./fixtures.ts";
 import {
+  blushOnStrands,
   blushOutsideFace,
   changed,
   copyOf,
@@ -63,7 +67,8 @@ Deno.test("blush: swept along the cheekbone, never past the face outline", () =>
     const b = blushOutsideFace(f.plain, out, f.g);
     console.log(`${name(i)}: outside ${b.outside} px, elongation ${b.elongation.toFixed(2)}`);
     assert.equal(b.outside, 0, `${name(i)}: blush pixels outside the face outline`);
-    assert.ok(b.elongation >= 1.3, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
+    // 1.25: on sample3@1372 dark hair covers the band's temple end, and blush stays off hair.
+    assert.ok(b.elongation >= 1.25, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
   });
 });
 
@@ -107,10 +112,74 @@ Deno.test("plum eyeshadow at the default intensity shows on both lids", () => {
       `${name(i)}: lid ΔE ${s.right.toFixed(1)}/${s.left.toFixed(1)}`,
     );
     assert.ok(
-      Math.min(s.right, s.left) / Math.max(s.right, s.left) >= 0.6,
+      Math.min(s.right, s.left) / Math.max(s.right, s.left) >= 0.8,
       `${name(i)}: one-sided ${s.right.toFixed(1)}/${s.left.toFixed(1)}`,
     );
   });
+});
+
+Deno.test("plum eyeshadow shows on both lids of a dim, turned face and of a face with one lid in shadow", async () => {
+  // sample5@1319: dim, warm light, head turned (the far lid foreshortened); sample4@908: one
+  // deep-set lid in shadow. Both used to show one lid barely made up (ΔE 3.6, balance 0.55).
+  for (const face of [FRONTAL_FACES[12], FRONTAL_FACES[9]]) {
+    const f = await framedFace(engine, face);
+    const out = copyOf(f.plain);
+    eyeshadowLayer(out, f.g, "#5E2F4E", DEFAULT_INTENSITY / 100);
+    const s = lidContrast(f.plain, out, f.g);
+    const label = `sample${face[0]}@${face[1]}`;
+    console.log(`${label}: lid ΔE right ${s.right.toFixed(1)}, left ${s.left.toFixed(1)}`);
+    assert.ok(Math.min(s.right, s.left) >= 6, `${label}: lid ΔE ${s.right.toFixed(1)}/${s.left.toFixed(1)}`);
+    assert.ok(
+      Math.min(s.right, s.left) / Math.max(s.right, s.left) >= 0.75,
+      `${label}: one-sided ${s.right.toFixed(1)}/${s.left.toFixed(1)}`,
+    );
+  }
+});
+
+Deno.test("blush leaves strands of hair falling over the cheek untouched and flushes the skin between them", () => {
+  const s = blushOnStrands(framed[0], (img, g) => blushLayer(img, g, "#B2476B", 1));
+  console.log(
+    `${
+      name(0)
+    }: strand pixels changed ${s.onHair} of ${s.hair}, skin between flushed ${s.flushed} of ${s.skin}`,
+  );
+  assert.ok(s.hair > 300, `strands across the blush band: ${s.hair} px`);
+  assert.ok(s.onHair <= 0.01 * s.hair, `${s.onHair} of ${s.hair} strand pixels took blush`);
+  assert.ok(s.flushed >= 0.6 * s.skin, `skin between the strands flushed: ${s.flushed} of ${s.skin}`);
+});
+
+Deno.test("a winged liner flicks up from the outer corner even where the corners slope down outward", () => {
+  const f = framed[0], fw = f.g.fw;
+  // The mesh's outer corners placed 0.03 face widths low (as on a tilted face whose mesh is off).
+  const pts = f.g.pts.map((p): Point => [p[0], p[1]]);
+  for (const i of [33, 263]) pts[i] = [pts[i][0] - f.g.up[0] * 0.03 * fw, pts[i][1] - f.g.up[1] * 0.03 * fw];
+  const g = faceGeometry(pts);
+  const skin = copyOf(f.plain);
+  for (let i = 0; i < skin.data.length; i += 3) skin.data.set([200, 160, 140], i);
+  const out = copyOf(skin);
+  linerLayer(out, g, 1, true);
+  const moved = changed(skin, out, faceBox(skin, g), 3);
+  const [ux, uy] = g.up;
+  for (const [outer, inner] of [[33, 133], [263, 362]]) {
+    const o = g.pts[outer], n = g.pts[inner];
+    const ox = o[0] - n[0], oy = o[1] - n[1], ol = Math.hypot(ox, oy);
+    // Wing pixels: past the outer corner along the eye's own axis.
+    let tipHeight = -Infinity;
+    let farthest = 0;
+    for (const p of moved) {
+      const x = p % out.width - o[0], y = Math.floor(p / out.width) - o[1];
+      const beyond = (x * ox + y * oy) / ol;
+      if (beyond > farthest && Math.abs(beyond) < 0.15 * fw) {
+        farthest = beyond;
+        tipHeight = ux * x + uy * y;
+      }
+    }
+    assert.ok(farthest > 0.04 * fw, `corner ${outer}: wing reaches ${(farthest / fw).toFixed(3)} fw`);
+    assert.ok(
+      tipHeight >= 0.03 * fw,
+      `corner ${outer}: wing tip ${(tipHeight / fw).toFixed(3)} fw above the corner`,
+    );
+  }
 });
 
 Deno.test("Evening Glam and Soft Glam at 60: nothing painted outside the face or inside the eyes", () => {

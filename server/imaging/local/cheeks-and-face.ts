@@ -1,6 +1,6 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
 import { blendLut, type Canvas, channelLut } from "./blend.ts";
-import { deltaE, hexToLinear, linearToLab } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
 import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
@@ -20,21 +20,46 @@ import {
 import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
 
 /**
- * Multiplies the highlighter's mask (at 1/`step` resolution) by how
- * skin-like the pixel under it is: strands of hair falling over a cheekbone
- * are not made shiny.
+ * Multiplies a layer's mask (at 1/`step` resolution) by how skin-like the
+ * pixel under it is: strands of hair falling over a cheekbone are neither
+ * made shiny nor flushed. With `soft` (the cheek layers): a pixel brighter
+ * than the skin's mean counts as skin (a lit or overexposed cheek loses its
+ * colour, and hair over a cheek is darker than it); weights are raised by
+ * `gain` (at most 1), so skin in shadow keeps most of the product; and a grid
+ * cell takes the least weight over every pixel its bilinear spread reaches,
+ * so a strand narrower than a cell takes no blush from the cells beside it.
  */
-function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number): void {
+function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number, soft = false, gain = 1): void {
   const s = skinMeanLinear(img, g);
+  const ys = 0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2];
   const weight = skinWeights(linearToLab(s[0], s[1], s[2]));
-  const d = img.data;
+  const d = img.data, W = img.width, H = img.height;
+  const at = (x: number, y: number) => {
+    const i = (y * W + x) * 3;
+    const pr = d[i], pg = d[i + 1], pb = d[i + 2];
+    if (
+      soft && 0.2126 * SRGB_TO_LINEAR[pr] + 0.7152 * SRGB_TO_LINEAR[pg] + 0.0722 * SRGB_TO_LINEAR[pb] >= ys
+    ) {
+      return 1;
+    }
+    return Math.min(1, gain * weight(pr, pg, pb));
+  };
+  // A pixel between two cell centres takes from both: a cell answers for a
+  // step either side of its centre.
+  const spread = soft ? step : 0;
   for (let r = 0; r < m.h; r++) {
-    const y = Math.min(img.height - 1, Math.floor((m.y + r + 0.5) * step));
+    const cy = Math.min(H - 1, Math.floor((m.y + r + 0.5) * step));
+    const ya = Math.max(0, cy - spread), yb = Math.min(H - 1, cy + spread);
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
       if (m.data[k] <= 0.002) continue;
-      const i = (y * img.width + Math.min(img.width - 1, Math.floor((m.x + c + 0.5) * step))) * 3;
-      m.data[k] *= weight(d[i], d[i + 1], d[i + 2]);
+      const cx = Math.min(W - 1, Math.floor((m.x + c + 0.5) * step));
+      const xa = Math.max(0, cx - spread), xb = Math.min(W - 1, cx + spread);
+      let w = 1;
+      for (let y = ya; y <= yb && w > 0; y++) {
+        for (let x = xa; x <= xb && w > 0; x++) w = Math.min(w, at(x, y));
+      }
+      m.data[k] *= w;
     }
   }
 }
@@ -54,7 +79,8 @@ const BLUSH_ALPHA = 0.9;
 /**
  * The end of every soft cheek-area layer (blush, contour, bronzer) drawn on
  * a SOFT_STEP grid mask: feathered by `featherPx` (image pixels), its core
- * lifted by `lift`, cut at the face outline, then blended with `lut`.
+ * lifted by `lift`, cut at the face outline and off hair, then blended with
+ * `lut`.
  */
 function paintSoftArea(
   img: Canvas,
@@ -68,6 +94,9 @@ function paintSoftArea(
   feather(m, featherPx / SOFT_STEP);
   boost(m, lift);
   clipToFace(img, g, m, SOFT_STEP);
+  // Tolerant: skin in shadow at the temple stays flushed; strands (far
+  // from any skin colour) do not.
+  skinGate(img, g, m, SOFT_STEP, true, 3);
   blendLut(img, m, alpha, lut, SOFT_STEP);
 }
 
@@ -171,20 +200,25 @@ function eyeZone(g: FaceGeometry, rect: { x: number; y: number; w: number; h: nu
 export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
   const q = SOFT_STEP;
-  const m = gridMask(img, pick(g, FACE_OVAL), 0.05 * fw, q);
+  const bands: Point[][] = [];
   for (const [ear, mouth] of [[234, 61], [454, 291]]) {
     const a: Point = [p[ear][0] - g.up[0] * 0.06 * fw, p[ear][1] - g.up[1] * 0.06 * fw];
     const b = mid(a, p[mouth], 0.45);
-    fillPolygon(m, toGrid(bandPolygon([a, mid(a, b), b], (u) => 0.035 * fw * (1 - 0.6 * u)), q));
+    bands.push(bandPolygon([a, mid(a, b), b], (u) => 0.035 * fw * (1 - 0.6 * u)));
   }
   // Sides of the nose.
   for (const [top, bottom] of [[193, 129], [417, 358]]) {
-    if (p[top] && p[bottom]) {
-      fillPolygon(m, toGrid(bandPolygon([p[top], p[bottom]], () => 0.008 * fw), q));
-    }
+    if (p[top] && p[bottom]) bands.push(bandPolygon([p[top], p[bottom]], () => 0.008 * fw));
   }
-  // The feather halves a band this narrow: the 1.7 lift brings its core back toward full.
-  paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, multiplyLut(0.7, 0.62, 0.58));
+  // Each band on its own small grid rectangle (they do not overlap, and a
+  // face-sized mask is mostly empty cells to feather, clip and blend).
+  const lut = multiplyLut(0.7, 0.62, 0.58);
+  for (const band of bands) {
+    const m = gridMask(img, band, 0.1 * fw, q);
+    fillPolygon(m, toGrid(band, q));
+    // The feather halves a band this narrow: the 1.7 lift brings its core back toward full.
+    paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, lut);
+  }
 }
 
 export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {

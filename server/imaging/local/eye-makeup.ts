@@ -1,6 +1,6 @@
 /** Eye makeup: eyeshadow, eyeliner (plain or winged), lashes and brows; the eye openings are never painted. */
 import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
-import { hexToLinear } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   BROW_L,
@@ -13,6 +13,8 @@ import {
   EYE_R,
   LASH_L,
   LASH_R,
+  LOWER_LASH_L,
+  LOWER_LASH_R,
 } from "./landmarks.ts";
 import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
 import {
@@ -20,6 +22,7 @@ import {
   boost,
   boundsOf,
   createMask,
+  dist,
   feather,
   fillPolygon,
   type Mask,
@@ -45,6 +48,11 @@ function eyeOpenings(
   for (let i = 0; i < m.data.length; i++) m.data[i] = Math.min(1, Math.max(2.5 * m.data[i], 2 * hard[i]));
   return m;
 }
+
+const smoothstep = (a: number, b: number, x: number) => {
+  const u = clamp01((x - a) / (b - a));
+  return u * u * (3 - 2 * u);
+};
 
 const sortedByX = (line: Point[]): Point[] => [...line].sort((a, b) => a[0] - b[0]);
 
@@ -77,14 +85,13 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
   // (a multiply that keeps the lid's shading and texture): plum reads plum on
   // light and deep skin alike, without turning into a flat patch.
   const skin = skinMeanLinear(img, g);
-  const lut = light ? channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03) : multiplyLut(
-    ...c.map((ck, k) => Math.min(1, Math.max(0.12, ck / skin[k])) ** 0.85) as [number, number, number],
-  );
+  const tint = c.map((ck, k) => Math.min(1, Math.max(0.12, ck / skin[k])) ** 0.85);
   const opacity = 0.85 * shadowCover(t);
+  const lids: Mask[] = [];
   for (
-    const [lashIdx, creaseIdx, browIdx] of [
-      [LASH_R, CREASE_R, BROW_LOW_R],
-      [LASH_L, CREASE_L, BROW_LOW_L],
+    const [lashIdx, creaseIdx, browIdx, lowerIdx] of [
+      [LASH_R, CREASE_R, BROW_LOW_R, LOWER_LASH_R],
+      [LASH_L, CREASE_L, BROW_LOW_L, LOWER_LASH_L],
     ] as const
   ) {
     const lash = pick(g, lashIdx), crease = pick(g, creaseIdx), brow = pick(g, browIdx);
@@ -99,33 +106,88 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     const toFace = (p: Point): Point => [-uy * p[0] + ux * p[1], ux * p[0] + uy * p[1]];
     const fromFace = (f: Point): Point => [-uy * f[0] + ux * f[1], ux * f[0] + uy * f[1]];
     const lashF = sortedByX(lash.map(toFace)), browF = sortedByX(brow.map(toFace));
+    const creaseF = sortedByX(crease.map(toFace));
     // Product covers the mobile lid and blends a little past the crease toward the brow.
     const top = crease.map((p) => {
       const [fs, fh] = toFace(p);
       return fromFace([fs, fh + (lineYAt(browF, fs) - fh) * 0.4]);
     });
-    const poly: Point[] = [wingOut, ...lash, ...top.reverse()];
+    // The lower edge dips below the lash line in its middle (into the eye
+    // opening, which is cut out below), so the feather does not thin the
+    // product where it meets the lashes; the corners stay on the line.
+    // (never past the lower lid, whose points pair with the lash line's: a
+    // closed eye has no opening to dip into).
+    const lowerLid = pick(g, lowerIdx);
+    const lower = lash.map((p, i): Point => {
+      const w = Math.min(1.5 * sigma * Math.sin(Math.PI * i / (lash.length - 1)), 0.8 * dist(p, lowerLid[i]));
+      return [p[0] - ux * w, p[1] - uy * w];
+    });
+    const poly: Point[] = [wingOut, ...lower, ...top.reverse()];
     const rect = boundsOf([...poly, ...brow], sigma * 3, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, poly);
     feather(m, sigma * 0.6);
     boost(m, 1.5);
-    // Gradient: 1 at the lash line, fading to 0.2 at the brow.
+    // Gradient: deepest at the lash line, still 0.85 at the middle of the
+    // mobile lid, then blended out to nothing at the product's top edge
+    // (0.4 of the way from the crease to the brow).
     for (let r = 0; r < m.h; r++) {
       const y = m.y + r + 0.5;
       const o = r * m.w;
       for (let col = 0; col < m.w; col++) {
         if (m.data[o + col] <= 0) continue;
         const [fs, fh] = toFace([m.x + col + 0.5, y]);
-        const lashH = lineYAt(lashF, fs);
-        const u = clamp01((fh - lashH) / Math.max(1, lineYAt(browF, fs) - lashH));
-        m.data[o + col] *= 1 - 0.8 * u;
+        const lashH = lineYAt(lashF, fs), creaseH = lineYAt(creaseF, fs);
+        const topH = creaseH + 0.4 * (lineYAt(browF, fs) - creaseH);
+        const v = clamp01((fh - lashH) / Math.max(1, topH - lashH));
+        m.data[o + col] *= (1 - 0.3 * v) * (1 - smoothstep(0.45, 1, v));
       }
     }
     clipToFace(img, g, m, 1);
     subtract(m, eyeOpenings(g, rect));
-    blendLut(img, m, opacity, lut);
+    lids.push(m);
   }
+  if (light) {
+    const lut = channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03);
+    for (const m of lids) blendLut(img, m, opacity, lut);
+    return;
+  }
+  // A lid in shadow (the far lid of a turned head, a deep-set eye, a dim
+  // photo) shows a multiply far less than a lit one: each lid's tint is
+  // deepened until, on that lid's own colour, it stands as far from it as on
+  // the better-lit lid (and at least SHADOW_MIN_DELTA_E), so both lids read as
+  // made up.
+  const means = lids.map((m) => maskedMean(img, m));
+  const contrast = (lid: number[], e: number) =>
+    deltaE(
+      linearToLab(lid[0], lid[1], lid[2]),
+      linearToLab(lid[0] * tint[0] ** e, lid[1] * tint[1] ** e, lid[2] * tint[2] ** e),
+    );
+  const target = Math.max(SHADOW_MIN_DELTA_E, ...means.map((lid) => contrast(lid, 1)));
+  lids.forEach((m, i) => {
+    let e = 1;
+    while (e < SHADOW_MAX_DEEPEN && contrast(means[i], e) < target) e += 0.1;
+    blendLut(img, m, opacity, multiplyLut(...tint.map((f) => f ** e) as [number, number, number]));
+  });
+}
+
+/** The full-coverage contrast (ΔE of the lid's mean colour) a dark shade aims for on each lid, and the deepening cap. */
+const SHADOW_MIN_DELTA_E = 20;
+const SHADOW_MAX_DEEPEN = 1.8;
+
+/** Mean linear colour of the canvas where a mask is at least half on. */
+function maskedMean(img: Canvas, m: Mask): number[] {
+  const s = [0, 0, 0];
+  let n = 0;
+  for (let r = 0; r < m.h; r++) {
+    for (let col = 0; col < m.w; col++) {
+      if (m.data[r * m.w + col] < 0.5) continue;
+      const i = ((m.y + r) * img.width + m.x + col) * 3;
+      for (let k = 0; k < 3; k++) s[k] += SRGB_TO_LINEAR[img.data[i + k]];
+      n++;
+    }
+  }
+  return n ? s.map((v) => v / n) : [0.2, 0.2, 0.2];
 }
 
 export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolean): void {
@@ -148,11 +210,18 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
     const m = createMask(rect);
     fillPolygon(m, band);
     if (wing) {
+      // The wing flicks outward along the face's own across axis and up, and
+      // never droops: where the eye's corners slope down outward (a tilted
+      // head, or the mesh's outer corner placed low) it follows the face,
+      // not the slope; an upswept eye keeps its lift.
+      const [ux, uy] = g.up;
       const dx = outer[0] - inner[0], dy = outer[1] - inner[1];
-      const len = Math.hypot(dx, dy) || 1;
+      const sign = -uy * dx + ux * dy >= 0 ? 1 : -1;
+      const rise = Math.max(0, (ux * dx + uy * dy) / (Math.hypot(dx, dy) || 1));
+      const out = 0.07 * g.fw, lift = 0.035 * g.fw + rise * out;
       const tip: Point = [
-        outer[0] + (dx / len) * 0.07 * g.fw + g.up[0] * 0.035 * g.fw,
-        outer[1] + (dy / len) * 0.07 * g.fw + g.up[1] * 0.035 * g.fw,
+        outer[0] - sign * uy * out + ux * lift,
+        outer[1] + sign * ux * out + uy * lift,
       ];
       const a = lash[1];
       fillPolygon(m, [

@@ -48,7 +48,7 @@ function faceClip(img: Canvas, g: FaceGeometry): Mask {
     m = gridMask(img, oval, 0.01 * g.fw, q);
     fillPolygon(m, toGrid(oval, q));
     feather(m, 0.012 * g.fw / q);
-    for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.55) / 0.4);
+    for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.6) / 0.35);
     ovalClips.set(g, m);
   }
   return m;

@@ -29,22 +29,28 @@ export function skinMeanLinear(img: Canvas, g: FaceGeometry): [number, number, n
 
 /**
  * Skin likelihood per colour (hair strands, glasses and shadows far from the
- * skin colour are left alone), cached per 7-bit colour cell: entry 0 = not
- * computed yet, else 1 + round(254 * weight). Reused by every job of a worker.
+ * skin colour are left alone), cached per 6-bit colour cell (the weight
+ * ramps over 16 ΔE, far wider than a cell): entry 0 = not computed yet, else
+ * 1 + round(254 * weight). Reused by every job of a worker.
  */
 let skinCache: Uint8Array | undefined;
+/** The skin colour the cache was filled for (a layer asking for the same colour as the last one keeps the entries). */
+let cachedFor: [number, number, number] | undefined;
 
 export function skinWeights(skinLab: [number, number, number]): (r: number, g: number, b: number) => number {
-  const cache = skinCache ??= new Uint8Array(1 << 21);
-  cache.fill(0);
+  const cache = skinCache ??= new Uint8Array(1 << 18);
+  if (!cachedFor || cachedFor.some((v, i) => v !== skinLab[i])) {
+    cache.fill(0);
+    cachedFor = [skinLab[0], skinLab[1], skinLab[2]];
+  }
   return (r, g, b) => {
-    const key = ((r >> 1) << 14) | ((g >> 1) << 7) | (b >> 1);
+    const key = ((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2);
     let v = cache[key];
     if (v === 0) {
       const lab = linearToLab(
-        SRGB_TO_LINEAR[r | 1],
-        SRGB_TO_LINEAR[g | 1],
-        SRGB_TO_LINEAR[b | 1],
+        SRGB_TO_LINEAR[(r & ~3) | 2],
+        SRGB_TO_LINEAR[(g & ~3) | 2],
+        SRGB_TO_LINEAR[(b & ~3) | 2],
       );
       const de = Math.hypot((lab[0] - skinLab[0]) * 0.6, lab[1] - skinLab[1], lab[2] - skinLab[2]);
       v = cache[key] = 1 + Math.round(254 * clamp01(1 - (de - 14) / 16));
