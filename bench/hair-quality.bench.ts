@@ -5,17 +5,26 @@
  * swatch's, hue error, the parting seam, the roots against the lengths and the
  * share of the hair within 12 px of the face that was recoloured; on the demo
  * portraits (@vladmandic/face-api demo photos, MIT, test-only data in
- * node_modules): refusals on one face per photo, and the hair stage's time at
+ * node_modules): refusals and skin touched on one face per photo, and the hair stage's time at
  * 1080x1920 (target <= 60 ms median on an idle machine).
  */
 import process from "node:process";
-import { hexToLab } from "../server/imaging/local/color.ts";
+import { deltaE, hexToLab } from "../server/imaging/local/color.ts";
+import { FACE_OVAL } from "../server/imaging/local/landmarks.ts";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
 import { recolorHair } from "../server/imaging/local/hair-recolor.ts";
 import { personMask } from "../server/imaging/local/person-mask.ts";
 import { render } from "../server/imaging/local/render.ts";
-import { cropFace, DARK_HAIR, decode, FRONTAL_FACES, job } from "../tests/imaging/fixtures.ts";
+import {
+  cropFace,
+  DARK_HAIR,
+  decode,
+  FRONTAL_FACES,
+  job,
+  labOf,
+  polygonPixels,
+} from "../tests/imaging/fixtures.ts";
 import { hairFigures, syntheticHead } from "../tests/imaging/synthetic-hair.ts";
 import { percentile } from "./stats.ts";
 
@@ -51,17 +60,38 @@ for (
   );
 }
 
-// Refusals: one face per demo photo (sample1..6).
+// Refusals, and skin touched: one face per demo photo (sample1..6). Skin: the
+// face oval below the brows (2 px in from its edge) and a patch under the chin,
+// the share of pixels changed by more than ΔE 3.
 const six = [0, 3, 5, 9, 10, 13].map((i) => FRONTAL_FACES[i]);
-const refused: string[] = [];
+const refused: string[] = [], touched: string[] = [];
 for (const face of six) {
-  const res = await render(engine, job(await cropFace(face), { hairColor: "auburn" }, undefined, "hair"));
+  const photo = await cropFace(face);
+  const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+  const res = await render(engine, job(photo, { hairColor: "auburn" }, undefined, "hair"));
   const note = res.notes.find((n) => n.includes("was not applied"));
   if (note) refused.push(`sample${face[0]} (${note.replace(/^.*not applied: /, "")})`);
+  const out = await decode(res.image), fg = faceGeometry((await engine.detect(plain))[0].mesh);
+  const browY = Math.min(fg.pts[105][1], fg.pts[334][1]), chin = fg.pts[152];
+  const oval = polygonPixels(plain, FACE_OVAL.map((i) => fg.pts[i]), 2).filter((p) =>
+    p / plain.width > browY
+  );
+  const neck: number[] = [];
+  for (let y = Math.round(chin[1] + 0.05 * fg.fh); y < chin[1] + 0.3 * fg.fh; y++) {
+    for (let x = Math.round(chin[0] - 0.15 * fg.fw); x < chin[0] + 0.15 * fg.fw; x++) {
+      neck.push(y * plain.width + x);
+    }
+  }
+  const share = (px: number[]) =>
+    (100 * px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 3).length / px.length).toFixed(2);
+  touched.push(`sample${face[0]} ${share(oval)} / ${share(neck)} %`);
 }
 console.log(
-  `portraits: hair refused on ${refused.length} of 6 (was 3 of 6): ${refused.join(", ") || "none"}`,
+  `portraits: hair refused on ${refused.length} of 6 (3 of 6 before decision 018, then 2): ${
+    refused.join(", ") || "none"
+  }`,
 );
+console.log(`  skin changed by > ΔE 3 (face oval / under the chin): ${touched.join(", ")}`);
 
 // Speed: the hair stage alone on the framed 1080x1920 canvas of the bench portrait.
 const plain = await decode(

@@ -186,6 +186,7 @@ export function recolorHair(
     mask.data[k] = Math.max(mask.data[k] * (1 - skinLike[k]), raw[k] * (1 - ovalAt[k]));
   }
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
+  keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   const target = hexToLab(hex);
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
@@ -227,6 +228,33 @@ function litSkin(c: Lab, skin: Lab): boolean {
   const chroma = Math.hypot(c[1], c[2]) / Math.max(1, Math.hypot(skin[1], skin[2]));
   return dHue < 10 && chroma > 0.65 && chroma < 1.5 && c[0] > skin[0] - 15;
 }
+
+/**
+ * Below row `fromRow` (the chin), keeps only the hair connected to the hair
+ * above it: lengths fall from the head, while a garment the colour of the hair
+ * (the grey of a patterned top under pulled-back braids) shows as patches
+ * apart from it. A patch touching the lengths stays (a known limit).
+ */
+function keepConnected(m: Mask, fromRow: number): void {
+  const { w, h, data } = m;
+  if (fromRow >= h) return;
+  const seen = new Uint8Array(w * h);
+  const stack: number[] = [];
+  const start = Math.max(0, fromRow - 1) * w;
+  for (let k = start; k < start + w; k++) {
+    if (data[k] > LINK) seen[k] = 1, stack.push(k);
+  }
+  while (stack.length) {
+    const k = stack.pop()!, i = k % w;
+    for (const n of [k - w, k + w, i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1]) {
+      if (n >= start && n < w * h && !seen[n] && data[n] > LINK) seen[n] = 1, stack.push(n);
+    }
+  }
+  for (let k = fromRow * w; k < w * h; k++) if (!seen[k]) data[k] = 0;
+}
+
+/** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
+const LINK = 0.15;
 
 /**
  * Fills one-node gaps between hair nodes (left and right, or above and
