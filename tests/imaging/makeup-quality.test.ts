@@ -67,8 +67,7 @@ Deno.test("blush: swept along the cheekbone, never past the face outline", () =>
     const b = blushOutsideFace(f.plain, out, f.g);
     console.log(`${name(i)}: outside ${b.outside} px, elongation ${b.elongation.toFixed(2)}`);
     assert.equal(b.outside, 0, `${name(i)}: blush pixels outside the face outline`);
-    // 1.25: on sample3@1372 dark hair covers the band's temple end, and blush stays off hair.
-    assert.ok(b.elongation >= 1.25, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
+    assert.ok(b.elongation >= 1.3, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
   });
 });
 

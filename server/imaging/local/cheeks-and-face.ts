@@ -25,44 +25,55 @@ import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
  * made shiny nor flushed. With `soft` (the cheek layers): a pixel brighter
  * than the skin's mean counts as skin (a lit or overexposed cheek loses its
  * colour, and hair over a cheek is darker than it); weights are raised by
- * `gain` (at most 1), so skin in shadow keeps most of the product; and a grid
- * cell takes the least weight over every pixel its bilinear spread reaches,
- * so a strand narrower than a cell takes no blush from the cells beside it.
+ * `gain` (at most 1), so skin in shadow keeps most of the product, but a
+ * pixel below HAIR_DARKNESS of the skin's luminance is not skin (dark hair on
+ * a dim face is close to its skin in colour, not in brightness); and each
+ * cell takes the least weight of its 3x3 neighbourhood, so a strand narrower
+ * than a cell takes no blush from the cells beside it (the mask is sampled
+ * bilinearly between cell centres).
  */
 function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number, soft = false, gain = 1): void {
   const s = skinMeanLinear(img, g);
   const ys = 0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2];
   const weight = skinWeights(linearToLab(s[0], s[1], s[2]));
   const d = img.data, W = img.width, H = img.height;
-  const at = (x: number, y: number) => {
-    const i = (y * W + x) * 3;
-    const pr = d[i], pg = d[i + 1], pb = d[i + 2];
-    if (
-      soft && 0.2126 * SRGB_TO_LINEAR[pr] + 0.7152 * SRGB_TO_LINEAR[pg] + 0.0722 * SRGB_TO_LINEAR[pb] >= ys
-    ) {
-      return 1;
-    }
-    return Math.min(1, gain * weight(pr, pg, pb));
-  };
-  // A pixel between two cell centres takes from both: a cell answers for a
-  // step either side of its centre.
-  const spread = soft ? step : 0;
+  const gate = new Float32Array(m.data.length).fill(1);
   for (let r = 0; r < m.h; r++) {
-    const cy = Math.min(H - 1, Math.floor((m.y + r + 0.5) * step));
-    const ya = Math.max(0, cy - spread), yb = Math.min(H - 1, cy + spread);
+    const y = Math.min(H - 1, Math.floor((m.y + r + 0.5) * step));
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
       if (m.data[k] <= 0.002) continue;
-      const cx = Math.min(W - 1, Math.floor((m.x + c + 0.5) * step));
-      const xa = Math.max(0, cx - spread), xb = Math.min(W - 1, cx + spread);
-      let w = 1;
-      for (let y = ya; y <= yb && w > 0; y++) {
-        for (let x = xa; x <= xb && w > 0; x++) w = Math.min(w, at(x, y));
+      const i = (y * W + Math.min(W - 1, Math.floor((m.x + c + 0.5) * step))) * 3;
+      const pr = d[i], pg = d[i + 1], pb = d[i + 2];
+      if (!soft) {
+        gate[k] = weight(pr, pg, pb);
+        continue;
+      }
+      const yp = 0.2126 * SRGB_TO_LINEAR[pr] + 0.7152 * SRGB_TO_LINEAR[pg] + 0.0722 * SRGB_TO_LINEAR[pb];
+      if (yp >= ys) continue;
+      const dark = Math.min(1, Math.max(0, (yp / ys - HAIR_DARKNESS) / HAIR_DARKNESS));
+      gate[k] = Math.min(1, gain * weight(pr, pg, pb)) * dark;
+    }
+  }
+  for (let r = 0; r < m.h; r++) {
+    for (let c = 0; c < m.w; c++) {
+      const k = r * m.w + c;
+      if (m.data[k] <= 0.002) continue;
+      let w = gate[k];
+      if (soft) {
+        for (let rr = Math.max(0, r - 1); rr <= Math.min(m.h - 1, r + 1); rr++) {
+          for (let cc = Math.max(0, c - 1); cc <= Math.min(m.w - 1, c + 1); cc++) {
+            w = Math.min(w, gate[rr * m.w + cc]);
+          }
+        }
       }
       m.data[k] *= w;
     }
   }
 }
+
+/** Below this share of the skin's mean luminance a pixel under a cheek layer is hair or deep shadow, not skin (0 at it, full at twice it). */
+const HAIR_DARKNESS = 0.2;
 
 /**
  * Blush strength. The skin's chromaticity moves most of the way toward the
