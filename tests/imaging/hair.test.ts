@@ -261,6 +261,32 @@ Deno.test("synthetic head: no seam at the parting, darker roots, the hair at the
   assert.ok(fc.skinChange < 0.1, `chestnut: skin ΔE ${fc.skinChange.toFixed(2)}`);
 });
 
+Deno.test("synthetic cornrows: every braid recoloured with its weave, the face edge too, the face not", async () => {
+  const head = await syntheticHead(engine, true);
+  const W = head.img.width, braidsEnd = head.g.eyeCenter[1] - 0.2 * head.g.fh;
+  const braids: number[] = [];
+  for (let p = 0; p < head.hair.length; p++) {
+    const y = Math.floor(p / W);
+    if (head.hair[p] && y > head.crownY + 6 && y < braidsEnd) braids.push(p);
+  }
+  // Chestnut is the faintest change on dark brown; the lit braid lobes move least (31 % before this change).
+  for (const [name, hex, least] of [["auburn", "#7E2E1F", 0.95], ["chestnut", "#6A3E25", 0.7]] as const) {
+    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
+    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const moved = braids.filter((p) =>
+      deltaE(labOf(out, p), target) < deltaE(labOf(head.img, p), target) - 8
+    );
+    const f = hairFigures(head, out, target);
+    assert.ok(
+      moved.length >= least * braids.length,
+      `${name}: ${moved.length} of ${braids.length} braid pixels`,
+    );
+    assert.ok(f.strandContrast >= 0.8, `${name}: strand contrast ${f.strandContrast.toFixed(2)}`);
+    assert.ok(f.faceEdgeCoverage >= 0.85, `${name}: face edge ${f.faceEdgeCoverage.toFixed(2)}`);
+    assert.ok(f.skinChange < 0.1, `${name}: skin ΔE ${f.skinChange.toFixed(2)}`);
+  }
+});
+
 Deno.test("bleaching dark hair to platinum is refused with a note, not painted grey", async () => {
   const photo = await cropFace(DARK_HAIR);
   const plain = await render(engine, job(photo, {}, undefined, "hair"));

@@ -28,8 +28,13 @@ export interface SyntheticHead {
   crownY: number;
 }
 
-/** The head as the test photo frames it (the mesh of the dark-haired demo face, on its own crop). */
-export async function syntheticHead(engine: FaceEngine): Promise<SyntheticHead> {
+/**
+ * The head as the test photo frames it (the mesh of the dark-haired demo face,
+ * on its own crop). `braids`: the hair over the crown is cornrows instead of
+ * loose strands: rows of braid lobes (each lit on top, dark in its folds)
+ * running from the hairline back, with 2-px lines of scalp between the rows.
+ */
+export async function syntheticHead(engine: FaceEngine, braids = false): Promise<SyntheticHead> {
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
@@ -61,9 +66,18 @@ export async function syntheticHead(engine: FaceEngine): Promise<SyntheticHead> 
       if (face[p]) rgb = [224 + n, 172 + n, 140 + n];
       else if (hairHere && Math.abs(x - parting.x) <= 1 && y >= parting.y0 && y <= parting.y1) {
         rgb = [196 + n, 150 + n, 128 + n];
+      } else if (braids && hairHere && y < eyeY - 0.2 * fh && (x - parting.x + 1000 * BRAID) % BRAID < 2) {
+        rgb = [196 + n, 150 + n, 128 + n];
       } else if (hairHere) {
         hair[p] = 1;
-        const v = 0.6 + 0.8 * streak[x] + (rnd() - 0.5) * 0.15;
+        let v = 0.6 + 0.8 * streak[x] + (rnd() - 0.5) * 0.15;
+        if (braids && y < eyeY - 0.2 * fh) {
+          // A braid lobe every BRAID px down the row, alternating sides (the weave).
+          const across = ((x - parting.x + 1000 * BRAID) % BRAID) / BRAID;
+          const side = across < 0.5 ? 0 : BRAID / 2;
+          const along = ((y + side) % BRAID) / BRAID;
+          v = 0.35 + 1.3 * Math.sin(Math.PI * along) * Math.sin(Math.PI * across) + (rnd() - 0.5) * 0.15;
+        }
         rgb = [62 * v, 44 * v, 32 * v];
       } else if (person) rgb = [214 + n, 160 + n, 128 + n];
       else rgb = [120 + n, 130 + n, 145 + n];
@@ -89,6 +103,9 @@ export async function syntheticHead(engine: FaceEngine): Promise<SyntheticHead> 
     crownY,
   };
 }
+
+/** Width of a cornrow (scalp line included) and length of one braid lobe, px. */
+const BRAID = 16;
 
 /** Standard deviation of L* over `pixels`. */
 export function lightnessSpread(img: Canvas, pixels: number[]): number {
