@@ -44,7 +44,7 @@ interface Run {
 }
 
 interface ServerTiming {
-  /** Queued -> claimed by a worker. */
+  /** The job row created (at its POST transaction's start) -> claimed by a worker. */
   queued: number;
   /** The model's render of the front view. */
   model: number;
@@ -200,7 +200,9 @@ try {
     const medOf = (f: (r: Run, t: ServerTiming) => number) =>
       percentile(timed.map((r) => f(r, timings.get(r.id)!)), 50);
     console.log(
-      `[browser-result] server (medians of ${timed.length}): queue wait ${ms(medOf((_, t) => t.queued))}, ` +
+      `[browser-result] server (medians of ${timed.length}): queue wait (POST transaction start -> claimed) ${
+        ms(medOf((_, t) => t.queued))
+      }, ` +
         `model render ${ms(medOf((_, t) => t.model))}, rest of the job (photo read, store, complete) ${
           ms(medOf((_, t) => t.run - t.model))
         }; POST + status stream delivery (until completed minus those) ${

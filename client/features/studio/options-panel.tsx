@@ -5,7 +5,7 @@
  * could not be loaded). On phones the groups are collapsible sections, one open at a time.
  */
 import { Tabs } from "radix-ui";
-import { useEffect, useId, useMemo, useState } from "react";
+import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { StudioType } from "../../api/types.ts";
 import { STUDIO_TYPES } from "../../../server/styling/option-keys.ts";
 import { InfoPopover } from "../../ui/info-popover.tsx";
@@ -53,7 +53,14 @@ function lookPalettes(c: StylingCatalog): Record<string, string[]> {
   return out;
 }
 
-export function OptionsPanel({ catalog, loadFailed, onRetry, sel, setSel, compact }: OptionsPanelProps) {
+/**
+ * Memoised: the studio re-renders on every generation and preview state change, and the options
+ * (hundreds of swatches) would be rendered again each time with the same props; a finished
+ * generation's result then waited for them before it showed.
+ */
+export const OptionsPanel = memo(function OptionsPanel(
+  { catalog, loadFailed, onRetry, sel, setSel, compact }: OptionsPanelProps,
+) {
   const [topTab, setTopTab] = useState("appearance");
   const [openGroup, setOpenGroup] = useState<string | null>("makeup-lookStyle");
   const palettes = useMemo(() => catalog ? lookPalettes(catalog) : {}, [catalog]);
@@ -210,7 +217,7 @@ export function OptionsPanel({ catalog, loadFailed, onRetry, sel, setSel, compac
       <InstructionsCard catalog={c} sel={sel} setSel={setSel} />
     </>
   );
-}
+});
 
 /** What the active model changes in the photo, in the user's terms; its name in a details popover. */
 function ModelNotice({ catalog }: { catalog: StylingCatalog }) {

@@ -205,7 +205,7 @@ export default function StudioPage(props: StudioPageProps) {
     <OptionsPanel
       catalog={catalog}
       loadFailed={catalogQuery.isError}
-      onRetry={() => catalogQuery.refetch()}
+      onRetry={catalogQuery.refetch}
       sel={sel}
       setSel={update}
       compact={phone}
