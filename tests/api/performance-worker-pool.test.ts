@@ -57,3 +57,34 @@ Deno.test("worker pool: starting, then ready; recycles workers after jobs and wh
     await pool.close();
   }
 });
+
+Deno.test("worker pool: an idle recycle of two workers replaces one at a time, health stays ready", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(2, { idleRecycleMs: 300 });
+  try {
+    await pool.ready(TIMEOUT_MS);
+    const job: RenderJob = {
+      photo,
+      studioType: "makeup",
+      options: defaultOptions("makeup"),
+      intensity: FULL_INTENSITY,
+      instructions: null,
+      references: 0,
+      width: 270,
+      height: 480,
+      format: "jpeg",
+    };
+    await Promise.all([pool.run(job), pool.run(job)]);
+    assert.deepEqual(pool.jobCounts(), [1, 1]);
+    const states = new Set<string>();
+    await until("both workers recycled", () => {
+      states.add(pool.health().state);
+      return pool.jobCounts().every((n) => n === 0);
+    });
+    await pool.ready(TIMEOUT_MS);
+    assert.deepEqual([...states], ["ready"], "health never left ready while the workers were replaced");
+    assert.equal((await pool.run(job)).mime, "image/jpeg", "the recycled pool still renders");
+  } finally {
+    await pool.close();
+  }
+});

@@ -6,8 +6,9 @@
  * Memory: a worker's heap (models, tensors, libvips buffers) grows with the
  * jobs it runs and is not given back to the system. A worker is therefore
  * replaced by a fresh one after RECYCLE_AFTER_JOBS jobs, and every worker that
- * ran a job is replaced once the pool has been idle for IDLE_RECYCLE_MS, so the
- * process returns to its idle size after a busy spell.
+ * ran a job is replaced once the pool has been idle for IDLE_RECYCLE_MS (one at a
+ * time, so another worker stays ready), and the process returns to its idle size
+ * after a busy spell.
  */
 import { log } from "../../log.ts";
 import { ModelError, type ModelHealth } from "../image-model.ts";
@@ -48,6 +49,8 @@ export class WorkerPool {
   private failure: string | null = null;
   private lastCallAt: string | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  /** An idle spell's recycling is under way (see recycleNextIdle). */
+  private recyclingIdle = false;
 
   private readonly recycleAfterJobs: number;
   private readonly idleRecycleMs: number;
@@ -92,6 +95,7 @@ export class WorkerPool {
   private onMessage(slot: Slot, msg: WorkerOut): void {
     if (msg.type === "ready") {
       slot.ready = true;
+      if (this.recyclingIdle) this.recycleNextIdle();
       this.pump();
       return;
     }
@@ -133,6 +137,22 @@ export class WorkerPool {
     this.slots[i] = this.spawn();
   }
 
+  /**
+   * One worker at a time: the next is replaced when the fresh one is ready, so a pool of two or more
+   * always has a worker that can run a job (and health stays ready). Stops when a job arrives.
+   */
+  private recycleNextIdle(): void {
+    const idle = !this.queue.length && !this.slots.some((s) => s.current);
+    const next = this.slots.find((s) => s.jobs > 0);
+    const othersReady = (slot: Slot) =>
+      this.slots.length === 1 || this.slots.some((s) => s !== slot && s.ready);
+    if (!idle || !next || this.closed || !othersReady(next)) {
+      this.recyclingIdle = !!next && idle && !this.closed;
+      return;
+    }
+    this.recycle(next);
+  }
+
   private scheduleIdleRecycle(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
@@ -140,8 +160,8 @@ export class WorkerPool {
     if (!this.slots.some((s) => s.jobs > 0)) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      if (this.queue.length || this.slots.some((s) => s.current)) return;
-      for (const slot of [...this.slots]) if (slot.jobs > 0) this.recycle(slot);
+      this.recyclingIdle = true;
+      this.recycleNextIdle();
     }, this.idleRecycleMs);
     // An idle pool must not keep the process (or a test) alive.
     Deno.unrefTimer(this.idleTimer as unknown as number);
