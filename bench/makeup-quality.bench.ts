@@ -6,11 +6,13 @@
  * - highlighter: share of changed pixels outside its regions (cheekbone tops,
  *   nose bridge, cupid's bow), largest L* lift, fine texture kept under it;
  * - blush: changed pixels outside the face outline, elongation of each cheek's
- *   patch (1 = a round disc);
+ *   patch (1 = a round disc), share of painted hair strands across a cheek it
+ *   moved (target 0) and of the skin between them it flushed;
  * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and chin
  *   patches under the heaviest bases and the full Evening Glam look;
  * - eyeliner: changed pixels inside the eye openings;
- * - plum eyeshadow at the default intensity: ΔE on each lid, weaker/stronger;
+ * - plum eyeshadow at the default intensity: ΔE on each visible lid (inside
+ *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
  *   model bench's Soft Glam look at 1080x1920, median of RUNS.
  * Targets are printed beside each figure, with the load average.
@@ -30,7 +32,19 @@ const f2 = (v: number) => v.toFixed(2);
 
 const engine = await FaceEngine.load();
 console.log(`load average ${load()}`);
-const worst = { spill: 0, lift: 0, hlTexture: 9, outside: 0, elong: 9, texture: 9, liner: 0, lid: 99, lr: 9 };
+const worst = {
+  spill: 0,
+  lift: 0,
+  hlTexture: 9,
+  outside: 0,
+  elong: 9,
+  onHair: 0,
+  flushed: 1,
+  texture: 9,
+  liner: 0,
+  lid: 99,
+  lr: 9,
+};
 for (const face of FACES) {
   const f = await M.framedFace(engine, face);
   const name = `sample${face[0]}@${face[1]}`;
@@ -40,6 +54,7 @@ for (const face of FACES) {
   const blush = M.copyOf(f.plain);
   blushLayer(blush, f.g, "#B2476B", 1);
   const b = M.blushOutsideFace(f.plain, blush, f.g);
+  const st = M.blushOnStrands(f, (img, g) => blushLayer(img, g, "#B2476B", 1));
   const liner = M.copyOf(f.plain);
   linerLayer(liner, f.g, 1, true);
   const l = M.linerInEyes(f.plain, liner, f.g);
@@ -57,15 +72,21 @@ for (const face of FACES) {
   console.log(
     `${name}: highlighter spill ${(100 * h.spill).toFixed(1)}% max L* lift ${h.lift.toFixed(1)} texture ${
       f2(h.texture)
-    } | blush outside face ${b.outside} px, elongation ${f2(b.elongation)} | skin texture airbrushed ${
-      f2(textures[0])
-    } evening ${f2(textures[1])} | liner in eyes ${l} px | plum lid ΔE ${f2(s.right)}/${f2(s.left)}`,
+    } | blush outside face ${b.outside} px, elongation ${
+      f2(b.elongation)
+    }, on strands ${st.onHair}/${st.hair} px, flushed between ${
+      f2(st.flushed / Math.max(1, st.skin))
+    } | skin texture airbrushed ${f2(textures[0])} evening ${
+      f2(textures[1])
+    } | liner in eyes ${l} px | plum lid ΔE ${f2(s.right)}/${f2(s.left)}`,
   );
   worst.spill = Math.max(worst.spill, h.spill);
   worst.lift = Math.max(worst.lift, h.lift);
   worst.hlTexture = Math.min(worst.hlTexture, h.texture);
   worst.outside = Math.max(worst.outside, b.outside);
   worst.elong = Math.min(worst.elong, b.elongation);
+  worst.onHair = Math.max(worst.onHair, st.onHair / Math.max(1, st.hair));
+  worst.flushed = Math.min(worst.flushed, st.flushed / Math.max(1, st.skin));
   worst.texture = Math.min(worst.texture, ...textures);
   worst.liner = Math.max(worst.liner, l);
   worst.lid = Math.min(worst.lid, s.right, s.left);
@@ -80,6 +101,11 @@ console.log(
 );
 console.log(
   `  blush: pixels outside the face outline ${worst.outside} (target 0), elongation ${f2(worst.elong)}`,
+);
+console.log(
+  `  blush on hair strands across a cheek ${
+    (100 * worst.onHair).toFixed(1)
+  }% (target 0), skin between them flushed ${(100 * worst.flushed).toFixed(0)}%`,
 );
 console.log(`  skin texture kept ${f2(worst.texture)} (target >= 0.8)`);
 console.log(`  eyeliner pixels inside the eye openings ${worst.liner} (target 0)`);
