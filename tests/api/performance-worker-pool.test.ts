@@ -11,6 +11,21 @@ import { cropFace, DARK_HAIR, FULL_INTENSITY } from "../imaging/fixtures.ts";
 
 const TIMEOUT_MS = 60_000;
 
+/** A quick 270x480 render of `photo`. */
+function smallJob(photo: Uint8Array, options: RenderJob["options"]): RenderJob {
+  return {
+    photo,
+    studioType: "makeup",
+    options,
+    intensity: FULL_INTENSITY,
+    instructions: null,
+    references: 0,
+    width: 270,
+    height: 480,
+    format: "jpeg",
+  };
+}
+
 async function until(what: string, check: () => boolean, ms = TIMEOUT_MS): Promise<void> {
   const end = Date.now() + ms;
   while (!check()) {
@@ -28,17 +43,7 @@ Deno.test("worker pool: starting, then ready; recycles workers after jobs and wh
     assert.equal(pool.health().state, "ready");
     assert.equal(pool.health().lastCallAt, undefined);
 
-    const job: RenderJob = {
-      photo,
-      studioType: "makeup",
-      options: { ...defaultOptions("makeup"), lookStyle: "soft-glam" },
-      intensity: FULL_INTENSITY,
-      instructions: null,
-      references: 0,
-      width: 270,
-      height: 480,
-      format: "jpeg",
-    };
+    const job = smallJob(photo, { ...defaultOptions("makeup"), lookStyle: "soft-glam" });
     await pool.run(job);
     assert.deepEqual(pool.jobCounts(), [1]);
     assert.ok(pool.health().lastCallAt, "the last call is reported");
@@ -63,17 +68,7 @@ Deno.test("worker pool: an idle recycle of two workers replaces one at a time, h
   const pool = new WorkerPool(2, { idleRecycleMs: 300 });
   try {
     await pool.ready(TIMEOUT_MS);
-    const job: RenderJob = {
-      photo,
-      studioType: "makeup",
-      options: defaultOptions("makeup"),
-      intensity: FULL_INTENSITY,
-      instructions: null,
-      references: 0,
-      width: 270,
-      height: 480,
-      format: "jpeg",
-    };
+    const job = smallJob(photo, defaultOptions("makeup"));
     await Promise.all([pool.run(job), pool.run(job)]);
     assert.deepEqual(pool.jobCounts(), [1, 1]);
     const states = new Set<string>();
