@@ -279,7 +279,34 @@ export function framingFor(
   });
 }
 
+/**
+ * Renders one job. Speculative libvips work (the cover-scaled photo, the framed
+ * canvas, the backdrop) runs on libvips threads while this thread works on; it
+ * is always settled before this returns or throws, so a worker that has
+ * answered has no native work reading its memory and may be terminated (a
+ * libvips thread reading a terminated worker's buffers crashes the process).
+ */
 export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
+  const inFlight: Promise<unknown>[] = [];
+  try {
+    return await renderStages(engine, job, cache, inFlight);
+  } finally {
+    await Promise.allSettled(inFlight);
+  }
+}
+
+async function renderStages(
+  engine: FaceEngine,
+  job: RenderJob,
+  cache: PhotoCache | undefined,
+  inFlight: Promise<unknown>[],
+): Promise<RenderOutput> {
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.push(p);
+    // Awaited later or by the finally above: no unhandled rejection if a stage throws first.
+    p.catch(() => {});
+    return p;
+  };
   const timings: Record<string, number> = {};
   let t = performance.now();
   const lap = (name: string) => {
@@ -301,8 +328,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   lap("decode");
   // Speculative: most portraits are framed at the cover scale (see coverScaled). A cached photo's
   // framing is known before any pixel work (and may be cached itself).
-  const prescaled = cached ? undefined : coverScaled(photo, job.width, job.height);
-  prescaled?.catch(() => {}); // awaited by renderFramed; a failure there falls back to its own resize
+  // Awaited by renderFramed; a failure there falls back to its own resize.
+  const prescaled = cached ? undefined : track(coverScaled(photo, job.width, job.height));
   const faces = cached?.faces ?? await detectFaces(engine, photo);
   if (key && !cached) cache!.set(key, { photo, faces });
   // The face size limit is the one a photo enlarged to DETECT_LONG px had.
@@ -325,8 +352,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   const kept = key ? cache!.framed(key, fkey) : undefined;
   const framed = kept
     ? Promise.resolve({ ...kept.canvas, data: kept.canvas.data.slice() })
-    : renderFramed(photo, framing, prescaled ?? coverScaled(photo, job.width, job.height));
-  framed.catch(() => {}); // awaited below; no unhandled rejection if segmenting throws first
+    : track(renderFramed(photo, framing, prescaled ?? track(coverScaled(photo, job.width, job.height))));
   const g = faceGeometry(mapPoints(face.mesh, framing));
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
   const blur = lens?.backgroundBlur ?? 0;
@@ -344,9 +370,8 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
   // While libvips threads still render the canvas: the matte's pixel-free part, and a scene not yet
   // in the worker's cache (painted small here, enlarged and blurred by libvips threads meanwhile).
   const scene = person && setting && backdrop
-    ? renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3)
+    ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3))
     : undefined;
-  scene?.catch(() => {}); // awaited below; no unhandled rejection if a stage throws first
   const plan = person && (scene || blur > 0) ? kept?.plan ?? planMatte(framing, person, g.center) : undefined;
   if (plan) lap("plan");
   const img = await framed;
