@@ -212,6 +212,20 @@ Deno.test("hair is recoloured on all six portraits (three used to be refused, th
   assert.deepEqual(refused, []);
 });
 
+Deno.test("hair as light as the skin in a strong light (sample5@1045; sample4@1216, blonde) is refused with the note, not painted in patches", async () => {
+  // Painted, these showed pink blotches on the lit forehead and shoulder, and
+  // dark-brown ones on the blonde's forehead: a refusal with a reason is the honest result.
+  for (const face of [FRONTAL_FACES[11], FRONTAL_FACES[8]]) {
+    const res = await render(engine, job(await cropFace(face), { hairColor: "auburn" }, undefined, "hair"));
+    assert.ok(
+      res.notes.includes(
+        'Hair Color "Auburn" was not applied: hair could not be told apart from skin in this light',
+      ),
+      `sample${face[0]}@${face[1]}: ${JSON.stringify(res.notes)}`,
+    );
+  }
+});
+
 Deno.test("synthetic head: strands, saturation and hue of the dyed hair", async () => {
   const head = await syntheticHead(engine);
   for (const [hex, name] of [["#7E2E1F", "auburn"], ["#B4532A", "copper red"]]) {

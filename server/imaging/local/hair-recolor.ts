@@ -45,6 +45,12 @@ const MAX_LIGHTENING = 45;
 export const MIN_SEPARATION = 1.5;
 const MIN_SKIN_DISTANCE = 10;
 
+/**
+ * Hair colours less than this many L* darker than the skin, and above
+ * BLONDE_MIN_L, count as light (see recolorHair).
+ */
+const BLONDE_BELOW_SKIN = 10, BLONDE_MIN_L = 50;
+
 /** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
 const OPACITY = 0.88;
 
@@ -81,18 +87,28 @@ export function recolorHair(
   // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
+  let light = 0, counted = 0;
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group);
+    counted += group.length;
     const sep = separation(group, skinLab);
     const far = Math.hypot(s.mean[0] - skin.mean[0], s.mean[1] - skin.mean[1], s.mean[2] - skin.mean[2]);
     if (far >= MIN_SKIN_DISTANCE) confidence = Math.max(confidence, sep);
     // Skin in other light is skin to the colour model too (a lit forehead
     // below pulled-back hair took a mottled tint otherwise).
-    if (litSkin(s.mean, skin.mean)) skins.push(s);
+    const lit = litSkin(s.mean, skin.mean);
+    if (!lit && s.mean[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN)) light += group.length;
+    if (lit) skins.push(s);
     else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
       hair.push(s);
     }
   }
+  // Mostly light (blonde, or hair in a strong light as light as the skin),
+  // not counting skin in other light: those colours also match lit skin, light
+  // clothing and warm walls, and on the test portraits the recolour painted
+  // dark blotches on a blonde's forehead and pink ones on a lit face and
+  // shoulder. Refused rather than painted in patches.
+  if (light > 0.5 * counted) hair.length = 0;
   if (hair.length === 0) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
