@@ -27,7 +27,7 @@ Deno.test("a failed render leaves no libvips work running", async () => {
     console.log(JSON.stringify({ message, ...sharp.counters() }));
   `;
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["eval", "--ext=ts", script],
+    args: ["eval", "--config", "deno.json", "--ext=ts", script],
     cwd: new URL("../../", import.meta.url),
     stdout: "piped",
     stderr: "piped",
