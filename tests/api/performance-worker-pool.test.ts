@@ -83,3 +83,38 @@ Deno.test("worker pool: an idle recycle of two workers replaces one at a time, h
     await pool.close();
   }
 });
+
+Deno.test("worker pool: a job stopped mid-render rejects at once; its worker is terminated only after the render answers", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(1);
+  try {
+    await pool.ready(TIMEOUT_MS);
+    // A full-size look with a new backdrop: hundreds of ms of libvips and pixel work.
+    const full: RenderJob = {
+      ...smallJob(photo, { ...defaultOptions("hair"), setting: "beach-sunset", hairColor: "auburn" }),
+      studioType: "hair",
+      width: 1080,
+      height: 1920,
+    };
+    const ac = new AbortController();
+    const running = pool.run(full, ac.signal);
+    setTimeout(() => ac.abort(), 50);
+    const start = performance.now();
+    await assert.rejects(running, { message: "The generation was cancelled" });
+    assert.ok(performance.now() - start < 500, "the caller is not kept waiting for the render");
+    // Terminating it now would free buffers libvips threads may still read.
+    assert.equal(pool.retiringCount, 1, "the stopped worker runs on until its render answers");
+    await until("the stopped worker's render answered", () => pool.retiringCount === 0);
+    assert.equal((await pool.run(smallJob(photo, defaultOptions("makeup")))).mime, "image/jpeg");
+
+    // close() fails a running job at once and resolves once its worker is gone.
+    const closing = pool.run(full);
+    await new Promise((r) => setTimeout(r, 50));
+    const closed = pool.close();
+    await assert.rejects(closing, { message: "The image model is shut down" });
+    await closed;
+    assert.equal(pool.retiringCount, 0);
+  } finally {
+    await pool.close();
+  }
+});

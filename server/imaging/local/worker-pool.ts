@@ -1,7 +1,13 @@
 /**
  * A fixed pool of Deno workers running the local model. Jobs queue until a
- * worker is free; a crashed or aborted worker is terminated and replaced, and
- * its in-flight job rejects with a transient ModelError.
+ * worker is free; a crashed or aborted worker is replaced, and its in-flight
+ * job rejects at once with a transient ModelError.
+ *
+ * A worker stopped mid-render (an abort, a timeout, close) is retired, not
+ * terminated on the spot: libvips threads may still be reading its buffers,
+ * and terminating the worker frees them under those threads (a segfault that
+ * takes the whole process down). It is terminated when its render answers
+ * (render settles all its libvips work first), or after RETIRE_TIMEOUT_MS.
  *
  * Memory: a worker's heap (models, tensors, libvips buffers) grows with the
  * jobs it runs and is not given back to the system. A worker is therefore
@@ -26,6 +32,8 @@ interface Pending {
 export const RECYCLE_AFTER_JOBS = 40;
 /** A pool idle this long replaces the workers that ran jobs (their heaps hold the busy spell's peak). */
 export const IDLE_RECYCLE_MS = 30_000;
+/** A retired worker whose render has not answered by then is terminated anyway (a stuck job). */
+export const RETIRE_TIMEOUT_MS = 30_000;
 
 interface Slot {
   worker: Worker;
@@ -51,6 +59,8 @@ export class WorkerPool {
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
   /** An idle spell's recycling is under way (see recycleNextIdle). */
   private recyclingIdle = false;
+  /** Workers stopped mid-render, each settling when it is terminated (see retire). */
+  private retiring = new Set<Promise<void>>();
 
   private readonly recycleAfterJobs: number;
   private readonly idleRecycleMs: number;
@@ -68,24 +78,56 @@ export class WorkerPool {
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
       log.error("local image model: worker crashed", { message: ev.message });
-      this.replace(slot, new ModelError("The image model crashed, please try again", { transient: true }));
+      const err = new ModelError("The image model crashed, please try again", { transient: true });
+      this.replace(slot, err, { crashed: true });
     };
     return slot;
   }
 
-  /** Stops the slot's worker and fails the job it was running, if any. */
-  private terminate(slot: Slot, err: ModelError): void {
+  /**
+   * Stops the slot's worker and fails the job it was running, if any. A
+   * worker still rendering is retired (see the top of this file), unless it
+   * crashed: then nothing of it runs on.
+   */
+  private terminate(slot: Slot, err: ModelError, { crashed = false } = {}): void {
     const cur = slot.current;
     slot.current = undefined;
-    slot.worker.terminate();
+    if (cur && !crashed) this.retire(slot.worker);
+    else slot.worker.terminate();
     if (cur) {
       if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
       cur.pending.reject(err);
     }
   }
 
-  private replace(slot: Slot, err: ModelError): void {
-    this.terminate(slot, err);
+  /** Terminates `worker` once its render answers (its libvips work settled), or after RETIRE_TIMEOUT_MS. */
+  private retire(worker: Worker): void {
+    const gone = new Promise<void>((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        worker.terminate();
+        resolve();
+      };
+      const timer = setTimeout(stop, RETIRE_TIMEOUT_MS);
+      worker.onmessage = (ev: MessageEvent<WorkerOut>) => {
+        if (ev.data.type === "result") stop();
+      };
+      worker.onerror = (ev: ErrorEvent) => {
+        ev.preventDefault();
+        stop();
+      };
+    });
+    this.retiring.add(gone);
+    gone.then(() => this.retiring.delete(gone));
+  }
+
+  /** Workers stopped mid-render that have not answered yet. */
+  get retiringCount(): number {
+    return this.retiring.size;
+  }
+
+  private replace(slot: Slot, err: ModelError, how: { crashed?: boolean } = {}): void {
+    this.terminate(slot, err, how);
     const i = this.slots.indexOf(slot);
     if (i >= 0 && !this.closed) {
       this.slots[i] = this.spawn();
@@ -255,13 +297,14 @@ export class WorkerPool {
     }
   }
 
-  close(): Promise<void> {
+  /** Fails queued and running jobs at once; resolves when every worker is terminated. */
+  async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
     const err = new ModelError("The image model is shut down", { transient: true });
     for (const p of this.queue.splice(0)) p.reject(err);
     for (const slot of this.slots.splice(0)) this.terminate(slot, err);
-    return Promise.resolve();
+    await Promise.all(this.retiring);
   }
 }
 
