@@ -62,3 +62,32 @@ export function fullLook(photoId: string) {
     },
   };
 }
+
+/**
+ * Waits for a generation the way the studio does: on its server-sent event
+ * stream (`status` events), reopened if it ends while the job still runs.
+ * Resolves on `completed`; throws on `failed`.
+ */
+export async function untilCompleted(baseUrl: string, token: string, id: string): Promise<void> {
+  while (true) {
+    const res = await fetch(`${baseUrl}/api/generation/${id}/events`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    if (!res.ok) throw new Error(`events ${id}: ${res.status} ${await res.text()}`);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+        if (text.includes('"status":"completed"')) return;
+        if (text.includes('"status":"failed"')) {
+          throw new Error(`generation ${id} failed: ${text.slice(-300)}`);
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => {});
+    }
+  }
+}
