@@ -111,6 +111,11 @@ Deno.test("hair worn up over a black top: the top is not dyed", async () => {
  * the brows, and the forehead below the hairline) changed by more than ΔE 3,
  * and the same under the chin.
  */
+/** Figures for the test log, numbers rounded to `digits`. */
+function shown(figures: object, digits: number): string {
+  return JSON.stringify(figures, (_, v) => typeof v === "number" ? Number(v.toFixed(digits)) : v);
+}
+
 async function portraitFigures(face: [number, number, number, number], id: string, hex: string) {
   const photo = await cropFace(face);
   const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
@@ -167,7 +172,7 @@ Deno.test("curly blonde hair is recoloured (it used to be refused), and no skin 
   for (const [id, hex] of [["auburn", "#7E2E1F"], ["chestnut", "#6A3E25"]]) {
     const f = await portraitFigures(FRONTAL_FACES[5], id, hex);
     console.log(
-      `curly blonde, ${id}: ${JSON.stringify(f, (_, v) => typeof v === "number" ? Number(v.toFixed(3)) : v)}`,
+      `curly blonde, ${id}: ${shown(f, 3)}`,
     );
     assert.deepEqual(f.notes, [], id);
     assert.ok(f.hairPixels > 5000, `${id}: ${f.hairPixels} hair pixels measured`);
@@ -185,7 +190,7 @@ Deno.test("braided hair pulled back is recoloured; the lit forehead below it is 
   for (const [id, hex] of [["auburn", "#7E2E1F"], ["burgundy", "#6B1F2E"]]) {
     const f = await portraitFigures(FRONTAL_FACES[9], id, hex);
     console.log(
-      `braided, ${id}: ${JSON.stringify(f, (_, v) => typeof v === "number" ? Number(v.toFixed(3)) : v)}`,
+      `braided, ${id}: ${shown(f, 3)}`,
     );
     assert.deepEqual(f.notes, [], id);
     assert.ok(f.hairPixels > 3000, `${id}: ${f.hairPixels} hair pixels measured`);
@@ -232,7 +237,7 @@ Deno.test("synthetic head: strands, saturation and hue of the dyed hair", async 
     const out = { ...head.img, data: head.img.data.slice() };
     assert.equal(recolorHair(out, head.g, head.person, hex).applied, true);
     const f = hairFigures(head, out, hexToLab(hex));
-    console.log(name, JSON.stringify(f, (_, v) => typeof v === "number" ? Number(v.toFixed(2)) : v));
+    console.log(name, shown(f, 2));
     assert.ok(f.strandContrast >= 0.8, `${name}: strand contrast ${f.strandContrast}`);
     // Dyed hair shows less chroma than the swatch (the swatch at full chroma was a flat fire-engine red)...
     assert.ok(
