@@ -38,9 +38,9 @@ export interface AppDeps {
   storage: BlobStorage;
   /**
    * The active image model (its name and capabilities feed /api/styling-options); its
-   * health() feeds /api/health when this process runs jobs.
+   * health() feeds /api/health when this process runs jobs; prepare() is given each uploaded photo.
    */
-  model: Pick<ImageModel, "name" | "capabilities" | "health">;
+  model: Pick<ImageModel, "name" | "capabilities" | "health" | "prepare">;
   /** Called after a job is queued (wakes the job runner). */
   onQueued?: () => void;
   /** Renders live previews (always the local model); unset: POST /api/preview answers 503. */

@@ -61,6 +61,8 @@ export function monitorModel(
         lastCallAt = new Date().toISOString();
       }
     },
+    // A preparation is a hint, not a call: it does not count towards health.
+    prepare: model.prepare?.bind(model),
     health,
     ready: () => readiness,
     close: () => model.close(),

@@ -97,6 +97,13 @@ export interface ImageModel {
   health?(): ModelHealth;
   /** Resolves once the model can run (workers loaded); rejects when it cannot. */
   ready?(): Promise<void>;
+  /**
+   * A hint that this photo was just uploaded and will be styled: a model may
+   * derive now what every look on it needs (decode, faces, segmentation) so
+   * the first generation is as quick as a restyle. Best effort and never in a
+   * generation's way; the result says whether it did.
+   */
+  prepare?(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
   /** Release workers and native resources. */
   close(): Promise<void>;
 }

@@ -6,6 +6,7 @@ import type { Db, DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { ImageInputError, MAX_INPUT_PIXELS, normalizePhoto } from "../imaging/normalize-photo.ts";
+import type { ImageModel } from "../imaging/image-model.ts";
 import { log } from "../log.ts";
 import { sha256Hex } from "../hex-digest.ts";
 import { type BlobStorage, newKey } from "../storage/storage.ts";
@@ -56,10 +57,11 @@ function toAppError(e: ImageInputError): AppError {
 /**
  * Validates, normalises and stores an upload. `ownerId` null means an
  * anonymous visitor: the photo expires after ANONYMOUS_PHOTO_TTL_MS unless
- * a signed-in user claims it by generating with it.
+ * a signed-in user claims it by generating with it. The image model, if it
+ * can, prepares the stored photo in the background (the answer does not wait).
  */
 export async function uploadPhoto(
-  deps: PhotoDeps,
+  deps: PhotoDeps & { model?: Pick<ImageModel, "prepare"> },
   input: { file: Blob; ownerId: string | null },
   now = new Date(),
 ): Promise<UploadResponse> {
@@ -96,6 +98,7 @@ export async function uploadPhoto(
     );
     throw e;
   }
+  deps.model?.prepare?.({ photoId: row.id, photo: photo.bytes }).catch(() => {});
   return { photoId: row.id, url: uploadUrl(key), message: UPLOAD_SUCCEEDED };
 }
 

@@ -15,6 +15,7 @@ import { downloadQuerySchema, UPLOADS_PER_MINUTE } from "./photos.schemas.ts";
 import { deletePhoto } from "./photo-deletion.ts";
 import { downloadFilename, openStoredImage } from "./photo-serving.ts";
 import { uploadPhoto } from "./photo-upload.ts";
+import type { ImageModel } from "../imaging/image-model.ts";
 import { readUploadedFile, uploadBodyLimit } from "./upload-body.ts";
 
 /** If-None-Match matches when it lists our ETag (weak comparison, RFC 9110 13.1.2) or is `*`. */
@@ -59,7 +60,15 @@ async function imageResponse(c: Context, storage: BlobStorage, disposition: stri
   return c.body(image.body, 200, headers);
 }
 
-export function photosRoutes(deps: { db: Db; config: Config; jwtSecret: string; storage: BlobStorage }) {
+export function photosRoutes(
+  deps: {
+    db: Db;
+    config: Config;
+    jwtSecret: string;
+    storage: BlobStorage;
+    model?: Pick<ImageModel, "prepare">;
+  },
+) {
   const limiter = new RateLimiter(UPLOADS_PER_MINUTE);
   const optionalAuth = authMiddleware(deps, "optional");
   const requireAuth = authMiddleware(deps, "required");

@@ -28,6 +28,7 @@ import { LocalDiskStorage } from "../../server/storage/local-disk-storage.ts";
 import { newKey } from "../../server/storage/storage.ts";
 import { apiTest, waitFor } from "../helpers/api-test.ts";
 import { readResponse, type TestContext } from "../helpers/test-app.ts";
+import { succeedingModel } from "../helpers/test-models.ts";
 
 // ---------- fixtures (built once, shared by both backends) ----------
 
@@ -274,6 +275,34 @@ apiTest(
       const meta = await sharp(stored).metadata();
       assert.equal(meta.format, "jpeg", format);
     }
+  },
+);
+
+// The model is handed each stored photo so it can find the face while its owner picks a look.
+const preparedPhotos: { photoId: string; photo: Uint8Array }[] = [];
+apiTest(
+  "photos: the image model is given each stored upload to prepare, and nothing it was not given",
+  async (ctx) => {
+    const mine = () => preparedPhotos.splice(0);
+    mine();
+    const body = await uploadOk(ctx, fixtures.png, { name: "me.png", type: "image/png" });
+    const prepared = mine();
+    assert.equal(prepared.length, 1);
+    assert.equal(prepared[0].photoId, body.photoId);
+    assert.deepEqual(prepared[0].photo, new Uint8Array((await ctx.storage.get(keyOf(body.url)))!));
+    // A refused upload stores nothing and prepares nothing.
+    const refused = await upload(ctx, new TextEncoder().encode("not an image"), { name: "x.jpg" });
+    assert.equal(refused.status, 415);
+    assert.deepEqual(mine(), []);
+  },
+  {
+    model: () => ({
+      ...succeedingModel(),
+      prepare(photo: { photoId: string; photo: Uint8Array }) {
+        preparedPhotos.push(photo);
+        return Promise.resolve(true);
+      },
+    }),
   },
 );
 

@@ -109,6 +109,42 @@ Deno.test("local model through the worker pool", async (t) => {
       }
     });
 
+    await t.step(
+      "a prepared photo's first look is the fresh render, without finding the face again",
+      async () => {
+        const photo = await cropFace(FACE);
+        const look = { lips: "classic-red-matte", hairColor: "auburn", setting: "beach-sunset" };
+        const fresh = await model.generateWithTimings(request(photo, look));
+        assert.equal(await model.prepare({ photoId: "prepared-1", photo }), true);
+        const first = await model.generateWithTimings({ ...request(photo, look), photoId: "prepared-1" });
+        assert.deepEqual(first.image, fresh.image);
+        assert.deepEqual(first.notes, fresh.notes);
+        // Decoded, searched, framed and segmented at upload: those stages cost next to nothing now.
+        const photoStages = (t: Record<string, number>) => t.decode + t.detect + t.segment + t.plan + t.frame;
+        assert.ok(
+          photoStages(first.timings) < photoStages(fresh.timings) / 4,
+          JSON.stringify({ prepared: first.timings, fresh: fresh.timings }),
+        );
+      },
+    );
+
+    await t.step(
+      "a preparation never makes a generation wait, and a photo without a face is not an error",
+      async () => {
+        const photo = await cropFace(FACE);
+        // The one worker is busy: the preparation is skipped at once, not queued ahead of anything.
+        const running = model.generate(request(photo, { lips: "berry-gloss" }));
+        assert.equal(await model.prepare({ photoId: "prepared-2", photo }), false);
+        await running;
+        assert.equal(await model.prepare({ photoId: "no-face", photo: await landscape() }), false);
+        const res = await model.generate({
+          ...request(photo, { lips: "berry-gloss" }),
+          photoId: "prepared-2",
+        });
+        assert.ok(res.image.length > 1000);
+      },
+    );
+
     await t.step("non-front angles are refused (capabilities say front only)", async () => {
       assert.deepEqual(model.capabilities.angles, ["front"]);
       await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);

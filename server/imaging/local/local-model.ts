@@ -4,6 +4,9 @@
  */
 import type { ImageModel, ImageRequest, ImageResult } from "../image-model.ts";
 import { ModelError } from "../image-model.ts";
+import { defaultOptions } from "../../styling/catalog.ts";
+import { log } from "../../log.ts";
+import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES } from "./capabilities.ts";
 import type { OutputFormat, RenderOutput } from "./render.ts";
 import { WorkerPool } from "./worker-pool.ts";
@@ -25,6 +28,8 @@ export interface PreviewRequest extends Omit<ImageRequest, "angle" | "width" | "
 export const PREVIEW_WIDTH = 540, PREVIEW_HEIGHT = 960;
 
 export interface LocalModel extends ImageModel {
+  /** See ImageModel.prepare; resolves true when the photo's first look will render warm. */
+  prepare(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
   /** A small, quick JPEG of what generate() would make (free live preview). */
   preview(req: PreviewRequest): Promise<RenderOutput>;
   /** Resolves when every worker has loaded its models. */
@@ -35,18 +40,24 @@ export interface LocalModel extends ImageModel {
   workerStats(): Promise<WorkerStats[]>;
 }
 
+/** The output size a photo is prepared for (the generate size: the job runner's 9:16 output). */
+export const PREPARE_WIDTH = 1080, PREPARE_HEIGHT = 1920;
+
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)));
   const format = opts.format ?? "jpeg";
+  /** Jobs given to the pool and not settled yet (a preparation runs only when a worker is free). */
+  let busy = 0;
   const run = (
     req: ImageRequest,
-    extra: { cacheKey?: string; quality?: number } = {},
+    extra: { cacheKey?: string; quality?: number; prepareOnly?: boolean } = {},
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
       return Promise.reject(
         new ModelError("The local model can only render the front view", { transient: false }),
       );
     }
+    busy++;
     return pool.run({
       photo: req.photo,
       studioType: req.studioType,
@@ -58,7 +69,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       height: req.height,
       format: extra.quality ? "jpeg" : format,
       ...extra,
-    }, req.signal);
+    }, req.signal).finally(() => busy--);
   };
   const model: LocalModel = {
     name: "local",
@@ -68,6 +79,30 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       return { image: out.image, mime: out.mime, notes: out.notes };
     },
     generateWithTimings: (req) => run(req, { cacheKey: req.photoId }),
+    prepare({ photoId, photo }) {
+      // Only on a free, ready worker: a preparation never makes a generation or a preview wait.
+      if (busy >= pool.size || pool.health().state !== "ready") return Promise.resolve(false);
+      const studioType = "makeup";
+      return run({
+        photo,
+        photoId,
+        references: [],
+        studioType,
+        options: defaultOptions(studioType),
+        intensity: Object.fromEntries(MAKEUP_CATEGORIES.map((c) => [c, DEFAULT_INTENSITY])) as Intensity,
+        instructions: null,
+        angle: "front",
+        width: PREPARE_WIDTH,
+        height: PREPARE_HEIGHT,
+      }, { cacheKey: photoId, prepareOnly: true }).then(
+        () => true,
+        (e) => {
+          // No face, a shutdown: the first look on this photo reports it (or renders cold).
+          log.debug("local image model: photo not prepared", { photoId, error: String(e) });
+          return false;
+        },
+      );
+    },
     preview: (req) =>
       run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },

@@ -41,6 +41,13 @@ export interface RenderJob {
    * photo id): a photo styled many times is decoded and searched once.
    */
   cacheKey?: string;
+  /**
+   * Prepare only (needs `cacheKey`): decode, find the face, frame at this size
+   * with the job's camera, segment the person and plan the matte, keep it all
+   * in the worker's cache, and answer an empty image. A photo just uploaded is
+   * prepared while its owner picks a look, so their first look renders warm.
+   */
+  prepareOnly?: boolean;
 }
 
 export interface RenderOutput {
@@ -358,7 +365,8 @@ async function renderStages(
   const blur = lens?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
-  if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0) {
+  const prepareOnly = !!(job.prepareOnly && key);
+  if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0 || prepareOnly) {
     person = kept?.person;
     if (!person) {
       const canvas = { width: framing.width, height: framing.height };
@@ -372,7 +380,9 @@ async function renderStages(
   const scene = person && setting && backdrop
     ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3))
     : undefined;
-  const plan = person && (scene || blur > 0) ? kept?.plan ?? planMatte(framing, person, g.center) : undefined;
+  const plan = person && (scene || blur > 0 || prepareOnly)
+    ? kept?.plan ?? planMatte(framing, person, g.center)
+    : undefined;
   if (plan) lap("plan");
   const img = await framed;
   if (key && (!kept || (person && !kept.person) || (plan && !kept.plan))) {
@@ -383,6 +393,7 @@ async function renderStages(
     });
   }
   lap("frame");
+  if (prepareOnly) return { image: new Uint8Array(0), mime: "", notes: [], timings };
 
   applyMakeup(img, g, planMakeup(o, job.intensity));
   lap("makeup");
