@@ -44,15 +44,18 @@ function truthAlpha(): Float32Array {
 let seed = 7;
 const noise = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff - 0.5);
 
+/** The old background's colour at (x, y): a saturated blue wall unless `wall` says otherwise. */
+type Wall = (x: number, y: number) => [number, number, number];
+
 /** The photo: a brown-haired, skin-toned person in front of a saturated blue wall, with grain. */
-function photo(truth: Float32Array, island?: [number, number, number]): Canvas {
+function photo(truth: Float32Array, island?: [number, number, number], wall?: Wall): Canvas {
   const data = new Uint8Array(W * H * 3);
   for (let y = 0; y < H; y++) {
     for (let x = 0; x < W; x++) {
       const k = y * W + x, a = truth[k];
       const hair = y < 300 || (y < 480 && Math.abs(x - 270) > 95);
       const fg = y >= 560 ? [60, 60, 70] : hair ? [70, 45, 30] : [205, 160, 135];
-      let bg = [40, 95, 205];
+      let bg = wall?.(x, y) ?? [40, 95, 205];
       if (island && (x - island[0]) ** 2 + (y - island[1]) ** 2 < island[2] ** 2) bg = [210, 170, 150];
       for (let c = 0; c < 3; c++) {
         data[k * 3 + c] = Math.max(0, Math.min(255, Math.round(fg[c] * a + bg[c] * (1 - a) + noise() * 10)));
@@ -164,6 +167,59 @@ Deno.test("matte: the 6-px band outside the person matches the new backdrop (no 
       }
     }
     assert.ok(moved / inside < 0.01, `person pixels changed: ${(100 * moved / inside).toFixed(2)}%`);
+  }
+});
+
+/**
+ * Horizontal blinds: teal slats with bright gaps (16 px), the old background's local mean a
+ * colour no pixel has.
+ */
+const blinds: Wall = (_x, y) => (y % 16 < 10 ? [40, 150, 160] : [230, 232, 235]);
+
+/** Distance in (a*, b*) of `c` from the segment between `p` and `q` (a blend of the two has no other hue). */
+function offSegment(c: Lab, p: Lab, q: Lab): number {
+  const ux = q[1] - p[1], uy = q[2] - p[2], l2 = ux * ux + uy * uy;
+  const t = Math.min(1, Math.max(0, l2 > 0 ? ((c[1] - p[1]) * ux + (c[2] - p[2]) * uy) / l2 : 0));
+  return Math.hypot(c[1] - p[1] - t * ux, c[2] - p[2] - t * uy);
+}
+
+Deno.test("matte: no fringe of a patterned old background along the hair edge, the band outside matches the backdrop", () => {
+  const truth = truthAlpha();
+  const hairLab = srgbToLab(70, 45, 30);
+  // The hair's outline: 3 px either side of the true edge, above the neck.
+  const edge: boolean[] = new Array(W * H).fill(false), band: boolean[] = new Array(W * H).fill(false);
+  for (let y = 0; y < 470; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x;
+      if (truth[k] > 0) edge[k] = distToBackground(truth, x, y) <= 3;
+      else {
+        const dd = distToPerson(truth, x, y, 7);
+        edge[k] = dd <= 3;
+        band[k] = dd >= 1 && dd <= 6;
+      }
+    }
+  }
+  for (const rgb of [[235, 140, 60], [20, 25, 60]] as [number, number, number][]) {
+    const img = photo(truth, undefined, blinds);
+    const matte = refineMatte(img, coarseMatte(truth), FACE);
+    const bg = solid(rgb);
+    composeRefined(img, matte, bg, relightGains(img, matte, bg));
+    const target = srgbToLab(...rgb);
+    let n = 0, off = 0;
+    for (let k = 0; k < W * H; k++) {
+      if (!edge[k]) continue;
+      const c = srgbToLab(img.data[k * 3], img.data[k * 3 + 1], img.data[k * 3 + 2]);
+      n++;
+      if (offSegment(c, hairLab, target) > 10) off++;
+    }
+    const halo = deltaE(meanLab(img, (x, y) => band[y * W + x]).lab, target);
+    console.log(
+      `blinds -> ${rgb}: ${
+        (100 * off / n).toFixed(2)
+      }% of ${n} hair-edge px off the hair-backdrop blend by ΔE(a*b*) > 10, 6-px band ΔE ${halo.toFixed(2)}`,
+    );
+    assert.ok(off / n <= 0.01, `fringe on ${(100 * off / n).toFixed(2)}% of the hair edge against ${rgb}`);
+    assert.ok(halo <= 6, `halo ΔE ${halo.toFixed(2)} against ${rgb}`);
   }
 });
 

@@ -264,6 +264,13 @@ export interface RefinedMatte {
   meansWidth: number;
 }
 
+/**
+ * The old background counts as patterned in proportion to its variance against TEXTURE_SHARE of
+ * the squared person-background distance; SPREAD_FLOOR (linear light, squared) is the least
+ * spread a side is given (grain).
+ */
+const TEXTURE_SHARE = 0.02, SPREAD_FLOOR = 0.002;
+
 /** Side of the tiles the refined grid is split into: only tiles near the person's edge are refined. */
 const TILE = 16;
 
@@ -408,8 +415,8 @@ export function refineMatte(
   // Local means of the sure person's and sure background's linear colours on a half-size grid
   // (2x2 sums): 4x less work, the means are smooth.
   const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
-  const sums = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => plane(`sum${i}`, cn).fill(0));
-  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb] = sums;
+  const sums = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => plane(`sum${i}`, cn).fill(0));
+  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb, fsq, bsq] = sums;
   forTiles(W, H, (t, x0, y0, x1, y1) => {
     if (!need[t]) return;
     for (let y = y0; y < y1; y++) {
@@ -418,16 +425,20 @@ export function refineMatte(
         const k = y * W + x, v = near[k];
         if (v > 0.999) {
           const c = o + (x >> 1), i = k * 3;
+          const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
           wfSum[c] += 1;
-          fr[c] += SRGB_TO_LINEAR[d[i]];
-          fgc[c] += SRGB_TO_LINEAR[d[i + 1]];
-          fb[c] += SRGB_TO_LINEAR[d[i + 2]];
+          fr[c] += r;
+          fgc[c] += g;
+          fb[c] += b;
+          fsq[c] += r * r + g * g + b * b;
         } else if (v < 0.001) {
           const c = o + (x >> 1), i = k * 3;
+          const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
           wbSum[c] += 1;
-          br[c] += SRGB_TO_LINEAR[d[i]];
-          bgc[c] += SRGB_TO_LINEAR[d[i + 1]];
-          bb[c] += SRGB_TO_LINEAR[d[i + 2]];
+          br[c] += r;
+          bgc[c] += g;
+          bb[c] += b;
+          bsq[c] += r * r + g * g + b * b;
         }
       }
     }
@@ -442,7 +453,9 @@ export function refineMatte(
       return out;
     });
   };
-  const fg = localMeans(wfSum, [fr, fgc, fb]), bg = localMeans(wbSum, [br, bgc, bb]);
+  const [fgR, fgG, fgB, fgSq] = localMeans(wfSum, [fr, fgc, fb, fsq]);
+  const [bgR, bgG, bgB, bgSq] = localMeans(wbSum, [br, bgc, bb, bsq]);
+  const fg = [fgR, fgG, fgB], bg = [bgR, bgG, bgB];
   // The colour-line estimate, in the unsure band only (elsewhere the coarse matte).
   const est = plane("est", n);
   est.set(p);
@@ -459,9 +472,23 @@ export function refineMatte(
         const dr = f0 - b0, dg = fg[1][c] - bg[1][c], db = fg[2][c] - bg[2][c];
         const len2 = dr * dr + dg * dg + db * db;
         const i = k * 3;
-        let a = ((SRGB_TO_LINEAR[d[i]] - b0) * dr + (SRGB_TO_LINEAR[d[i + 1]] - bg[1][c]) * dg +
-          (SRGB_TO_LINEAR[d[i + 2]] - bg[2][c]) * db) / (len2 + 1e-6);
+        const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
+        const ir = r - b0, ig = g - bg[1][c], ib = b - bg[2][c];
+        let a = (ir * dr + ig * dg + ib * db) / (len2 + 1e-6);
         a = a < 0 ? 0 : a > 1 ? 1 : a;
+        // A patterned old background (blinds, shelves): its mean is a colour none of its pixels
+        // has, and a slat darker than that mean reads as part person on the line. There, each
+        // side's spread says more: the pixel goes to the side it is nearer to, in units of that
+        // side's own spread (its variance about its local mean).
+        const varB = Math.max(0, bgSq[c] - b0 * b0 - bg[1][c] * bg[1][c] - bg[2][c] * bg[2][c]);
+        const tex = varB / (varB + TEXTURE_SHARE * len2 + 1e-6);
+        if (tex > 0.05) {
+          const varF = Math.max(0, fgSq[c] - f0 * f0 - fg[1][c] * fg[1][c] - fg[2][c] * fg[2][c]);
+          const jr = r - f0, jg = g - fg[1][c], jb = b - fg[2][c];
+          const qB = (ir * ir + ig * ig + ib * ib) / (varB + SPREAD_FLOOR);
+          const qF = (jr * jr + jg * jg + jb * jb) / (varF + SPREAD_FLOOR);
+          a = (1 - tex) * a + tex * (qB / (qB + qF + 1e-9));
+        }
         // Similar person and background colours say little: lean on the coarse matte there.
         const conf = Math.min(1, Math.sqrt(len2) / 0.12);
         est[k] = conf * a + (1 - conf) * p[k];
@@ -560,6 +587,10 @@ function halfSize(img: Canvas, need: Uint8Array): Uint8Array {
   return out;
 }
 
+/** An edge pixel's brightness relative to the local person colour, bounded (see composeRefined). */
+const EDGE_DIM = 0.35, EDGE_BRIGHT = 2.5;
+const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
+
 /**
  * Person over `background` (same size, sRGB bytes) with the refined alpha, in
  * place. Where alpha is partial, the old background's local colour is taken
@@ -649,22 +680,34 @@ export function composeRefined(
       }
       const k = (Math.min(mh - 1, Math.round(gy)) >> 1) * matte.meansWidth +
         (Math.min(mw - 1, Math.round(gx)) >> 1);
-      for (let c = 0; c < 3; c++) {
-        const obs = SRGB_TO_LINEAR[d[i + c]];
-        const oldBg = matte.bg[c][k], localF = matte.fg[c][k];
-        let f = obs;
-        if (!Number.isNaN(oldBg)) {
-          f = (obs - (1 - al) * oldBg) / Math.max(al, 0.05);
-          f = f < 0 ? 0 : f > 1 ? 1 : f;
-        }
-        // Thin edges: dividing by a small alpha amplifies noise; lean on the local person colour.
-        if (al < 0.5 && !Number.isNaN(localF)) {
-          const trust = al / 0.5;
-          f = f * trust + localF * (1 - trust);
-        }
-        const nb = SRGB_TO_LINEAR[background[i + c]];
-        d[i + c] = linearToSrgb(nb + (Math.min(1, f * gains[c]) - nb) * al);
+      const fr = matte.fg[0][k], fgg = matte.fg[1][k], fb = matte.fg[2][k];
+      const br = matte.bg[0][k], bgg = matte.bg[1][k], bb = matte.bg[2][k];
+      let f0 = SRGB_TO_LINEAR[d[i]], f1 = SRGB_TO_LINEAR[d[i + 1]], f2 = SRGB_TO_LINEAR[d[i + 2]];
+      if (!Number.isNaN(br)) {
+        const inv = 1 / Math.max(al, 0.05);
+        f0 = (f0 - (1 - al) * br) * inv;
+        f1 = (f1 - (1 - al) * bgg) * inv;
+        f2 = (f2 - (1 - al) * bb) * inv;
       }
+      if (!Number.isNaN(fr)) {
+        // The edge's colour is the local person colour at the pixel's own (decontaminated)
+        // brightness: a per-channel estimate amplifies any error of the old background's local
+        // mean (blinds, a patterned wall) into a teal or red fringe on the hair; brightness keeps
+        // the strands. Thin edges (dividing by a small alpha amplifies noise) lean on the local
+        // brightness too.
+        const yl = 0.2126 * fr + 0.7152 * fgg + 0.0722 * fb;
+        let ratio = yl > 1e-4 ? (0.2126 * f0 + 0.7152 * f1 + 0.0722 * f2) / yl : 1;
+        ratio = ratio < EDGE_DIM ? EDGE_DIM : ratio > EDGE_BRIGHT ? EDGE_BRIGHT : ratio;
+        if (al < 0.5) ratio = 1 + (ratio - 1) * (al / 0.5);
+        f0 = fr * ratio;
+        f1 = fgg * ratio;
+        f2 = fb * ratio;
+      }
+      const n0 = SRGB_TO_LINEAR[background[i]], n1 = SRGB_TO_LINEAR[background[i + 1]];
+      const n2 = SRGB_TO_LINEAR[background[i + 2]];
+      d[i] = linearToSrgb(n0 + (clamp01(f0 * gains[0]) - n0) * al);
+      d[i + 1] = linearToSrgb(n1 + (clamp01(f1 * gains[1]) - n1) * al);
+      d[i + 2] = linearToSrgb(n2 + (clamp01(f2 * gains[2]) - n2) * al);
     }
   }
 }
