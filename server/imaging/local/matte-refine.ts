@@ -257,7 +257,8 @@ export interface RefinedMatte {
   /**
    * Local mean colours (linear RGB planes) of the sure person and the sure old background, on a
    * grid half the refined grid's size (they are smooth over R pixels): index
-   * (y >> 1) * meansWidth + (x >> 1) for refined-grid pixel (x, y).
+   * (y >> 1) * meansWidth + (x >> 1) for refined-grid pixel (x, y). Computed only in the unsure
+   * tiles and the tiles next to them (where the composite blends); NaN elsewhere.
    */
   fg: Float32Array[];
   bg: Float32Array[];
@@ -280,6 +281,7 @@ const TILE = 16;
  * refineMatte returns is allocated per call.
  */
 const scratch = new Map<string, Float32Array>();
+const scratch64 = new Map<string, Float64Array>();
 function plane(name: string, n: number): Float32Array {
   let b = scratch.get(name);
   if (!b || b.length !== n) {
@@ -408,54 +410,14 @@ export function refineMatte(
   seed: Point,
   plan: MattePlan = planMatte(full, person, seed),
 ): RefinedMatte {
-  const { scale, W, H, r, Rc, around, need, p, pMean, near } = plan;
+  const { scale, W, H, r, around, need, p, pMean } = plan;
   const n = W * H, eps = 0.001;
   // The pixels: only the tiles that need them are halved.
   const d = scale === 1 ? full.data : halfSize(full, need);
   // Local means of the sure person's and sure background's linear colours on a half-size grid
   // (2x2 sums): 4x less work, the means are smooth.
-  const cw = (W + 1) >> 1, ch = (H + 1) >> 1, cn = cw * ch;
-  const sums = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9].map((i) => plane(`sum${i}`, cn).fill(0));
-  const [wfSum, fr, fgc, fb, wbSum, br, bgc, bb, fsq, bsq] = sums;
-  forTiles(W, H, (t, x0, y0, x1, y1) => {
-    if (!need[t]) return;
-    for (let y = y0; y < y1; y++) {
-      const o = (y >> 1) * cw;
-      for (let x = x0; x < x1; x++) {
-        const k = y * W + x, v = near[k];
-        if (v > 0.999) {
-          const c = o + (x >> 1), i = k * 3;
-          const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
-          wfSum[c] += 1;
-          fr[c] += r;
-          fgc[c] += g;
-          fb[c] += b;
-          fsq[c] += r * r + g * g + b * b;
-        } else if (v < 0.001) {
-          const c = o + (x >> 1), i = k * 3;
-          const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
-          wbSum[c] += 1;
-          br[c] += r;
-          bgc[c] += g;
-          bb[c] += b;
-          bsq[c] += r * r + g * g + b * b;
-        }
-      }
-    }
-  });
-  const ctmp = plane("ctmp", cn), wm = plane("wm", cn);
-  const localMeans = (w: Float32Array, planes: Float32Array[]): Float32Array[] => {
-    boxMean(w, cw, ch, Rc, wm, ctmp);
-    return planes.map((sum) => {
-      const out = new Float32Array(cn);
-      boxMean(sum, cw, ch, Rc, out, ctmp);
-      for (let k = 0; k < cn; k++) out[k] = wm[k] > 4e-4 ? out[k] / wm[k] : NaN;
-      return out;
-    });
-  };
-  const [fgR, fgG, fgB, fgSq] = localMeans(wfSum, [fr, fgc, fb, fsq]);
-  const [bgR, bgG, bgB, bgSq] = localMeans(wbSum, [br, bgc, bb, bsq]);
-  const fg = [fgR, fgG, fgB], bg = [bgR, bgG, bgB];
+  const cw = (W + 1) >> 1, ch = (H + 1) >> 1;
+  const { fg, bg, fgVar, bgVar } = localMeans(plan, d, cw, ch);
   // The colour-line estimate, in the unsure band only (elsewhere the coarse matte).
   const est = plane("est", n);
   est.set(p);
@@ -469,6 +431,7 @@ export function refineMatte(
         const c = c0 + (x >> 1);
         const f0 = fg[0][c], b0 = bg[0][c];
         if (Number.isNaN(f0) || Number.isNaN(b0)) continue;
+        const varB = bgVar[c];
         const dr = f0 - b0, dg = fg[1][c] - bg[1][c], db = fg[2][c] - bg[2][c];
         const len2 = dr * dr + dg * dg + db * db;
         const i = k * 3;
@@ -480,10 +443,9 @@ export function refineMatte(
         // has, and a slat darker than that mean reads as part person on the line. There, each
         // side's spread says more: the pixel goes to the side it is nearer to, in units of that
         // side's own spread (its variance about its local mean).
-        const varB = Math.max(0, bgSq[c] - b0 * b0 - bg[1][c] * bg[1][c] - bg[2][c] * bg[2][c]);
         const tex = varB / (varB + TEXTURE_SHARE * len2 + 1e-6);
         if (tex > 0.05) {
-          const varF = Math.max(0, fgSq[c] - f0 * f0 - fg[1][c] * fg[1][c] - fg[2][c] * fg[2][c]);
+          const varF = fgVar[c];
           const jr = r - f0, jg = g - fg[1][c], jb = b - fg[2][c];
           const qB = (ir * ir + ig * ig + ib * ib) / (varB + SPREAD_FLOOR);
           const qF = (jr * jr + jg * jg + jb * jb) / (varF + SPREAD_FLOOR);
@@ -545,6 +507,119 @@ export function refineMatte(
     }
   });
   return { width: W, height: H, scale, alpha, fg, bg, meansWidth: cw };
+}
+
+/** Values summed per half-grid cell: person count, r, g, b, r²+g²+b²; the same for the background. */
+const SUMS = 10;
+
+/** One side's mean colour and variance at cell c from its box sums (count, r, g, b, r²+g²+b²) at box[o]. */
+function meanAt(box: Float64Array, o: number, mean: Float32Array[], spread: Float32Array, c: number): void {
+  const count = box[o];
+  if (count < 0.5) return;
+  const m0 = box[o + 1] / count, m1 = box[o + 2] / count, m2 = box[o + 3] / count;
+  mean[0][c] = m0;
+  mean[1][c] = m1;
+  mean[2][c] = m2;
+  spread[c] = Math.max(0, box[o + 4] / count - m0 * m0 - m1 * m1 - m2 * m2);
+}
+
+/**
+ * The local means (radius Rc, half grid) of the sure person's and the sure background's linear
+ * colours and their variances (the spread of r, g, b about the mean, summed), NaN where the box
+ * holds no such pixel. Only the cells of the unsure tiles and the tiles next to them are
+ * computed (the estimate reads the former, the composite's blend the latter; elsewhere NaN), from
+ * a summed-area table of the cells within the summed tiles.
+ */
+function localMeans(
+  plan: MattePlan,
+  d: Uint8Array,
+  cw: number,
+  ch: number,
+): { fg: Float32Array[]; bg: Float32Array[]; fgVar: Float32Array; bgVar: Float32Array } {
+  const { W, H, Rc, around, need, near, tw, th } = plan;
+  const cn = cw * ch, half = TILE >> 1;
+  const fg = [0, 1, 2].map(() => new Float32Array(cn).fill(NaN));
+  const bg = [0, 1, 2].map(() => new Float32Array(cn).fill(NaN));
+  const fgVar = plane("fgVar", cn).fill(NaN), bgVar = plane("bgVar", cn).fill(NaN);
+  // The summed tiles' bounds on the half grid.
+  let bx0 = cw, by0 = ch, bx1 = 0, by1 = 0;
+  for (let t = 0; t < tw * th; t++) {
+    if (!need[t]) continue;
+    const tx = t % tw, ty = (t - tx) / tw;
+    bx0 = Math.min(bx0, tx * half);
+    by0 = Math.min(by0, ty * half);
+    bx1 = Math.max(bx1, Math.min(cw, (tx + 1) * half));
+    by1 = Math.max(by1, Math.min(ch, (ty + 1) * half));
+  }
+  if (bx1 <= bx0 || by1 <= by0) return { fg, bg, fgVar, bgVar };
+  const bw = bx1 - bx0, bh = by1 - by0;
+  const acc = plane("acc", bw * bh * SUMS).fill(0);
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    if (!need[t]) return;
+    for (let y = y0; y < y1; y++) {
+      const o = ((y >> 1) - by0) * bw - bx0;
+      for (let x = x0; x < x1; x++) {
+        const k = y * W + x, v = near[k];
+        if (v > 0.001 && v <= 0.999) continue;
+        const i = k * 3, a = (o + (x >> 1)) * SUMS + (v > 0.999 ? 0 : 5);
+        const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];
+        acc[a] += 1;
+        acc[a + 1] += r;
+        acc[a + 2] += g;
+        acc[a + 3] += b;
+        acc[a + 4] += r * r + g * g + b * b;
+      }
+    }
+  });
+  // Summed-area table (float64: sums of a few thousand values), one row and column of zeros first.
+  const sw = bw + 1;
+  let sat = scratch64.get("sat");
+  if (!sat || sat.length < sw * (bh + 1) * SUMS) {
+    scratch64.set("sat", sat = new Float64Array(sw * (bh + 1) * SUMS));
+  }
+  sat.fill(0, 0, sw * SUMS);
+  const row = new Float64Array(SUMS);
+  for (let y = 0; y < bh; y++) {
+    row.fill(0);
+    const up = y * sw * SUMS, here = (y + 1) * sw * SUMS;
+    sat.fill(0, here, here + SUMS);
+    for (let x = 0, a = y * bw * SUMS; x < bw; x++) {
+      const o = (x + 1) * SUMS;
+      for (let q = 0; q < SUMS; q++, a++) {
+        row[q] += acc[a];
+        sat[here + o + q] = sat[up + o + q] + row[q];
+      }
+    }
+  }
+  const box = new Float64Array(SUMS);
+  const htw = Math.ceil(cw / half);
+  for (let ty = 0; ty < th; ty++) {
+    for (let tx = 0; tx < tw; tx++) {
+      // An unsure tile, or one next to it.
+      let read = false;
+      for (let y = Math.max(0, ty - 1); y <= Math.min(th - 1, ty + 1) && !read; y++) {
+        for (let x = Math.max(0, tx - 1); x <= Math.min(tw - 1, tx + 1); x++) {
+          if (around[y * tw + x] < 0) read = true;
+        }
+      }
+      if (!read || tx >= htw) continue;
+      for (let cy = ty * half; cy < Math.min(ch, (ty + 1) * half); cy++) {
+        const ya = Math.max(by0, cy - Rc) - by0, yb = Math.min(by1, cy + Rc + 1) - by0;
+        if (ya >= yb) continue;
+        for (let cx = tx * half; cx < Math.min(cw, (tx + 1) * half); cx++) {
+          const xa = Math.max(bx0, cx - Rc) - bx0, xb = Math.min(bx1, cx + Rc + 1) - bx0;
+          if (xa >= xb) continue;
+          const p11 = (yb * sw + xb) * SUMS, p10 = (yb * sw + xa) * SUMS;
+          const p01 = (ya * sw + xb) * SUMS, p00 = (ya * sw + xa) * SUMS;
+          for (let q = 0; q < SUMS; q++) box[q] = sat[p11 + q] - sat[p10 + q] - sat[p01 + q] + sat[p00 + q];
+          const c = cy * cw + cx;
+          meanAt(box, 0, fg, fgVar, c);
+          meanAt(box, 5, bg, bgVar, c);
+        }
+      }
+    }
+  }
+  return { fg, bg, fgVar, bgVar };
 }
 
 /** Calls `f` for each TILE x TILE tile of a W x H grid: tile index and its pixel rectangle [x0, x1) x [y0, y1). */
