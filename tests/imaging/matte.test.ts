@@ -9,6 +9,7 @@ import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts
 import { composeRefined, refineMatte } from "../../server/imaging/local/matte-refine.ts";
 import {
   cellColours,
+  dropForeignPatches,
   type Head,
   isolatePerson,
   type PersonMask,
@@ -344,6 +345,36 @@ Deno.test("matte: a neighbour whose face is not detected, joined to the person o
   );
   assert.ok(r.leak <= 0.05, `neighbour kept: ${(100 * r.leak).toFixed(2)}%`);
   assert.ok(r.kept >= 0.97, `person kept: ${(100 * r.kept).toFixed(2)}%`);
+});
+
+Deno.test("matte: old background the model kept joined to the body beside the arm (a red sofa) is dropped, the person kept", () => {
+  const truth = truthAlpha();
+  // A red cushion beside the torso's left side, which the coarse matte scores as person and joins to the body.
+  const cushion: [number, number, number] = [40, 800, 90];
+  const inCushion = (x: number, y: number) => (x - cushion[0]) ** 2 + (y - cushion[1]) ** 2 < cushion[2] ** 2;
+  const img = photo(truth, undefined, (x, y) => (inCushion(x, y) ? [200, 40, 70] : [40, 95, 205]));
+  const grid = coarseMatte(truth, [cushion]);
+  dropForeignPatches(grid, mainFace(), cellColours(img, grid));
+  const matte = refineMatte(img, grid, FACE);
+  composeRefined(img, matte, solid([20, 60, 30]));
+  const shown = meanLab(
+    img,
+    (x, y) => inCushion(x, y) && truth[y * W + x] === 0 && distToPerson(truth, x, y, 4) > 4,
+  );
+  const d = deltaE(shown.lab, srgbToLab(20, 60, 30));
+  let kept = 0, person = 0;
+  for (let k = 0; k < W * H; k++) {
+    if (truth[k] < 1 || distToBackground(truth, k % W, Math.floor(k / W)) < 3) continue;
+    person++;
+    if (matte.alpha[k] > 0.9) kept++;
+  }
+  console.log(
+    `sofa beside the arm: ΔE ${d.toFixed(2)} from the new backdrop over ${shown.n} px; person kept ${
+      (100 * kept / person).toFixed(2)
+    }%`,
+  );
+  assert.ok(d < 3, `the cushion still shows: ΔE ${d.toFixed(2)}`);
+  assert.ok(kept / person > 0.98, `person kept ${(100 * kept / person).toFixed(2)}%`);
 });
 
 Deno.test("matte: inside the torso alpha is 1 (no backdrop through the body, no patch of old background)", () => {

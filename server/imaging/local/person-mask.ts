@@ -142,7 +142,10 @@ export function personMask(
     }
   }
   const mask = { w, h, step, data };
-  isolatePerson(mask, g, neighbours || [], () => cellColours(canvas, mask, src));
+  let colours: Float32Array | undefined;
+  const rgb = () => (colours ??= cellColours(canvas, mask, src));
+  isolatePerson(mask, g, neighbours || [], rgb);
+  dropForeignPatches(mask, g, rgb());
   if (edge) { for (let k = 0; k < w * h; k++) data[k] *= edge[k]; }
   return mask;
 }
@@ -405,6 +408,137 @@ function findDetachedHeads(m: PersonMask, g: FaceGeometry, rows: number, seeds: 
     });
   }
   return found;
+}
+
+/** Palette bins: sRGB quantised to PALETTE_BIN levels per channel. */
+const PALETTE_BIN = 8, PALETTE_SIDE = 256 / PALETTE_BIN;
+/** A kept cell this far (sRGB units) from every colour of the person's palette is foreign. */
+const FOREIGN = 60;
+
+/**
+ * Drops old background that the selfie model kept at full confidence joined to the body (a red
+ * sofa beside the arms): the person's palette is sampled where the person surely is (the face's
+ * skin without the mouth, the hair above the eyes, the body's axis below the chin); a patch of
+ * kept cells whose colours are all far from that palette (FOREIGN), below the chin, as large
+ * as a hand and touching the region's outline or the frame's edge, is not the person. In place.
+ * Clothes and skin share the axis's or the face's colours; a patch the palette cannot tell from
+ * the person (a dark sofa behind black clothes) stays.
+ */
+export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32Array): void {
+  const { w, h, step, data } = m;
+  const n = w * h, side = PALETTE_SIDE;
+  const binOf = (k: number) => {
+    const r = rgb[k * 3] / PALETTE_BIN | 0,
+      gg = rgb[k * 3 + 1] / PALETTE_BIN | 0,
+      b = rgb[k * 3 + 2] / PALETTE_BIN | 0;
+    return (Math.min(side - 1, r) * side + Math.min(side - 1, gg)) * side + Math.min(side - 1, b);
+  };
+  // The palette: bins seen at least twice in the sampled cells.
+  const seen = new Uint16Array(side * side * side);
+  const mouth = g.pts[13] && g.pts[14]
+    ? [(g.pts[13][0] + g.pts[14][0]) / 2, (g.pts[13][1] + g.pts[14][1]) / 2]
+    : [g.center[0], g.center[1] + 0.25 * g.fh];
+  const chinY = g.pts[152][1], eyeY = g.eyeCenter[1];
+  let sampled = 0;
+  // Only cells within the head's box or the axis's columns can be sampled.
+  const i0 = Math.max(0, Math.floor((g.center[0] - 0.7 * g.fw) / step)),
+    i1 = Math.min(w - 1, Math.ceil((g.center[0] + 0.7 * g.fw) / step));
+  const j0 = Math.max(0, Math.floor((g.center[1] - 0.8 * g.fh) / step));
+  for (let j = j0; j < h; j++) {
+    const cy = (j + 0.5) * step;
+    for (let i = i0; i <= i1; i++) {
+      const k = j * w + i;
+      if (data[k] < 0.5) continue;
+      const cx = (i + 0.5) * step;
+      const fu = (cx - g.center[0]) / (0.38 * g.fw), fv = (cy - g.center[1]) / (0.42 * g.fh);
+      const mu = (cx - mouth[0]) / (0.25 * g.fw), mv = (cy - mouth[1]) / (0.12 * g.fh);
+      const hu = (cx - g.center[0]) / (0.7 * g.fw), hv = (cy - g.center[1]) / (0.8 * g.fh);
+      const skin = fu * fu + fv * fv <= 1 && mu * mu + mv * mv > 1;
+      const hair = cy < eyeY && hu * hu + hv * hv <= 1 && fu * fu + fv * fv > 1;
+      const axis = cy > chinY + 0.15 * g.fh && Math.abs(cx - g.center[0]) < 0.3 * g.fw;
+      if (!skin && !hair && !axis) continue;
+      seen[binOf(k)]++;
+      sampled++;
+    }
+  }
+  if (sampled < 20) return;
+  // Distance (sRGB units, between bin centres) from a bin to the palette, computed for the bins
+  // that occur below the chin only.
+  const pal: number[] = [];
+  for (let b = 0; b < seen.length; b++) {
+    if (seen[b] >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
+  }
+  const palette = Int32Array.from(pal);
+  const known = new Float32Array(side * side * side).fill(-1);
+  const distOf = (b: number): number => {
+    if (known[b] >= 0) return known[b];
+    const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
+    let best = Infinity;
+    for (let q = 0; q < palette.length; q += 3) {
+      const dr = r - palette[q], dg = gg - palette[q + 1], db = bl - palette[q + 2];
+      const d2 = dr * dr + dg * dg + db * db;
+      if (d2 < best) best = d2;
+    }
+    return (known[b] = PALETTE_BIN * Math.sqrt(best));
+  };
+  // Foreign cells below the chin (beside the body; a raised arm lit by a lamp is not judged),
+  // grouped 8-connected.
+  const foreign = new Uint8Array(n);
+  for (let j = Math.max(0, Math.floor(chinY / step)); j < h; j++) {
+    if ((j + 0.5) * step <= chinY) continue;
+    for (let i = 0, k = j * w; i < w; i++, k++) {
+      if (data[k] >= 0.5 && distOf(binOf(k)) >= FOREIGN) foreign[k] = 1;
+    }
+  }
+  const minCells = Math.max(4, (0.1 * g.fw / step) ** 2);
+  const stack: number[] = [], patch: number[] = [];
+  for (let k0 = 0; k0 < n; k0++) {
+    if (foreign[k0] !== 1) continue;
+    foreign[k0] = 2;
+    stack.push(k0);
+    patch.length = 0;
+    let outline = false;
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      patch.push(k);
+      const x = k % w, y = (k - x) / w;
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) outline = true;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const nb = yy * w + xx;
+          if (data[nb] < SOLID) outline = true;
+          else if (foreign[nb] === 1) {
+            foreign[nb] = 2;
+            stack.push(nb);
+          }
+        }
+      }
+    }
+    if (!outline || patch.length < minCells) continue;
+    // The patch and its rim: cells next to it that mix its colour with the person's (half as far
+    // from the palette), grown outward below the chin.
+    for (const k of patch) {
+      data[k] = 0;
+      stack.push(k);
+    }
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      const x = k % w, y = (k - x) / w;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h || (yy + 0.5) * step <= chinY) continue;
+          const nb = yy * w + xx;
+          if (data[nb] > 0 && distOf(binOf(nb)) >= FOREIGN / 2) {
+            data[nb] = 0;
+            stack.push(nb);
+          }
+        }
+      }
+    }
+  }
 }
 
 /** Extra cost of a step per unit of sRGB distance between the two cells' colours, above grain (EDGE_GRAIN). */
