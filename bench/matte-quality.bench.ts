@@ -5,6 +5,9 @@
  * - the neighbour's face kept: share of the middle of their detected face box with alpha > 0.5 (target 0);
  * - the chosen face kept: share of the face oval's box core with alpha 1 (target 1);
  * - the skin's chroma shift toward the scene's key light (beach sunset, city night) and its ΔE;
+ * - the colour fringe on the edge: share of partial-alpha pixels whose colour is off the blend of the
+ *   local person colour and the new backdrop by more than 10 in (a*, b*) (target 0; teal and red
+ *   fringes of the old blinds showed here);
  * - the backdrop stage (matte refine, relight, compose) at 1080x1920: median of RUNS (target <= 60 ms
  *   on an idle machine; printed beside the load average).
  */
@@ -15,7 +18,7 @@ import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
 import { neighbourHeads, personMask } from "../server/imaging/local/person-mask.ts";
 import { composeRefined, refineMatte } from "../server/imaging/local/matte-refine.ts";
 import { relightGains, renderBackdrop } from "../server/imaging/local/scene.ts";
-import { deltaE, srgbToLab } from "../server/imaging/local/color.ts";
+import { deltaE, linearToSrgb, srgbToLab } from "../server/imaging/local/color.ts";
 import { percentile } from "./stats.ts";
 import { cropFace, DARK_HAIR } from "../tests/imaging/fixtures.ts";
 
@@ -85,6 +88,30 @@ const skinMean = (img: Uint8Array) => {
   }
   return srgbToLab(Math.round(r / n), Math.round(gg / n), Math.round(b / n));
 };
+/** Share of the edge's pixels (0.02 < alpha < 0.98) more than 10 in (a*, b*) off the local person colour - backdrop blend. */
+function offBlend(img: Uint8Array, bg: Uint8Array): number {
+  let n = 0, off = 0;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const gx = Math.min(matte.width - 1, Math.floor(x / matte.scale));
+      const gy = Math.min(matte.height - 1, Math.floor(y / matte.scale));
+      const a = matte.alpha[gy * matte.width + gx], c = (gy >> 1) * matte.meansWidth + (gx >> 1);
+      if (!(a > 0.02 && a < 0.98) || Number.isNaN(matte.fg[0][c])) continue;
+      const f = srgbToLab(
+        linearToSrgb(matte.fg[0][c]),
+        linearToSrgb(matte.fg[1][c]),
+        linearToSrgb(matte.fg[2][c]),
+      );
+      const i = (y * W + x) * 3;
+      const p = srgbToLab(img[i], img[i + 1], img[i + 2]), b = srgbToLab(bg[i], bg[i + 1], bg[i + 2]);
+      const ux = b[1] - f[1], uy = b[2] - f[2], l2 = ux * ux + uy * uy;
+      const t = Math.min(1, Math.max(0, l2 > 0 ? ((p[1] - f[1]) * ux + (p[2] - f[2]) * uy) / l2 : 0));
+      n++;
+      if (Math.hypot(p[1] - f[1] - t * ux, p[2] - f[2] - t * uy) > 10) off++;
+    }
+  }
+  return off / Math.max(1, n);
+}
 for (const id of ["beach-sunset", "city-night", "studio-white"]) {
   const bg = await renderBackdrop({ id }, W, H, g.center);
   const img = { ...framed, data: framed.data.slice() };
@@ -92,10 +119,12 @@ for (const id of ["beach-sunset", "city-night", "studio-white"]) {
   const gains = relightGains(img, matte, bg);
   composeRefined(img, matte, bg, gains);
   const after = skinMean(img.data);
+  const fringe = offBlend(img.data, bg);
   console.log(
     `${id}: gains ${gains.map((v) => v.toFixed(3)).join("/")}, skin Δa* ${
       (after[1] - before[1]).toFixed(2)
-    } Δb* ${(after[2] - before[2]).toFixed(2)} ΔE ${deltaE(after, before).toFixed(2)}`,
+    } Δb* ${(after[2] - before[2]).toFixed(2)} ΔE ${deltaE(after, before).toFixed(2)}; edge pixels off the ` +
+      `person-backdrop blend: ${(100 * fringe).toFixed(2)}%`,
   );
 }
 
