@@ -4,8 +4,10 @@
  * chosen from what the photo holds: a close framing that would enlarge the
  * face more than its resolution supports is widened, and the photo's bottom
  * edge (where the person is cut off) always reaches the frame's bottom, so no
- * bust floats mid-frame. Where the photo does not cover the frame (sides,
- * top) the gap is filled with a blurred, darkened copy.
+ * bust floats mid-frame. A framing that leaves part of the frame empty is
+ * enlarged a little more when that fills it (COVER_STRETCH); otherwise the
+ * gap shows the photo's own edges extended (extendEdges), as more of its
+ * background, and the result's note says so.
  */
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
@@ -27,9 +29,11 @@ export interface Framing {
    * (the face would have been enlarged past what the photo's resolution
    * supports), "closer" (the photo ends too close below the face for the
    * camera's wide framing), "narrow" (the photo is too narrow around the
-   * person: a wider framing would show the person cut off by its sides).
+   * person: a wider framing would show the person cut off by its sides),
+   * "fill" (the photo fills the frame only at a closer framing: see
+   * COVER_STRETCH).
    */
-  adjusted?: "wider" | "closer" | "narrow";
+  adjusted?: "wider" | "closer" | "narrow" | "fill";
   /** The chosen camera's framing came out the same as with no camera chosen. */
   asPhotographed?: boolean;
 }
@@ -77,6 +81,14 @@ const MAX_AT40_FACE = 0.72;
  * shoulders span ~2.7 face widths, the arms hanging beside them ~4.)
  */
 const BODY_REACH = 2;
+/**
+ * A framing that leaves part of the frame without photo is enlarged up to
+ * this much more when that fills the frame: a 3:4 portrait framed with its
+ * bottom on the frame's needs 1.17-1.2x more to fill 9:16, and that face
+ * looks hardly softer, while an extended background above the head (however
+ * smooth) reads as an edited image.
+ */
+const COVER_STRETCH = 1.25;
 /** Largest enlargement at all. */
 const MAX_SCALE = 4;
 /**
@@ -208,14 +220,24 @@ export function planFraming(i: FramingInput): Framing {
   if (right) sides = Math.max(sides, (1 - EYES_RIGHTMOST) * outW / (photoW - eye[0]));
   if (left && right) sides = Math.max(sides, outW / photoW);
   sides = Math.min(sides, fillFace);
-  scale = Math.min(Math.max(scale, bottom, sides), MAX_SCALE * full);
+  const ruled = Math.min(Math.max(scale, bottom, sides), MAX_SCALE * full);
+  scale = ruled;
+  // The photo fills the frame when a little more enlargement does it (see COVER_STRETCH).
+  const cover = Math.max(outW / photoW, outH / photoH);
+  if (cover > scale && cover <= scale * COVER_STRETCH && cover <= Math.max(fillFace, scale)) {
+    scale = Math.min(cover, MAX_SCALE * full);
+  }
   const adjusted = !wanted
     ? undefined
     : scale < wanted * 0.95
     ? "wider"
-    : scale > wanted * 1.05
-    ? (scale > chosen * 1.001 && sides > bottom ? "narrow" : "closer")
-    : undefined;
+    : scale <= wanted * 1.05
+    ? undefined
+    : ruled <= wanted * 1.05
+    ? "fill"
+    : ruled > chosen * 1.001 && sides > bottom
+    ? "narrow"
+    : "closer";
   const sw = Math.round(photoW * scale), sh = Math.round(photoH * scale);
   scale = sw / photoW;
   let ox = outW / 2 - eye[0] * scale;
@@ -230,6 +252,11 @@ export function planFraming(i: FramingInput): Framing {
   const ex = eye[0] * scale + ox, ey = eye[1] * scale + oy;
   ox += clamp(ex, EYES_LEFTMOST * outW, EYES_RIGHTMOST * outW) - ex;
   oy += clamp(ey, 0.3 * outH, EYES_LOWEST * outH) - ey;
+  // The top rule (and the same for the sides): a photo that covers the frame
+  // leaves no edge inside it, even when the eyes' limits would move it so (a
+  // band of extended background reads as an edited image; eyes above 30% do not).
+  if (sw >= outW) ox = clamp(ox, outW - sw, 0);
+  if (sh >= outH) oy = clamp(oy, outH - sh, 0);
   ox = Math.round(ox);
   oy = Math.round(oy);
   // No rounding sliver at the bottom or at a side the person reaches.
@@ -255,21 +282,41 @@ const ADJUSTED_REASON: Readonly<Record<NonNullable<Framing["adjusted"]>, string>
   wider: "the photo's resolution is too low for a closer framing of the face",
   closer: "the photo ends too close below the face for a wider framing",
   narrow: "the photo is too narrow for a wider framing without showing the person cut off at its sides",
+  fill: "the photo is too small around the person to fill a wider frame",
 };
+
+/** The edges of the photo inside the frame, where renderFramed extends it, as words. */
+function extendedEdges(f: Framing): string | undefined {
+  const r = f.photoRect;
+  const top = r.y > 0, bottom = r.y + r.h < f.height;
+  const sides = (r.x > 0 ? 1 : 0) + (r.x + r.w < f.width ? 1 : 0);
+  const parts = [
+    top && bottom ? "above and below it" : top ? "above it" : bottom ? "below it" : "",
+    sides === 2 ? "at both sides" : sides === 1 ? "at one side" : "",
+  ].filter(Boolean);
+  return parts.length ? parts.join(" and ") : undefined;
+}
 
 /**
  * A user-facing note when the chosen camera's framing was changed to fit the
- * photo; when that framing is the one no camera gives and the camera changes
- * nothing else (`otherEffect`: e.g. its background blur), the camera was not
- * applied at all and the note says so.
+ * photo (`cameraLabel`: the camera chosen, if any); when that framing is the
+ * one no camera gives and the camera changes nothing else (`otherEffect`:
+ * e.g. its background blur), the camera was not applied at all and the note
+ * says so. When the photo does not fill the frame (with or without a camera),
+ * the note says where its background was extended.
  */
-export function framingNote(f: Framing, cameraLabel: string, otherEffect = false): string | undefined {
-  if (!f.adjusted) return undefined;
-  const reason = ADJUSTED_REASON[f.adjusted];
-  if (f.asPhotographed && !otherEffect) {
-    return `${keyLabel("cameraLens")} "${cameraLabel}" was not applied: ${reason}`;
+export function framingNote(f: Framing, cameraLabel?: string, otherEffect = false): string | undefined {
+  const edges = extendedEdges(f);
+  const extended = edges &&
+    `the photo's background was extended ${edges}: the photo alone does not fill the 9:16 frame at a framing it supports`;
+  if (!f.adjusted || cameraLabel === undefined) {
+    return extended && extended[0].toUpperCase() + extended.slice(1);
   }
-  return `${cameraLabel} was framed ${f.adjusted === "wider" ? "wider" : "closer"}: ${reason}`;
+  const reason = ADJUSTED_REASON[f.adjusted];
+  const note = f.asPhotographed && !otherEffect
+    ? `${keyLabel("cameraLens")} "${cameraLabel}" was not applied: ${reason}`
+    : `${cameraLabel} was framed ${f.adjusted === "wider" ? "wider" : "closer"}: ${reason}`;
+  return extended ? `${note}; ${extended}` : note;
 }
 
 export function coversFrame(f: Framing): boolean {
@@ -327,12 +374,12 @@ function scaledSize(photo: { width: number; height: number }, scale: number): [n
  * enlargement then runs on a libvips thread while face detection runs on the
  * worker's own. renderFramed uses it when the framing's scale matches.
  * Undefined when the framing will hardly ever be the cover: a photo wider
- * than the frame's aspect that would be enlarged past MAX_FACE_UPSCALE (the
- * framing then stays smaller than its height cover).
+ * than it is tall that would be enlarged past MAX_FACE_UPSCALE (its cover
+ * crops most of it away; portrait photos are filled thanks to COVER_STRETCH).
  */
 export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<Canvas | undefined> {
   const cover = Math.max(outW / photo.width, outH / photo.height);
-  if (outH / photo.height > outW / photo.width && cover > MAX_FACE_UPSCALE * outW / FULL_WIDTH) {
+  if (photo.width > photo.height && cover > MAX_FACE_UPSCALE * outW / FULL_WIDTH) {
     return Promise.resolve(undefined);
   }
   const [sw, sh] = scaledSize(photo, cover);
@@ -347,8 +394,8 @@ export function coverScaled(photo: Canvas, outW: number, outH: number): Promise<
 
 /**
  * Renders the framed canvas (RGB raw) from the decoded photo. Where the photo
- * does not cover the frame, the gap shows a blurred, darkened copy and the
- * photo's inner edges fade into it (no hard line, no floating bust).
+ * does not cover the frame, the gap shows the photo's own edge extended
+ * outwards (see extendEdges): the photo keeps its edges, no band or fade.
  * `prescaled` (from coverScaled) is used when it has the framing's scale.
  */
 export async function renderFramed(
@@ -382,15 +429,12 @@ export async function renderFramed(
       3,
       "framed photo",
     );
-  const covers = coversFrame(f);
-  const { bx, by } = featherBands(f.width, f.height);
   // libvips runs each pipeline on one thread (sharp's default concurrency is 1
   // on glibc): the enlargement, the slowest step, runs as two bands at once.
   const half = r.h >= 64 ? Math.floor(r.h / 2) : r.h;
-  const [top, bottom, fill] = await Promise.all([
+  const [top, bottom] = await Promise.all([
     photoPart(0, half),
     half < r.h ? photoPart(half, r.h - half) : undefined,
-    covers ? undefined : frameFill(photo, f, r.x === 0 && r.w === f.width ? by : -1),
   ]);
   const visible: Canvas = { data: top.data, width: r.w, height: r.h };
   if (bottom) {
@@ -399,80 +443,118 @@ export async function renderFramed(
     visible.data.set(bottom.data, top.data.length);
   }
   await restoreDetail(visible, f.scale);
-  if (!fill) return visible;
-  // Photo over the fill: plain copies inside, a smooth ramp across inner edges.
-  const out = fill, v = visible.data, W = f.width;
-  const left = r.x > 0 ? bx : 0, right = r.x + r.w < W ? bx : 0;
-  for (let y = r.y; y < r.y + r.h; y++) {
-    const src = (y - r.y) * r.w * 3, dst = (y * W + r.x) * 3;
-    const nearRow = (r.y > 0 && y - r.y < by) || (r.y + r.h < f.height && r.y + r.h - y <= by);
-    if (!nearRow && left === 0 && right === 0) {
-      out.set(v.subarray(src, src + r.w * 3), dst);
-      continue;
+  if (coversFrame(f)) return visible;
+  const W = f.width, out = new Uint8Array(W * f.height * 3);
+  for (let y = 0; y < r.h; y++) {
+    out.set(visible.data.subarray(y * r.w * 3, (y + 1) * r.w * 3), ((r.y + y) * W + r.x) * 3);
+  }
+  extendEdges(out, W, f.height, r);
+  return { data: out, width: W, height: f.height };
+}
+
+/** Rows (or columns) of the photo's edge averaged into the profile that is extended. */
+const EDGE_ROWS = 3;
+/**
+ * How fast the extension loses detail: at distance d from the photo's edge
+ * it is the edge profile blurred over about EXTEND_BLUR x d pixels each way,
+ * so it starts as the edge itself (no seam) and turns into the edge's broad
+ * colours further out, as an out-of-focus background does.
+ */
+const EXTEND_BLUR = 0.75;
+/**
+ * The extension's least blur radius: the edge's pixel noise drawn out as
+ * vertical streaks read as spikes along the seam.
+ */
+const EXTEND_MIN_BLUR = 3;
+
+/**
+ * Fills the canvas outside `r` (which holds the photo) with the photo's own
+ * edges extended: above and below the photo each column continues its edge
+ * colour, smoothed sideways more the further it is from the edge; then left
+ * and right of it each row does the same from the (already extended) side
+ * columns. A blurred, darkened copy of the photo here read as an edited image
+ * (a grey or smeared band cutting off the hair); this reads as more of the
+ * photo's background.
+ */
+export function extendEdges(out: Uint8Array, W: number, H: number, r: Rect): void {
+  if (r.w <= 0 || r.h <= 0) return;
+  // Vertical: rows above and below r, over r's columns.
+  const col = (x: number, y: number) => (y * W + x) * 3;
+  const fromEdge = (edgeY: number, dir: -1 | 1, gap: number) => {
+    const prof = edgeProfile(r.w, (i, k) => col(r.x + i, edgeY - dir * k), out, Math.min(EDGE_ROWS, r.h));
+    for (let d = 1; d <= gap; d++) {
+      const line = smoothed(prof, r.w, EXTEND_MIN_BLUR + Math.round(EXTEND_BLUR * d));
+      out.set(line, col(r.x, edgeY + dir * d));
     }
-    for (let x = r.x; x < r.x + r.w; x++) {
-      const inner = !nearRow && x - r.x >= left && r.x + r.w - x > right;
-      const a = inner ? 1 : edgeFade(r, f.width, f.height, x, y);
-      const s = src + (x - r.x) * 3, o = dst + (x - r.x) * 3;
-      for (let c = 0; c < 3; c++) out[o + c] = Math.round(out[o + c] + (v[s + c] - out[o + c]) * a);
+  };
+  if (r.y > 0) fromEdge(r.y, -1, r.y);
+  if (r.y + r.h < H) fromEdge(r.y + r.h - 1, 1, H - r.y - r.h);
+  // Horizontal: columns left and right of r, over the full height.
+  const sideways = (edgeX: number, dir: -1 | 1, gap: number) => {
+    const prof = edgeProfile(H, (i, k) => col(edgeX - dir * k, i), out, Math.min(EDGE_ROWS, r.w));
+    for (let d = 1; d <= gap; d++) {
+      const line = smoothed(prof, H, EXTEND_MIN_BLUR + Math.round(EXTEND_BLUR * d));
+      const x = edgeX + dir * d;
+      for (let y = 0; y < H; y++) {
+        const o = col(x, y);
+        out[o] = line[3 * y];
+        out[o + 1] = line[3 * y + 1];
+        out[o + 2] = line[3 * y + 2];
+      }
+    }
+  };
+  if (r.x > 0) sideways(r.x, -1, r.x);
+  if (r.x + r.w < W) sideways(r.x + r.w - 1, 1, W - r.x - r.w);
+}
+
+/** The mean of `k` lines along an edge: n RGB pixels, `at(i, j)` the index of pixel i in line j. */
+function edgeProfile(
+  n: number,
+  at: (i: number, j: number) => number,
+  px: Uint8Array,
+  k: number,
+): Float32Array {
+  const p = new Float32Array(n * 3);
+  for (let j = 0; j < k; j++) {
+    for (let i = 0; i < n; i++) {
+      const s = at(i, j);
+      p[3 * i] += px[s] / k;
+      p[3 * i + 1] += px[s + 1] / k;
+      p[3 * i + 2] += px[s + 2] / k;
     }
   }
-  return { data: out, width: f.width, height: f.height };
+  return p;
 }
 
 /**
- * The frame fill: the photo as framed, its edge pixels stretched out to the
- * frame's borders, blurred and darkened, made at 1/8 size and enlarged once
- * (a blurred copy of the whole photo put a ghost of the head above it). When
- * the photo spans the frame width (`band` >= 0: the feather band height), only
- * the rows above and below the photo (plus the band) are enlarged: the photo
- * covers the rest.
+ * An RGB line of n pixels smoothed by two box passes of radius `rad` (a
+ * triangle, no blocky steps), the ends repeated beyond the line.
  */
-async function frameFill(photo: Canvas, f: Framing, band: number): Promise<Uint8Array> {
-  const raw = { raw: { width: photo.width, height: photo.height, channels: 3 as const } };
-  const smallW = Math.max(8, Math.round(f.width / 8)), smallH = Math.max(8, Math.round(f.height / 8));
-  const k = smallW / f.width, pr = f.photoRect;
-  // The visible photo at 1/8 size, then its edges copied out to the frame.
-  const x0 = Math.min(smallW - 1, Math.round(pr.x * k)), y0 = Math.min(smallH - 1, Math.round(pr.y * k));
-  const w = Math.max(1, Math.min(smallW - x0, Math.round(pr.w * k)));
-  const h = Math.max(1, Math.min(smallH - y0, Math.round(pr.h * k)));
-  const left = Math.min(photo.width - 1, Math.max(0, Math.round((pr.x - f.offsetX) / f.scale)));
-  const top = Math.min(photo.height - 1, Math.max(0, Math.round((pr.y - f.offsetY) / f.scale)));
-  const visible = await rawOf(
-    sharp(photo.data, raw).extract({
-      left,
-      top,
-      width: Math.max(1, Math.min(photo.width - left, Math.round(pr.w / f.scale))),
-      height: Math.max(1, Math.min(photo.height - top, Math.round(pr.h / f.scale))),
-    }).resize(w, h, { fit: "fill" }),
-    3,
-    "frame fill",
-  );
-  const small = await rawOf(
-    sharp(visible.data, { raw: { width: w, height: h, channels: 3 } })
-      .extend({ left: x0, top: y0, right: smallW - x0 - w, bottom: smallH - y0 - h, extendWith: "copy" })
-      .blur(10)
-      .linear(0.55, 0),
-    3,
-    "frame fill",
-  );
-  const r = f.photoRect, W = f.width, H = f.height;
-  const rows: [number, number][] = band < 0
-    ? [[0, H]]
-    : [[0, Math.min(H, r.y + band)], [Math.max(0, r.y + r.h - band - 1), H]];
-  const out = new Uint8Array(W * H * 3);
-  await Promise.all(
-    rows.filter(([a, b]) => b > a).map(async ([a, b]) => {
-      const part = await rawOf(
-        sharp(small.data, { raw: { width: smallW, height: smallH, channels: 3 } })
-          .resize(W, H, { kernel: "cubic" })
-          .extract({ left: 0, top: a, width: W, height: b - a }),
-        3,
-        "frame fill",
-      );
-      out.set(part.data, a * W * 3);
-    }),
-  );
+function smoothed(p: Float32Array, n: number, rad: number): Uint8Array {
+  let a = p;
+  if (rad > 0) a = box(box(p, n, rad), n, rad);
+  const out = new Uint8Array(n * 3);
+  for (let i = 0; i < 3 * n; i++) out[i] = Math.round(a[i]);
+  return out;
+}
+
+function box(p: Float32Array, n: number, rad: number): Float32Array {
+  // Prefix sums per channel; indices outside the line read its end pixels.
+  const sum = new Float64Array((n + 1) * 3);
+  for (let i = 0; i < n; i++) {
+    for (let c = 0; c < 3; c++) sum[3 * (i + 1) + c] = sum[3 * i + c] + p[3 * i + c];
+  }
+  const out = new Float32Array(n * 3), w = 2 * rad + 1;
+  for (let i = 0; i < n; i++) {
+    const lo = i - rad, hi = i + rad;
+    const a = Math.max(0, lo), b = Math.min(n - 1, hi);
+    for (let c = 0; c < 3; c++) {
+      let s = sum[3 * (b + 1) + c] - sum[3 * a + c];
+      if (lo < 0) s -= lo * p[c];
+      if (hi > n - 1) s += (hi - n + 1) * p[3 * (n - 1) + c];
+      out[3 * i + c] = s / w;
+    }
+  }
   return out;
 }
 
