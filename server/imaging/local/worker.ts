@@ -23,6 +23,8 @@ export interface WorkerStats {
   external: number;
   /** The tfjs wasm module's linear memory (it only grows). */
   wasmBytes: number;
+  /** Pixels and masks held by the worker's photo cache. */
+  cacheBytes: number;
 }
 
 export type WorkerOut =
@@ -74,6 +76,7 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
       external,
       tensors: e.tensorCount(),
       wasmBytes: e.wasmBytes(),
+      cacheBytes: photos.bytes,
     });
     return;
   }
