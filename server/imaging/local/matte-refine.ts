@@ -225,20 +225,6 @@ function boxMean(
   }
 }
 
-/** boxMean with radius 1 (3x3, clamped at the borders), for the guided filter's small patches. */
-function box3(src: Float32Array, w: number, h: number, out: Float32Array, tmp: Float32Array): void {
-  for (let y = 0; y < h; y++) {
-    const o = y * w;
-    for (let x = 0; x < w; x++) {
-      tmp[o + x] = src[o + (x > 0 ? x - 1 : 0)] + src[o + x] + src[o + (x < w - 1 ? x + 1 : x)];
-    }
-  }
-  for (let y = 0; y < h; y++) {
-    const up = (y > 0 ? y - 1 : 0) * w, o = y * w, down = (y < h - 1 ? y + 1 : y) * w;
-    for (let x = 0; x < w; x++) out[o + x] = (tmp[up + x] + tmp[o + x] + tmp[down + x]) / 9;
-  }
-}
-
 /** The soft matte's smoothstep 0.15..0.85 (the selfie model's edges are wide). */
 const tighten = (v: number) => {
   if (v <= 0.15) return 0;
@@ -482,22 +468,24 @@ export function refineMatte(
         gP[q] = est[k];
       }
     }
-    const box = (src: Float32Array, out: Float32Array) =>
-      r === 1 ? box3(src, pw, ph, out, gT) : boxMean(src, pw, ph, r, out, gT);
-    box(gI, mI);
-    box(gP, mP);
-    for (let q = 0; q < m; q++) ga[q] = gI[q] * gP[q];
-    box(ga, mIP);
-    for (let q = 0; q < m; q++) ga[q] = gI[q] * gI[q];
-    box(ga, mII);
-    for (let q = 0; q < m; q++) {
-      const varI = mII[q] - mI[q] * mI[q];
-      const a = (mIP[q] - mI[q] * mP[q]) / (varI + eps);
-      mIP[q] = a;
-      mII[q] = mP[q] - a * mI[q];
+    if (r === 1) guided3(gI, gP, pw, ph, x0 - px0, y0 - py0, x1 - px0, y1 - py0, eps, ga, gb);
+    else {
+      const box = (src: Float32Array, out: Float32Array) => boxMean(src, pw, ph, r, out, gT);
+      box(gI, mI);
+      box(gP, mP);
+      for (let q = 0; q < m; q++) ga[q] = gI[q] * gP[q];
+      box(ga, mIP);
+      for (let q = 0; q < m; q++) ga[q] = gI[q] * gI[q];
+      box(ga, mII);
+      for (let q = 0; q < m; q++) {
+        const varI = mII[q] - mI[q] * mI[q];
+        const a = (mIP[q] - mI[q] * mP[q]) / (varI + eps);
+        mIP[q] = a;
+        mII[q] = mP[q] - a * mI[q];
+      }
+      box(mIP, ga);
+      box(mII, gb);
     }
-    box(mIP, ga);
-    box(mII, gb);
     for (let y = y0; y < y1; y++) {
       for (let x = x0; x < x1; x++) {
         const k = y * W + x, q = (y - py0) * pw + (x - px0);
@@ -507,6 +495,76 @@ export function refineMatte(
     }
   });
   return { width: W, height: H, scale, alpha, fg, bg, meansWidth: cw };
+}
+
+/** Scratch of guided3, per window size. */
+const guidedScratch = new Map<number, Float32Array[]>();
+
+/**
+ * The guided filter's coefficients with a 3x3 window (r = 1) on a pw x ph window, the same
+ * values as a 3x3 box mean of each plane (clamped at the window's edges) in fewer passes: the four
+ * first box means together, the coefficients as they come, and the second box means only over
+ * the tile [tx0, tx1) x [ty0, ty1) (what is read). Writes the box means of a and b into ga, gb.
+ */
+function guided3(
+  gI: Float32Array,
+  gP: Float32Array,
+  pw: number,
+  ph: number,
+  tx0: number,
+  ty0: number,
+  tx1: number,
+  ty1: number,
+  eps: number,
+  ga: Float32Array,
+  gb: Float32Array,
+): void {
+  const n = pw * ph;
+  let sc = guidedScratch.get(n);
+  if (!sc) guidedScratch.set(n, sc = [0, 1, 2, 3, 4, 5].map(() => new Float32Array(n)));
+  const [hI, hP, hIP, hII, A, B] = sc;
+  const f = Math.fround;
+  for (let y = 0; y < ph; y++) {
+    const o = y * pw;
+    for (let x = 0; x < pw; x++) {
+      const l = o + (x > 0 ? x - 1 : 0), c = o + x, rr = o + (x < pw - 1 ? x + 1 : x);
+      const il = gI[l], ic = gI[c], ir = gI[rr], pl = gP[l], pc = gP[c], pr = gP[rr];
+      hI[c] = il + ic + ir;
+      hP[c] = pl + pc + pr;
+      hIP[c] = f(il * pl) + f(ic * pc) + f(ir * pr);
+      hII[c] = f(il * il) + f(ic * ic) + f(ir * ir);
+    }
+  }
+  // The second box reads a and b one row and column around the tile.
+  const ay0 = Math.max(0, ty0 - 1), ay1 = Math.min(ph, ty1 + 1);
+  const ax0 = Math.max(0, tx0 - 1), ax1 = Math.min(pw, tx1 + 1);
+  for (let y = ay0; y < ay1; y++) {
+    const up = (y > 0 ? y - 1 : 0) * pw, o = y * pw, down = (y < ph - 1 ? y + 1 : y) * pw;
+    for (let x = ax0; x < ax1; x++) {
+      const mI = f((hI[up + x] + hI[o + x] + hI[down + x]) / 9);
+      const mP = f((hP[up + x] + hP[o + x] + hP[down + x]) / 9);
+      const mIP = f((hIP[up + x] + hIP[o + x] + hIP[down + x]) / 9);
+      const mII = f((hII[up + x] + hII[o + x] + hII[down + x]) / 9);
+      const a = (mIP - mI * mP) / (mII - mI * mI + eps);
+      A[o + x] = a;
+      B[o + x] = mP - a * mI;
+    }
+  }
+  for (let y = ay0; y < ay1; y++) {
+    const o = y * pw;
+    for (let x = tx0; x < tx1; x++) {
+      const l = o + (x > 0 ? x - 1 : 0), c = o + x, rr = o + (x < pw - 1 ? x + 1 : x);
+      hI[c] = A[l] + A[c] + A[rr];
+      hP[c] = B[l] + B[c] + B[rr];
+    }
+  }
+  for (let y = ty0; y < ty1; y++) {
+    const up = (y > 0 ? y - 1 : 0) * pw, o = y * pw, down = (y < ph - 1 ? y + 1 : y) * pw;
+    for (let x = tx0; x < tx1; x++) {
+      ga[o + x] = (hI[up + x] + hI[o + x] + hI[down + x]) / 9;
+      gb[o + x] = (hP[up + x] + hP[o + x] + hP[down + x]) / 9;
+    }
+  }
 }
 
 /** Values summed per half-grid cell: person count, r, g, b, r²+g²+b²; the same for the background. */
