@@ -128,23 +128,28 @@ Deno.test("local model through the worker pool", async (t) => {
       },
     );
 
-    await t.step(
-      "a preparation never makes a generation wait, and a photo without a face is not an error",
-      async () => {
-        const photo = await cropFace(FACE);
-        // The one worker is busy: the preparation is skipped at once, not queued ahead of anything.
-        const running = model.generate(request(photo, { lips: "berry-gloss" }));
-        assert.equal(await model.prepare({ photoId: "prepared-2", photo }), false);
-        await running;
-        assert.equal(await model.prepare({ photoId: "no-face", photo: await landscape() }), false);
-        const res = await model.generate({
-          ...request(photo, { lips: "berry-gloss" }),
-          photoId: "prepared-2",
-        });
-        assert.ok(res.image.length > 1000);
-      },
-    );
-
+    await t.step("a preparation waits for a free worker and never makes a generation wait", async () => {
+      const photo = await cropFace(FACE);
+      const order: string[] = [];
+      const look = request(photo, { lips: "berry-gloss" });
+      // The one worker is busy: the preparation waits, and a look asked for after it goes first.
+      const first = model.generate(look).then(() => order.push("first look"));
+      const prepared = model.prepare({ photoId: "prepared-2", photo }).then((ok) => {
+        order.push(`prepared ${ok}`);
+      });
+      const second = model.generate(look).then(() => order.push("second look"));
+      await Promise.all([first, prepared, second]);
+      assert.deepEqual(order, ["first look", "second look", "prepared true"]);
+      // A look on a photo still waiting to be prepared renders it: its preparation is dropped.
+      const busy = model.generate(look);
+      const dropped = model.prepare({ photoId: "prepared-3", photo });
+      const res = await model.generate({ ...look, photoId: "prepared-3" });
+      assert.equal(await dropped, false);
+      assert.ok(res.image.length > 1000);
+      await busy;
+      // A photo without a face is not prepared, and that is not an error.
+      assert.equal(await model.prepare({ photoId: "no-face", photo: await landscape() }), false);
+    });
     await t.step("non-front angles are refused (capabilities say front only)", async () => {
       assert.deepEqual(model.capabilities.angles, ["front"]);
       await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);

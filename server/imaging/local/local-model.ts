@@ -42,6 +42,8 @@ export interface LocalModel extends ImageModel {
 
 /** The output size a photo is prepared for (the generate size: the job runner's 9:16 output). */
 export const PREPARE_WIDTH = 1080, PREPARE_HEIGHT = 1920;
+/** Uploads that may wait for a free worker to be prepared (each holds its photo's bytes). */
+export const PREPARE_BACKLOG = 4;
 
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)));
@@ -69,21 +71,21 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       height: req.height,
       format: extra.quality ? "jpeg" : format,
       ...extra,
-    }, req.signal).finally(() => busy--);
+    }, req.signal).finally(() => {
+      busy--;
+      startPreparations();
+    });
   };
-  const model: LocalModel = {
-    name: "local",
-    capabilities: LOCAL_CAPABILITIES,
-    async generate(req: ImageRequest): Promise<ImageResult> {
-      const out = await run(req, { cacheKey: req.photoId });
-      return { image: out.image, mime: out.mime, notes: out.notes };
-    },
-    generateWithTimings: (req) => run(req, { cacheKey: req.photoId }),
-    prepare({ photoId, photo }) {
-      // Only on a free, ready worker: a preparation never makes a generation or a preview wait.
-      if (busy >= pool.size || pool.health().state !== "ready") return Promise.resolve(false);
+
+  let closed = false;
+  /** Uploads waiting for a free worker, newest last (at most PREPARE_BACKLOG). */
+  const waiting: { photoId: string; photo: Uint8Array; done: (prepared: boolean) => void }[] = [];
+  const startPreparations = () => {
+    while (waiting.length && busy < pool.size && pool.health().state === "ready") {
+      // The newest upload first: its owner is the one about to style it.
+      const { photoId, photo, done } = waiting.pop()!;
       const studioType = "makeup";
-      return run({
+      run({
         photo,
         photoId,
         references: [],
@@ -95,14 +97,47 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         width: PREPARE_WIDTH,
         height: PREPARE_HEIGHT,
       }, { cacheKey: photoId, prepareOnly: true }).then(
-        () => true,
+        () => done(true),
         (e) => {
           // No face, a shutdown: the first look on this photo reports it (or renders cold).
           log.debug("local image model: photo not prepared", { photoId, error: String(e) });
-          return false;
+          done(false);
         },
       );
+    }
+  };
+  // Workers that were loading when photos arrived take them once ready.
+  pool.ready().then(startPreparations, () => {});
+  /**
+   * Runs on a worker that nothing else is waiting for: a preparation never
+   * makes a generation or a preview wait. Until one is free it waits in a
+   * short backlog (the oldest upload is dropped first); a look on the photo
+   * before then renders it anyway, so its preparation is dropped.
+   */
+  const prepare = ({ photoId, photo }: { photoId: string; photo: Uint8Array }) =>
+    new Promise<boolean>((done) => {
+      if (closed) return done(false);
+      waiting.push({ photoId, photo, done });
+      if (waiting.length > PREPARE_BACKLOG) waiting.shift()!.done(false);
+      startPreparations();
+    });
+  const dropPreparation = (photoId: string | undefined) => {
+    const i = photoId ? waiting.findIndex((w) => w.photoId === photoId) : -1;
+    if (i >= 0) waiting.splice(i, 1)[0].done(false);
+  };
+  const model: LocalModel = {
+    name: "local",
+    capabilities: LOCAL_CAPABILITIES,
+    async generate(req: ImageRequest): Promise<ImageResult> {
+      dropPreparation(req.photoId);
+      const out = await run(req, { cacheKey: req.photoId });
+      return { image: out.image, mime: out.mime, notes: out.notes };
     },
+    generateWithTimings: (req) => {
+      dropPreparation(req.photoId);
+      return run(req, { cacheKey: req.photoId });
+    },
+    prepare,
     preview: (req) =>
       run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
@@ -111,7 +146,11 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     workerStats: () => pool.stats(),
     ready: () => pool.ready(),
     health: () => pool.health(),
-    close: () => pool.close(),
+    close: () => {
+      closed = true;
+      for (const w of waiting.splice(0)) w.done(false);
+      return pool.close();
+    },
   };
   return Promise.resolve(model);
 }
