@@ -3,7 +3,10 @@
  * Prints, with the load average:
  * - framing per portrait and camera: how far the face is enlarged, where the
  *   photo's bottom edge lands (0 = on the frame's bottom edge), how far a
- *   photo side the person reaches lies inside the frame (0 = none) and the note;
+ *   photo side the person reaches lies inside the frame (0 = none), how many
+ *   rows above the photo the frame extends its background (0 = none) and the note;
+ * - the same with no camera for a 3:4 crop of every test face: the enlargement,
+ *   the one that would fill the frame, and the rows left above the photo;
  * - the face's measured detail scale (faceDetailScale) on sharp portraits and
  *   on copies softened 1.5x/2x/3x, and the enlargement limit it gives;
  * - detail restoration (server/imaging/local/upscale.ts) against the plain
@@ -17,7 +20,12 @@
 import sharp from "sharp";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
-import { faceDetailScale, framingNote, MAX_FACE_UPSCALE } from "../server/imaging/local/framing.ts";
+import {
+  coversFrame,
+  faceDetailScale,
+  framingNote,
+  MAX_FACE_UPSCALE,
+} from "../server/imaging/local/framing.ts";
 import { CAMERA_RECIPES } from "../server/imaging/local/recipes.ts";
 import { chooseFace, decodePhoto, detectFaces, framingFor } from "../server/imaging/local/render.ts";
 import { restoreDetail } from "../server/imaging/local/upscale.ts";
@@ -38,7 +46,7 @@ const portraits: [string, () => Promise<Uint8Array>][] = [
 ];
 console.log(
   "\nframing (face enlargement; photo bottom - frame bottom in px, >= 0 is no floating edge;" +
-    " a photo side the person reaches inside the frame by px, 0 is none):",
+    " a photo side the person reaches inside the frame by px, 0 is none; rows of extended background above the photo):",
 );
 for (const [name, make] of portraits) {
   const photo = await decodePhoto(await make());
@@ -55,14 +63,30 @@ for (const [name, make] of portraits) {
       g.eyeCenter[0] < reach ? f.offsetX : 0,
       photo.width - g.eyeCenter[0] < reach ? W - right : 0,
     );
-    const note = framingNote(f, camera, (recipe?.backgroundBlur ?? 0) > 0) ?? "";
+    const note = framingNote(f, recipe ? camera : undefined, (recipe?.backgroundBlur ?? 0) > 0) ?? "";
     console.log(
       `  ${name.padEnd(32)} ${camera.padEnd(18)} face ${f.scale.toFixed(2)}x  bottom ${
         String(gap).padStart(5)
-      }  side ${String(Math.max(0, side)).padStart(4)}  ${note}`,
+      }  side ${String(Math.max(0, side)).padStart(4)}  top ${String(f.photoRect.y).padStart(4)}  ${note}`,
     );
   }
 }
+
+// 1a. A 3:4 crop of every test face, no camera: filled, or how much background is extended.
+console.log("\n3:4 crops (cropFace defaults), no camera: enlargement, the cover's, rows above the photo:");
+const filled: number[] = [];
+for (const [i, spec] of FRONTAL_FACES.entries()) {
+  const photo = await decodePhoto(await cropFace(spec));
+  const face = chooseFace(await detectFaces(engine, photo), photo.width, photo.height);
+  const f = framingFor(photo, face, W, H);
+  const cover = Math.max(W / photo.width, H / photo.height);
+  if (coversFrame(f)) filled.push(i);
+  console.log(
+    `  #${String(i).padEnd(2)} sample${spec[0]} ${photo.width}x${photo.height}  face ${f.scale.toFixed(2)}x` +
+      `  cover ${cover.toFixed(2)}x  top ${f.photoRect.y}`,
+  );
+}
+console.log(`  ${filled.length} of ${FRONTAL_FACES.length} fill the frame`);
 
 // 1b. The face's detail scale on sharp portraits and softened copies.
 console.log("\nface detail scale (1 = sharp) and the framing's own enlargement limit, by prior softening:");
