@@ -550,7 +550,7 @@ Deno.test("the frame beyond a photo that cannot fill it continues the photo's ow
     const px = (x - f.offsetX) / f.scale;
     for (let c = 0; c < 3; c++) {
       // Just above the photo, at the frame's top, and the photo's own top rows: its background colour
-      // (a blurred, darkened fill differed by ~50 levels, and faded the photo's top rows into it).
+      // (a blurred, darkened fill differed by ~85 levels, and faded the photo's top rows into it).
       seam = Math.max(seam, Math.abs(at(x, r.y - 1, c) - bg(px, c)));
       far += (at(x, 0, c) - bg(px, c)) / (3 * (W - 40));
       inside = Math.max(inside, Math.abs(at(x, r.y + 8, c) - bg(px, c)));
