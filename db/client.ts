@@ -120,6 +120,31 @@ function watchWrites(db: Db, logger: ReturnType<typeof writeEpochLogger>): Db {
   return db;
 }
 
+/**
+ * PGlite's transactions, one at a time, each started on a new event-loop turn. PGlite runs them
+ * one after another anyway (one connection), but queued on its own lock they follow each other
+ * through promise callbacks alone: a burst of 10 generate requests then held the event loop for
+ * their whole queue (~80 ms), and a request arriving meanwhile (GET /api/health) was neither read
+ * nor answered until all of them had committed. Taking turns here, with a timer between turns,
+ * lets that request in between two transactions, and its query waits for one transaction at most.
+ */
+function takeTurns(db: Db): Db {
+  const transaction = db.transaction.bind(db);
+  let last: Promise<unknown> = Promise.resolve();
+  let open = 0; // transactions running or waiting for their turn
+  db.transaction = ((...args: Parameters<Db["transaction"]>) => {
+    // Alone, a transaction starts at once; behind others, a timer after the one before it ends
+    // (only a timer lets Deno read sockets: setImmediate and MessageChannel did not).
+    const behind = open++ > 0;
+    const turn = last.then(() => behind ? new Promise((next) => setTimeout(next, 0)) : undefined)
+      .then(() => transaction(...args))
+      .finally(() => open--);
+    last = turn.catch(() => {});
+    return turn;
+  }) as Db["transaction"];
+  return db;
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const logger = writeEpochLogger();
   if (opts.url) {
@@ -142,7 +167,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     startParams: PGLITE_START_PARAMS,
   });
   await client.waitReady;
-  const db = watchWrites(drizzlePglite(client, { schema, logger }) as unknown as Db, logger);
+  const db = takeTurns(watchWrites(drizzlePglite(client, { schema, logger }) as unknown as Db, logger));
   await migratePglite(db as never, { migrationsFolder: MIGRATIONS });
   return { db, kind: "pglite", close: () => client.close() };
 }

@@ -4,7 +4,7 @@
  * load fails queued jobs at once with a refund.
  */
 import assert from "node:assert/strict";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { creditLedger, users } from "../../db/schema.ts";
 import { monitorModel } from "../../server/health/model-monitor.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
@@ -119,3 +119,34 @@ apiTest("health: storage that cannot be written turns health 503", async (ctx) =
     kind: "local",
   });
 });
+
+apiTest("health: a database the check cannot read turns health 503", async (ctx) => {
+  // The jobs table gone: the check's query fails as it would on a broken database.
+  await ctx.database.db.execute(sql`alter table generations rename to generations_gone`);
+  const res = await ctx.call("GET", "/api/health");
+  assert.equal(res.status, 503);
+  assert.deepEqual(res.body.components.database, { status: "error", detail: "Database unavailable" });
+  assert.deepEqual(res.body.components.jobs, { status: "error" });
+  await ctx.database.db.execute(sql`alter table generations_gone rename to generations`);
+});
+
+apiTest(
+  "health: on PGlite a request is answered between queued transactions, not after all of them",
+  async (ctx) => {
+    const u = await ctx.register();
+    const committed: number[] = [];
+    // 20 transactions queued at once, as a burst of generate requests queues them.
+    const burst = Array.from({ length: 20 }, (_, i) =>
+      ctx.database.db.transaction(async (tx) => {
+        await tx.update(users).set({ fullName: `Burst ${i}` }).where(eq(users.id, u.user.id));
+        await tx.select().from(users).where(eq(users.id, u.user.id));
+      }).then(() => committed.push(i)));
+    const health = await ctx.call("GET", "/api/health");
+    const before = committed.length;
+    await Promise.all(burst);
+    assert.equal(health.status, 200);
+    // Its query waited for the transaction holding the connection (and at most the next), not for the queue.
+    assert.ok(before <= 2, `health answered after ${before} of 20 transactions`);
+  },
+  { only: "pglite" },
+);
