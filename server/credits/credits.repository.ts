@@ -22,18 +22,44 @@ export async function readBalance(db: DbOrTx, userId: string): Promise<number | 
   return user ? user.credits : null;
 }
 
-/** Inserts a ledger row; null when its (reason, ref) key already exists. */
-export async function insertLedgerRow(
+/**
+ * One balance change in one statement (one round trip, where a lock, an insert and an update were
+ * three; on PGlite every round trip inside a transaction holds its one connection): locks and
+ * reads the user row, inserts the ledger row when the new balance is not negative (nothing when
+ * its (reason, ref) key exists), and sets the balance to that row's balance_after only when it
+ * was inserted. `before` is null when the user does not exist; `after` is null when nothing
+ * changed. The lock is taken before the insert reads the balance: a concurrent change of the
+ * same user waits, and this statement then reads the balance that change committed.
+ */
+export async function changeBalance(
   tx: DbOrTx,
-  row: { userId: string; delta: number; balanceAfter: number; reason: string; ref: string },
-): Promise<number | null> {
-  const inserted = await tx.insert(creditLedger).values(row).onConflictDoNothing()
-    .returning({ id: creditLedger.id });
-  return inserted[0]?.id ?? null;
-}
-
-export async function setBalance(tx: DbOrTx, userId: string, credits: number): Promise<void> {
-  await tx.update(users).set({ credits }).where(eq(users.id, userId));
+  change: { userId: string; delta: number; reason: string; ref: string },
+): Promise<{ before: number | null; after: number | null }> {
+  const { userId, delta, reason, ref } = change;
+  const result = await tx.execute(sql`
+    with locked as (
+      select ${users.credits} as credits from ${users} where ${users.id} = ${userId} for no key update
+    ), ledger as (
+      insert into ${creditLedger} (user_id, delta, balance_after, reason, ref)
+      select ${userId}::uuid, ${delta}::int, credits + ${delta}::int, ${reason}, ${ref} from locked
+      where credits + ${delta}::int >= 0
+      on conflict do nothing
+      returning balance_after
+    ), changed as (
+      update ${users} set credits = ledger.balance_after from ledger where ${users.id} = ${userId}
+      returning ledger.balance_after
+    )
+    select (select credits from locked) as before, (select balance_after from changed) as after`);
+  // postgres.js answers an array of rows, PGlite an object holding them.
+  const rows = (Array.isArray(result) ? result : (result as unknown as { rows: unknown[] }).rows) as {
+    before: number | null;
+    after: number | null;
+  }[];
+  const row = rows[0];
+  return {
+    before: row?.before === null || row?.before === undefined ? null : Number(row.before),
+    after: row?.after === null || row?.after === undefined ? null : Number(row.after),
+  };
 }
 
 /** Sum of the deltas of one reason whose ref starts with `refPrefix` (refunds of one charge). */

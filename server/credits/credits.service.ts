@@ -5,7 +5,7 @@
  * side effect (a refund, a payment fulfilment) applies only once.
  */
 import type { DbOrTx } from "../../db/client.ts";
-import { insertLedgerRow, lockBalance, setBalance } from "./credits.repository.ts";
+import { changeBalance, lockBalance } from "./credits.repository.ts";
 
 export type LedgerReason =
   | "welcome"
@@ -42,14 +42,11 @@ export async function applyCreditChange(
   tx: DbOrTx,
   change: CreditChange,
 ): Promise<CreditResult> {
-  const credits = await lockBalance(tx, change.userId);
-  if (credits === null) return { applied: false, why: "no_user", balance: 0 };
-  const next = credits + change.delta;
-  if (next < 0) return { applied: false, why: "insufficient", balance: credits };
-  const id = await insertLedgerRow(tx, { ...change, balanceAfter: next });
-  if (id === null) return { applied: false, why: "duplicate", balance: credits };
-  await setBalance(tx, change.userId, next);
-  return { applied: true, balance: next, delta: change.delta };
+  const { before, after } = await changeBalance(tx, change);
+  if (before === null) return { applied: false, why: "no_user", balance: 0 };
+  if (after !== null) return { applied: true, balance: after, delta: change.delta };
+  if (before + change.delta < 0) return { applied: false, why: "insufficient", balance: before };
+  return { applied: false, why: "duplicate", balance: before };
 }
 
 /** Adds credits (a purchase, a subscription period, a welcome gift). */
