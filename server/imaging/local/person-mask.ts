@@ -419,8 +419,9 @@ const FOREIGN = 60;
  * Drops old background that the selfie model kept at full confidence joined to the body (a red
  * sofa beside the arms): the person's palette is sampled where the person surely is (the face's
  * skin without the mouth, the hair above the eyes, the body's axis below the chin); a patch of
- * kept cells whose colours are all far from that palette (FOREIGN), below the chin, as large
- * as a hand and touching the region's outline or the frame's edge, is not the person. In place.
+ * kept cells whose colours are all far from that palette (FOREIGN), below the chin or beside
+ * the head below the eyes, as large as a hand and touching the region's outline or the frame's
+ * edge, is not the person. In place.
  * Clothes and skin share the axis's or the face's colours; a patch the palette cannot tell from
  * the person (a dark sofa behind black clothes) stays.
  */
@@ -481,13 +482,19 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
     }
     return (known[b] = PALETTE_BIN * Math.sqrt(best));
   };
-  // Foreign cells below the chin (beside the body; a raised arm lit by a lamp is not judged),
-  // grouped 8-connected.
+  // Foreign cells below the chin, or below the eyes beside the head (a raised arm above the eyes,
+  // lit by a lamp, is not judged), grouped 8-connected.
   const foreign = new Uint8Array(n);
-  for (let j = Math.max(0, Math.floor(chinY / step)); j < h; j++) {
-    if ((j + 0.5) * step <= chinY) continue;
+  const judged = (i: number, j: number) => {
+    const cy = (j + 0.5) * step;
+    if (cy > chinY) return true;
+    if (cy <= eyeY) return false;
+    const u = ((i + 0.5) * step - g.center[0]) / (0.8 * g.fw), v = (cy - g.center[1]) / (0.9 * g.fh);
+    return u * u + v * v > 1;
+  };
+  for (let j = Math.max(0, Math.floor(eyeY / step)); j < h; j++) {
     for (let i = 0, k = j * w; i < w; i++, k++) {
-      if (data[k] >= 0.5 && distOf(binOf(k)) >= FOREIGN) foreign[k] = 1;
+      if (data[k] >= 0.5 && judged(i, j) && distOf(binOf(k)) >= FOREIGN) foreign[k] = 1;
     }
   }
   const minCells = Math.max(4, (0.1 * g.fw / step) ** 2);
@@ -529,7 +536,7 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
       for (let dy = -1; dy <= 1; dy++) {
         for (let dx = -1; dx <= 1; dx++) {
           const xx = x + dx, yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= w || yy >= h || (yy + 0.5) * step <= chinY) continue;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h || !judged(xx, yy)) continue;
           const nb = yy * w + xx;
           if (data[nb] > 0 && distOf(binOf(nb)) >= FOREIGN / 2) {
             data[nb] = 0;
