@@ -377,6 +377,35 @@ Deno.test("matte: old background the model kept joined to the body beside the ar
   assert.ok(kept / person > 0.98, `person kept ${(100 * kept / person).toFixed(2)}%`);
 });
 
+Deno.test("matte: clothes whose colour shows only at the body's sides (an open red jacket) are kept", () => {
+  const truth = truthAlpha();
+  // The torso's dark shirt shows in the middle only; the jacket's red panels run from the
+  // shoulders to the frame's bottom edge along both sides of the body.
+  const jacket = (x: number, y: number) => y >= 560 && Math.abs(x - 270) > 75;
+  const data = photo(truth).data;
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x;
+      if (!jacket(x, y) || truth[k] === 0) continue;
+      const a = truth[k], c = [180, 30, 40], bg = [40, 95, 205];
+      for (let ch = 0; ch < 3; ch++) data[k * 3 + ch] = Math.round(c[ch] * a + bg[ch] * (1 - a));
+    }
+  }
+  const img = { data, width: W, height: H };
+  const grid = coarseMatte(truth);
+  dropForeignPatches(grid, mainFace(), cellColours(img, grid));
+  const matte = refineMatte(img, grid, FACE);
+  let kept = 0, n = 0;
+  for (let k = 0; k < W * H; k++) {
+    const x = k % W, y = Math.floor(k / W);
+    if (!jacket(x, y) || truth[k] < 1 || distToBackground(truth, x, y) < 3) continue;
+    n++;
+    if (matte.alpha[k] > 0.9) kept++;
+  }
+  console.log(`open jacket: ${(100 * kept / n).toFixed(2)}% of ${n} px kept`);
+  assert.ok(kept / n > 0.98, `jacket kept ${(100 * kept / n).toFixed(2)}%`);
+});
+
 Deno.test("matte: inside the torso alpha is 1 (no backdrop through the body, no patch of old background)", () => {
   const truth = truthAlpha();
   const img = photo(truth);

@@ -414,6 +414,11 @@ function findDetachedHeads(m: PersonMask, g: FaceGeometry, rows: number, seeds: 
 const PALETTE_BIN = 8, PALETTE_SIDE = 256 / PALETTE_BIN;
 /** A kept cell this far (sRGB units) from every colour of the person's palette is foreign. */
 const FOREIGN = 60;
+/**
+ * Half width (face widths) of the body's axis sampled for the palette below the chin: wide
+ * enough to take an open jacket's front panels as well as the shirt between them.
+ */
+const AXIS_HALF = 0.6;
 
 /**
  * Drops old background that the selfie model kept at full confidence joined to the body (a red
@@ -442,8 +447,8 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
   const chinY = g.pts[152][1], eyeY = g.eyeCenter[1];
   let sampled = 0;
   // Only cells within the head's box or the axis's columns can be sampled.
-  const i0 = Math.max(0, Math.floor((g.center[0] - 0.7 * g.fw) / step)),
-    i1 = Math.min(w - 1, Math.ceil((g.center[0] + 0.7 * g.fw) / step));
+  const i0 = Math.max(0, Math.floor((g.center[0] - Math.max(0.7, AXIS_HALF) * g.fw) / step)),
+    i1 = Math.min(w - 1, Math.ceil((g.center[0] + Math.max(0.7, AXIS_HALF) * g.fw) / step));
   const j0 = Math.max(0, Math.floor((g.center[1] - 0.8 * g.fh) / step));
   for (let j = j0; j < h; j++) {
     const cy = (j + 0.5) * step;
@@ -456,7 +461,7 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
       const hu = (cx - g.center[0]) / (0.7 * g.fw), hv = (cy - g.center[1]) / (0.8 * g.fh);
       const skin = fu * fu + fv * fv <= 1 && mu * mu + mv * mv > 1;
       const hair = cy < eyeY && hu * hu + hv * hv <= 1 && fu * fu + fv * fv > 1;
-      const axis = cy > chinY + 0.15 * g.fh && Math.abs(cx - g.center[0]) < 0.3 * g.fw;
+      const axis = cy > chinY + 0.15 * g.fh && Math.abs(cx - g.center[0]) < AXIS_HALF * g.fw;
       if (!skin && !hair && !axis) continue;
       seen[binOf(k)]++;
       sampled++;
