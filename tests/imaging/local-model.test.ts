@@ -60,6 +60,23 @@ Deno.test("local model through the worker pool", async (t) => {
       }
     });
 
+    await t.step(
+      "a small photo: the note says its background was extended, unless a scene covers it",
+      async () => {
+        // 360x360: filling 1920 rows would enlarge the face over 5x, more than the photo supports.
+        const small = new Uint8Array(await sharp(await cropFace(FACE, 1)).resize(360, 360).jpeg().toBuffer());
+        const plain = await model.generate(request(small, { lips: "berry-gloss" }));
+        assert.ok(
+          plain.notes.some((n) =>
+            /^The photo's background was extended .+: the photo alone does not fill the 9:16 frame at a framing it supports$/
+              .test(n)
+          ),
+          JSON.stringify(plain.notes),
+        );
+        const scene = await model.generate(request(small, { lips: "berry-gloss", setting: "studio-grey" }));
+        assert.deepEqual(scene.notes.filter((n) => n.includes("extended")), [], JSON.stringify(scene.notes));
+      },
+    );
     await t.step("only unsupported options: succeeds, notes say what was not applied", async () => {
       const res = await model.generate(
         request(await cropFace(FACE), {

@@ -350,7 +350,10 @@ async function renderStages(
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
-  const reframed = camera && framingNote(framing, camera.label, (lens?.backgroundBlur ?? 0) > 0);
+  // With no camera, the note says only where the photo's background was extended to fill the frame
+  // (not worth saying under a scene backdrop, which covers it).
+  const reframed = (camera || !backdrop) &&
+    framingNote(framing, camera?.label, (lens?.backgroundBlur ?? 0) > 0);
   if (reframed) notes.push(reframed);
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
