@@ -5,7 +5,7 @@
 import type { Db } from "../../db/client.ts";
 import { GENERATION_COST } from "../credits/credit-constants.ts";
 import type { Config } from "../config.ts";
-import { applyCreditChange } from "../credits/credits.service.ts";
+import { applyCreditChange, type CreditChange } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
 import { recordCredits } from "../metrics/metrics.ts";
 import { isUuid } from "../ids.ts";
@@ -32,6 +32,7 @@ import {
   findGenerationByIdempotencyKey,
   findGenerationForOwner,
   type GenerationRow,
+  insertChargedGeneration,
   insertGeneration,
   type JobCounts,
   listGenerationsByOwner,
@@ -140,7 +141,10 @@ export async function startGeneration(
   return { generationId };
 }
 
-/** The photo check, the charge and the queued job: one transaction, all or nothing. */
+/**
+ * The photo check, the charge and the queued job, all or nothing: one statement when every
+ * photo is already the user's, else one transaction (claims of anonymous photos, 404s).
+ */
 async function queueCharged(
   deps: GenerationDeps,
   user: UserRow,
@@ -152,6 +156,20 @@ async function queueCharged(
   },
 ): Promise<void> {
   const { generationId, cost } = job;
+  const row = { ...job.values, id: generationId, userId: user.id, creditsCharged: cost };
+  const charge: CreditChange = {
+    userId: user.id,
+    delta: -cost,
+    reason: "generation_charge",
+    ref: generationId,
+  };
+  // A malformed id goes to the transaction, whose photo check answers it with a 404.
+  if (cost > 0 && job.photoIds.every(isUuid)) {
+    const fast = await insertChargedGeneration(deps.db, row, job.photoIds, charge);
+    if (fast === "queued") return;
+    if (fast === "insufficient") throw new AppError(402, INSUFFICIENT_CREDITS);
+    // A photo is not (yet) the user's: the transaction below claims it, or answers 404.
+  }
   await deps.db.transaction(async (tx) => {
     // Photos before the charge: an unknown or foreign photo is a 404 whatever the balance.
     // Claims of anonymous photos happen here; any later throw rolls them back with the rest.
@@ -159,16 +177,11 @@ async function queueCharged(
     if (cost > 0) {
       // Locks the user row, so concurrent requests of one user queue here and the
       // conditional debit can never take the balance below zero.
-      const charge = await applyCreditChange(tx, {
-        userId: user.id,
-        delta: -cost,
-        reason: "generation_charge",
-        ref: generationId,
-      });
+      const applied = await applyCreditChange(tx, charge);
       // Throwing rolls the whole transaction back: no job, no charge, no claim of the photo.
-      if (!charge.applied) throw new AppError(402, INSUFFICIENT_CREDITS);
+      if (!applied.applied) throw new AppError(402, INSUFFICIENT_CREDITS);
     }
-    await insertGeneration(tx, { ...job.values, id: generationId, userId: user.id, creditsCharged: cost });
+    await insertGeneration(tx, row);
   });
 }
 
