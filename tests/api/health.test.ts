@@ -6,10 +6,15 @@
 import assert from "node:assert/strict";
 import { eq, sql } from "drizzle-orm";
 import { creditLedger, users } from "../../db/schema.ts";
+import {
+  healthReport,
+  STORAGE_PROBE_FRESH_MS,
+  STORAGE_PROBE_REFRESH_AFTER_MS,
+} from "../../server/health/health.service.ts";
 import { monitorModel } from "../../server/health/model-monitor.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
 import { ModelError } from "../../server/imaging/image-model.ts";
-import { apiTest, generate, uploadPhoto } from "../helpers/api-test.ts";
+import { apiTest, generate, uploadPhoto, waitFor } from "../helpers/api-test.ts";
 import type { TestContext } from "../helpers/test-app.ts";
 import { succeedingModel } from "../helpers/test-models.ts";
 
@@ -149,4 +154,41 @@ apiTest(
     assert.ok(before <= 2, `health answered after ${before} of 20 transactions`);
   },
   { only: "pglite" },
+);
+
+apiTest(
+  "health: a recent storage probe answers; a failure shows once the next probe (in the background) meets it",
+  async (ctx) => {
+    const deps = { db: ctx.database.db, storage: ctx.storage, storageKind: "local", model: { name: "m" } };
+    const t0 = Date.now();
+    assert.equal((await healthReport(deps, new Date(t0))).components.storage.status, "ok");
+    await Deno.remove(ctx.storage.root, { recursive: true });
+    await Deno.writeTextFile(ctx.storage.root, "not a folder");
+    // Less than the refresh age: answered from the probe just made, no new one.
+    assert.equal((await healthReport(deps, new Date(t0 + 1_000))).components.storage.status, "ok");
+    // Past it: still answered from that probe, while the next one runs and fails...
+    assert.equal(
+      (await healthReport(deps, new Date(t0 + STORAGE_PROBE_REFRESH_AFTER_MS))).components.storage.status,
+      "ok",
+    );
+    // ...and from then on every check probes again, and reports the failure.
+    const failed = await waitFor("the failure reported", async () => {
+      const report = await healthReport(deps, new Date(t0 + STORAGE_PROBE_REFRESH_AFTER_MS + 10));
+      return report.status === "unavailable" ? report : undefined;
+    });
+    assert.deepEqual(failed.components.storage, {
+      status: "error",
+      detail: "Storage unavailable",
+      kind: "local",
+    });
+    // A probe older than the fresh age is never used: the check waits for a new one.
+    await Deno.remove(ctx.storage.root);
+    await Deno.mkdir(ctx.storage.root);
+    assert.equal((await healthReport(deps, new Date(t0 + 3_000))).status, "ok");
+    await Deno.remove(ctx.storage.root, { recursive: true });
+    await Deno.writeTextFile(ctx.storage.root, "not a folder");
+    const late = await healthReport(deps, new Date(t0 + 3_000 + STORAGE_PROBE_FRESH_MS));
+    assert.equal(late.components.storage.status, "error");
+    await Deno.remove(ctx.storage.root);
+  },
 );
