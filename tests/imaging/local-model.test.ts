@@ -193,3 +193,36 @@ Deno.test("a worker's photo cache stays within its byte budget and keeps the pho
   assert.equal(cache.get("a"), undefined);
   assert.ok(cache.get("c"));
 });
+
+Deno.test("a look asked for while its photo is being prepared waits for that worker and starts warm", async () => {
+  const model = await createLocalModel({ workers: 2 });
+  try {
+    await model.ready();
+    const photo = await cropFace(FACE);
+    const look = request(photo, { lips: "classic-red-matte", setting: "beach-sunset" });
+    const fresh = await model.generateWithTimings(look);
+    const otherPhoto = await cropFace(FACE, 0.66);
+    const prepared = model.prepare({ photoId: "in-preparation", photo });
+    // The second worker is free, but the look waits for the one preparing its photo...
+    const firstLook = model.generateWithTimings({ ...look, photoId: "in-preparation" });
+    // ...and a look on another photo, asked for after it, is not held up: it takes the free worker.
+    const started = performance.now();
+    const other = await model.generateWithTimings(request(otherPhoto, { lips: "berry-gloss" }));
+    const rendering = Object.entries(other.timings).filter(([k]) => k !== "tensors").reduce(
+      (a, [, v]) => a + v,
+      0,
+    );
+    const otherWaited = performance.now() - started - rendering;
+    const first = await firstLook;
+    assert.equal(await prepared, true);
+    assert.ok(otherWaited < 400, `the other look waited ${otherWaited.toFixed(0)} ms beyond its render`);
+    assert.deepEqual(first.image, fresh.image);
+    const photoStages = (t: Record<string, number>) => t.decode + t.detect + t.segment + t.plan + t.frame;
+    assert.ok(
+      photoStages(first.timings) < photoStages(fresh.timings) / 4,
+      JSON.stringify({ waited: first.timings, fresh: fresh.timings }),
+    );
+  } finally {
+    await model.close();
+  }
+});

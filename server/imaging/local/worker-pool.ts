@@ -218,13 +218,22 @@ export class WorkerPool {
 
   private pump(): void {
     this.scheduleIdleRecycle();
-    while (this.queue.length > 0) {
+    for (let q = 0; q < this.queue.length;) {
       const free = this.slots.filter((s) => s.ready && !s.current);
       if (free.length === 0) return;
-      const pending = this.queue.shift()!;
-      // A photo goes back to the worker that has it decoded, when that one is free.
-      const key = pending.job.cacheKey;
-      const slot = (key && free.find((s) => s.keys.includes(key))) || free[0];
+      // A photo goes back to the worker that has it decoded, when that one is free. A worker still
+      // preparing the photo (see RenderJob.prepareOnly) is waited for: the look then starts warm, sooner
+      // than a cold render of the photo on another worker would end.
+      const key = this.queue[q].job.cacheKey;
+      const holder = key ? free.find((s) => s.keys.includes(key)) : undefined;
+      const preparing = (s: Slot) =>
+        s.current?.pending.job.prepareOnly && s.current.pending.job.cacheKey === key;
+      if (key && !holder && !this.queue[q].job.prepareOnly && this.slots.some(preparing)) {
+        q++;
+        continue;
+      }
+      const pending = this.queue.splice(q, 1)[0];
+      const slot = holder ?? free[0];
       if (key) slot.keys = [key, ...slot.keys.filter((k) => k !== key)].slice(0, CACHED_KEYS);
       const id = this.nextId++;
       const onAbort = () => {
