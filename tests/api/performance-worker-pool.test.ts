@@ -118,3 +118,34 @@ Deno.test("worker pool: a job stopped mid-render rejects at once; its worker is 
     await pool.close();
   }
 });
+
+Deno.test("worker pool: a worker that only prepared a photo keeps it through an idle spell", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const IDLE_MS = 300;
+  const pool = new WorkerPool(1, { idleRecycleMs: IDLE_MS });
+  try {
+    await pool.ready(TIMEOUT_MS);
+    const look = smallJob(photo, {
+      ...defaultOptions("makeup"),
+      lookStyle: "soft-glam",
+      setting: "beach-sunset",
+    });
+    const cold = await pool.run(look);
+    // That look counts as a job: the idle recycle replaces the worker (and what it held).
+    await until("the idle recycle", () => pool.jobCounts()[0] === 0);
+    await pool.ready(TIMEOUT_MS);
+    await pool.run({ ...look, cacheKey: "uploaded", prepareOnly: true });
+    assert.deepEqual(pool.jobCounts(), [0], "a preparation is not counted as a job");
+    // Three idle periods: the recycle would have replaced a worker that ran a job by now.
+    await new Promise((r) => setTimeout(r, 3 * IDLE_MS));
+    const warm = await pool.run({ ...look, cacheKey: "uploaded" });
+    assert.deepEqual(warm.image, cold.image);
+    const photoStages = (t: Record<string, number>) => t.decode + t.detect + (t.segment ?? 0) + t.frame;
+    assert.ok(
+      photoStages(warm.timings) < photoStages(cold.timings) / 4,
+      JSON.stringify({ warm: warm.timings, cold: cold.timings }),
+    );
+  } finally {
+    await pool.close();
+  }
+});

@@ -38,7 +38,10 @@ export const RETIRE_TIMEOUT_MS = 30_000;
 interface Slot {
   worker: Worker;
   ready: boolean;
-  /** Jobs this worker has run. */
+  /**
+   * Jobs this worker has run, preparations not counted: a worker that only prepared photos keeps them
+   * through an idle spell (their owners are choosing a look) instead of being recycled with them.
+   */
   jobs: number;
   current?: { id: number; pending: Pending; onAbort?: () => void };
   /** Cache keys of the photos this worker last prepared (mirrors its PhotoCache). */
@@ -159,7 +162,7 @@ export class WorkerPool {
     const cur = slot.current;
     if (!cur || cur.id !== msg.id) return;
     slot.current = undefined;
-    slot.jobs++;
+    if (!cur.pending.job.prepareOnly) slot.jobs++;
     this.lastCallAt = new Date().toISOString();
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
     if (slot.jobs >= this.recycleAfterJobs) this.recycle(slot);
