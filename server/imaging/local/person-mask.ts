@@ -216,13 +216,24 @@ export function cellColours(
 
 /** Grid cells at or above this count as person when tracing regions. */
 const SOLID = 0.35;
+/** Mark of a cell beyond the chosen person's envelope that may be someone else's, before it is judged. */
+const STRANGER = 3;
+/**
+ * Colour edges (in the geodesic's cost units beyond path length) that a path from the chosen
+ * person to a cell beyond their envelope must cross for that cell to be someone else's.
+ */
+const STRANGER_EDGES = 170;
 
 /**
  * Keeps only the chosen person in the grid matte, in place.
  * 1. Heads: the chosen face, the other detected faces, and any large region
  *    beside the head above the shoulders that is not the chosen head once the
  *    matte is eroded (a neighbour's hair or face whose own face is out of the
- *    frame; the erosion cuts the thin bridges that join neighbours' hair).
+ *    frame; the erosion cuts the thin bridges that join neighbours' hair), and
+ *    strangers: thick patches beside the head (from 0.9 face widths out) or
+ *    beyond the body's envelope that the chosen person reaches only across
+ *    colour edges (STRANGER_EDGES), a neighbour whose face is cut by the frame
+ *    and whose hair is joined to the chosen person's.
  * 2. Every person cell goes to the head it is nearest to along the matte
  *    (geodesic: paths stay inside the person region, and crossing a colour
  *    edge, from one person's hair or clothes to another's, costs extra), the chosen person
@@ -255,12 +266,36 @@ export function isolatePerson(
   };
   for (const hd of neighbours) ellipse(hd, 0.3 * hd.fw, 0.4 * hd.fw, 2);
   const heads = [...neighbours, ...findDetachedHeads(m, g, shoulderRow, seeds)];
-  if (heads.length === 0) return;
+  // The chosen person's body lies within an envelope around their axis (half width `envelope`,
+  // fading over a quarter face width). Person cells beyond it, beside the head from 0.9 face
+  // widths out, may be someone else's: those in the person's colours (old background far from
+  // them, a lit cushion beside an arm, is left to dropForeignPatches: as a seed it would take the
+  // arm next to it), in patches thicker than an arm (a few cells past an edge, a bracelet or a
+  // shadow on an arm, would take the arm), are judged below once the distances are known.
+  const rgb = colours();
+  const palette = personPalette(m, g, rgb);
+  const envelope = new Float32Array(h), far = new Int8Array(n);
+  for (let j = 0; j < h; j++) {
+    const cy = (j + 0.5) * step;
+    const below = Math.max(0, cy - chinY) / g.fh;
+    envelope[j] = g.fw * (cy < chinY ? 1.25 : Math.min(2.8, 1.25 + below * 1.2));
+    const reach = cy < chinY + 0.3 * g.fh ? 0.9 * g.fw : envelope[j] + 0.25 * g.fw;
+    for (let i = 0; i < w; i++) {
+      const k = j * w + i;
+      if (
+        data[k] >= SOLID && seeds[k] === 0 && Math.abs((i + 0.5) * step - g.center[0]) > reach &&
+        (!palette || palette(k) < FOREIGN)
+      ) far[k] = STRANGER;
+    }
+  }
+  erode(m, far, STRANGER, Math.max(1, Math.round(0.1 * g.fw / step)));
+  const cores = labelPatches(m, far, STRANGER, 16);
+  if (heads.length === 0 && cores.count === 0) return;
+  let bounded = heads.length > 0;
   ellipse({ cx: g.center[0], cy: g.center[1], fw: g.fw }, 0.4 * g.fw, 0.45 * g.fh, 1);
   // Each person's body axis below the chin is theirs (the chosen person's first). A neighbour's
   // axis cell that has the colour of the chosen person's body on that row is left to the
   // geodesic (the chosen person stands in front and may cover it).
-  const rgb = colours();
   const rowColour = new Float32Array(h * 3).fill(NaN);
   const farFromRow = (k: number, y: number) => {
     if (Number.isNaN(rowColour[y * 3]) || k < y * w || k >= (y + 1) * w) return true;
@@ -292,7 +327,53 @@ export function isolatePerson(
   axis(g.center[0], chinY, 0.2 * g.fw, 1);
   for (const hd of heads) axis(hd.cx, hd.cy + 0.7 * hd.fw, 0.15 * hd.fw, 2);
   const rows = solidRows(m), costs = stepCosts(m, rgb, rows);
-  const [own, other] = geodesics(m, seeds, costs, rows);
+  const own = geodesic(m, seeds, 1, costs, rows);
+  let other = heads.length > 0 ? geodesic(m, seeds, 2, costs, rows) : new Float32Array(n).fill(Infinity);
+  if (cores.count > 0) {
+    // A core that the chosen person reaches with few colour edges on the way (for most of its
+    // cells their geodesic distance, less the straight distance to their seeds, is under
+    // STRANGER_EDGES: a raised arm, skin all along) is theirs; the others seed someone else, and
+    // the rest of that person (their face cut by the frame and not detected, their hair joined
+    // to the chosen person's) goes with them up to the edge between the two.
+    const { label, count } = cores;
+    const ex = 0.4 * g.fw, ey = 0.45 * g.fh;
+    const past = new Int32Array(count + 1), size = new Int32Array(count + 1);
+    for (let k = 0; k < n; k++) {
+      if (label[k] === 0 || seeds[k] !== 0) continue;
+      const dx = ((k % w) + 0.5) * step - g.center[0], y = (Math.floor(k / w) + 0.5) * step;
+      const dy = y - g.center[1], r = Math.hypot(dx / ex, dy / ey);
+      const head = r <= 1 ? 0 : Math.hypot(dx, dy) * (1 - 1 / r);
+      const body = Math.hypot(Math.max(0, Math.abs(dx) - 0.2 * g.fw), Math.max(0, chinY - y));
+      size[label[k]]++;
+      if (own[k] - Math.min(head, body) / step > STRANGER_EDGES) past[label[k]]++;
+    }
+    // An accepted core is a head like a detected one: its own body axis below it, and the
+    // chosen person's envelope bounds the rest.
+    const sx = new Float64Array(count + 1), sy = new Float64Array(count + 1);
+    const minX = new Int32Array(count + 1).fill(w), maxX = new Int32Array(count + 1);
+    let accepted = 0;
+    for (let k = 0; k < n; k++) {
+      const p = label[k];
+      if (p === 0 || seeds[k] !== 0 || 2 * past[p] < size[p]) continue;
+      seeds[k] = 2;
+      const x = k % w;
+      sx[p] += x;
+      sy[p] += (k - x) / w;
+      if (x < minX[p]) minX[p] = x;
+      if (x > maxX[p]) maxX[p] = x;
+      accepted++;
+    }
+    if (accepted === 0 && !bounded) return;
+    if (accepted > 0) {
+      for (let p = 1; p <= count; p++) {
+        if (2 * past[p] < size[p]) continue;
+        const fw = Math.min(g.fw, (maxX[p] - minX[p] + 1) * step);
+        axis((sx[p] / size[p] + 0.5) * step, (sy[p] / size[p] + 0.5) * step + 0.7 * fw, 0.15 * fw, 2);
+      }
+      bounded = true;
+      other = geodesic(m, seeds, 2, costs, rows);
+    }
+  }
   // Soft over SOFT cells; the chosen person's distances count 0.6.
   const SOFT = 3;
   const keep = new Float32Array(n);
@@ -302,9 +383,7 @@ export function isolatePerson(
     keep[k] = own[k] === Infinity ? 0 : t <= 0 ? 0 : t >= 1 ? 1 : t;
   }
   for (let j = 0; j < h; j++) {
-    const cy = (j + 0.5) * step;
-    const below = Math.max(0, cy - chinY) / g.fh;
-    const half = g.fw * (cy < chinY ? 1.25 : Math.min(2.8, 1.25 + below * 1.2));
+    const half = envelope[j];
     for (let i = 0; i < w; i++) {
       const k = j * w + i;
       if (data[k] === 0) continue;
@@ -319,7 +398,9 @@ export function isolatePerson(
           }
         }
       }
-      const over = Math.abs((i + 0.5) * step - g.center[0]) - half;
+      // With a neighbour's head in the frame, the envelope bounds the rest (cells beyond it that no
+      // seed reached); without one, only the seeded strangers go (a raised arm stays).
+      const over = bounded ? Math.abs((i + 0.5) * step - g.center[0]) - half : 0;
       if (over > 0) kk *= Math.max(0, 1 - over / (0.25 * g.fw));
       data[k] *= kk;
     }
@@ -421,18 +502,18 @@ const FOREIGN = 60;
 const AXIS_HALF = 0.6;
 
 /**
- * Drops old background that the selfie model kept at full confidence joined to the body (a red
- * sofa beside the arms): the person's palette is sampled where the person surely is (the face's
- * skin without the mouth, the hair above the eyes, the body's axis below the chin); a patch of
- * kept cells whose colours are all far from that palette (FOREIGN), below the chin or beside
- * the head below the eyes, as large as a hand and touching the region's outline or the frame's
- * edge, is not the person. In place.
- * Clothes and skin share the axis's or the face's colours; a patch the palette cannot tell from
- * the person (a dark sofa behind black clothes) stays.
+ * The chosen person's palette, sampled where the person surely is: the face's skin without the
+ * mouth, the hair above the eyes, the body's axis below the chin. Returns the distance (sRGB
+ * units, between bin centres) from a cell's colour to it, or undefined when too few cells were
+ * sampled.
  */
-export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32Array): void {
+function personPalette(
+  m: PersonMask,
+  g: FaceGeometry,
+  rgb: Float32Array,
+): ((k: number) => number) | undefined {
   const { w, h, step, data } = m;
-  const n = w * h, side = PALETTE_SIDE;
+  const side = PALETTE_SIDE;
   const binOf = (k: number) => {
     const r = rgb[k * 3] / PALETTE_BIN | 0,
       gg = rgb[k * 3 + 1] / PALETTE_BIN | 0,
@@ -467,16 +548,16 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
       sampled++;
     }
   }
-  if (sampled < 20) return;
-  // Distance (sRGB units, between bin centres) from a bin to the palette, computed for the bins
-  // that occur below the chin only.
+  if (sampled < 20) return undefined;
   const pal: number[] = [];
   for (let b = 0; b < seen.length; b++) {
     if (seen[b] >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
   }
   const palette = Int32Array.from(pal);
+  // Computed for the bins asked about only.
   const known = new Float32Array(side * side * side).fill(-1);
-  const distOf = (b: number): number => {
+  return (k: number): number => {
+    const b = binOf(k);
     if (known[b] >= 0) return known[b];
     const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
     let best = Infinity;
@@ -487,6 +568,24 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
     }
     return (known[b] = PALETTE_BIN * Math.sqrt(best));
   };
+}
+
+/**
+ * Drops old background that the selfie model kept at full confidence joined to the body (a red
+ * sofa beside the arms): the person's palette is sampled where the person surely is (the face's
+ * skin without the mouth, the hair above the eyes, the body's axis below the chin); a patch of
+ * kept cells whose colours are all far from that palette (FOREIGN), below the chin or beside
+ * the head below the eyes, as large as a hand and touching the region's outline or the frame's
+ * edge, is not the person. In place.
+ * Clothes and skin share the axis's or the face's colours; a patch the palette cannot tell from
+ * the person (a dark sofa behind black clothes) stays.
+ */
+export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32Array): void {
+  const { w, h, step, data } = m;
+  const n = w * h;
+  const distOf = personPalette(m, g, rgb);
+  if (!distOf) return;
+  const chinY = g.pts[152][1], eyeY = g.eyeCenter[1];
   // Foreign cells below the chin, or below the eyes beside the head (a raised arm above the eyes,
   // lit by a lamp, is not judged), grouped 8-connected.
   const foreign = new Uint8Array(n);
@@ -499,7 +598,7 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
   };
   for (let j = Math.max(0, Math.floor(eyeY / step)); j < h; j++) {
     for (let i = 0, k = j * w; i < w; i++, k++) {
-      if (data[k] >= 0.5 && judged(i, j) && distOf(binOf(k)) >= FOREIGN) foreign[k] = 1;
+      if (data[k] >= 0.5 && judged(i, j) && distOf(k) >= FOREIGN) foreign[k] = 1;
     }
   }
   const minCells = Math.max(4, (0.1 * g.fw / step) ** 2);
@@ -543,7 +642,7 @@ export function dropForeignPatches(m: PersonMask, g: FaceGeometry, rgb: Float32A
           const xx = x + dx, yy = y + dy;
           if (xx < 0 || yy < 0 || xx >= w || yy >= h || !judged(xx, yy)) continue;
           const nb = yy * w + xx;
-          if (data[nb] > 0 && distOf(binOf(nb)) >= FOREIGN / 2) {
+          if (data[nb] > 0 && distOf(nb) >= FOREIGN / 2) {
             data[nb] = 0;
             stack.push(nb);
           }
@@ -601,6 +700,82 @@ function stepCosts(m: PersonMask, colours: Float32Array, rows: [number, number])
   return c;
 }
 
+/**
+ * Unmarks (0) the cells marked `mark` that have an unmarked cell within `r` cells (square window;
+ * the frame's edge is not a boundary: a neighbour cut by it is as thick as they are inside).
+ */
+function erode(m: PersonMask, marks: Int8Array, mark: number, r: number): void {
+  const { w, h } = m;
+  const run = new Int32Array(Math.max(w, h));
+  const keep = new Uint8Array(w * h);
+  // Rows: a cell stays when the 2r + 1 cells around it in its row are marked.
+  for (let y = 0; y < h; y++) {
+    let count = 0;
+    for (let x = 0; x < w; x++) {
+      count = marks[y * w + x] === mark ? count + 1 : 0;
+      run[x] = count;
+    }
+    for (let x = 0; x < w; x++) {
+      const end = Math.min(w - 1, x + r);
+      keep[y * w + x] = run[end] >= end - Math.max(0, x - r) + 1 ? 1 : 0;
+    }
+  }
+  // Columns over the row result.
+  for (let x = 0; x < w; x++) {
+    let count = 0;
+    for (let y = 0; y < h; y++) {
+      count = keep[y * w + x] ? count + 1 : 0;
+      run[y] = count;
+    }
+    for (let y = 0; y < h; y++) {
+      const end = Math.min(h - 1, y + r);
+      const k = y * w + x;
+      if (marks[k] === mark && run[end] < end - Math.max(0, y - r) + 1) marks[k] = 0;
+    }
+  }
+}
+
+/**
+ * Labels (1..count) the 8-connected patches of cells marked `mark` that hold at least `min`
+ * cells; other cells are 0.
+ */
+function labelPatches(
+  m: PersonMask,
+  marks: Int8Array,
+  mark: number,
+  min: number,
+): { label: Int32Array; count: number } {
+  const { w, h } = m;
+  const label = new Int32Array(w * h);
+  const stack: number[] = [], patch: number[] = [];
+  let count = 0;
+  for (let k0 = 0; k0 < w * h; k0++) {
+    if (marks[k0] !== mark || label[k0] !== 0) continue;
+    label[k0] = -1;
+    stack.push(k0);
+    patch.length = 0;
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      patch.push(k);
+      const x = k % w, y = (k - x) / w;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const nb = yy * w + xx;
+          if (marks[nb] === mark && label[nb] === 0) {
+            label[nb] = -1;
+            stack.push(nb);
+          }
+        }
+      }
+    }
+    const v = patch.length >= min ? ++count : 0;
+    for (const k of patch) label[k] = v;
+  }
+  return { label, count };
+}
+
 /** The first row with a cell >= SOLID and the row after the last one. */
 function solidRows(m: PersonMask): [number, number] {
   const { w, h, data } = m;
@@ -619,88 +794,56 @@ function solidRows(m: PersonMask): [number, number] {
 
 /**
  * Geodesic distances (in cells, plus EDGE_COST per unit of colour change beyond grain) from
- * the cells with seeds === 1 and from those with seeds === 2, through cells >= SOLID only:
- * forward and backward raster sweeps (chamfer 1 / sqrt 2), repeated until paths may turn a
- * few times. Both searches share the sweeps; only the rows holding such cells are swept.
+ * the cells with seeds === `from`, through cells >= SOLID only: forward and backward raster
+ * sweeps (chamfer 1 / sqrt 2), repeated until paths may turn a few times; only the rows holding
+ * such cells are swept.
  */
-function geodesics(
+function geodesic(
   m: PersonMask,
   seeds: Int8Array,
+  from: number,
   costs: StepCosts,
   rows: [number, number],
-): [Float32Array, Float32Array] {
+): Float32Array {
   const { w, h, data } = m;
   const n = w * h;
-  const a = new Float32Array(n).fill(Infinity), b = new Float32Array(n).fill(Infinity);
-  for (let k = 0; k < n; k++) {
-    if (seeds[k] === 1) a[k] = 0;
-    else if (seeds[k] === 2) b[k] = 0;
-  }
+  const a = new Float32Array(n).fill(Infinity);
+  for (let k = 0; k < n; k++) if (seeds[k] === from) a[k] = 0;
   const { left, up, upLeft, upRight } = costs;
   const [y0, y1] = rows;
-  // Each cell takes, in both searches, its best path through an already swept neighbour (a
-  // neighbour below SOLID stays at Infinity: its step never wins).
+  // Each cell takes its best path through an already swept neighbour (a neighbour below SOLID
+  // stays at Infinity: its step never wins).
   for (let pass = 0; pass < 3; pass++) {
     for (let y = y0; y < y1; y++) {
       for (let x = 0; x < w; x++) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        let ba: number = a[k], bb: number = b[k];
-        if (x > 0) {
-          const c = left[k];
-          if (a[k - 1] + c < ba) ba = a[k - 1] + c;
-          if (b[k - 1] + c < bb) bb = b[k - 1] + c;
-        }
+        let ba: number = a[k];
+        if (x > 0 && a[k - 1] + left[k] < ba) ba = a[k - 1] + left[k];
         if (y > 0) {
-          let nb = k - w, c = up[k];
-          if (a[nb] + c < ba) ba = a[nb] + c;
-          if (b[nb] + c < bb) bb = b[nb] + c;
-          if (x > 0) {
-            nb = k - w - 1, c = upLeft[k];
-            if (a[nb] + c < ba) ba = a[nb] + c;
-            if (b[nb] + c < bb) bb = b[nb] + c;
-          }
-          if (x < w - 1) {
-            nb = k - w + 1, c = upRight[k];
-            if (a[nb] + c < ba) ba = a[nb] + c;
-            if (b[nb] + c < bb) bb = b[nb] + c;
-          }
+          if (a[k - w] + up[k] < ba) ba = a[k - w] + up[k];
+          if (x > 0 && a[k - w - 1] + upLeft[k] < ba) ba = a[k - w - 1] + upLeft[k];
+          if (x < w - 1 && a[k - w + 1] + upRight[k] < ba) ba = a[k - w + 1] + upRight[k];
         }
         a[k] = ba;
-        b[k] = bb;
       }
     }
     for (let y = y1 - 1; y >= y0; y--) {
       for (let x = w - 1; x >= 0; x--) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
-        let ba: number = a[k], bb: number = b[k];
-        if (x < w - 1) {
-          const c = left[k + 1];
-          if (a[k + 1] + c < ba) ba = a[k + 1] + c;
-          if (b[k + 1] + c < bb) bb = b[k + 1] + c;
-        }
+        let ba: number = a[k];
+        if (x < w - 1 && a[k + 1] + left[k + 1] < ba) ba = a[k + 1] + left[k + 1];
         if (y < h - 1) {
-          let nb = k + w, c = up[nb];
-          if (a[nb] + c < ba) ba = a[nb] + c;
-          if (b[nb] + c < bb) bb = b[nb] + c;
-          if (x < w - 1) {
-            nb = k + w + 1, c = upLeft[nb];
-            if (a[nb] + c < ba) ba = a[nb] + c;
-            if (b[nb] + c < bb) bb = b[nb] + c;
-          }
-          if (x > 0) {
-            nb = k + w - 1, c = upRight[nb];
-            if (a[nb] + c < ba) ba = a[nb] + c;
-            if (b[nb] + c < bb) bb = b[nb] + c;
-          }
+          if (a[k + w] + up[k + w] < ba) ba = a[k + w] + up[k + w];
+          if (x < w - 1 && a[k + w + 1] + upLeft[k + w + 1] < ba) ba = a[k + w + 1] + upLeft[k + w + 1];
+          if (x > 0 && a[k + w - 1] + upRight[k + w - 1] < ba) ba = a[k + w - 1] + upRight[k + w - 1];
         }
         a[k] = ba;
-        b[k] = bb;
       }
     }
   }
-  return [a, b];
+  return a;
 }
 
 /** Bilinear sample of the person mask at canvas pixel (x, y). */
