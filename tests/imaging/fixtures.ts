@@ -51,22 +51,31 @@ export const OPEN_MOUTH: [number, number, number, number] = [3, 1005, 187, 367];
 /** Dark hair. */
 export const DARK_HAIR: [number, number, number, number] = [6, 1081, 280, 368];
 
-/** Crops a face with margins; `aspect` = width / height of the crop. */
-export async function cropFace(
+/** The rectangle of the demo photo that cropFace cuts out. */
+export async function cropRect(
   face: [number, number, number, number],
   aspect = 0.75,
   span = 2.2,
-): Promise<Uint8Array> {
+): Promise<{ left: number; top: number; width: number; height: number }> {
   const [n, x, y, s] = face;
-  const file = samplePath(n);
-  const meta = await sharp(file).metadata();
+  const meta = await sharp(samplePath(n)).metadata();
   let h = Math.round(s * span), w = Math.round(h * aspect);
   if (w > meta.width!) w = meta.width!;
   if (h > meta.height!) h = meta.height!;
   const cx = x + s / 2, cy = y + s / 2;
   const left = Math.round(Math.min(meta.width! - w, Math.max(0, cx - w / 2)));
   const top = Math.round(Math.min(meta.height! - h, Math.max(0, cy - h * 0.42)));
-  const buf = await sharp(file).extract({ left, top, width: w, height: h }).jpeg({ quality: 95 }).toBuffer();
+  return { left, top, width: w, height: h };
+}
+
+/** Crops a face with margins; `aspect` = width / height of the crop. */
+export async function cropFace(
+  face: [number, number, number, number],
+  aspect = 0.75,
+  span = 2.2,
+): Promise<Uint8Array> {
+  const rect = await cropRect(face, aspect, span);
+  const buf = await sharp(samplePath(face[0])).extract(rect).jpeg({ quality: 95 }).toBuffer();
   return new Uint8Array(buf);
 }
 

@@ -82,7 +82,8 @@ function sample256(m: Float32Array, u: number, v: number): number {
  * `img` gives the canvas size and, unless `src` is given, the pixels; with
  * `src` the model sees the photo as framed (the canvas need not exist yet).
  * `neighbours`: the other people's heads (see neighbourHeads; false or [] when
- * the photo shows one face); the matte keeps only the chosen person.
+ * the photo shows one face); the matte keeps only the chosen person, or with `everyone` (for
+ * figures) every person the selfie model sees.
  */
 export function personMask(
   engine: FaceEngine,
@@ -91,6 +92,7 @@ export function personMask(
   photoRect: Rect,
   neighbours: readonly Head[] | false,
   src?: PhotoSource,
+  everyone = false,
 ): PersonMask {
   const canvas: Canvas = { data: img.data ?? new Uint8Array(0), width: img.width, height: img.height };
   const step = 4;
@@ -144,8 +146,10 @@ export function personMask(
   const mask = { w, h, step, data };
   let colours: Float32Array | undefined;
   const rgb = () => (colours ??= cellColours(canvas, mask, src));
-  isolatePerson(mask, g, neighbours || [], rgb);
-  dropForeignPatches(mask, g, rgb());
+  if (!everyone) {
+    isolatePerson(mask, g, neighbours || [], rgb);
+    dropForeignPatches(mask, g, rgb());
+  }
   if (edge) { for (let k = 0; k < w * h; k++) data[k] *= edge[k]; }
   return mask;
 }
