@@ -26,6 +26,8 @@ export interface SyntheticHead {
   parting: { x: number; y0: number; y1: number };
   /** Hair's top row (the crown). */
   crownY: number;
+  /** 1 where the pixel is a highlight (blonde head only). */
+  highlight: Uint8Array;
 }
 
 /**
@@ -33,13 +35,20 @@ export interface SyntheticHead {
  * on its own crop). `braids`: the hair over the crown is cornrows instead of
  * loose strands: rows of braid lobes (each lit on top, dark in its folds)
  * running from the hairline back, with 2-px lines of scalp between the rows.
+ * `blonde`: the strands are blonde over light-brown lowlights (the darker
+ * strands), with broad pale highlights where curls catch the light: a pinkish
+ * near-white as pale as lit skin, as on the curly blonde demo portrait.
  */
-export async function syntheticHead(engine: FaceEngine, braids = false): Promise<SyntheticHead> {
+export async function syntheticHead(
+  engine: FaceEngine,
+  braids = false,
+  blonde = false,
+): Promise<SyntheticHead> {
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
   const data = new Uint8Array(W * H * 3);
-  const face = new Uint8Array(W * H), hair = new Uint8Array(W * H);
+  const face = new Uint8Array(W * H), hair = new Uint8Array(W * H), highlight = new Uint8Array(W * H);
   for (const p of polygonPixels(photo, FACE_OVAL.map((i) => g.pts[i]), 0, 0.5)) face[p] = 1;
   let seed = 11;
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
@@ -79,6 +88,18 @@ export async function syntheticHead(engine: FaceEngine, braids = false): Promise
           v = 0.35 + 1.3 * Math.sin(Math.PI * along) * Math.sin(Math.PI * across) + (rnd() - 0.5) * 0.15;
         }
         rgb = [62 * v, 44 * v, 32 * v];
+        if (blonde) {
+          // Curls catching the light: diagonal bands a quarter of a period wide, over lowlights on most strands.
+          const lit = ((x + 0.6 * y) % HIGHLIGHT_PERIOD + HIGHLIGHT_PERIOD) % HIGHLIGHT_PERIOD <
+            HIGHLIGHT_PERIOD / 4;
+          const s = 0.85 + 0.3 * (v - 0.6) / 0.8;
+          if (lit) highlight[p] = 1;
+          rgb = lit
+            ? [244 * s, 201 * s, 176 * s]
+            : streak[x] < 0.5
+            ? [128 * s, 96 * s, 66 * s]
+            : [214 * s, 174 * s, 112 * s];
+        }
       } else if (person) rgb = [214 + n, 160 + n, 128 + n];
       else rgb = [120 + n, 130 + n, 145 + n];
       data[o] = Math.max(0, Math.min(255, rgb[0]));
@@ -101,8 +122,12 @@ export async function syntheticHead(engine: FaceEngine, braids = false): Promise
     face,
     parting,
     crownY,
+    highlight,
   };
 }
+
+/** Period of the blonde head's highlight bands, px. */
+const HIGHLIGHT_PERIOD = 90;
 
 /** Width of a cornrow (scalp line included) and length of one braid lobe, px. */
 const BRAID = 16;
@@ -112,6 +137,21 @@ export function lightnessSpread(img: Canvas, pixels: number[]): number {
   const L = pixels.map((p) => labOf(img, p)[0]);
   const m = L.reduce((a, v) => a + v, 0) / L.length;
   return Math.sqrt(L.reduce((a, v) => a + (v - m) ** 2, 0) / L.length);
+}
+
+/**
+ * Share of `pixels` whose a*b* is more than 0.4 of the shade's chroma from the
+ * shade's a*b* at the pixel's own lightness (scaled down below the shade's L*:
+ * shadows hold less colour): hair left as it was, or a pale wash of the old
+ * colour and the shade (the blotches of light hair dyed darker).
+ */
+export function offShade(img: Canvas, pixels: number[], target: Lab): number {
+  const tC = Math.hypot(target[1], target[2]);
+  const off = pixels.filter((p) => {
+    const l = labOf(img, p), k = Math.min(1, l[0] / target[0]);
+    return Math.hypot(l[1] - k * target[1], l[2] - k * target[2]) > 0.4 * tC;
+  });
+  return off.length / Math.max(1, pixels.length);
 }
 
 /** Hue angle difference in degrees. */

@@ -11,7 +11,7 @@
  */
 import type { Canvas } from "./blend.ts";
 import { hexToLab, type Lab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
-import type { FaceGeometry } from "./face-geometry.ts";
+import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   type AxisStats,
   axisStats,
@@ -22,9 +22,10 @@ import {
   separation,
   skinSamples,
 } from "./hair-colour-samples.ts";
-import { applyLabShift, type EdgeRefine } from "./lab-shift.ts";
+import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
-import { feather, type Mask, sampleGrid } from "./masks.ts";
+import { feather, fillPolygon, type Mask, type Point, sampleGrid } from "./masks.ts";
+import { FACE_OVAL } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 export interface HairResult {
@@ -87,7 +88,9 @@ export function recolorHair(
   // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
-  let light = 0, counted = 0;
+  // Light hair dyed a darker shade (see LIGHT_HAIR_GAIN, closeHighlights, liftDarks).
+  let light = 0, counted = 0, lightHair = false;
+  const target = hexToLab(hex);
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group);
     counted += group.length;
@@ -101,6 +104,7 @@ export function recolorHair(
     if (lit) skins.push(s);
     else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
       hair.push(s);
+      if (blonde(s.mean, skin.mean) && target[0] < s.mean[0] - DARKER_BY) lightHair = true;
     }
   }
   // Mostly light (blonde, or hair in a strong light as light as the skin),
@@ -134,13 +138,32 @@ export function recolorHair(
   const gate = new Float32Array(mw * mh).fill(1);
   // Per node: how clearly its colour is skin rather than hair (see below).
   const skinLike = new Float32Array(mw * mh), ovalAt = new Float32Array(mw * mh);
+  // Per node: where hair may be regardless of colour, and the face (see closeHighlights).
+  const place = new Float32Array(mw * mh), faceAt = new Uint8Array(mw * mh);
+  // Light hair dyed darker: each node's L* (see liftDarks).
+  const nodeL = lightHair ? new Float32Array(mw * mh) : undefined;
+  // The face oval, grown by FACE_ZONE_GROW (the forehead up to the mesh's top is skin, to the temples).
+  const faceZone: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(lightHair ? mw * mh : 0) };
+  if (lightHair) {
+    fillPolygon(
+      faceZone,
+      pick(g, FACE_OVAL).map(([x, y]): Point => [
+        (cx + (x - cx) * FACE_ZONE_GROW - x0) / step + 0.5,
+        (g.center[1] + (y - g.center[1]) * FACE_ZONE_GROW - y0) / step + 0.5,
+      ]),
+    );
+  }
+  // Light hair darkened: a node's hair-likeness counts this much more (see LIGHT_HAIR_GAIN).
+  const gain = lightHair ? LIGHT_HAIR_GAIN : 1;
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
   const lab = new Float64Array(3);
   for (let j = 0; j < mh; j++) {
     const y = y0 + j * step;
-    const hold = 1 - ROOT_HOLD * Math.max(0, Math.min(1, (eyeY - y) / (eyeY - crown)));
+    // Light hair dyed darker: no roots held back (blonde showing through reads as a pale patch; liftDarks
+    // keeps dark roots from going black).
+    const hold = 1 - (lightHair ? 0 : ROOT_HOLD) * Math.max(0, Math.min(1, (eyeY - y) / (eyeY - crown)));
     const below = y > chinY ? Math.min(1, (y - chinY) / fadeY) : 0;
     for (let i = 0; i < mw; i++) {
       const x = x0 + i * step;
@@ -156,26 +179,33 @@ export function recolorHair(
       }
       // The neck under the chin: long hair falls beside it, not over it, and
       // shaded neck skin is as dark and warm as blonde or brown hair.
+      let inNeck = 0;
       if (y > neckY) {
-        const inNeck = Math.min(1, (y - neckY) / (0.1 * fh)) *
+        inNeck = Math.min(1, (y - neckY) / (0.1 * fh)) *
           Math.max(0, Math.min(1, (NECK_HALF_WIDTH * fw - Math.abs(x - cx)) / (0.06 * fw)));
         prior *= 1 - inNeck;
       }
       if (prior <= 0) continue;
       const k = j * mw + i;
+      if (lightHair && faceZone.data[k] > 0.3) faceAt[k] = 1;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
       if (notFace <= 0) {
         gate[k] = 0;
         continue;
       }
       const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
+      if (inOval > 0.05) faceAt[k] = 1;
       const o = (y * W + x) * 3;
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
-      mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * cells[c] * (1 - below * cells[c + 2]);
+      place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
+      // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
+      const likeness = faceAt[k] || y > chinY ? cells[c] : Math.min(1, gain * cells[c]);
+      mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * likeness * (1 - below * cells[c + 2]);
       skinLike[k] = cells[c + 3];
+      if (nodeL) nodeL[k] = colour.cellL[c >> 2];
       // Where a node's own value may stand unfeathered: not in the face oval
       // (hair there counts only where sure), not under the chin (the neck).
       ovalAt[k] = y > chinY ? 1 : Math.max(0, Math.min(1, (inOval - 0.3) / 0.4));
@@ -201,10 +231,12 @@ export function recolorHair(
   for (let k = 0; k < gate.length; k++) {
     mask.data[k] = Math.max(mask.data[k] * (1 - skinLike[k]), raw[k] * (1 - ovalAt[k]));
   }
+  if (lightHair) {
+    closeHighlights(mask, place, faceAt, Math.max(1, Math.round(HIGHLIGHT_CLOSE * fw / step)));
+  }
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
-  const target = hexToLab(hex);
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
   // strands grey and whitens every skin pixel the mask touches. Say so instead.
   if (target[0] - mean[0] > MAX_LIGHTENING) {
@@ -228,7 +260,9 @@ export function recolorHair(
       row[from + t] = Math.min(hi, Math.max(row[from + t] * (1 - cells[c + 3]), hi * hairness));
     }
   };
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, OPACITY, refine);
+  const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
+  // Light hair dyed darker at full strength, for the same reason as the roots above.
+  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, lightHair ? 1 : OPACITY, refine, lift);
   return { applied: true, confidence };
 }
 
@@ -243,6 +277,24 @@ function litSkin(c: Lab, skin: Lab): boolean {
   const dHue = Math.abs(Math.atan2(Math.sin(hc - hs), Math.cos(hc - hs))) * 180 / Math.PI;
   const chroma = Math.hypot(c[1], c[2]) / Math.max(1, Math.hypot(skin[1], skin[2]));
   return dHue < 10 && chroma > 0.65 && chroma < 1.5 && c[0] > skin[0] - 15;
+}
+
+/** A shade this many L* darker than a blonde hair colour counts as dyeing it darker. */
+const DARKER_BY = 15;
+
+/**
+ * Blonde: a hair colour lighter than the skin (as the "mostly light" rule
+ * counts it) and as saturated, yellow (hue 55-100 degrees) and yellower than
+ * the skin. Pale light clusters (a grey top, a lit wall beside dark braids)
+ * are not blonde hair, nor the orange of dark hair's lit side under a warm
+ * light (hue 51 degrees on a brunette whose skin took a blue light).
+ */
+function blonde(c: Lab, skin: Lab): boolean {
+  if (c[0] <= Math.max(BLONDE_MIN_L, skin[0] - BLONDE_BELOW_SKIN)) return false;
+  const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, d = hue - Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
+  const yellower = ((d + 540) % 360) - 180;
+  return Math.hypot(c[1], c[2]) >= 0.75 * Math.hypot(skin[1], skin[2]) && yellower >= 10 && hue >= 55 &&
+    hue <= 100;
 }
 
 /**
@@ -267,6 +319,151 @@ function keepConnected(m: Mask, fromRow: number): void {
     }
   }
   for (let k = fromRow * w; k < w * h; k++) if (!seen[k]) data[k] = 0;
+}
+
+/**
+ * Light hair dyed darker: a node's hair-likeness counts LIGHT_HAIR_GAIN times
+ * (capped at 1). Partial likeness painted blonde curls at half strength, a
+ * blend of blonde and the shade that read as pale patches in dyed hair (light
+ * to dark shows every difference in strength; dark hair hides it).
+ */
+const LIGHT_HAIR_GAIN = 1.6;
+
+/** The face oval's growth about the face centre where highlights are never filled in (see closeHighlights). */
+const FACE_ZONE_GROW = 1.06;
+
+/** Radius of the closing that fills highlight gaps in light hair, in face widths (see closeHighlights). */
+const HIGHLIGHT_CLOSE = 0.1;
+
+/**
+ * Running max (or min) over 2r+1 nodes along the rows (or columns) of a w x h
+ * grid, in constant time per node (van Herk / Gil-Werman: prefix and suffix
+ * extremes within blocks of 2r+1). Outside the grid counts as 0 (max) or 1 (min).
+ */
+function runFilter(
+  src: Float32Array,
+  w: number,
+  h: number,
+  r: number,
+  rows: boolean,
+  max: boolean,
+): Float32Array {
+  const n = rows ? w : h, lines = rows ? h : w, stride = rows ? 1 : w, lineStep = rows ? w : 1;
+  const size = 2 * r + 1, len = n + 2 * r;
+  const line = new Float32Array(len), pre = new Float32Array(len), suf = new Float32Array(len);
+  const out = new Float32Array(src.length);
+  // Min as max of the complement (1 - v), so one loop serves both.
+  const flip = max ? 0 : 1, sign = max ? 1 : -1;
+  for (let l = 0; l < lines; l++) {
+    const base = l * lineStep;
+    line.fill(0);
+    for (let t = 0; t < n; t++) line[t + r] = flip + sign * src[base + t * stride];
+    for (let t = 0; t < len; t++) {
+      const v = line[t];
+      pre[t] = t % size === 0 || v > pre[t - 1] ? v : pre[t - 1];
+    }
+    for (let t = len - 1; t >= 0; t--) {
+      const v = line[t];
+      suf[t] = t === len - 1 || (t + 1) % size === 0 || v > suf[t + 1] ? v : suf[t + 1];
+    }
+    // The window [t, t + 2r] of the padded line is node t's.
+    for (let t = 0; t < n; t++) {
+      const a = suf[t], b = pre[t + size - 1];
+      out[base + t * stride] = flip + sign * (a > b ? a : b);
+    }
+  }
+  return out;
+}
+
+/**
+ * Light hair: highlight gaps narrower than 2r nodes (curls catching the light
+ * between darker strands, at the hair's outline too) are filled by a closing
+ * of the mask (dilate, then erode), softened over r/2 nodes (a square
+ * closing's corners showed) and kept to where hair may be, off the face.
+ */
+function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: number): void {
+  const { w, h, data } = m;
+  // Only the hair's bounding box (grown by the closing's reach) can change,
+  // and the closing, softened anyway, runs on a grid twice as coarse (max of
+  // 2 x 2 nodes: thin strands count): 4x less work.
+  let i0 = w, i1 = -1, j0 = h, j1 = -1;
+  for (let j = 0; j < h; j++) {
+    for (let i = 0; i < w; i++) {
+      if (data[j * w + i] > 0.05) i0 = Math.min(i0, i), i1 = Math.max(i1, i), j0 = Math.min(j0, j), j1 = j;
+    }
+  }
+  if (i1 < 0) return;
+  i0 = Math.max(0, i0 - 2 * r), i1 = Math.min(w - 1, i1 + 2 * r);
+  j0 = Math.max(0, j0 - 2 * r), j1 = Math.min(h - 1, j1 + 2 * r);
+  const cw = Math.ceil((i1 - i0 + 1) / 2),
+    ch = Math.ceil((j1 - j0 + 1) / 2),
+    cr = Math.max(1, Math.round(r / 2));
+  if (cw < 2 || ch < 2) return;
+  const coarse = new Float32Array(cw * ch);
+  const off: Mask = { x: 0, y: 0, w: cw, h: ch, data: new Float32Array(cw * ch) };
+  for (let j = j0; j <= j1; j++) {
+    for (let i = i0; i <= i1; i++) {
+      const k = j * w + i, q = ((j - j0) >> 1) * cw + ((i - i0) >> 1);
+      if (data[k] > coarse[q]) coarse[q] = data[k];
+      if (!face[k]) off.data[q] += 0.25;
+    }
+  }
+  let c = runFilter(coarse, cw, ch, cr, true, true);
+  c = runFilter(c, cw, ch, cr, false, true);
+  c = runFilter(c, cw, ch, cr, true, false);
+  c = runFilter(c, cw, ch, cr, false, false);
+  const closed: Mask = { x: 0, y: 0, w: cw, h: ch, data: c };
+  feather(closed, cr / 2);
+  // Off the face, fading in over a few nodes (a hard edge showed as a cut across a curl on the forehead).
+  feather(off, cr / 3);
+  const o = off.data;
+  for (let j = j0; j <= j1; j++) {
+    // Bilinear: node j lies at coarse row (j - j0 - 0.5) / 2.
+    const fy = Math.max(0, Math.min(ch - 1, (j - j0 - 0.5) / 2)),
+      qy = Math.min(ch - 2, Math.floor(fy)),
+      ty = fy - qy;
+    for (let i = i0; i <= i1; i++) {
+      const k = j * w + i;
+      // Nothing to add on the face, or where the node already has all the room hair has.
+      if (face[k] || place[k] <= data[k]) continue;
+      const fx = Math.max(0, Math.min(cw - 1, (i - i0 - 0.5) / 2)),
+        qx = Math.min(cw - 2, Math.floor(fx)),
+        tx = fx - qx;
+      const q = qy * cw + qx, a = (1 - tx) * (1 - ty), b = tx * (1 - ty), e = (1 - tx) * ty, f = tx * ty;
+      const v = c[q] * a + c[q + 1] * b + c[q + cw] * e + c[q + cw + 1] * f;
+      const fade = o[q] * a + o[q + 1] * b + o[q + cw] * e + o[q + cw + 1] * f;
+      data[k] = Math.max(data[k], Math.min(v, place[k]) * fade);
+    }
+  }
+}
+
+/** Share of a region's L* below the hair's mean that the dye takes back (see liftDarks), and its cap. */
+const LIFT_SHARE = 0.85, LIFT_MAX = 35;
+/** The span (sigma, in face widths) of the regions whose lightness liftDarks compresses. */
+const LIFT_SPAN = 0.03;
+
+/**
+ * Light hair dyed darker keeps its strands' L* offsets from the mean (fine
+ * strand contrast), which took its darker regions (dark roots, shaded lengths
+ * 30-50 L* under the mean) to near black: a dark cap. Regions (the hair's L*
+ * averaged over `sigma` nodes) darker than the mean are lifted by LIFT_SHARE
+ * of the difference, so the dyed hair's large-scale light and shade is
+ * compressed toward the shade while the strands within a region keep theirs.
+ */
+function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): Lift {
+  const { w, h } = m;
+  const weighted: Mask = { x: 0, y: 0, w, h, data: new Float32Array(w * h) };
+  const weight: Mask = { x: 0, y: 0, w, h, data: m.data.slice() };
+  for (let k = 0; k < w * h; k++) weighted.data[k] = nodeL[k] * m.data[k];
+  feather(weighted, sigma);
+  feather(weight, sigma);
+  const data = new Float32Array(w * h);
+  for (let k = 0; k < w * h; k++) {
+    if (weight.data[k] < 1e-3) continue;
+    const base = weighted.data[k] / weight.data[k];
+    data[k] = Math.max(0, Math.min(1, (LIFT_SHARE * (meanL - base)) / LIFT_MAX));
+  }
+  return { data, amount: LIFT_MAX };
 }
 
 /** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
@@ -340,6 +537,8 @@ const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
 class ColourModel {
   /** Per cell: hair-likeness, sureness, clothing-likeness, skin-likeness (NaN until filled). */
   readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
+  /** Per cell: the L* of its centre colour (filled with the cell). */
+  readonly cellL = new Float32Array(CN * CN * CN);
   readonly #lab = new Float64Array(3);
   /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
   constructor(readonly hair: AxisStats[], readonly skins: AxisStats[], readonly cloth: ClothClass[]) {}
@@ -349,6 +548,7 @@ class ColourModel {
     const cell = c / 4, r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
     const lab = this.#lab;
     linearToLabInto(lab, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
+    this.cellL[cell] = lab[0];
     let dh = Infinity;
     for (const h of this.hair) {
       const highlight = h.mean[0] > this.skins[0].mean[0] && lab[0] > h.mean[0];

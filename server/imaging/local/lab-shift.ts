@@ -24,7 +24,8 @@ const FRINGE = 0.1;
  * - L: the mean moves to the swatch L (92 % of the way for darker targets, 80 %
  *   for lighter ones); the strand texture (each pixel's L offset from the
  *   mean) is kept, stretched a little when lightening dark hair a lot so the
- *   strands do not flatten into a grey sheet.
+ *   strands do not flatten into a grey sheet; `lift` L* is added (see Lift) and
+ *   L* under TOE_L is compressed toward black instead of clipped.
  * - a/b: the swatch's hue. The chroma follows the pixel's lightness (shadows
  *   in hair carry less colour than the swatch) plus half of the pixel's own
  *   deviation from the hair mean along that hue (a quarter across it, so the
@@ -36,7 +37,7 @@ const FRINGE = 0.1;
  * - Gamut: a colour outside sRGB loses chroma at constant L and hue (clipping
  *   channels instead turned copper orange-brown, 9-18 degrees off its hue).
  */
-function shiftLut(mean: Lab, target: Lab): Float32Array {
+function shiftLut(mean: Lab, target: Lab, lift = 0): Float32Array {
   const [tL, ta, tb] = target;
   const tC = Math.hypot(ta, tb);
   // The swatch's hue direction (any direction for a grey swatch: no chroma is added along it).
@@ -53,7 +54,7 @@ function shiftLut(mean: Lab, target: Lab): Float32Array {
         const g = SRGB_TO_LINEAR[Math.round((gi * 255) / (LUT_N - 1))];
         const b = SRGB_TO_LINEAR[Math.round((bi * 255) / (LUT_N - 1))];
         const [L, a, bb] = linearToLab(r, g, b);
-        const Lo = Math.min(98, Math.max(0, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain));
+        const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain + lift));
         const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
         const da = a - mean[1], db = bb - mean[2];
         const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
@@ -72,6 +73,18 @@ function shiftLut(mean: Lab, target: Lab): Float32Array {
     }
   }
   return lut;
+}
+
+/** Below this L* the recolour's lightness is compressed toward black instead of clipped (see toeL). */
+const TOE_L = 8;
+
+/**
+ * L* below TOE_L approaches 0 exponentially (same value and slope at TOE_L).
+ * Light hair dyed much darker keeps its strands' L* offsets, which drove its
+ * dark roots below L* 0: clipped, they were a flat black cap without strands.
+ */
+function toeL(L: number): number {
+  return L >= TOE_L ? L : TOE_L * Math.exp((L - TOE_L) / TOE_L);
 }
 
 /** Share of the swatch's chroma the recolour may reach (see shiftLut). */
@@ -112,7 +125,20 @@ export type EdgeRefine = (
 
 const EDGE_STEP = 0.25;
 
-/** Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at edges by `edge` when given. */
+/**
+ * A lightness lift over the mask's grid: per node, the share (0..1) of
+ * `amount` L* added to the recolour's lightness (the strands' offsets kept).
+ */
+export interface Lift {
+  data: Float32Array;
+  amount: number;
+}
+
+/**
+ * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
+ * edges by `edge` when given, lifted by `lift` when given (a second colour
+ * table, `amount` L* lighter, blended in per pixel).
+ */
 export function applyLabShift(
   img: Canvas,
   mask: Mask,
@@ -125,8 +151,11 @@ export function applyLabShift(
   target: Lab,
   opacity: number,
   edge?: EdgeRefine,
+  lift?: Lift,
 ): void {
   const lut = shiftLut(mean, target);
+  const lifted = lift ? shiftLut(mean, target, lift.amount) : undefined;
+  const liftRow = new Float32Array(lift ? Math.max(0, x1 - x0) : 0);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
   // Row by row: the mask row is interpolated between grid nodes first (pixels
@@ -154,7 +183,16 @@ export function applyLabShift(
       }
     }
     if (!any) continue;
-    paintRow(d, lut, row, 0, (y * img.width + x0) * 3, xe - x0);
+    if (lift) {
+      const u = lift.data;
+      for (let i = 0; i < mw - 1; i++) {
+        const k = j * mw + i;
+        const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
+        const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+        for (let x = xa; x < xb; x++) liftRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+      }
+    }
+    paintRow(d, lut, row, 0, (y * img.width + x0) * 3, xe - x0, lifted, liftRow);
   }
 }
 
@@ -165,7 +203,8 @@ export function labShiftTable(mean: Lab, target: Lab): Float32Array {
 
 /**
  * Recolours n pixels from byte offset o through the table, each by its mask
- * value alpha[k..] (values at or under FRINGE are left alone).
+ * value alpha[k..] (values at or under FRINGE are left alone); with `lut2`,
+ * each pixel's colour is the tables' blend by lift[k..] (0: `lut`, 1: `lut2`).
  */
 export function paintRow(
   d: Uint8ClampedArray,
@@ -174,6 +213,8 @@ export function paintRow(
   k: number,
   o: number,
   n: number,
+  lut2?: Float32Array,
+  lift?: Float32Array,
 ): void {
   const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
   const e = k + n;
@@ -202,9 +243,16 @@ export function paintRow(
     } else {
       p1 = p0 + sG, p2 = p1 + sR, w0 = 1 - fg, w1 = fg - fr, w2 = fr - fb, w3 = fb;
     }
-    const outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
-    const outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
-    const outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
+    let outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
+    let outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
+    let outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
+    const t = lut2 ? lift![k] : 0;
+    if (t > 0.01) {
+      const q = lut2!;
+      outR += (q[p0] * w0 + q[p1] * w1 + q[p2] * w2 + q[p3] * w3 - outR) * t;
+      outG += (q[p0 + 1] * w0 + q[p1 + 1] * w1 + q[p2 + 1] * w2 + q[p3 + 1] * w3 - outG) * t;
+      outB += (q[p0 + 2] * w0 + q[p1 + 2] * w1 + q[p2 + 2] * w2 + q[p3 + 2] * w3 - outB) * t;
+    }
     // The store rounds and clamps (Uint8ClampedArray).
     d[o] = cr + (outR - cr) * a1;
     d[o + 1] = cg + (outG - cg) * a1;
