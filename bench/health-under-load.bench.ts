@@ -14,6 +14,7 @@
  * sample6.jpg (MIT, test-only data in node_modules).
  */
 import { startLiveServer } from "../tests/helpers/live-server.ts";
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
 import { fullLook, liveApi, untilCompleted, userWithPortrait } from "./live-api.ts";
 import { percentile } from "./stats.ts";
 
@@ -24,7 +25,13 @@ const ms = (n: number) => `${n.toFixed(1)} ms`;
 
 console.log(`[health] load average before: ${await load()} (2 cores)`);
 const server = await startLiveServer({
-  env: { JOB_WORKERS: "2", WELCOME_CREDITS: "10000", AUTH_RATE_LIMIT_PER_MINUTE: "1000" },
+  env: {
+    JOB_WORKERS: "2",
+    WELCOME_CREDITS: "10000",
+    AUTH_RATE_LIMIT_PER_MINUTE: "1000",
+    // As `deno task start` and the Docker image run it (a GC after each job, small semi-spaces).
+    DENO_V8_FLAGS: SERVER_V8_FLAGS.join(","),
+  },
 });
 try {
   const api = liveApi(server.url);
