@@ -17,6 +17,7 @@ import type { Page } from "playwright-core";
 import { launchBrowser } from "../tests/e2e/browser.ts";
 import { registerViaApi } from "../tests/e2e/harness.ts";
 import { startLiveServer } from "../tests/helpers/live-server.ts";
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
 import { cropFace, DARK_HAIR } from "../tests/imaging/fixtures.ts";
 import { percentile } from "./stats.ts";
 
@@ -141,7 +142,10 @@ async function oneRun(page: Page): Promise<Run> {
 }
 
 const tmp = await Deno.makeTempDir({ prefix: "styletwin-browser-bench-" });
-const server = await startLiveServer({ env: { WELCOME_CREDITS: "10000" } });
+// As `deno task start` and the Docker image run it (a GC after each job, small semi-spaces).
+const server = await startLiveServer({
+  env: { WELCOME_CREDITS: "10000", DENO_V8_FLAGS: SERVER_V8_FLAGS.join(",") },
+});
 const browser = await launchBrowser();
 try {
   const portrait = join(tmp, "portrait.jpg");
