@@ -24,7 +24,7 @@ import {
 } from "./hair-colour-samples.ts";
 import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
-import { feather, fillPolygon, type Mask, type Point, sampleGrid } from "./masks.ts";
+import { feather, fillPolygon, type Mask, type Point, sampleGrid, slidingExtreme } from "./masks.ts";
 import { FACE_OVAL } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
@@ -336,46 +336,6 @@ const FACE_ZONE_GROW = 1.06;
 const HIGHLIGHT_CLOSE = 0.1;
 
 /**
- * Running max (or min) over 2r+1 nodes along the rows (or columns) of a w x h
- * grid, in constant time per node (van Herk / Gil-Werman: prefix and suffix
- * extremes within blocks of 2r+1). Outside the grid counts as 0 (max) or 1 (min).
- */
-function runFilter(
-  src: Float32Array,
-  w: number,
-  h: number,
-  r: number,
-  rows: boolean,
-  max: boolean,
-): Float32Array {
-  const n = rows ? w : h, lines = rows ? h : w, stride = rows ? 1 : w, lineStep = rows ? w : 1;
-  const size = 2 * r + 1, len = n + 2 * r;
-  const line = new Float32Array(len), pre = new Float32Array(len), suf = new Float32Array(len);
-  const out = new Float32Array(src.length);
-  // Min as max of the complement (1 - v), so one loop serves both.
-  const flip = max ? 0 : 1, sign = max ? 1 : -1;
-  for (let l = 0; l < lines; l++) {
-    const base = l * lineStep;
-    line.fill(0);
-    for (let t = 0; t < n; t++) line[t + r] = flip + sign * src[base + t * stride];
-    for (let t = 0; t < len; t++) {
-      const v = line[t];
-      pre[t] = t % size === 0 || v > pre[t - 1] ? v : pre[t - 1];
-    }
-    for (let t = len - 1; t >= 0; t--) {
-      const v = line[t];
-      suf[t] = t === len - 1 || (t + 1) % size === 0 || v > suf[t + 1] ? v : suf[t + 1];
-    }
-    // The window [t, t + 2r] of the padded line is node t's.
-    for (let t = 0; t < n; t++) {
-      const a = suf[t], b = pre[t + size - 1];
-      out[base + t * stride] = flip + sign * (a > b ? a : b);
-    }
-  }
-  return out;
-}
-
-/**
  * Light hair: highlight gaps narrower than 2r nodes (curls catching the light
  * between darker strands, at the hair's outline too) are filled by a closing
  * of the mask (dilate, then erode), softened over r/2 nodes (a square
@@ -408,10 +368,10 @@ function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: numb
       if (!face[k]) off.data[q] += 0.25;
     }
   }
-  let c = runFilter(coarse, cw, ch, cr, true, true);
-  c = runFilter(c, cw, ch, cr, false, true);
-  c = runFilter(c, cw, ch, cr, true, false);
-  c = runFilter(c, cw, ch, cr, false, false);
+  let c = slidingExtreme(coarse, cw, ch, cr, true, true);
+  c = slidingExtreme(c, cw, ch, cr, false, true);
+  c = slidingExtreme(c, cw, ch, cr, true, false);
+  c = slidingExtreme(c, cw, ch, cr, false, false);
   const closed: Mask = { x: 0, y: 0, w: cw, h: ch, data: c };
   feather(closed, cr / 2);
   // Off the face, fading in over a few nodes (a hard edge showed as a cut across a curl on the forehead).

@@ -294,3 +294,43 @@ export function sampleGrid(m: Mask, step: number, x: number, y: number): number 
   return (at(i0, j0) * (1 - fx) + at(i0 + 1, j0) * fx) * (1 - fy) +
     (at(i0, j0 + 1) * (1 - fx) + at(i0 + 1, j0 + 1) * fx) * fy;
 }
+
+/**
+ * Running max (or min) over 2r+1 nodes along the rows (or columns) of a w x h
+ * grid, in constant time per node (van Herk / Gil-Werman: prefix and suffix
+ * extremes within blocks of 2r+1). Outside the grid counts as 0 (max) or 1 (min).
+ */
+export function slidingExtreme(
+  src: Float32Array,
+  w: number,
+  h: number,
+  r: number,
+  rows: boolean,
+  max: boolean,
+): Float32Array {
+  const n = rows ? w : h, lines = rows ? h : w, stride = rows ? 1 : w, lineStep = rows ? w : 1;
+  const size = 2 * r + 1, len = n + 2 * r;
+  const line = new Float32Array(len), pre = new Float32Array(len), suf = new Float32Array(len);
+  const out = new Float32Array(src.length);
+  // Min as max of the complement (1 - v), so one loop serves both.
+  const flip = max ? 0 : 1, sign = max ? 1 : -1;
+  for (let l = 0; l < lines; l++) {
+    const base = l * lineStep;
+    line.fill(0);
+    for (let t = 0; t < n; t++) line[t + r] = flip + sign * src[base + t * stride];
+    for (let t = 0; t < len; t++) {
+      const v = line[t];
+      pre[t] = t % size === 0 || v > pre[t - 1] ? v : pre[t - 1];
+    }
+    for (let t = len - 1; t >= 0; t--) {
+      const v = line[t];
+      suf[t] = t === len - 1 || (t + 1) % size === 0 || v > suf[t + 1] ? v : suf[t + 1];
+    }
+    // The window [t, t + 2r] of the padded line is node t's.
+    for (let t = 0; t < n; t++) {
+      const a = suf[t], b = pre[t + size - 1];
+      out[base + t * stride] = flip + sign * (a > b ? a : b);
+    }
+  }
+  return out;
+}

@@ -6,7 +6,7 @@
 import type { Canvas } from "./blend.ts";
 import type { FaceEngine } from "./face-engine.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import type { Rect } from "./masks.ts";
+import { type Rect, slidingExtreme } from "./masks.ts";
 import { edgeFade } from "./framing.ts";
 
 export interface PersonMask {
@@ -710,33 +710,10 @@ function stepCosts(m: PersonMask, colours: Float32Array, rows: [number, number])
  */
 function erode(m: PersonMask, marks: Int8Array, mark: number, r: number): void {
   const { w, h } = m;
-  const run = new Int32Array(Math.max(w, h));
-  const keep = new Uint8Array(w * h);
-  // Rows: a cell stays when the 2r + 1 cells around it in its row are marked.
-  for (let y = 0; y < h; y++) {
-    let count = 0;
-    for (let x = 0; x < w; x++) {
-      count = marks[y * w + x] === mark ? count + 1 : 0;
-      run[x] = count;
-    }
-    for (let x = 0; x < w; x++) {
-      const end = Math.min(w - 1, x + r);
-      keep[y * w + x] = run[end] >= end - Math.max(0, x - r) + 1 ? 1 : 0;
-    }
-  }
-  // Columns over the row result.
-  for (let x = 0; x < w; x++) {
-    let count = 0;
-    for (let y = 0; y < h; y++) {
-      count = keep[y * w + x] ? count + 1 : 0;
-      run[y] = count;
-    }
-    for (let y = 0; y < h; y++) {
-      const end = Math.min(h - 1, y + r);
-      const k = y * w + x;
-      if (marks[k] === mark && run[end] < end - Math.max(0, y - r) + 1) marks[k] = 0;
-    }
-  }
+  const on = new Float32Array(w * h);
+  for (let k = 0; k < on.length; k++) on[k] = marks[k] === mark ? 1 : 0;
+  const kept = slidingExtreme(slidingExtreme(on, w, h, r, true, false), w, h, r, false, false);
+  for (let k = 0; k < on.length; k++) if (on[k] && kept[k] < 1) marks[k] = 0;
 }
 
 /**
