@@ -29,12 +29,12 @@ function rect(img: Decoded, x0: number, x1: number, y0: number, y1: number): num
   return out;
 }
 
-/** A portrait rendered plain and with copper-red hair, and the face found on the plain render. */
-async function recoloured(face: [number, number, number, number]) {
+/** A portrait rendered plain and with hair colour `id` (copper red), and the face found on the plain render. */
+async function recoloured(face: [number, number, number, number], id = "copper-red") {
   const photo = await cropFace(face);
   const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
   const g = faceGeometry((await engine.detect(plain))[0].mesh);
-  const res = await render(engine, job(photo, { hairColor: "copper-red" }, undefined, "hair"));
+  const res = await render(engine, job(photo, { hairColor: id }, undefined, "hair"));
   return { plain, g, res, out: await decode(res.image) };
 }
 
@@ -118,11 +118,7 @@ function shown(figures: object, digits: number): string {
 }
 
 async function portraitFigures(face: [number, number, number, number], id: string, hex: string) {
-  const photo = await cropFace(face);
-  const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
-  const g = faceGeometry((await engine.detect(plain))[0].mesh);
-  const res = await render(engine, job(photo, { hairColor: id }, undefined, "hair"));
-  const out = await decode(res.image);
+  const { plain, g, res, out } = await recoloured(face, id);
   const target = hexToLab(hex), top = g.pts[10], W = plain.width;
   const skinMean = meanLab(plain, skinPatches(plain, g));
   const hair = rect(
@@ -441,10 +437,7 @@ function strandContrast(img: Decoded, x0: number, x1: number, y0: number, y1: nu
 
 Deno.test("hair recolour keeps the strands' light and dark structure (>= 0.8 of the original)", async () => {
   for (const id of ["auburn", "copper-red"]) {
-    const photo = await cropFace(DARK_HAIR);
-    const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
-    const g = faceGeometry((await engine.detect(plain))[0].mesh);
-    const out = await decode((await render(engine, job(photo, { hairColor: id }, undefined, "hair"))).image);
+    const { plain, g, out } = await recoloured(DARK_HAIR, id);
     const top = g.pts[10];
     const box = [
       top[0] - 0.2 * g.fw,
