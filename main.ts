@@ -58,7 +58,7 @@ const database = await openDatabase({
   dataDir: join(config.dataDir, "db"),
 });
 const jwtSecret = await loadJwtSecret(config);
-const storage = createStorage(config);
+const storage = await createStorage(config);
 // The monitor gives the model the health() that /api/health and the runner read.
 const created = await creating;
 const model = created ? monitorModel(created) : undefined;

@@ -14,12 +14,9 @@ import { LOCAL_CAPABILITIES } from "./local/capabilities.ts";
 import { createLocalModel } from "./local/local-model.ts";
 import { CallLimits } from "./hosted/call-limits.ts";
 import { createFaceCounter } from "./hosted/face-check.ts";
-import { createGeminiProvider } from "./hosted/gemini-provider.ts";
 import { HOSTED_CAPABILITIES } from "./hosted/hosted-capabilities.ts";
 import { createHostedModel } from "./hosted/hosted-model.ts";
 import { createHybridModel } from "./hosted/hybrid-model.ts";
-import { createOpenAiProvider } from "./hosted/openai-provider.ts";
-import { createFalProvider } from "./hosted/fal-provider.ts";
 import type { ImageProvider } from "./hosted/provider.ts";
 
 type ModelConfig =
@@ -43,10 +40,18 @@ export function describeImageModel(
 /** Margin left to the job runner's own timeout, so the model's clear failure message wins the race. */
 const RUNNER_MARGIN_MS = 2_000;
 
-function hostedProvider(config: ModelConfig, which: "gemini" | "openai" | "fal"): ImageProvider {
+/**
+ * A provider's SDK is loaded only when it is the configured model: imported by every process, the
+ * Gemini and OpenAI SDKs cost ~30 MB of resident memory on the local model, which never calls them.
+ */
+async function hostedProvider(
+  config: ModelConfig,
+  which: "gemini" | "openai" | "fal",
+): Promise<ImageProvider> {
   const hosted = config.hosted;
   if (which === "gemini") {
     if (!hosted?.geminiApiKey) throw new Error("GEMINI_API_KEY is required for the Gemini image model");
+    const { createGeminiProvider } = await import("./hosted/gemini-provider.ts");
     return createGeminiProvider({
       apiKey: hosted.geminiApiKey,
       model: hosted.geminiModel,
@@ -55,9 +60,11 @@ function hostedProvider(config: ModelConfig, which: "gemini" | "openai" | "fal")
   }
   if (which === "fal") {
     if (!hosted?.falKey) throw new Error("FAL_KEY is required for the fal.ai image model");
+    const { createFalProvider } = await import("./hosted/fal-provider.ts");
     return createFalProvider({ apiKey: hosted.falKey, baseUrl: hosted.falBaseUrl });
   }
   if (!hosted?.openaiApiKey) throw new Error("OPENAI_API_KEY is required for the OpenAI image model");
+  const { createOpenAiProvider } = await import("./hosted/openai-provider.ts");
   return createOpenAiProvider({
     apiKey: hosted.openaiApiKey,
     model: hosted.openaiImageModel,
@@ -78,7 +85,7 @@ export async function createImageModel(config: ModelConfig): Promise<ImageModel>
   const timeoutMs = config.jobTimeoutMs ?? 90_000;
   const faces = createFaceCounter();
   const hosted = createHostedModel({
-    provider: hostedProvider(config, which),
+    provider: await hostedProvider(config, which),
     faces,
     limits: new CallLimits(config.hosted?.maxConcurrent ?? 4, config.hosted?.callsPerMinute ?? 20),
     budgetMs: Math.max(3_000, timeoutMs - RUNNER_MARGIN_MS),

@@ -39,7 +39,7 @@ export interface PaymentsDeps {
   provider?: PaymentProvider;
 }
 
-const providerOf = (deps: PaymentsDeps) => deps.provider ?? paymentProviderFor(deps.config);
+const providerOf = async (deps: PaymentsDeps) => deps.provider ?? await paymentProviderFor(deps.config);
 
 export function packagesView(): PackagesResponse {
   const entries = PACKAGE_IDS.map((id) => {
@@ -115,7 +115,7 @@ async function createCheckout(
   const result = await quote(db, { code: promotionCode, item, userId: ctx.user.id });
   if (!result.ok) throw new AppError(422, result.message, { code: "invalid_promotion_code" });
   const q = result.quote;
-  const provider = providerOf(deps);
+  const provider = await providerOf(deps);
   const isPack = item.kind === "credits";
   const credits = isPack ? PACKAGES[item.packageId].credits : PLANS[item.plan].creditsPerMonth;
   const route = isPack ? "credit-purchase" : "subscription";
@@ -191,7 +191,8 @@ export async function createSubscriptionCheckout(
   if (isLive(current) && current.provider === "stripe" && current.providerSubscriptionId) {
     // A Stripe upgrade changes the live subscription (prorated); its invoice.paid grants the credits.
     const plan = PLANS[input.subscription_plan];
-    await providerOf(deps).changePlan(
+    const provider = await providerOf(deps);
+    await provider.changePlan(
       current.providerSubscriptionId,
       plan.lookupKey,
       plan.name,
@@ -247,7 +248,7 @@ export async function syncStripeSession(
   deps: PaymentsDeps,
   row: CheckoutSessionRow,
 ): Promise<PaymentStatusResponse> {
-  const provider = providerOf(deps);
+  const provider = await providerOf(deps);
   const remote = await provider.getSession(row.id);
   if (!remote) throw new AppError(404, "Checkout session not found", { code: "checkout_session_not_found" });
   const paid = remote.status === "complete" &&

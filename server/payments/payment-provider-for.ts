@@ -2,20 +2,25 @@
 import type { Config } from "../config.ts";
 import type { PaymentProvider } from "./providers/payment-provider.ts";
 import { createSandboxProvider } from "./providers/sandbox.ts";
-import { createStripeProvider } from "./providers/stripe.ts";
 
-const cache = new WeakMap<Config, PaymentProvider>();
+const cache = new WeakMap<Config, Promise<PaymentProvider>>();
 
-export function paymentProviderFor(config: Config): PaymentProvider {
+/**
+ * The Stripe SDK is loaded on the first payment call of a process configured for Stripe: imported
+ * by every process it cost ~10 MB of resident memory on sandbox payments, which never call it.
+ */
+export function paymentProviderFor(config: Config): Promise<PaymentProvider> {
   let provider = cache.get(config);
   if (!provider) {
     provider = config.paymentProvider === "stripe"
-      ? createStripeProvider({
-        secretKey: config.stripeSecretKey!,
-        webhookSecret: config.stripeWebhookSecret!,
-        apiBase: config.stripeApiBase,
-      })
-      : createSandboxProvider();
+      ? import("./providers/stripe.ts").then(({ createStripeProvider }) =>
+        createStripeProvider({
+          secretKey: config.stripeSecretKey!,
+          webhookSecret: config.stripeWebhookSecret!,
+          apiBase: config.stripeApiBase,
+        })
+      )
+      : Promise.resolve(createSandboxProvider());
     cache.set(config, provider);
   }
   return provider;

@@ -59,7 +59,7 @@ export async function cancelSubscriptionsForUser(deps: SubscriptionDeps, userId:
   const sub = await findSubscriptionByUser(deps.db, userId);
   if (!sub || sub.status === "canceled") return;
   if (sub.providerSubscriptionId && sub.provider === "stripe") {
-    const provider = deps.provider ?? paymentProviderFor(deps.config);
+    const provider = deps.provider ?? await paymentProviderFor(deps.config);
     await provider.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: false });
   }
   await updateSubscription(deps.db, sub.id, { status: "canceled", cancelAtPeriodEnd: false });
@@ -74,7 +74,7 @@ export async function cancelAtPeriodEnd(
   if (!isLive(sub)) throw new AppError(404, "You have no active subscription", { code: "no_subscription" });
   if (!sub.cancelAtPeriodEnd) {
     if (sub.providerSubscriptionId && sub.provider === "stripe") {
-      const provider = deps.provider ?? paymentProviderFor(deps.config);
+      const provider = deps.provider ?? await paymentProviderFor(deps.config);
       await provider.cancelSubscription(sub.providerSubscriptionId, { atPeriodEnd: true });
     }
     await updateSubscription(deps.db, sub.id, { cancelAtPeriodEnd: true });

@@ -42,7 +42,7 @@ export async function handleStripeWebhook(
   rawBody: string,
   signature: string | undefined,
 ): Promise<WebhookOutcome> {
-  const provider = deps.provider ?? paymentProviderFor(deps.config);
+  const provider = deps.provider ?? await paymentProviderFor(deps.config);
   if (provider.name !== "stripe") throw new AppError(404, "Not found");
   let event;
   try {
@@ -95,7 +95,7 @@ function planFrom(sub: ProviderSubscription | null, metadata: Record<string, str
 
 /** A paid invoice of a subscription grants that period's credits, keyed by the invoice. */
 async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
-  const provider = deps.provider ?? paymentProviderFor(deps.config);
+  const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const invoice = await provider.getInvoice(invoiceId);
   if (!invoice || invoice.status !== "paid" || !invoice.subscriptionId) return;
   const sub = await provider.getSubscription(invoice.subscriptionId);
@@ -122,7 +122,7 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
 }
 
 async function onSubscriptionChanged(deps: PaymentsDeps, subscriptionId: string) {
-  const provider = deps.provider ?? paymentProviderFor(deps.config);
+  const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const known = await findSubscriptionByProviderId(deps.db, subscriptionId);
   if (!known) return;
   const sub = await provider.getSubscription(subscriptionId);
@@ -145,7 +145,7 @@ async function onSubscriptionChanged(deps: PaymentsDeps, subscriptionId: string)
  * changes nothing and a second partial refund takes only the difference.
  */
 async function onChargeRefunded(deps: PaymentsDeps, chargeId: string) {
-  const provider = deps.provider ?? paymentProviderFor(deps.config);
+  const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const charge = await provider.getCharge(chargeId);
   if (!charge || !charge.paymentId || charge.amount <= 0) return;
   const session = await findCheckoutSessionByPayment(deps.db, charge.paymentId);

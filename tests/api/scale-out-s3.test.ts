@@ -27,7 +27,7 @@ Deno.test({
 }, async () => {
   const s3 = await startS3rver();
   try {
-    const storage = createStorage(loadConfig({ DATA_DIR: "/tmp/unused", ...s3.env }));
+    const storage = await createStorage(loadConfig({ DATA_DIR: "/tmp/unused", ...s3.env }));
     assert.ok(storage instanceof S3Storage);
     await storage.ping();
     const key = newKey("png");
@@ -73,7 +73,7 @@ Deno.test({
       TRUST_PROXY: "true",
       ...s3.env,
     });
-    const storage = createStorage(config);
+    const storage = await createStorage(config);
     const app = createApp({
       db: database.db,
       config,
