@@ -8,7 +8,7 @@
 import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { mapPoints } from "../../server/imaging/local/framing.ts";
+import { type Framing, mapPoints } from "../../server/imaging/local/framing.ts";
 import {
   CREASE_L,
   CREASE_R,
@@ -17,6 +17,7 @@ import {
   FACE_OVAL,
   LASH_L,
   LASH_R,
+  SKIN_SAMPLES,
 } from "../../server/imaging/local/landmarks.ts";
 import {
   bandPolygon,
@@ -35,13 +36,17 @@ import {
 } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions } from "../../server/styling/option-keys.ts";
-import { cropFace, decode, type Decoded, job, labOf, polygonPixels } from "./fixtures.ts";
+import { cropFace, cropRect, decode, type Decoded, job, labOf, meanLab, polygonPixels } from "./fixtures.ts";
 
 /** An unstyled render and the landmarks the renderer paints from. */
 export interface FramedFace {
   photo: Uint8Array;
   plain: Decoded;
   g: FaceGeometry;
+  /** Maps the cropped photo's pixels onto the canvas (canvas = photo * scale + offset). */
+  framing: Framing;
+  /** Where the crop lies in the demo photo. */
+  crop: { left: number; top: number };
 }
 
 export async function framedFace(
@@ -53,7 +58,8 @@ export async function framedFace(
   const decoded = await decodePhoto(photo);
   const chosen = chooseFace(await detectFaces(engine, decoded), decoded.width, decoded.height);
   const framing = framingFor(decoded, chosen, plain.width, plain.height);
-  return { photo, plain, g: faceGeometry(mapPoints(chosen.mesh, framing)) };
+  const { left, top } = await cropRect(face);
+  return { photo, plain, g: faceGeometry(mapPoints(chosen.mesh, framing)), framing, crop: { left, top } };
 }
 
 /** Every makeup intensity at `v`. */
@@ -296,7 +302,7 @@ export function blushOnStrands(
   };
 }
 
-/** Eyeliner: pixels inside the eye openings moved by ΔE > 2. */
+/** Eyeliner: pixels inside the mesh's eye outlines moved by ΔE > 2 (where the mesh sits off the eye, see linerPlacement). */
 export const linerInEyes = (plain: Decoded, out: Decoded, g: FaceGeometry): number =>
   changed(plain, out, eyeOpenings(plain, g), 2).length;
 
@@ -309,4 +315,296 @@ export function lidContrast(plain: Decoded, out: Decoded, g: FaceGeometry): { ri
 /** Skin: the least fine texture kept over cheek (both sides) and chin patches. */
 export function skinTexture(plain: Decoded, out: Decoded, g: FaceGeometry): number {
   return Math.min(...[50, 280, 199].map((i) => textureRatio(plain, out, patch(plain, g, i))));
+}
+
+/**
+ * The eye areas as the photo shows them, found from colour alone (not from
+ * the mesh's lid line nor the renderer's refined one): within 0.06 face widths
+ * of each mesh eye outline, the white of the eye (at most 22 L* darker than
+ * the face's skin and under half its chroma: sclera, catchlights) and
+ * lash-dark pixels (25+ L* darker than the skin).
+ */
+export function eyeAreaPixels(img: Decoded, g: FaceGeometry): { white: Set<number>; dark: Set<number> } {
+  const skin = meanLab(
+    img,
+    SKIN_SAMPLES.map((i) => Math.round(g.pts[i][1]) * img.width + Math.round(g.pts[i][0])),
+  );
+  const skinC = Math.hypot(skin[1], skin[2]);
+  const white = new Set<number>(), dark = new Set<number>();
+  const pad = 0.06 * g.fw;
+  for (const eye of [EYE_R, EYE_L]) {
+    const ps = poly(g, eye);
+    const xs = ps.map((p) => p[0]), ys = ps.map((p) => p[1]);
+    for (
+      let y = Math.max(0, Math.floor(Math.min(...ys) - pad));
+      y < Math.min(img.height, Math.max(...ys) + pad);
+      y++
+    ) {
+      for (
+        let x = Math.max(0, Math.floor(Math.min(...xs) - pad));
+        x < Math.min(img.width, Math.max(...xs) + pad);
+        x++
+      ) {
+        const p = y * img.width + x, [L, a, b] = labOf(img, p);
+        if (L >= skin[0] - 22 && Math.hypot(a, b) <= 0.5 * skinC) white.add(p);
+        else if (L <= skin[0] - 25) dark.add(p);
+      }
+    }
+  }
+  return { white, dark };
+}
+
+/**
+ * Eye openings traced by hand on the demo photos (in the photo's own pixels,
+ * so they hold whatever the crop and framing): the upper lid line where the
+ * white of the eye and the iris meet the lash line, outer corner to inner,
+ * and the lower lid, outer to inner. Keyed by "sample@x" and the subject's
+ * side. Only eyes whose opening is visible (sample5@727's are not).
+ */
+export const TRACED_EYES: Record<string, { upper: Point[]; lower: Point[] }> = {
+  "sample6@1081 R": {
+    upper: [
+      [1210.8, 427.8],
+      [1215, 425.3],
+      [1219.2, 424.4],
+      [1225.5, 423.1],
+      [1231.9, 422.7],
+      [1236.1, 424.8],
+      [
+        1238.6,
+        426.1,
+      ],
+      [1242.8, 431.2],
+      [1247.1, 434.5],
+    ],
+    lower: [[1210.8, 428.6], [1216.3, 431.6], [1227.7, 433.7], [1238.2, 435], [1247.1, 435.4]],
+  },
+  "sample6@1081 L": {
+    upper: [
+      [1346.2, 430.3],
+      [1341.6, 426.9],
+      [1337.4, 424.8],
+      [1333.1, 423.6],
+      [1328.9, 423.1],
+      [1324.7, 423.6],
+      [
+        1320.5,
+        425.3,
+      ],
+      [1316.3, 427.4],
+      [1312, 429.5],
+      [1307.8, 433.3],
+      [1303.6, 436.6],
+    ],
+    lower: [[1346.2, 432], [1337.4, 435], [1328.9, 435.8], [1320.5, 436.2], [1312, 436.6], [1303.6, 436.6]],
+  },
+  "sample3@1372 R": {
+    upper: [
+      [1534.8, 410.4],
+      [1539, 408],
+      [1543.7, 406.6],
+      [1548.4, 405.2],
+      [1553.1, 404.8],
+      [1557.8, 404.8],
+      [
+        1562.4,
+        405.2,
+      ],
+      [1567.1, 405.7],
+      [1570.4, 406.6],
+      [1574.2, 408.5],
+      [1577, 410.8],
+    ],
+    lower: [[1534.8, 411.3], [1541.3, 415.1], [1550.7, 416.5], [1560.1, 416.5], [1569.5, 414.6], [
+      1577,
+      411.8,
+    ]],
+  },
+  "sample3@1372 L": {
+    upper: [
+      [1669.3, 401.9],
+      [1666.5, 398.2],
+      [1664.2, 396.3],
+      [1656.2, 396.3],
+      [1652.4, 395.4],
+      [1646.8, 395.4],
+      [
+        1643.1,
+        397.3,
+      ],
+      [1639.8, 400.1],
+      [1635.1, 401.9],
+      [1631.8, 404.8],
+    ],
+    lower: [[1669.3, 401.9], [1664.2, 404.8], [1658.5, 406.6], [1651.5, 408], [1644.5, 408], [1636, 407.1], [
+      1631.8,
+      404.8,
+    ]],
+  },
+  "sample6@587 R": {
+    upper: [
+      [684.6, 452.9],
+      [688.1, 449.4],
+      [692.1, 448.1],
+      [696.5, 447.6],
+      [700.9, 447.6],
+      [705.3, 447.6],
+      [
+        709.7,
+        448.5,
+      ],
+      [712.8, 449.8],
+      [716.3, 452.9],
+      [720.7, 455.5],
+      [725.5, 458.6],
+    ],
+    lower: [[684.6, 453.8], [689.9, 459.9], [698.7, 461.3], [707.5, 461.3], [716.3, 460.4], [725.5, 459.5]],
+  },
+  "sample3@1005 R": {
+    upper: [
+      [1100.8, 319.6],
+      [1104.2, 316.6],
+      [1107.6, 315.4],
+      [1111.8, 314.9],
+      [1116, 314.1],
+      [1120.2, 313.7],
+      [
+        1124.4,
+        313.7,
+      ],
+      [1128.6, 314.9],
+      [1132, 317.9],
+      [1135.3, 321.7],
+    ],
+    lower: [
+      [1100.8, 320.4],
+      [1105.5, 325],
+      [1111.8, 326.7],
+      [1120.2, 327.1],
+      [1126.5, 326.3],
+      [1132, 324.2],
+      [
+        1135.3,
+        322.1,
+      ],
+    ],
+  },
+};
+
+/** A traced eye's outline on the canvas: the upper lid (outer -> inner), the lower lid. */
+function tracedOnCanvas(
+  f: FramedFace,
+  eye: { upper: Point[]; lower: Point[] },
+): { upper: Point[]; lower: Point[] } {
+  const toCanvas = (p: Point): Point => [
+    (p[0] - f.crop.left) * f.framing.scale + f.framing.offsetX,
+    (p[1] - f.crop.top) * f.framing.scale + f.framing.offsetY,
+  ];
+  return { upper: eye.upper.map(toCanvas), lower: eye.lower.map(toCanvas) };
+}
+
+/**
+ * A traced eye opening's pixels on the canvas, its rim of about a pixel aside
+ * (a hand trace is good to about a pixel), between 0.1 and 0.9 of the way from
+ * one traced corner to the other (the mesh's corners are not refined; see
+ * docs/decisions/021).
+ */
+export function tracedOpening(f: FramedFace, eye: { upper: Point[]; lower: Point[] }): number[] {
+  const { upper, lower } = tracedOnCanvas(f, eye);
+  const o = upper[0], i = upper[upper.length - 1], len2 = (i[0] - o[0]) ** 2 + (i[1] - o[1]) ** 2;
+  const W = f.plain.width;
+  const along = (p: number) =>
+    ((p % W - o[0]) * (i[0] - o[0]) + (Math.floor(p / W) - o[1]) * (i[1] - o[1])) / len2;
+  return polygonPixels(f.plain, [...upper, ...[...lower].reverse()], 1, 0.75)
+    .filter((p) => along(p) >= 0.1 && along(p) <= 0.9);
+}
+
+/**
+ * The eye openings a face's makeup must leave alone, as pixel lists: each
+ * traced eye's opening (TRACED_EYES) and, for an eye with no visible opening
+ * to trace, the mesh's eye outline.
+ */
+export function eyeOpeningsOf(f: FramedFace, label: string): number[][] {
+  return ([["R", EYE_R], ["L", EYE_L]] as const).map(([side, idx]) => {
+    const eye = TRACED_EYES[`${label} ${side}`];
+    return eye ? tracedOpening(f, eye) : polygonPixels(f.plain, poly(f.g, idx), 0, 0.5);
+  });
+}
+
+/**
+ * Liner against a traced eye (see TRACED_EYES): pixels it moved (ΔE > 2)
+ * inside the traced opening (tracedOpening), and pixels it moved on the lid
+ * 0.02 to 0.08 face widths above the traced lash line, between the corners
+ * (beyond the liner's own thickness: a line floating on the skin).
+ */
+export function linerAgainstTrace(
+  f: FramedFace,
+  eye: { upper: Point[]; lower: Point[] },
+  out: Decoded,
+): { inside: number; opening: number; floating: number } {
+  const opening = tracedOpening(f, eye);
+  const { upper } = tracedOnCanvas(f, eye);
+  const [ux, uy] = f.g.up, lift = 0.02 * f.g.fw;
+  const band = polygonPixels(
+    f.plain,
+    [
+      ...upper.map((p): Point => [p[0] + ux * lift, p[1] + uy * lift]),
+      ...[...upper].reverse().map((p): Point => [p[0] + ux * 4 * lift, p[1] + uy * 4 * lift]),
+    ],
+    0,
+    0.5,
+  );
+  return {
+    inside: changed(f.plain, out, opening, 2).length,
+    opening: opening.length,
+    floating: changed(f.plain, out, band, 2).length,
+  };
+}
+
+/**
+ * Where eye makeup landed, judged from the photo's colours alone (any face,
+ * no trace needed; eyeAreaPixels): pixels moved by ΔE > 3 around the eyes
+ * that are the white of the eye, and those on skin with no lash-dark pixel
+ * within 0.02 face widths below them (a line floating on the lid, beyond the
+ * lashes), of all moved. The colour classes misread some faces (a pale closed
+ * lid, grey makeup or blown-out skin reads as white), so the figures compare
+ * renders of one face, not faces.
+ */
+export function linerPlacement(
+  plain: Decoded,
+  out: Decoded,
+  g: FaceGeometry,
+): { onWhite: number; floating: number; moved: number } {
+  const { white, dark } = eyeAreaPixels(plain, g);
+  const near = new Set<number>();
+  const pad = 0.08 * g.fw;
+  for (const eye of [EYE_R, EYE_L]) {
+    const ps = poly(g, eye), xs = ps.map((p) => p[0]), ys = ps.map((p) => p[1]);
+    for (
+      let y = Math.max(0, Math.floor(Math.min(...ys) - pad));
+      y < Math.min(plain.height, Math.max(...ys) + pad);
+      y++
+    ) {
+      for (
+        let x = Math.max(0, Math.floor(Math.min(...xs) - pad));
+        x < Math.min(plain.width, Math.max(...xs) + pad);
+        x++
+      ) {
+        near.add(y * plain.width + x);
+      }
+    }
+  }
+  const moved = changed(plain, out, [...near], 3);
+  const reach = Math.round(0.02 * g.fw), [ux, uy] = g.up;
+  let floating = 0;
+  for (const p of moved) {
+    if (white.has(p) || dark.has(p)) continue;
+    const x = p % plain.width, y = Math.floor(p / plain.width);
+    let lashes = false;
+    for (let k = 1; k <= reach && !lashes; k++) {
+      lashes = dark.has(Math.round(y - uy * k) * plain.width + Math.round(x - ux * k));
+    }
+    if (!lashes) floating++;
+  }
+  return { onWhite: moved.filter((p) => white.has(p)).length, floating, moved: moved.length };
 }

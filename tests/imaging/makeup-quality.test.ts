@@ -10,12 +10,13 @@
  */
 import assert from "node:assert/strict";
 import { blushLayer, highlighterLayer } from "../../server/imaging/local/cheeks-and-face.ts";
-import { eyeshadowLayer, linerLayer } from "../../server/imaging/local/eye-makeup.ts";
+import { eyeContours } from "../../server/imaging/local/eye-contour.ts";
+import { eyeshadowLayer, lashLayer, linerLayer } from "../../server/imaging/local/eye-makeup.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY } from "../../server/styling/option-keys.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
+import { EYE_L, EYE_R, LASH_L, LASH_R, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { FRONTAL_FACES, polygonPixels } from "./fixtures.ts";
 import {
@@ -23,7 +24,7 @@ import {
   blushOutsideFace,
   changed,
   copyOf,
-  eyeOpenings,
+  eyeOpeningsOf,
   faceBox,
   faceOval,
   type FramedFace,
@@ -31,7 +32,6 @@ import {
   highlighterSpill,
   intensityAll,
   lidContrast,
-  linerInEyes,
   makeupLook,
   skinTexture,
 } from "./makeup-metrics.ts";
@@ -90,14 +90,123 @@ Deno.test("skin keeps >= 0.8 of its fine texture under the heaviest base and the
 });
 
 Deno.test("eyeliner (plain and winged) stays on the lid, never inside the eye opening", () => {
+  // The openings are traced by hand where the eye is open (the mesh's outline sits off the eye on
+  // sample6@1081: liner that kept out of it ran across the white of the eye, 18 px there).
   framed.forEach((f, i) => {
     for (const wing of [false, true]) {
       const out = copyOf(f.plain);
       linerLayer(out, f.g, 1, wing);
       assert.ok(changed(f.plain, out, faceBox(f.plain, f.g), 3).length > 50, `${name(i)}: liner visible`);
-      assert.equal(linerInEyes(f.plain, out, f.g), 0, `${name(i)} wing ${wing}: liner inside the eye`);
+      for (const eye of eyeOpeningsOf(f, name(i))) {
+        const inside = changed(f.plain, out, eye, 2).length;
+        assert.ok(
+          inside <= 0.005 * eye.length,
+          `${name(i)} wing ${wing}: ${inside} liner px of ${eye.length} inside the eye`,
+        );
+      }
     }
   });
+});
+
+/**
+ * A synthetic eye on plain skin (white of the eye, a dark iris with a
+ * catchlight, a dark lash line along the upper lid) drawn where the mesh's eye
+ * outline lies moved `shift` px along the face's up axis and turned: the
+ * inner end `tilt` px further down than the outer. Returns the image and the
+ * true opening's and lash band's pixels.
+ */
+function syntheticEye(f: FramedFace, shift: number, tilt: number) {
+  const g = f.g, [ux, uy] = g.up;
+  const img = copyOf(f.plain);
+  let seed = 3;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  for (let i = 0; i < img.data.length; i += 3) {
+    const n = (rnd() - 0.5) * 6;
+    img.data.set([196 + n, 152 + n, 132 + n], i);
+  }
+  const opening: number[] = [], lashes: number[] = [];
+  const paint = (poly: Point[], rgb: number[], into?: number[]) => {
+    for (const p of polygonPixels(img, poly, 0, 0.5)) {
+      img.data.set(rgb, p * 3);
+      into?.push(p);
+    }
+  };
+  for (const [eyeIdx, lashIdx] of [[EYE_R, LASH_R], [EYE_L, LASH_L]]) {
+    const outer = g.pts[lashIdx[0]], inner = g.pts[lashIdx[lashIdx.length - 1]];
+    const len2 = (inner[0] - outer[0]) ** 2 + (inner[1] - outer[1]) ** 2;
+    const move = (p: Point): Point => {
+      const u = ((p[0] - outer[0]) * (inner[0] - outer[0]) + (p[1] - outer[1]) * (inner[1] - outer[1])) /
+        len2;
+      const d = shift - tilt * u;
+      return [p[0] + ux * d, p[1] + uy * d];
+    };
+    const outline = eyeIdx.map((k) => move(g.pts[k])), lid = lashIdx.map((k) => move(g.pts[k]));
+    const lash = 0.012 * g.fw;
+    paint([...lid, ...[...lid].reverse().map((p): Point => [p[0] + ux * lash, p[1] + uy * lash])], [
+      40,
+      28,
+      26,
+    ], lashes);
+    paint(outline, [226, 222, 218], opening);
+    // The iris: a dark disc under the lid's middle, cut by the lids, with a catchlight.
+    const top = lid[4], c: Point = [top[0] - ux * 0.03 * g.fw, top[1] - uy * 0.03 * g.fw], r = 0.04 * g.fw;
+    const inEye = new Set(polygonPixels(img, outline, 0, 0.5));
+    const disc = Array.from({ length: 24 }, (_, k): Point => [
+      c[0] + r * Math.cos(k * Math.PI / 12),
+      c[1] + r * Math.sin(k * Math.PI / 12),
+    ]);
+    for (const p of polygonPixels(img, disc, 0, 0.5)) if (inEye.has(p)) img.data.set([62, 44, 36], p * 3);
+    const spark: Point = [top[0] - ux * 0.012 * g.fw, top[1] - uy * 0.012 * g.fw];
+    const s = 0.006 * g.fw;
+    paint([[spark[0] - s, spark[1] - s], [spark[0] + s, spark[1] - s], [spark[0] + s, spark[1] + s], [
+      spark[0] - s,
+      spark[1] + s,
+    ]], [250, 250, 250]);
+  }
+  return { img, opening, lashes };
+}
+
+Deno.test("eye makeup follows the eye in the photo when the mesh's eye outline is off by a few pixels", () => {
+  const f = framed[0], fw = f.g.fw;
+  for (
+    const [label, shift, tilt] of [
+      ["mesh 0.02 fw low", 0.02 * fw, 0],
+      ["mesh 0.02 fw high", -0.02 * fw, 0],
+      ["mesh turned (inner end 0.025 fw high)", 0.005 * fw, 0.025 * fw],
+      ["mesh right", 0, 0],
+    ] as const
+  ) {
+    const eye = syntheticEye(f, shift, tilt);
+    const g = faceGeometry(f.g.pts.map((p): Point => [p[0], p[1]]));
+    const liner = copyOf(eye.img);
+    linerLayer(liner, g, 1, true);
+    const inside = changed(eye.img, liner, eye.opening, 2).length;
+    // Liner on the lash band (where it belongs) and on the skin above it.
+    const onLashes = changed(eye.img, liner, eye.lashes, 2).length;
+    const lashSet = new Set(eye.lashes), openSet = new Set(eye.opening);
+    const onSkin = changed(eye.img, liner, faceBox(eye.img, g), 2)
+      .filter((p) => !lashSet.has(p) && !openSet.has(p));
+    // The lid line found against the true one.
+    const c = eyeContours(eye.img, g);
+    console.log(
+      `${label}: liner inside the opening ${inside} px of ${eye.opening.length}, on the lash band ${onLashes} of ${eye.lashes.length}, on skin ${onSkin.length}; corner offsets ${
+        c.right.shift.map((v) => v.toFixed(1))
+      } / ${c.left.shift.map((v) => v.toFixed(1))} px`,
+    );
+    assert.ok(inside <= 0.002 * eye.opening.length, `${label}: ${inside} liner px inside the eye opening`);
+    assert.ok(
+      onLashes >= 0.3 * eye.lashes.length,
+      `${label}: liner covers ${onLashes} of ${eye.lashes.length} lash px`,
+    );
+    const shadow = copyOf(eye.img);
+    eyeshadowLayer(shadow, g, "#5E2F4E", DEFAULT_INTENSITY / 100);
+    lashLayer(shadow, g, 1);
+    const shadowIn = changed(eye.img, shadow, eye.opening, 2).length;
+    assert.ok(
+      shadowIn <= 0.005 * eye.opening.length,
+      `${label}: ${shadowIn} shadow/lash px inside the eye opening`,
+    );
+  }
 });
 
 Deno.test("plum eyeshadow at the default intensity shows on both lids", () => {
@@ -193,14 +302,15 @@ Deno.test("Evening Glam and Soft Glam at 60: nothing painted outside the face or
       applyMakeup(out, f.g, planMakeup(makeupLook({ lookStyle: id }), intensityAll(DEFAULT_INTENSITY)));
       const outside = changed(f.plain, out, faceBox(f.plain, f.g), 2).filter((p) => !inFace.has(p));
       assert.equal(outside.length, 0, `${name(i)} ${id}: ${outside.length} px changed outside the face`);
-      // A stray pixel where the mesh's lid line meets the lashes (1 px of ~3,000 measured on one face
-      // framed at 2.4x) is not liner across the eye: 0.2 % of the openings is.
-      const eyes = eyeOpenings(f.plain, f.g);
-      const inEyes = changed(f.plain, out, eyes, 2);
-      assert.ok(
-        inEyes.length <= 0.002 * eyes.length,
-        `${name(i)} ${id}: ${inEyes.length} px of ${eyes.length} changed inside the eyes`,
-      );
+      // A stray pixel where the lid line meets the lashes is not liner across the eye: 0.5 % of an
+      // opening is (the openings traced by hand, see eyeOpeningsOf).
+      for (const eye of eyeOpeningsOf(f, name(i))) {
+        const inEye = changed(f.plain, out, eye, 2);
+        assert.ok(
+          inEye.length <= 0.005 * eye.length,
+          `${name(i)} ${id}: ${inEye.length} px of ${eye.length} changed inside an eye`,
+        );
+      }
     }
   });
 });

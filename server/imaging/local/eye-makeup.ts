@@ -2,20 +2,8 @@
 import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import {
-  BROW_L,
-  BROW_LOW_L,
-  BROW_LOW_R,
-  BROW_R,
-  CREASE_L,
-  CREASE_R,
-  EYE_L,
-  EYE_R,
-  LASH_L,
-  LASH_R,
-  LOWER_LASH_L,
-  LOWER_LASH_R,
-} from "./landmarks.ts";
+import { eyeContours } from "./eye-contour.ts";
+import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
 import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
 import {
   bandPolygon,
@@ -33,16 +21,19 @@ import {
 import { skinMeanLinear } from "./skin-tone.ts";
 
 /**
- * The eye openings (eyeball + iris): 1 on every pixel the mesh's eye outline
- * covers (so no product lands inside it), fading over ~1 px outside.
+ * The eye openings (eyeball + iris) as found in the photo (`eyeContours`:
+ * the mesh's outline moved onto the real lid line): 1 on every pixel the
+ * outline covers (so no product lands inside it), fading over ~1 px outside.
  */
 function eyeOpenings(
+  img: Canvas,
   g: FaceGeometry,
   rect: { x: number; y: number; w: number; h: number },
 ): Mask {
+  const eyes = eyeContours(img, g);
   const m = createMask(rect);
-  fillPolygon(m, pick(g, EYE_R));
-  fillPolygon(m, pick(g, EYE_L));
+  fillPolygon(m, eyes.right.outline);
+  fillPolygon(m, eyes.left.outline);
   const hard = m.data.slice();
   feather(m, Math.max(0.7, 0.004 * g.fw));
   for (let i = 0; i < m.data.length; i++) m.data[i] = Math.min(1, Math.max(2.5 * m.data[i], 2 * hard[i]));
@@ -88,13 +79,14 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
   const tint = c.map((ck, k) => Math.min(1, Math.max(0.12, ck / skin[k])) ** 0.85);
   const opacity = 0.85 * shadowCover(t);
   const lids: Mask[] = [];
+  const eyes = eyeContours(img, g);
   for (
-    const [lashIdx, creaseIdx, browIdx, lowerIdx] of [
-      [LASH_R, CREASE_R, BROW_LOW_R, LOWER_LASH_R],
-      [LASH_L, CREASE_L, BROW_LOW_L, LOWER_LASH_L],
+    const [eye, creaseIdx, browIdx] of [
+      [eyes.right, CREASE_R, BROW_LOW_R],
+      [eyes.left, CREASE_L, BROW_LOW_L],
     ] as const
   ) {
-    const lash = pick(g, lashIdx), crease = pick(g, creaseIdx), brow = pick(g, browIdx);
+    const lash = eye.upper, crease = pick(g, creaseIdx), brow = pick(g, browIdx);
     const outer = lash[0], inner = lash[lash.length - 1];
     const wingOut: Point = [
       outer[0] + (outer[0] - inner[0]) * 0.12 + g.up[0] * 0.03 * g.fw,
@@ -117,7 +109,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     // product where it meets the lashes; the corners stay on the line.
     // (never past the lower lid, whose points pair with the lash line's: a
     // closed eye has no opening to dip into).
-    const lowerLid = pick(g, lowerIdx);
+    const lowerLid = eye.lower;
     const lower = lash.map((p, i): Point => {
       const w = Math.min(1.5 * sigma * Math.sin(Math.PI * i / (lash.length - 1)), 0.8 * dist(p, lowerLid[i]));
       return [p[0] - ux * w, p[1] - uy * w];
@@ -144,7 +136,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
       }
     }
     clipToFace(img, g, m, 1);
-    subtract(m, eyeOpenings(g, rect));
+    subtract(m, eyeOpenings(img, g, rect));
     lids.push(m);
   }
   if (light) {
@@ -193,8 +185,9 @@ function maskedMean(img: Canvas, m: Mask): number[] {
 export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolean): void {
   const ink = hexToLinear("#161012");
   const inkLut = channelLut((_, k) => ink[k]);
-  for (const lashIdx of [LASH_R, LASH_L]) {
-    const lash = pick(g, lashIdx);
+  const eyes = eyeContours(img, g);
+  for (const eye of [eyes.right, eyes.left]) {
+    const lash = eye.upper;
     const outer = lash[0], inner = lash[lash.length - 1];
     const thick = 0.011 * g.fw;
     // On the lid only: from the lash line up, thickest at the outer corner. The
@@ -231,22 +224,23 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
       ]);
     }
     feather(m, Math.max(0.6, 0.0025 * g.fw));
-    subtract(m, eyeOpenings(g, rect));
+    subtract(m, eyeOpenings(img, g, rect));
     clipToFace(img, g, m, 1);
     blendLut(img, m, 0.9 * t, inkLut);
   }
 }
 
 export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
-  for (const lashIdx of [LASH_R, LASH_L]) {
-    const lash = pick(g, lashIdx);
+  const eyes = eyeContours(img, g);
+  for (const eye of [eyes.right, eyes.left]) {
+    const lash = eye.upper;
     const w = 0.006 * g.fw;
     const band = bandPolygon(lash, (u) => w * (0.5 + 1.0 * (1 - u)));
     const rect = boundsOf(lash, w * 8, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, band);
     feather(m, Math.max(0.6, 0.003 * g.fw));
-    subtract(m, eyeOpenings(g, rect));
+    subtract(m, eyeOpenings(img, g, rect));
     clipToFace(img, g, m, 1);
     blendLut(img, m, 0.8 * t, multiplyLut(0.25, 0.23, 0.23));
   }

@@ -1,0 +1,262 @@
+/**
+ * The eye's real upper lid line, found in the photo's own pixels near the face
+ * mesh's eye contour. The mesh can sit off the eye (a tilted or pouting face:
+ * its lid line across the white of the eye or up on the lid); liner, lashes,
+ * eyeshadow and the eye-opening protection follow this line instead.
+ *
+ * Going up across the lid, the opening (the white of the eye) meets the dark
+ * lash line: a bright-below/dark-above step in the luma. At 21 columns along
+ * the mesh's upper lid, every offset within 0.04 face widths of it (along the
+ * normal to the eye's corner-to-corner axis, never lower than half the mesh's
+ * opening) is scored by that step (the bright side averaged deeper than the
+ * dark, so a catchlight in the iris scores little); the path through the
+ * columns with the greatest summed steps less a cost for bending and for
+ * straying from the mesh is found by dynamic programming. Over the iris there
+ * is no step, and the path carries its neighbours' offsets across. When the
+ * path's mean step is weak the mesh's line is kept. The lower lid (whose
+ * edge against the skin is too faint to find) only moves down with lowered
+ * corners.
+ */
+import type { Canvas } from "./blend.ts";
+import type { FaceGeometry } from "./face-geometry.ts";
+import { LASH_L, LASH_R, LOWER_LASH_L, LOWER_LASH_R } from "./landmarks.ts";
+import type { Point } from "./masks.ts";
+
+export interface EyeContour {
+  /** Upper lash line, outer corner to inner corner (the mesh's LASH_R/L points, moved). */
+  upper: Point[];
+  /** Lower lash line, outer corner to inner corner (LOWER_LASH_R/L; moved down with lowered corners). */
+  lower: Point[];
+  /** The eye opening's outline: upper line then the lower line back. */
+  outline: Point[];
+  /** Offset (px, along the eye's up normal) at the outer and inner corners; 0, 0 = the mesh. */
+  shift: [number, number];
+  /** The lid path found (kept even when too weak to use). */
+  path: LidPath;
+  /** Whether the path was used (false: the mesh's line is kept). */
+  refined: boolean;
+}
+
+export interface EyeContours {
+  right: EyeContour;
+  left: EyeContour;
+}
+
+const cache = new WeakMap<FaceGeometry, EyeContours>();
+
+/**
+ * The refined eye outlines for a face, computed from `img` on first use and
+ * kept with the geometry (the layers of one render share them, and the
+ * outline found before the eyeshadow is painted is the one the liner uses).
+ */
+export function eyeContours(img: Canvas, g: FaceGeometry): EyeContours {
+  let c = cache.get(g);
+  if (!c) {
+    c = {
+      right: refineEye(img, g, LASH_R, LOWER_LASH_R),
+      left: refineEye(img, g, LASH_L, LOWER_LASH_L),
+    };
+    cache.set(g, c);
+  }
+  return c;
+}
+
+/** Luma (0-255, gamma-encoded) at a fractional position, bilinear, clamped to the canvas. */
+function lumaAt(img: Canvas, x: number, y: number): number {
+  const W = img.width, H = img.height;
+  x = Math.min(W - 1.001, Math.max(0, x - 0.5));
+  y = Math.min(H - 1.001, Math.max(0, y - 0.5));
+  const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0;
+  const at = (xx: number, yy: number) => {
+    const i = (yy * W + xx) * 3, d = img.data;
+    return 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+  };
+  const a = at(x0, y0), b = at(x0 + 1, y0), c = at(x0, y0 + 1), e = at(x0 + 1, y0 + 1);
+  return (a * (1 - fx) + b * fx) * (1 - fy) + (c * (1 - fx) + e * fx) * fy;
+}
+
+/** Search reach either side of the mesh's line, in face widths. */
+const REACH = 0.04;
+/** Half-width of the windows compared across a step, in face widths. */
+const STEP_HALF = 0.01;
+/** Columns along the upper line where the step is searched (fractions of the way from the outer corner). */
+const COLUMNS = 21;
+const U0 = 0.06, U1 = 0.94;
+
+export interface LidPath {
+  /** Fractions of the way from the outer to the inner corner. */
+  u: number[];
+  /** Offset of the lid at each column (px along the up normal; + = above the mesh). */
+  d: number[];
+  /** Step strength summed along the path, and along the mesh's own line. */
+  strength: number;
+  meshStrength: number;
+}
+
+/** Point on a polyline at fraction u of its length. */
+function along(line: Point[], u: number): Point {
+  const seg: number[] = [];
+  let total = 0;
+  for (let i = 1; i < line.length; i++) {
+    const l = Math.hypot(line[i][0] - line[i - 1][0], line[i][1] - line[i - 1][1]);
+    seg.push(l);
+    total += l;
+  }
+  let t = u * total;
+  for (let i = 0; i < seg.length; i++) {
+    if (t <= seg[i] || i === seg.length - 1) {
+      const f = seg[i] ? Math.min(1, t / seg[i]) : 0;
+      return [
+        line[i][0] + (line[i + 1][0] - line[i][0]) * f,
+        line[i][1] + (line[i + 1][1] - line[i][1]) * f,
+      ];
+    }
+    t -= seg[i];
+  }
+  return line[line.length - 1];
+}
+
+/** The eye's frame: corners, unit axis (outer -> inner) and up normal (toward the brow). */
+function frame(g: FaceGeometry, upper: Point[]) {
+  const outer = upper[0], inner = upper[upper.length - 1];
+  const len = Math.hypot(inner[0] - outer[0], inner[1] - outer[1]) || 1;
+  const ax: Point = [(inner[0] - outer[0]) / len, (inner[1] - outer[1]) / len];
+  let n: Point = [-ax[1], ax[0]];
+  if (n[0] * g.up[0] + n[1] * g.up[1] < 0) n = [-n[0], -n[1]];
+  return { outer, inner, len, ax, n };
+}
+
+/**
+ * The lid path: at each column, the bright-below/dark-above step in the luma
+ * at each offset from the mesh's line; the path that maximises the summed
+ * steps less a cost for bending away from the mesh line's shape and for
+ * straying from it (dynamic programming over whole-pixel offsets).
+ */
+export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Point[]): LidPath {
+  const { ax, n } = frame(g, upper);
+  const reach = Math.max(3, Math.round(REACH * g.fw)), half = Math.max(2, Math.round(STEP_HALF * g.fw));
+  // The bright side is averaged deeper than the dark side: the white of the
+  // eye runs on down the opening, a catchlight in the iris does not.
+  const deep = Math.round(2.5 * half);
+  const nD = 2 * reach + 1, lo0 = reach + deep, nP = lo0 + reach + half + 1;
+  const prof = new Float64Array(nP);
+  const us: number[] = [];
+  const unary: Float64Array[] = [];
+  const lowerAt = (u: number) => along(lower, u);
+  for (let c = 0; c < COLUMNS; c++) {
+    const u = U0 + (U1 - U0) * c / (COLUMNS - 1);
+    us.push(u);
+    const p = along(upper, u);
+    for (let k = 0; k < nP; k++) {
+      const d = k - lo0;
+      let s = 0;
+      for (const t of [-1, 0, 1]) {
+        s += lumaAt(img, p[0] + n[0] * d + ax[0] * t, p[1] + n[1] * d + ax[1] * t);
+      }
+      prof[k] = s / 3;
+    }
+    // The lid never comes down past half the mesh's opening (a step lower is
+    // the bottom of the iris or of a shadow, not the lid).
+    const q = lowerAt(u);
+    const open = Math.max(0, (p[0] - q[0]) * n[0] + (p[1] - q[1]) * n[1]);
+    const lowest = -Math.max(0.02 * g.fw, 0.5 * open);
+    const row = new Float64Array(nD).fill(-1e6);
+    for (let i = 0; i < nD; i++) {
+      const d = i - reach;
+      if (d < lowest) continue;
+      const k = d + lo0;
+      let below = 0, above = 0;
+      for (let j = 1; j <= deep; j++) below += prof[k - j];
+      for (let j = 1; j <= half; j++) above += prof[k + j];
+      row[i] = Math.max(0, below / deep - above / half - MIN_STEP);
+    }
+    unary.push(row);
+  }
+  // Dynamic programming: bending costs BEND per pixel of change between
+  // neighbouring columns (and jumps over a column's spacing are not allowed),
+  // straying costs STRAY per pixel of offset.
+  const spacing = (U1 - U0) / (COLUMNS - 1) * frame(g, upper).len;
+  const maxJump = Math.max(1, Math.round(spacing));
+  let score = Float64Array.from(unary[0], (v, i) => v - STRAY * Math.abs(i - reach));
+  const back: Int32Array[] = [];
+  for (let c = 1; c < COLUMNS; c++) {
+    const next = new Float64Array(nD).fill(-Infinity), from = new Int32Array(nD);
+    for (let i = 0; i < nD; i++) {
+      for (let j = Math.max(0, i - maxJump); j <= Math.min(nD - 1, i + maxJump); j++) {
+        const v = score[j] - BEND * Math.abs(i - j);
+        if (v > next[i]) {
+          next[i] = v;
+          from[i] = j;
+        }
+      }
+      next[i] += unary[c][i] - STRAY * Math.abs(i - reach);
+    }
+    back.push(from);
+    score = next;
+  }
+  let end = 0;
+  for (let i = 1; i < nD; i++) if (score[i] > score[end]) end = i;
+  const idx = [end];
+  for (let c = COLUMNS - 2; c >= 0; c--) idx.unshift(back[c][idx[0]]);
+  return {
+    u: us,
+    d: idx.map((i) => i - reach),
+    strength: idx.reduce((s, i, c) => s + Math.max(0, unary[c][i]), 0),
+    meshStrength: unary.reduce((s, row) => s + row[reach], 0),
+  };
+}
+
+/** Cost of bending the path by a pixel between columns, and of straying a pixel from the mesh (luma units). */
+const BEND = 6;
+const STRAY = 1.5;
+
+function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: number[]): EyeContour {
+  const upper = lashIdx.map((i) => g.pts[i]), lower = lowerIdx.map((i) => g.pts[i]);
+  const path = lidPath(img, g, upper, lower);
+  const { outer, ax, n, len } = frame(g, upper);
+  const confident = path.strength >= MIN_EVIDENCE * COLUMNS;
+  const dAt = (u: number) => {
+    if (!confident) return 0;
+    if (u <= path.u[0]) return path.d[0];
+    for (let c = 1; c < path.u.length; c++) {
+      if (u <= path.u[c]) {
+        const f = (u - path.u[c - 1]) / (path.u[c] - path.u[c - 1]);
+        return path.d[c - 1] + (path.d[c] - path.d[c - 1]) * f;
+      }
+    }
+    return path.d[path.d.length - 1];
+  };
+  const uOf = (p: Point) => ((p[0] - outer[0]) * ax[0] + (p[1] - outer[1]) * ax[1]) / len;
+  const up = upper.map((p): Point => {
+    const d = dAt(uOf(p));
+    return [p[0] + n[0] * d, p[1] + n[1] * d];
+  });
+  // The lower lid's edge against the skin below is too faint to find. Where
+  // the lid line came down at the corners (the eye lies lower than the
+  // mesh), the lower lid moves down with them (rigidly between them); where a
+  // corner rose, the opening keeps the mesh's lower lid and corner below it
+  // (the white of the eye runs on there).
+  const d0 = dAt(0), d1 = dAt(1);
+  const lo = lower.map((p): Point => {
+    const u = Math.min(1, Math.max(0, uOf(p)));
+    const d = Math.min(0, d0 + (d1 - d0) * u);
+    return [p[0] + n[0] * d, p[1] + n[1] * d];
+  });
+  if (d0 <= 0) lo[0] = up[0];
+  if (d1 <= 0) lo[lo.length - 1] = up[up.length - 1];
+  const back = lo.slice(d1 > 0 ? 0 : 1, d0 > 0 ? lo.length : -1);
+  return {
+    upper: up,
+    lower: lo,
+    outline: [...up, ...back.reverse()],
+    shift: [d0, d1],
+    path,
+    refined: confident,
+  };
+}
+
+/** Mean step strength along the path (luma units above MIN_STEP) below which the mesh is kept. */
+const MIN_EVIDENCE = 4;
+
+/** A step weaker than this (luma units, 0-255) is no evidence. */
+const MIN_STEP = 12;
