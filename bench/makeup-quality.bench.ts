@@ -10,7 +10,10 @@
  *   moved (target 0) and of the skin between them it flushed;
  * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and chin
  *   patches under the heaviest bases and the full Evening Glam look;
- * - eyeliner: changed pixels inside the eye openings;
+ * - eyeliner: changed pixels inside the mesh's eye outlines; and, on every
+ *   frontal test face, winged liner pixels on the white of the eye and plain
+ *   liner pixels floating on the lid beyond the lashes (from the photo's
+ *   colours), and liner pixels inside the eye openings traced by hand;
  * - plum eyeshadow at the default intensity: ΔE on each visible lid (inside
  *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
@@ -108,9 +111,37 @@ console.log(
   }% (target 0), skin between them flushed ${(100 * worst.flushed).toFixed(0)}%`,
 );
 console.log(`  skin texture kept ${f2(worst.texture)} (target >= 0.8)`);
-console.log(`  eyeliner pixels inside the eye openings ${worst.liner} (target 0)`);
+console.log(
+  `  eyeliner pixels inside the mesh's eye outlines ${worst.liner} (0 only where the mesh sits on the eye)`,
+);
 console.log(
   `  plum at 60: lid ΔE ${f2(worst.lid)} (target >= 6), weaker/stronger eye ${f2(worst.lr)} (>= 0.6)`,
+);
+
+// Liner placement on every frontal face: against the photo's colours, and against the traced eyes.
+let onWhite = 0, floating = 0, traced = 0;
+for (const face of FRONTAL_FACES) {
+  const f = await M.framedFace(engine, face);
+  const name = `sample${face[0]}@${face[1]}`;
+  const winged = M.copyOf(f.plain), plain = M.copyOf(f.plain);
+  linerLayer(winged, f.g, 1, true);
+  linerLayer(plain, f.g, 1, false);
+  const w = M.linerPlacement(f.plain, winged, f.g), p = M.linerPlacement(f.plain, plain, f.g);
+  const inTraced = (["R", "L"] as const).flatMap((side) => {
+    const eye = M.TRACED_EYES[`${name} ${side}`];
+    return eye ? [`${side} ${M.linerAgainstTrace(f, eye, winged).inside} px`] : [];
+  });
+  onWhite += w.onWhite;
+  floating += p.floating;
+  traced += inTraced.reduce((s, t) => s + Number(t.split(" ")[1]), 0);
+  console.log(
+    `${name}: winged liner on the white of the eye ${w.onWhite} px, plain liner floating beyond the lashes ${p.floating} of ${p.moved} px${
+      inTraced.length ? `, inside the traced openings ${inTraced.join(", ")}` : ""
+    }`,
+  );
+}
+console.log(
+  `liner over ${FRONTAL_FACES.length} faces: on the white of the eye ${onWhite} px, floating ${floating} px, inside traced openings ${traced} px`,
 );
 
 const speed = await M.framedFace(engine, DARK_HAIR);
