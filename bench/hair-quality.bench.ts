@@ -98,7 +98,7 @@ const plain = await decode(
   (await render(engine, job(await cropFace(DARK_HAIR), {}, undefined, "hair"))).image,
 );
 const g = faceGeometry((await engine.detect(plain))[0].mesh);
-const person = personMask(engine, plain, g, { x: 0, y: 0, w: plain.width, h: plain.height }, false);
+const person = await personMask(engine, plain, g, { x: 0, y: 0, w: plain.width, h: plain.height }, false);
 // Wall time, and the process's CPU time (a loaded machine inflates it far less than wall time).
 const times: number[] = [], cpu: number[] = [];
 for (let i = 0; i < RUNS + 3; i++) {

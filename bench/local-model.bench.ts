@@ -170,13 +170,15 @@ try {
 
   // Growth is read from the worker's heap after a full GC (run-all.ts passes
   // --v8-flags=--expose-gc): process RSS moves by tens of MB with GC timing.
-  const heapBefore = (await model.workerStats())[0];
+  const before = await model.workerStats();
+  const heapBefore = before.workers[0];
   let peak = Deno.memoryUsage().rss;
   for (let i = 0; i < LEAK_JOBS; i++) {
     await model.generate(request);
     peak = Math.max(peak, Deno.memoryUsage().rss);
   }
-  const heapAfter = (await model.workerStats())[0];
+  const after = await model.workerStats();
+  const heapAfter = after.workers[0];
   const gcNote = "gc" in globalThis ? "after a full GC" : "no --expose-gc: includes garbage";
   // Deno workers are threads: a worker's memory is the process RSS with the
   // worker minus the same process before the model was created.
@@ -185,13 +187,15 @@ try {
       `peak over ${LEAK_JOBS} jobs ${mb(peak)}`,
   );
   console.log(
-    `  one worker: ${mb(rssLoaded - rssNoModel)} idle, ${mb(peak - rssNoModel)} peak on a 1080x1920 job ` +
+    `  one worker and the face models: ${mb(rssLoaded - rssNoModel)} idle, ${
+      mb(peak - rssNoModel)
+    } peak on a 1080x1920 job ` +
       `(target < 600 MB)`,
   );
   console.log(
     `  worker heap (${gcNote}): ${mb(heapBefore.heapUsed)} before ${LEAK_JOBS} jobs, ` +
       `${mb(heapAfter.heapUsed)} after: growth ${mb(heapAfter.heapUsed - heapBefore.heapUsed)} ` +
-      `(target: none); tfjs tensors ${heapBefore.tensors} -> ${heapAfter.tensors}`,
+      `(target: none); tfjs tensors (face-models worker) ${before.faceModels.tensors} -> ${after.faceModels.tensors}`,
   );
 } finally {
   await model.close();

@@ -48,7 +48,7 @@ const framing = planFraming({
 const framed = await renderFramed(photo, framing);
 const g = faceGeometry(mapPoints(face.mesh, framing));
 const others = neighbourHeads(faces, face, photo, framing);
-const person = personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
+const person = await personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
 const matte = refineMatte(framed, person, g.center);
 const alphaAt = (x: number, y: number) =>
   matte.alpha[Math.floor(y / matte.scale) * matte.width + Math.floor(x / matte.scale)];
@@ -187,8 +187,8 @@ for (const [label, aspect, span] of [["", 0.75, 2.2], [" wide", 0.6, 3.2]] as co
     const gg = faceGeometry(mapPoints(chosen.mesh, fr));
     const src = { photo: crop, ...fr }, size = { width: W, height: H };
     const heads = neighbourHeads(found, chosen, crop, fr);
-    const all = personMask(engine, size, gg, fr.photoRect, heads, src, true);
-    const mask = personMask(engine, size, gg, fr.photoRect, heads, src);
+    const all = await personMask(engine, size, gg, fr.photoRect, heads, src, true);
+    const mask = await personMask(engine, size, gg, fr.photoRect, heads, src);
     const chinY = gg.pts[152][1];
     const others = whole.get(f[0])!.filter((o) =>
       Math.hypot(o.box[0] + o.box[2] / 2 - f[1] - f[3] / 2, o.box[1] + o.box[3] / 2 - f[2] - f[3] / 2) >

@@ -52,11 +52,19 @@ Deno.test("worker pool: starting, then ready; recycles workers after jobs and wh
     assert.ok(second.image.byteLength > 1000);
     assert.deepEqual(pool.jobCounts(), [0]);
     await pool.ready(TIMEOUT_MS);
-    // A job on the fresh worker, then idleness: that worker is replaced too.
+    // A job on the fresh worker, then idleness: that worker is replaced too, and then the face-models
+    // worker, whose wasm memory grew with the photos it searched (it never shrinks).
     await pool.run(job);
     assert.deepEqual(pool.jobCounts(), [1]);
+    const grown = (await pool.stats()).faceModels.wasmBytes;
     await until("the idle recycle", () => pool.jobCounts()[0] === 0);
     await pool.ready(TIMEOUT_MS);
+    const end = Date.now() + TIMEOUT_MS;
+    let fresh = grown;
+    while ((fresh = (await pool.stats()).faceModels.wasmBytes) >= grown && Date.now() < end) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(fresh < grown, `the face models are replaced when idle (wasm ${grown} -> ${fresh} bytes)`);
     assert.equal((await pool.run(job)).mime, "image/jpeg", "the recycled pool still renders");
   } finally {
     await pool.close();
@@ -145,6 +153,24 @@ Deno.test("worker pool: a worker that only prepared a photo keeps it through an 
       photoStages(warm.timings) < photoStages(cold.timings) / 4,
       JSON.stringify({ warm: warm.timings, cold: cold.timings }),
     );
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("worker pool: a live preview goes ahead of the generations queued before it", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(1);
+  try {
+    await pool.ready(TIMEOUT_MS);
+    const look = smallJob(photo, { ...defaultOptions("makeup"), lookStyle: "soft-glam" });
+    const order: string[] = [];
+    const running = pool.run(look).then(() => order.push("look 1"));
+    const queued = [2, 3].map((n) => pool.run(look).then(() => order.push(`look ${n}`)));
+    const preview = pool.run(look, undefined, { first: true }).then(() => order.push("preview"));
+    await Promise.all([running, ...queued, preview]);
+    // The look already rendering finishes first; the preview then takes the worker before the queue.
+    assert.deepEqual(order, ["look 1", "preview", "look 2", "look 3"]);
   } finally {
     await pool.close();
   }

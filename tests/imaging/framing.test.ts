@@ -612,7 +612,7 @@ Deno.test("raw buffers from every sharp pipeline have the channels the canvas ex
   assert.deepEqual([...fr.data.subarray(i, i + 3)], [128, 128, 128]);
   // The person matte covers the whole canvas grid.
   const g = faceGeometry((await engine.detect(framed))[0].mesh);
-  const pm = personMask(engine, framed, g, f.photoRect, false);
+  const pm = await personMask(engine, framed, g, f.photoRect, false);
   assert.equal(pm.data.length, pm.w * pm.h);
   assert.equal(pm.w, Math.ceil(W / pm.step));
 });

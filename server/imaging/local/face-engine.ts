@@ -28,6 +28,17 @@ export interface RawImage {
   height: number;
 }
 
+/**
+ * What the render needs of the neural models: FaceEngine in-process, or its proxy in a model
+ * worker (face-models-client.ts), which asks the pool's one face-models worker.
+ */
+export interface FaceModels {
+  /** All faces in an RGB image, largest first. */
+  detect(img: RawImage): Promise<DetectedFace[]>;
+  /** Person probability (0..1) on a 256x256 grid for a 256x256 RGB input (values 0..1, HWC). */
+  segment(input: Float32Array): Promise<Float32Array>;
+}
+
 // deno-lint-ignore no-explicit-any
 type Any = any;
 
@@ -50,7 +61,7 @@ function shareIdentity(tf: Any): void {
   });
 }
 
-export class FaceEngine {
+export class FaceEngine implements FaceModels {
   private constructor(
     private readonly human: Any,
     private readonly selfie: Any,
@@ -157,13 +168,13 @@ export class FaceEngine {
    * Person probability (0..1) on a 256x256 grid for a 256x256 RGB input
    * (values 0..1, HWC), as MediaPipe selfie segmentation expects.
    */
-  segment(input: Float32Array): Float32Array {
+  segment(input: Float32Array): Promise<Float32Array> {
     const tf = this.human.tf;
-    return tf.tidy(() => {
+    return Promise.resolve(tf.tidy(() => {
       const t = tf.tensor4d(input, [1, 256, 256, 3], "float32");
       const out = this.selfie.execute(t);
       return out.dataSync() as Float32Array;
-    });
+    }));
   }
 
   tensorCount(): number {

@@ -9,8 +9,7 @@ import { log } from "../../log.ts";
 import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES } from "./capabilities.ts";
 import type { OutputFormat, RenderOutput } from "./render.ts";
-import { WorkerPool } from "./worker-pool.ts";
-import type { WorkerStats } from "./worker.ts";
+import { type PoolStats, WorkerPool } from "./worker-pool.ts";
 
 export interface LocalModelOptions {
   /** Worker threads (JOB_WORKERS); at least 1. */
@@ -36,8 +35,8 @@ export interface LocalModel extends ImageModel {
   ready(): Promise<void>;
   /** generate() plus per-stage timings (bench and diagnostics). */
   generateWithTimings(req: ImageRequest): Promise<RenderOutput>;
-  /** Each worker's heap and live tensors (bench and diagnostics). */
-  workerStats(): Promise<WorkerStats[]>;
+  /** Each model worker's heap and photo cache, and the face-models worker's heap, tensors and wasm memory. */
+  workerStats(): Promise<PoolStats>;
 }
 
 /** The output size a photo is prepared for (the generate size: the job runner's 9:16 output). */
@@ -53,6 +52,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const run = (
     req: ImageRequest,
     extra: { cacheKey?: string; quality?: number; prepareOnly?: boolean } = {},
+    first = false,
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
       return Promise.reject(
@@ -60,18 +60,22 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       );
     }
     busy++;
-    return pool.run({
-      photo: req.photo,
-      studioType: req.studioType,
-      options: req.options,
-      intensity: req.intensity,
-      instructions: req.instructions,
-      references: req.references.length,
-      width: req.width,
-      height: req.height,
-      format: extra.quality ? "jpeg" : format,
-      ...extra,
-    }, req.signal).finally(() => {
+    return pool.run(
+      {
+        photo: req.photo,
+        studioType: req.studioType,
+        options: req.options,
+        intensity: req.intensity,
+        instructions: req.instructions,
+        references: req.references.length,
+        width: req.width,
+        height: req.height,
+        format: extra.quality ? "jpeg" : format,
+        ...extra,
+      },
+      req.signal,
+      { first },
+    ).finally(() => {
       busy--;
       startPreparations();
     });
@@ -142,6 +146,8 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
         { cacheKey: req.photoId, quality: 82 },
+        // A preview goes ahead of queued generations: its user is waiting on each choice.
+        true,
       ),
     workerStats: () => pool.stats(),
     ready: () => pool.ready(),

@@ -4,7 +4,7 @@
  * quarter of the canvas resolution and sampled bilinearly.
  */
 import type { Canvas } from "./blend.ts";
-import type { FaceEngine } from "./face-engine.ts";
+import type { FaceModels } from "./face-engine.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type Rect, slidingExtreme } from "./masks.ts";
 import { edgeFade } from "./framing.ts";
@@ -85,20 +85,20 @@ function sample256(m: Float32Array, u: number, v: number): number {
  * the photo shows one face); the matte keeps only the chosen person, or with `everyone` (for
  * figures) every person the selfie model sees.
  */
-export function personMask(
-  engine: FaceEngine,
+export async function personMask(
+  engine: FaceModels,
   img: { width: number; height: number; data?: Uint8Array },
   g: FaceGeometry,
   photoRect: Rect,
   neighbours: readonly Head[] | false,
   src?: PhotoSource,
   everyone = false,
-): PersonMask {
+): Promise<PersonMask> {
   const canvas: Canvas = { data: img.data ?? new Uint8Array(0), width: img.width, height: img.height };
   const step = 4;
   const w = Math.ceil(img.width / step), h = Math.ceil(img.height / step);
   const data = new Float32Array(w * h);
-  const full = engine.segment(tileInput(canvas, { x: 0, y: 0, w: img.width, h: img.height }, src));
+  const full = await engine.segment(tileInput(canvas, { x: 0, y: 0, w: img.width, h: img.height }, src));
   for (let j = 0; j < h; j++) {
     for (let i = 0; i < w; i++) {
       data[j * w + i] = sample256(full, (i + 0.5) * step / img.width, (j + 0.5) * step / img.height);
@@ -108,7 +108,7 @@ export function personMask(
   const side = Math.min(img.width, img.height, Math.round(3.4 * g.fw));
   const tx = Math.round(Math.min(img.width - side, Math.max(0, g.center[0] - side / 2)));
   const ty = Math.round(Math.min(img.height - side, Math.max(0, g.center[1] - side * 0.55)));
-  const head = engine.segment(tileInput(canvas, { x: tx, y: ty, w: side, h: side }, src));
+  const head = await engine.segment(tileInput(canvas, { x: tx, y: ty, w: side, h: side }, src));
   const fade = side * 0.12;
   for (let j = 0; j < h; j++) {
     const cy = (j + 0.5) * step;

@@ -8,7 +8,7 @@ import { optionList } from "../../styling/catalog.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
 import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
-import type { DetectedFace, FaceEngine } from "./face-engine.ts";
+import type { DetectedFace, FaceModels } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
 import { coverScaled, framingNote, mapPoints, planFraming, renderFramed } from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
@@ -123,7 +123,7 @@ const DETECT_MIN = 640, DETECT_LONG = 1024;
  * copy (its resolution is the model's), but on small photos (faces of ~150
  * px) Human's integer coordinates do: those are detected on an enlarged copy.
  */
-export async function detectFaces(engine: FaceEngine, photo: Canvas): Promise<DetectedFace[]> {
+export async function detectFaces(engine: FaceModels, photo: Canvas): Promise<DetectedFace[]> {
   const long = Math.max(photo.width, photo.height);
   if (long >= DETECT_MIN) return await engine.detect(photo);
   const k = DETECT_LONG / long;
@@ -293,7 +293,7 @@ export function framingFor(
  * answered has no native work reading its memory and may be terminated (a
  * libvips thread reading a terminated worker's buffers crashes the process).
  */
-export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
+export async function render(engine: FaceModels, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
   const inFlight: Promise<unknown>[] = [];
   try {
     return await renderStages(engine, job, cache, inFlight);
@@ -303,7 +303,7 @@ export async function render(engine: FaceEngine, job: RenderJob, cache?: PhotoCa
 }
 
 async function renderStages(
-  engine: FaceEngine,
+  engine: FaceModels,
   job: RenderJob,
   cache: PhotoCache | undefined,
   inFlight: Promise<unknown>[],
@@ -374,7 +374,7 @@ async function renderStages(
     if (!person) {
       const canvas = { width: framing.width, height: framing.height };
       const others = neighbourHeads(faces, face, photo, framing);
-      person = personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
+      person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
     }
     lap("segment");
   }
@@ -430,7 +430,5 @@ async function renderStages(
   }
   const out = await encode(img, job.format, job.quality);
   lap("encode");
-  // Not a stage: live tfjs tensors after the job (the bench checks it stays flat).
-  timings.tensors = engine.tensorCount();
   return { ...out, notes, timings };
 }

@@ -15,14 +15,24 @@
  * ran a job is replaced once the pool has been idle for IDLE_RECYCLE_MS (one at a
  * time, so another worker stays ready), and the process returns to its idle size
  * after a busy spell.
+ *
+ * The neural models (face detector, mesh, segmenter) run in one face-models
+ * worker shared by the pool (face-models-worker.ts): each model worker gets a
+ * MessagePort to it. The pool waits for it before running jobs, replaces it
+ * when it crashes (the renders waiting on it fail, transient), and replaces it
+ * after an idle spell too, once the model workers have been (its wasm memory
+ * only grows). A model that fails to load fails the pool, as before.
  */
 import { log } from "../../log.ts";
 import { ModelError, type ModelHealth } from "../image-model.ts";
 import type { RenderJob, RenderOutput } from "./render.ts";
 import type { WorkerIn, WorkerOut, WorkerStats } from "./worker.ts";
+import type { FaceModelsIn, FaceModelsOut, FaceModelsStats } from "./face-models-worker.ts";
 
 interface Pending {
   job: RenderJob;
+  /** Goes ahead of the queued jobs without it (a live preview: its user is waiting on each choice). */
+  first?: boolean;
   signal?: AbortSignal;
   resolve: (r: RenderOutput) => void;
   reject: (e: Error) => void;
@@ -51,12 +61,29 @@ interface Slot {
 /** As many keys as a worker's PhotoCache holds. */
 const CACHED_KEYS = 4;
 
+interface ModelsSlot {
+  worker: Worker;
+  ready: boolean;
+  /** A job was given to the pool since it started (the wasm memory it holds may have grown). */
+  used: boolean;
+}
+
+/** What the pool's workers hold (bench and diagnostics). */
+export interface PoolStats {
+  workers: WorkerStats[];
+  faceModels: FaceModelsStats;
+}
+
 export class WorkerPool {
   private slots: Slot[] = [];
   private queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
   private statsWaiting = new Map<number, (s: WorkerStats) => void>();
+  private modelStatsWaiting = new Map<number, (s: FaceModelsStats) => void>();
+  private models: ModelsSlot;
+  /** A fresh face-models worker loading to replace `models` once the pool is idle (see recycleNextIdle). */
+  private nextModels: ModelsSlot | undefined;
   private failure: string | null = null;
   private lastCallAt: string | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
@@ -71,12 +98,78 @@ export class WorkerPool {
   constructor(readonly size: number, opts: { recycleAfterJobs?: number; idleRecycleMs?: number } = {}) {
     this.recycleAfterJobs = opts.recycleAfterJobs ?? RECYCLE_AFTER_JOBS;
     this.idleRecycleMs = opts.idleRecycleMs ?? IDLE_RECYCLE_MS;
+    this.models = this.spawnModels();
     for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
+  }
+
+  private spawnModels(): ModelsSlot {
+    const worker = new Worker(new URL("./face-models-worker.ts", import.meta.url).href, { type: "module" });
+    const models: ModelsSlot = { worker, ready: false, used: false };
+    worker.onmessage = (ev: MessageEvent<FaceModelsOut>) => this.onModelsMessage(models, ev.data);
+    worker.onerror = (ev: ErrorEvent) => {
+      ev.preventDefault();
+      log.error("local image model: face-models worker crashed", { message: ev.message });
+      worker.terminate();
+      if (this.closed) return;
+      if (models === this.nextModels) {
+        this.nextModels = undefined;
+        return;
+      }
+      // The renders waiting on it fail (their ports are replaced); the next ones wait for the new one.
+      this.models = this.spawnModels();
+      for (const slot of this.slots) this.connect(slot);
+    };
+    return models;
+  }
+
+  private onModelsMessage(models: ModelsSlot, msg: FaceModelsOut): void {
+    if (msg.type === "ready") {
+      models.ready = true;
+      if (models === this.nextModels) this.swapModels();
+      this.pump();
+      return;
+    }
+    if (msg.type === "stats") {
+      const { type: _, id: __, ...stats } = msg;
+      this.modelStatsWaiting.get(msg.id)?.(stats);
+      this.modelStatsWaiting.delete(msg.id);
+      return;
+    }
+    log.error("local image model: models failed to load", { message: msg.message });
+    this.failure = `A model file failed to load: ${msg.message}`;
+    const err = new ModelError("The image model could not start", { transient: true });
+    this.closed = true;
+    clearTimeout(this.idleTimer);
+    for (const p of this.queue.splice(0)) p.reject(err);
+    for (const slot of this.slots.splice(0)) this.terminate(slot, err);
+    this.models.worker.terminate();
+    this.nextModels?.worker.terminate();
+  }
+
+  /** A fresh channel between `slot`'s worker and the current face-models worker. */
+  private connect(slot: Slot): void {
+    const { port1, port2 } = new MessageChannel();
+    const toModels: FaceModelsIn = { type: "connect", port: port1 };
+    this.models.worker.postMessage(toModels, [port1]);
+    const toWorker: WorkerIn = { type: "connect", port: port2 };
+    slot.worker.postMessage(toWorker, [port2]);
+  }
+
+  /** Puts the fresh face-models worker in place once no render can be waiting on the old one. */
+  private swapModels(): void {
+    const next = this.nextModels;
+    if (!next?.ready || this.slots.some((s) => s.current)) return;
+    const old = this.models;
+    this.models = next;
+    this.nextModels = undefined;
+    for (const slot of this.slots) this.connect(slot);
+    old.worker.terminate();
   }
 
   private spawn(): Slot {
     const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
     const slot: Slot = { worker, ready: false, jobs: 0, keys: [] };
+    this.connect(slot);
     worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
@@ -150,15 +243,6 @@ export class WorkerPool {
       this.statsWaiting.delete(msg.id);
       return;
     }
-    if (msg.type === "fatal") {
-      log.error("local image model: worker failed to load", { message: msg.message });
-      this.closed = true;
-      this.failure = `A model file failed to load: ${msg.message}`;
-      const err = new ModelError("The image model could not start", { transient: true });
-      for (const p of this.queue.splice(0)) p.reject(err);
-      this.replace(slot, err);
-      return;
-    }
     const cur = slot.current;
     if (!cur || cur.id !== msg.id) return;
     slot.current = undefined;
@@ -191,6 +275,10 @@ export class WorkerPool {
     const next = this.slots.find((s) => s.jobs > 0);
     const othersReady = (slot: Slot) =>
       this.slots.length === 1 || this.slots.some((s) => s !== slot && s.ready);
+    if (!next && idle && !this.closed && this.models.used && !this.nextModels) {
+      // The model workers are fresh: now the face-models worker, swapped in once it has loaded.
+      this.nextModels = this.spawnModels();
+    }
     if (!idle || !next || this.closed || !othersReady(next)) {
       this.recyclingIdle = !!next && idle && !this.closed;
       return;
@@ -202,7 +290,7 @@ export class WorkerPool {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     if (this.closed || this.queue.length || this.slots.some((s) => s.current)) return;
-    if (!this.slots.some((s) => s.jobs > 0)) return;
+    if (!this.slots.some((s) => s.jobs > 0) && !this.models.used) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
       this.recyclingIdle = true;
@@ -215,12 +303,14 @@ export class WorkerPool {
   /** `starting` until a worker has loaded its models, `failed` when one could not. */
   health(): ModelHealth {
     if (this.failure) return { state: "failed", detail: this.failure, lastCallAt: this.lastCallAt };
-    const ready = this.slots.some((s) => s.ready);
+    const ready = this.models.ready && this.slots.some((s) => s.ready);
     return { state: ready ? "ready" : "starting", lastCallAt: this.lastCallAt };
   }
 
   private pump(): void {
+    this.swapModels();
     this.scheduleIdleRecycle();
+    if (!this.models.ready) return;
     for (let q = 0; q < this.queue.length;) {
       const free = this.slots.filter((s) => s.ready && !s.current);
       if (free.length === 0) return;
@@ -245,19 +335,20 @@ export class WorkerPool {
       };
       pending.signal?.addEventListener("abort", onAbort, { once: true });
       slot.current = { id, pending, onAbort };
+      this.models.used = true;
       const photo = pending.job.photo.slice();
       const msg: WorkerIn = { type: "job", id, job: { ...pending.job, photo } };
       slot.worker.postMessage(msg, [photo.buffer]);
     }
   }
 
-  run(job: RenderJob, signal?: AbortSignal): Promise<RenderOutput> {
+  run(job: RenderJob, signal?: AbortSignal, { first = false } = {}): Promise<RenderOutput> {
     if (this.closed) {
       return Promise.reject(new ModelError("The image model is shut down", { transient: true }));
     }
     if (signal?.aborted) return Promise.reject(abortError(signal));
     return new Promise((resolve, reject) => {
-      const pending: Pending = { job, signal, resolve, reject };
+      const pending: Pending = { job, first, signal, resolve, reject };
       const onQueuedAbort = () => {
         const i = this.queue.indexOf(pending);
         if (i >= 0) {
@@ -275,7 +366,9 @@ export class WorkerPool {
         done();
         reject(e);
       };
-      this.queue.push(pending);
+      const behind = first ? this.queue.findIndex((p) => !p.first) : -1;
+      if (behind >= 0) this.queue.splice(behind, 0, pending);
+      else this.queue.push(pending);
       this.pump();
     });
   }
@@ -285,9 +378,9 @@ export class WorkerPool {
     return this.slots.map((s) => s.jobs);
   }
 
-  /** Each worker's own memory (answered between jobs). */
-  stats(): Promise<WorkerStats[]> {
-    return Promise.all(this.slots.map((slot) =>
+  /** Each model worker's own memory (answered between jobs), and the face-models worker's. */
+  async stats(): Promise<PoolStats> {
+    const workers = Promise.all(this.slots.map((slot) =>
       new Promise<WorkerStats>((resolve) => {
         const id = this.nextId++;
         this.statsWaiting.set(id, resolve);
@@ -295,12 +388,19 @@ export class WorkerPool {
         slot.worker.postMessage(msg);
       })
     ));
+    const faceModels = new Promise<FaceModelsStats>((resolve) => {
+      const id = this.nextId++;
+      this.modelStatsWaiting.set(id, resolve);
+      const msg: FaceModelsIn = { type: "stats", id };
+      this.models.worker.postMessage(msg);
+    });
+    return { workers: await workers, faceModels: await faceModels };
   }
 
   /** Resolves once every worker has loaded its models. */
   async ready(timeoutMs = 60_000): Promise<void> {
     const start = Date.now();
-    while (!this.slots.every((s) => s.ready)) {
+    while (!this.models.ready || !this.slots.every((s) => s.ready)) {
       if (this.closed) throw new ModelError("The image model could not start", { transient: true });
       if (Date.now() - start > timeoutMs) {
         throw new ModelError("The image model did not start in time", { transient: true });
@@ -316,7 +416,10 @@ export class WorkerPool {
     const err = new ModelError("The image model is shut down", { transient: true });
     for (const p of this.queue.splice(0)) p.reject(err);
     for (const slot of this.slots.splice(0)) this.terminate(slot, err);
+    this.nextModels?.worker.terminate();
+    // Retired workers may still wait on the face models to finish their render.
     await Promise.all(this.retiring);
+    this.models.worker.terminate();
   }
 }
 

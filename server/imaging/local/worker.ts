@@ -1,28 +1,29 @@
 /**
- * Worker thread entry: loads the models once, then renders jobs one at a time.
- * Messages in:  { type: "job", id, job: RenderJob } | { type: "stats", id }
+ * Model worker entry: renders jobs one at a time. The neural models are not
+ * loaded here: they run in the pool's one face-models worker, which this
+ * worker asks over the port the pool sends first (face-models-client.ts).
+ * Messages in:  { type: "connect", port } | { type: "job", id, job: RenderJob } | { type: "stats", id }
  * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
 import sharp from "sharp";
 import { log } from "../../log.ts";
-import { FaceEngine } from "./face-engine.ts";
+import { FaceModelsClient } from "./face-models-client.ts";
 import { PhotoCache, render, type RenderJob, UserFacingError } from "./render.ts";
 
-export type WorkerIn = { type: "job"; id: number; job: RenderJob } | { type: "stats"; id: number };
+export type WorkerIn =
+  | { type: "connect"; port: MessagePort }
+  | { type: "job"; id: number; job: RenderJob }
+  | { type: "stats"; id: number };
 
 /** A worker's own memory, for diagnostics and the memory benchmark. */
 export interface WorkerStats {
   /** V8 heap in use in this worker's isolate (after a full GC when `gc` is exposed). */
   heapUsed: number;
-  /** Live tfjs tensors. */
-  tensors: number;
   /** V8 heap reserved by this worker's isolate. */
   heapTotal: number;
   /** Array buffers and other memory V8 tracks outside its heap (photos, masks). */
   external: number;
-  /** The tfjs wasm module's linear memory (it only grows). */
-  wasmBytes: number;
   /** Pixels and masks held by the worker's photo cache. */
   cacheBytes: number;
 }
@@ -30,7 +31,6 @@ export interface WorkerStats {
 export type WorkerOut =
   | { type: "ready" }
   | ({ type: "stats"; id: number } & WorkerStats)
-  | { type: "fatal"; message: string }
   | {
     type: "result";
     id: number;
@@ -48,40 +48,31 @@ const post = (msg: WorkerOut, transfer: Transferable[] = []) => self.postMessage
 // on the same input again; a render never repeats one, so it held memory for nothing.
 sharp.cache(false);
 
-const engine = FaceEngine.load();
+const models = new FaceModelsClient();
 // Previews of one photo arrive many times a minute: its decode and faces are kept. 32 MB holds the
 // photo being styled (a 2048 px photo is ~12 MB decoded) with its output and preview framings; the
 // server's memory target leaves no room for 96 MB per worker.
 const photos = new PhotoCache(4, 32e6);
-engine.then(
-  () => post({ type: "ready" }),
-  (err) => post({ type: "fatal", message: String(err?.stack ?? err) }),
-);
+post({ type: "ready" });
 
 /** Present when the process runs with --expose-gc (SERVER_V8_FLAGS). */
 const collect = (globalThis as { gc?: () => void }).gc;
 
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
   const msg = ev.data;
+  if (msg.type === "connect") {
+    models.connect(msg.port);
+    return;
+  }
   if (msg.type === "stats") {
     // A heap figure free of GC timing.
     collect?.();
-    const e = await engine;
     const { heapUsed, heapTotal, external } = Deno.memoryUsage();
-    post({
-      type: "stats",
-      id: msg.id,
-      heapUsed,
-      heapTotal,
-      external,
-      tensors: e.tensorCount(),
-      wasmBytes: e.wasmBytes(),
-      cacheBytes: photos.bytes,
-    });
+    post({ type: "stats", id: msg.id, heapUsed, heapTotal, external, cacheBytes: photos.bytes });
     return;
   }
   try {
-    const out = await render(await engine, msg.job, photos);
+    const out = await render(models, msg.job, photos);
     post({ type: "result", id: msg.id, ok: true, ...out }, [out.image.buffer as ArrayBuffer]);
   } catch (err) {
     if (err instanceof UserFacingError) {

@@ -1,0 +1,102 @@
+/**
+ * The pool's one face-models worker: Human's face detector and mesh and the
+ * selfie segmenter (FaceEngine), loaded once for every model worker.
+ *
+ * Each model worker loading its own copy cost ~30 MB (Human's code and the
+ * models' tensors) plus the tfjs wasm memory its first photos touched (~25
+ * MB, never given back): two workers held two copies of the same weights. The
+ * model workers now ask this worker over a MessagePort each (the pool connects
+ * them); requests are answered one at a time in arrival order (Human's detect
+ * is not re-entrant, and tfjs runs one model at a time anyway).
+ *
+ * Messages in (from the pool): { type: "connect", port } | { type: "stats", id }
+ * Messages out: { type: "ready" } | { type: "fatal", message } | { type: "stats", id, ... }
+ * On a port: FaceModelsRequest in, FaceModelsReply out.
+ */
+/// <reference lib="deno.worker" />
+import { type DetectedFace, FaceEngine, type RawImage } from "./face-engine.ts";
+
+export type FaceModelsRequest =
+  | { id: number; type: "detect"; image: RawImage }
+  | { id: number; type: "segment"; input: Float32Array };
+
+export type FaceModelsReply =
+  | { id: number; ok: true; faces: DetectedFace[] }
+  | { id: number; ok: true; mask: Float32Array }
+  | { id: number; ok: false; message: string };
+
+export type FaceModelsIn = { type: "connect"; port: MessagePort } | { type: "stats"; id: number };
+
+/** The face-models worker's own memory (bench and diagnostics). */
+export interface FaceModelsStats {
+  heapUsed: number;
+  heapTotal: number;
+  external: number;
+  /** Live tfjs tensors (flat from job to job: nothing leaks). */
+  tensors: number;
+  /** The tfjs wasm module's linear memory (it only grows). */
+  wasmBytes: number;
+}
+
+export type FaceModelsOut =
+  | { type: "ready" }
+  | { type: "fatal"; message: string }
+  | ({ type: "stats"; id: number } & FaceModelsStats);
+
+const post = (msg: FaceModelsOut) => self.postMessage(msg);
+const engine = FaceEngine.load();
+engine.then(
+  () => post({ type: "ready" }),
+  (err) => post({ type: "fatal", message: String(err?.stack ?? err) }),
+);
+
+/** Present when the process runs with --expose-gc (SERVER_V8_FLAGS). */
+const collect = (globalThis as { gc?: () => void }).gc;
+
+/** The requests of every model worker, one at a time. */
+let turn: Promise<unknown> = Promise.resolve();
+
+async function answer(req: FaceModelsRequest): Promise<{ reply: FaceModelsReply; transfer: Transferable[] }> {
+  try {
+    const e = await engine;
+    if (req.type === "detect") {
+      return { reply: { id: req.id, ok: true, faces: await e.detect(req.image) }, transfer: [] };
+    }
+    const mask = await e.segment(req.input);
+    // dataSync may hand back a view of tfjs's own memory: answer a copy the port can move.
+    const own = mask.byteOffset === 0 && mask.byteLength === mask.buffer.byteLength ? mask : mask.slice();
+    return { reply: { id: req.id, ok: true, mask: own }, transfer: [own.buffer] };
+  } catch (err) {
+    return {
+      reply: { id: req.id, ok: false, message: String((err as Error)?.message ?? err) },
+      transfer: [],
+    };
+  }
+}
+
+self.onmessage = async (ev: MessageEvent<FaceModelsIn>) => {
+  const msg = ev.data;
+  if (msg.type === "connect") {
+    const port = msg.port;
+    port.onmessage = (m: MessageEvent<FaceModelsRequest>) => {
+      const next = turn.then(() => answer(m.data)).then(({ reply, transfer }) =>
+        port.postMessage(reply, transfer)
+      );
+      turn = next.catch(() => {});
+    };
+    return;
+  }
+  // A heap figure free of GC timing.
+  collect?.();
+  const e = await engine;
+  const { heapUsed, heapTotal, external } = Deno.memoryUsage();
+  post({
+    type: "stats",
+    id: msg.id,
+    heapUsed,
+    heapTotal,
+    external,
+    tensors: e.tensorCount(),
+    wasmBytes: e.wasmBytes(),
+  });
+};
