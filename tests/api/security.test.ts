@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
 import { rateLimits, refreshTokens } from "../../db/schema.ts";
+import { AUTH_BODY_LIMIT } from "../../server/auth/auth.routes.ts";
 import { isEmailAddress, loginSchema, registerSchema } from "../../server/auth/auth.schemas.ts";
 import { ROTATED_TOKEN_RETENTION_MS, sweepSessions } from "../../server/auth/session-sweeper.ts";
 import { hashRefreshToken } from "../../server/auth/tokens.ts";
@@ -26,17 +27,77 @@ import {
 const DOTS_EMAIL = `a@${".".repeat(60_000)}@`;
 
 // --- ReDoS -----------------------------------------------------------------------------
+//
+// What these prove: judging an email costs time in proportion to its length however it is
+// built, where a backtracking pattern costs the square of it or worse. One call timed against
+// a wall-clock bound measures the machine as much as the code: the first login a fresh app
+// judges also compiles the validator and the route (17-52 ms on a quiet machine, 401 ms in a
+// loaded CI run that failed a 100 ms bound this way), and any call may lose the processor for
+// a while. So each figure is the best of several interleaved rounds after one untimed warm-up
+// round (a round slowed by load is the best only when every round was), compared with the same
+// work on an ordinary input of the same length measured in the same rounds. The absolute
+// bounds stay, far above a warm best and far below what a catastrophic pattern costs.
 
-Deno.test("security: the email rule is linear: 'a@' + 60,000 dots + '@' is judged in well under 100 ms", () => {
-  for (const email of [DOTS_EMAIL, `a@${"a.".repeat(30_000)}@`, `${"a".repeat(100_000)}@b`]) {
-    const started = performance.now();
+/**
+ * Each case's best time in ms over `rounds` rounds, after one untimed round: the cases run
+ * one after the other, in reverse order every other round, so load falls on all of them alike.
+ * A case that times a part of its work itself returns that figure.
+ */
+async function bestTimes<K extends string>(
+  rounds: number,
+  cases: Record<K, () => unknown>,
+): Promise<Record<K, number>> {
+  const names = Object.keys(cases) as K[];
+  for (const name of names) await cases[name]();
+  const best = Object.fromEntries(names.map((name) => [name, Infinity])) as Record<K, number>;
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 ? names.toReversed() : names) {
+      const started = performance.now();
+      const own = await cases[name]();
+      const ms = typeof own === "number" ? own : performance.now() - started;
+      best[name] = Math.min(best[name], ms);
+    }
+  }
+  return best;
+}
+
+/**
+ * `ms` is no more than three times `reference` plus `slackMs` (timer and scheduling noise on
+ * sub-millisecond figures), and under `boundMs`.
+ */
+function assertComparable(what: string, ms: number, reference: number, slackMs: number, boundMs: number) {
+  const figures = `${what}: best ${ms.toFixed(2)} ms against ${reference.toFixed(2)} ms`;
+  assert.ok(ms <= 3 * reference + slackMs, figures);
+  assert.ok(ms < boundMs, `${figures}, bound ${boundMs} ms`);
+}
+
+/** Inputs a backtracking email pattern could stall on, `length` characters long. */
+const HOSTILE_EMAILS: Record<string, (length: number) => string> = {
+  "'a@' + dots + '@'": (length) => `a@${".".repeat(length - 3)}@`,
+  "'a@' + 'a.' repeated + '@'": (length) => `a@${"a.".repeat(length).slice(0, length - 3)}@`,
+  "'a' repeated + '@b'": (length) => `${"a".repeat(length - 2)}@b`,
+};
+/** An ordinary address of `length` characters (too long to be valid): one pass for any pattern. */
+const plainEmail = (length: number) => `${"a".repeat(length - 6)}@b.com`;
+
+Deno.test("security: the email rule is linear: 60,000 hostile characters take at most 3x what 60,000 plain ones or 30,000 hostile ones take", async () => {
+  // The quadratic pattern this rule replaced takes 0.6 s on 30,000 dots and 2.5 s on 60,000.
+  const judge = (email: string) => () => {
     const login = loginSchema.safeParse({ email, password: "x" });
     const register = registerSchema.safeParse({ email, password: PASSWORD, full_name: "R" });
-    const ms = performance.now() - started;
     assert.equal(login.success, false);
     assert.equal(register.success, false);
     assert.equal(login.error!.issues[0].message, "Email is invalid");
-    assert.ok(ms < 100, `${ms.toFixed(1)} ms`);
+  };
+  for (const [name, hostile] of Object.entries(HOSTILE_EMAILS)) {
+    assert.equal(hostile(60_000).length, 60_000);
+    const best = await bestTimes(3, {
+      half: judge(hostile(30_000)),
+      hostile: judge(hostile(60_000)),
+      plain: judge(plainEmail(60_000)),
+    });
+    assertComparable(`${name}, 60,000 against plain`, best.hostile, best.plain, 0.5, 100);
+    assertComparable(`${name}, 60,000 against 30,000`, best.hostile, best.half, 0.5, 100);
   }
 });
 
@@ -55,29 +116,55 @@ Deno.test("security: the linear email rule accepts exactly what the old pattern 
   }
 });
 
-apiTest("security: the ReDoS login answers fast and /api/health stays responsive", async (ctx) => {
-  const started = performance.now();
-  const attacks = [1, 2, 3].map(() =>
-    ctx.call("POST", "/api/auth/login", { body: { email: DOTS_EMAIL, password: "x" } })
-  );
-  const health = ctx.call("GET", "/api/health");
-  const answers = await Promise.all(attacks);
-  const healthMs = performance.now() - started;
-  for (const res of answers) {
-    assert.ok(res.status === 413 || res.status === 422, String(res.status));
-    assert.ok(["payload_too_large", "validation_error"].includes(res.body.code));
-  }
-  assert.ok(performance.now() - started < 300, `${(performance.now() - started).toFixed(0)} ms for three`);
-  assert.ok((await health).status < 600);
-  assert.ok(healthMs < 1000, `health waited ${healthMs.toFixed(0)} ms`);
-  // Under the auth body limit, an email of a few thousand dots is judged as quickly.
-  const small = `a@${".".repeat(3_000)}@`;
-  const t = performance.now();
-  const res = await ctx.call("POST", "/api/auth/login", { body: { email: small, password: "x" } });
-  assert.equal(res.status, 422);
-  assert.equal(res.body.detail, "Email is invalid");
-  assert.ok(performance.now() - t < 100, `${(performance.now() - t).toFixed(1)} ms`);
-});
+apiTest(
+  "security: the ReDoS login is answered as fast as an ordinary one of its size, and /api/health stays responsive",
+  async (ctx) => {
+    // Over the auth body limit: refused before the email is read (or, were the limit raised,
+    // judged by the linear rule). Against a body of the same size whose email is ordinary.
+    const attack = { email: DOTS_EMAIL, password: "x" };
+    const plain = { email: "a@b.co", password: "x".repeat(DOTS_EMAIL.length + 1 - "a@b.co".length) };
+    assert.equal(JSON.stringify(plain).length, JSON.stringify(attack).length);
+    const three = (body: typeof attack) =>
+      Promise.all([1, 2, 3].map(async () => {
+        const res = await ctx.call("POST", "/api/auth/login", { body });
+        assert.ok(res.status === 413 || res.status === 422, String(res.status));
+        assert.ok(["payload_too_large", "validation_error"].includes(res.body.code), res.body.code);
+      }));
+    /** How long /api/health takes to answer while three such logins are in flight. */
+    const healthBeside = (body: typeof attack) => async () => {
+      const logins = three(body);
+      const started = performance.now();
+      const health = await ctx.call("GET", "/api/health");
+      const ms = performance.now() - started;
+      await logins;
+      assert.ok(health.status < 600);
+      return ms;
+    };
+    const big = await bestTimes(9, {
+      attack: () => three(attack),
+      plain: () => three(plain),
+      healthBesideAttack: healthBeside(attack),
+      healthBesidePlain: healthBeside(plain),
+    });
+    assertComparable("three 60,000-dot logins", big.attack, big.plain, 2, 300);
+    assertComparable("health beside them", big.healthBesideAttack, big.healthBesidePlain, 5, 1000);
+
+    // Under the auth body limit the email reaches the rule: as long a hostile email as fits,
+    // against an ordinary one of the same length.
+    const length = AUTH_BODY_LIMIT - 64;
+    const judged = (email: string) => async () => {
+      const res = await ctx.call("POST", "/api/auth/login", { body: { email, password: "x" } });
+      assert.equal(res.status, 422);
+      assert.equal(res.body.detail, "Email is invalid");
+    };
+    const small = await bestTimes(9, {
+      hostile: judged(HOSTILE_EMAILS["'a@' + dots + '@'"](length)),
+      plain: judged(plainEmail(length)),
+    });
+    // The quadratic pattern took 15 ms on 4,000 dots; a login is refused in well under 1 ms.
+    assertComparable(`a ${length}-character dotted login`, small.hostile, small.plain, 2, 100);
+  },
+);
 
 // --- NUL bytes -------------------------------------------------------------------------
 
