@@ -3,7 +3,7 @@
  * (DATA_DIR in a temp dir, the local model, default JOB_WORKERS) on PGlite and
  * on Postgres (bench/postgres-url.ts; a fresh database, dropped after). A user
  * registers, uploads a portrait (bench/live-api.ts) and queues BENCH_MEMORY_JOBS (20) full looks at once
- * (BENCH_MEMORY_WORKERS model workers, default 2 as the server). VmRSS of the process
+ * (the server's default JOB_WORKERS and render threads; BENCH_MEMORY_WORKERS sets LOCAL_MODEL_WORKERS). VmRSS of the process
  * (the model workers are threads, so it covers them) is sampled every 100 ms:
  * idle (model ready, nothing run), peak through the queue, and a minute after
  * it drained. Targets: peak <= 600 MB PGlite / <= 400 MB Postgres; after a
@@ -15,10 +15,11 @@ import { startLiveServer } from "../tests/helpers/live-server.ts";
 import { fullLook, liveApi, userWithPortrait } from "./live-api.ts";
 import { benchPostgresUrl } from "./postgres-url.ts";
 import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
+import { localModelWorkersFor } from "../server/config.ts";
 
 const JOBS = Number(Deno.env.get("BENCH_MEMORY_JOBS") ?? 20);
-/** Model workers (JOB_WORKERS); the server's default unless set, to weigh a smaller pool. */
-const WORKERS = Deno.env.get("BENCH_MEMORY_WORKERS") ?? "2";
+/** The local model's render threads (LOCAL_MODEL_WORKERS); the server's default unless set, to weigh another pool. */
+const WORKERS = Deno.env.get("BENCH_MEMORY_WORKERS");
 const SETTLE_MS = Number(Deno.env.get("BENCH_MEMORY_SETTLE_MS") ?? 60_000);
 const load = async () => (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
 const mb = (kb: number) => `${Math.round(kb / 1024)} MB`;
@@ -31,12 +32,14 @@ async function rssKb(pid: number): Promise<number> {
 
 async function measure(name: "pglite" | "postgres", databaseUrl: string) {
   const tag = `[memory:${name}]`;
-  // The server's default worker count (2) unless BENCH_MEMORY_WORKERS says otherwise, not the test servers' one.
+  // The server's defaults (JOB_WORKERS 2, render threads for this machine's cores) unless
+  // BENCH_MEMORY_WORKERS says otherwise, not the test servers' ones.
   const server = await startLiveServer({
     buildClient: false,
     env: {
       DATABASE_URL: databaseUrl,
-      JOB_WORKERS: WORKERS,
+      JOB_WORKERS: "2",
+      ...(WORKERS ? { LOCAL_MODEL_WORKERS: WORKERS } : {}),
       WELCOME_CREDITS: "10000",
       AUTH_RATE_LIMIT_PER_MINUTE: "1000",
       // As `deno task start` and the Docker image run it.
@@ -106,7 +109,9 @@ async function measure(name: "pglite" | "postgres", databaseUrl: string) {
 }
 
 console.log(
-  `[memory] load average before: ${await load()} (2 cores); ${JOBS} jobs queued at once, ${WORKERS} model workers`,
+  `[memory] load average before: ${await load()} (${navigator.hardwareConcurrency} cores); ${JOBS} jobs queued at once, ${
+    WORKERS ?? localModelWorkersFor(2, navigator.hardwareConcurrency)
+  } render threads and the face-models thread`,
 );
 await ensureDatabaseTemplate();
 await measure("pglite", "");

@@ -47,6 +47,8 @@ const envSchema = z.object({
   HOSTED_CALLS_PER_MINUTE: z.coerce.number().int().min(1).max(10000).default(20),
   ADMIN_EMAILS: z.string().default(""),
   JOB_WORKERS: z.coerce.number().int().min(0).max(16).default(2),
+  /** Render threads of the local image model (default: see localModelWorkersFor). */
+  LOCAL_MODEL_WORKERS: z.coerce.number().int().min(1).max(16).optional(),
   /** Seconds a generation may run before it is abandoned and retried. */
   JOB_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
   WELCOME_CREDITS: z.coerce.number().int().min(0).max(10000).default(DEFAULT_WELCOME_CREDITS),
@@ -118,6 +120,8 @@ export interface Config {
   };
   adminEmails: Set<string>;
   jobWorkers: number;
+  /** Render threads of the local image model (its face models run in one more thread). */
+  localModelWorkers: number;
   jobTimeoutMs: number;
   jobLeaseMs: number;
   storage: "local" | "s3";
@@ -209,6 +213,8 @@ export function loadConfig(
       ),
     ),
     jobWorkers: e.JOB_WORKERS,
+    localModelWorkers: e.LOCAL_MODEL_WORKERS ??
+      localModelWorkersFor(e.JOB_WORKERS, navigator.hardwareConcurrency),
     jobTimeoutMs: e.JOB_TIMEOUT_SECONDS * 1000,
     jobLeaseMs: e.JOB_LEASE_SECONDS * 1000,
     storage: e.STORAGE,
@@ -235,4 +241,15 @@ export function loadConfig(
     stripeApiBase: e.STRIPE_API_BASE,
     checkoutSessionMs: Math.round(e.CHECKOUT_SESSION_MINUTES * 60_000),
   };
+}
+
+/**
+ * The local model's default render threads: one per core beyond the first, at most one per job
+ * run at once. The main thread (API, database) and the face-models thread need the first core; on
+ * a 2-core machine a second render thread drained a queue of 20 looks only ~1.4x faster when the
+ * machine was otherwise idle, no faster under load, and cost ~100 MB at the peak
+ * (docs/decisions/017-server-speed-and-memory.md).
+ */
+export function localModelWorkersFor(jobWorkers: number, cores: number): number {
+  return Math.max(1, Math.min(jobWorkers, (cores || 1) - 1));
 }

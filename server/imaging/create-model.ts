@@ -20,7 +20,7 @@ import { createHybridModel } from "./hosted/hybrid-model.ts";
 import type { ImageProvider } from "./hosted/provider.ts";
 
 type ModelConfig =
-  & Pick<Config, "imageModel" | "jobWorkers">
+  & Pick<Config, "imageModel" | "localModelWorkers">
   & Partial<Pick<Config, "hosted" | "jobTimeoutMs">>;
 
 export function describeImageModel(
@@ -74,7 +74,7 @@ async function hostedProvider(
 
 export async function createImageModel(config: ModelConfig): Promise<ImageModel> {
   const kind = config.imageModel;
-  if (kind === "local") return await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
+  if (kind === "local") return await createLocalModel({ workers: config.localModelWorkers });
   const which = kind !== "hybrid"
     ? kind
     : config.hosted?.geminiApiKey
@@ -91,6 +91,6 @@ export async function createImageModel(config: ModelConfig): Promise<ImageModel>
     budgetMs: Math.max(3_000, timeoutMs - RUNNER_MARGIN_MS),
   });
   if (kind !== "hybrid") return hosted;
-  const local = await createLocalModel({ workers: Math.max(1, config.jobWorkers) });
+  const local = await createLocalModel({ workers: config.localModelWorkers });
   return createHybridModel({ hosted, local, faces });
 }
