@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { WorkerPool } from "../../server/imaging/local/worker-pool.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
-import { cropFace, DARK_HAIR, FULL_INTENSITY } from "../imaging/fixtures.ts";
+import { cropFace, DARK_HAIR, FRONTAL_FACES, FULL_INTENSITY } from "../imaging/fixtures.ts";
 
 const TIMEOUT_MS = 60_000;
 
@@ -171,6 +171,27 @@ Deno.test("worker pool: a live preview goes ahead of the generations queued befo
     await Promise.all([running, ...queued, preview]);
     // The look already rendering finishes first; the preview then takes the worker before the queue.
     assert.deepEqual(order, ["look 1", "preview", "look 2", "look 3"]);
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("worker pool: a crashed face-models worker is replaced and the pool renders again", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(1);
+  try {
+    await pool.ready(TIMEOUT_MS);
+    const job = smallJob(photo, { ...defaultOptions("makeup"), lookStyle: "soft-glam" });
+    assert.equal((await pool.run(job)).mime, "image/jpeg");
+    // A message it cannot handle throws inside the face-models worker: an uncaught error, as a crash.
+    // deno-lint-ignore no-explicit-any
+    (pool as any).models.worker.postMessage({ type: "connect", port: null });
+    await until("the face models are restarting", () => pool.health().state === "starting");
+    await pool.ready(TIMEOUT_MS);
+    assert.equal(pool.health().state, "ready");
+    // A photo the model worker has not seen: it needs the new face-models worker.
+    const other = new Uint8Array(await cropFace(FRONTAL_FACES[0]));
+    assert.equal((await pool.run(smallJob(other, defaultOptions("makeup")))).mime, "image/jpeg");
   } finally {
     await pool.close();
   }
