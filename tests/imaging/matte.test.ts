@@ -20,13 +20,16 @@ import type { Point } from "../../server/imaging/local/masks.ts";
 
 const W = 540, H = 960;
 
-/** Inside the person: a head (ellipse) on a torso reaching the bottom edge, with a wavy hair outline. */
-function insidePerson(x: number, y: number): boolean {
-  const hx = (x - 270) / 120, hy = (y - 330) / (155 + 8 * Math.sin(x / 6));
+/**
+ * Inside the person: a head (ellipse) on a torso reaching the bottom edge, with a wavy hair
+ * outline; centred on column `cx`.
+ */
+function insidePerson(x: number, y: number, cx = 270): boolean {
+  const hx = (x - cx) / 120, hy = (y - 330) / (155 + 8 * Math.sin(x / 6));
   if (hx * hx + hy * hy <= 1) return true;
-  if (Math.abs(x - 270) < 62 && y > 330 && y < 600) return true; // the neck
-  const shoulder = 560 + 40 * Math.abs((x - 270) / 200) ** 2;
-  return y >= shoulder && Math.abs(x - 270) <= 210 + 20 * Math.sin(y / 30);
+  if (Math.abs(x - cx) < 62 && y > 330 && y < 600) return true; // the neck
+  const shoulder = 560 + 40 * Math.abs((x - cx) / 200) ** 2;
+  return y >= shoulder && Math.abs(x - cx) <= 210 + 20 * Math.sin(y / 30);
 }
 
 /** Signed distance proxy: the known truth, 4x supersampled for antialiased edges. */
@@ -274,7 +277,11 @@ function insideNeighbour(x: number, y: number, hx: number): boolean {
  * `grain`: the people's hair and skin vary by up to +-`grain` levels (clothes and the wall by
  * +-5), as strands and skin do in photos.
  */
-function twoPeople(hx: number, grain = 5): { img: Canvas; owner: Uint8Array; union: Float32Array } {
+function twoPeople(
+  hx: number,
+  grain = 5,
+  hair: { main: number[]; other: number[] } = { main: [70, 45, 30], other: [200, 160, 95] },
+): { img: Canvas; owner: Uint8Array; union: Float32Array } {
   const owner = new Uint8Array(W * H), union = new Float32Array(W * H);
   const data = new Uint8Array(W * H * 3);
   for (let y = 0; y < H; y++) {
@@ -286,9 +293,9 @@ function twoPeople(hx: number, grain = 5): { img: Canvas; owner: Uint8Array; uni
       const hairB = (x - hx) ** 2 / 105 ** 2 + (y - 300) ** 2 / 135 ** 2 > 0.55 && y < 420;
       const hairA = y < 300 || (y < 480 && Math.abs(x - 270) > 95);
       const c = owner[k] === 1
-        ? (y >= 560 ? [60, 60, 70] : hairA ? [70, 45, 30] : [205, 160, 135])
+        ? (y >= 560 ? [60, 60, 70] : hairA ? hair.main : [205, 160, 135])
         : owner[k] === 2
-        ? (y >= 520 ? [40, 125, 60] : hairB ? [200, 160, 95] : [225, 180, 150])
+        ? (y >= 520 ? [40, 125, 60] : hairB ? hair.other : [225, 180, 150])
         : [40, 95, 205];
       const clothes = (owner[k] === 1 && y >= 560) || (owner[k] === 2 && y >= 520);
       const amp = owner[k] === 0 || clothes ? 10 : 2 * grain;
@@ -301,10 +308,10 @@ function twoPeople(hx: number, grain = 5): { img: Canvas; owner: Uint8Array; uni
 }
 
 /** Face geometry of the main person (only what the isolation reads: chin, centre, sizes). */
-function mainFace(): FaceGeometry {
-  const pts: Point[] = Array.from({ length: 478 }, (): Point => [270, 360]);
-  pts[152] = [270, 470];
-  return { pts, fw: 200, fh: 240, up: [0, -1], eyeCenter: [270, 320], center: [270, 360] };
+function mainFace(cx = 270): FaceGeometry {
+  const pts: Point[] = Array.from({ length: 478 }, (): Point => [cx, 360]);
+  pts[152] = [cx, 470];
+  return { pts, fw: 200, fh: 240, up: [0, -1], eyeCenter: [cx, 320], center: [cx, 360] };
 }
 
 function isolateAndCompose(hx: number, neighbours: Head[]) {
@@ -381,6 +388,97 @@ Deno.test("person mask: a neighbour whose head overlaps the person's and whose f
   assert.ok(leak / theirs <= 0.05, `neighbour kept: ${(100 * leak / theirs).toFixed(2)}%`);
   // ~2.8% go: the strip of the body's edge in front of the neighbour's body, nearer their axis.
   assert.ok(kept / mine >= 0.96, `person kept: ${(100 * kept / mine).toFixed(2)}%`);
+});
+
+Deno.test("person mask: a detected neighbour's dark hair along the chosen person's blonde head leaves no fringe", () => {
+  // The split favours the chosen person and a path through the neighbour's grainy dark hair
+  // gathers cost: before, the strip of that hair next to the blonde head was kept (a ragged dark
+  // fringe along the hair in the renders).
+  const { img, owner, union } = twoPeople(470, 12, { main: [200, 160, 95], other: [45, 32, 28] });
+  const grid = coarseMatte(union);
+  isolatePerson(grid, mainFace(), [{ cx: 470, cy: 300, fw: 190 }], () => cellColours(img, grid));
+  let fringe = 0, fringeKept = 0, mine = 0, kept = 0;
+  for (let j = 0; j < grid.h; j++) {
+    for (let i = 0; i < grid.w; i++) {
+      const x = i * 4 + 2, y = j * 4 + 2, o = owner[y * W + x], on = grid.data[j * grid.w + i] >= 0.5;
+      if (o === 2 && y < 560 && (insidePerson(x - 20, y) || insidePerson(x - 40, y))) {
+        fringe++; // the neighbour's cells within 40 px of the chosen head
+        if (on) fringeKept++;
+      } else if (o === 1) {
+        mine++;
+        if (on) kept++;
+      }
+    }
+  }
+  console.log(
+    `neighbour's dark hair beside the blonde head: ${(100 * fringeKept / fringe).toFixed(1)}% of ${fringe} ` +
+      `cells kept; the person's cells kept ${(100 * kept / mine).toFixed(2)}%`,
+  );
+  assert.ok(fringeKept / fringe <= 0.05, `fringe kept: ${(100 * fringeKept / fringe).toFixed(1)}%`);
+  assert.ok(kept / mine >= 0.99, `person kept: ${(100 * kept / mine).toFixed(2)}%`);
+});
+
+Deno.test("person mask: an undetected neighbour's curls beside the body below the shoulders are dropped, a raised arm beside the head kept", () => {
+  // The chosen person right of the middle, a raised bare arm beside the head (its elbow beyond
+  // the body's envelope); at the left edge, below the shoulders, a neighbour's curls (dark and
+  // brown strands, in the person's colours' reach) joined to the torso; their face is out of
+  // frame. 2-px grid: the face ~100 cells wide, as in a framed portrait.
+  const cx = 340;
+  const segment = (x: number, y: number, ax: number, ay: number, bx: number, by: number) => {
+    const vx = bx - ax, vy = by - ay;
+    const t = Math.max(0, Math.min(1, ((x - ax) * vx + (y - ay) * vy) / (vx * vx + vy * vy)));
+    return Math.hypot(x - ax - t * vx, y - ay - t * vy);
+  };
+  const inArm = (x: number, y: number) =>
+    segment(x, y, 230, 600, 70, 330) < 34 || segment(x, y, 70, 330, 250, 190) < 30;
+  const inCurls = (x: number, y: number) => ((x + 30) / 150) ** 2 + ((y - 800) / 230) ** 2 <= 1;
+  const owner = new Uint8Array(W * H), union = new Float32Array(W * H), data = new Uint8Array(W * H * 3);
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      const k = y * W + x, arm = inArm(x, y), main = arm || insidePerson(x, y, cx);
+      owner[k] = main ? 1 : inCurls(x, y) ? 2 : 0;
+      union[k] = owner[k] ? 1 : 0;
+      const hair = y < 300 || (y < 480 && Math.abs(x - cx) > 95);
+      const c = owner[k] === 1
+        ? (arm ? [205, 160, 135] : y >= 560 ? [60, 60, 70] : hair ? [70, 45, 30] : [205, 160, 135])
+        : owner[k] === 2
+        ? (Math.sin((x + 2 * y) / 5) > 0 ? [105, 72, 45] : [55, 38, 28])
+        : [40, 95, 205];
+      const amp = owner[k] === 0 || (owner[k] === 1 && y >= 560 && !arm) ? 10 : 12;
+      for (let ch = 0; ch < 3; ch++) {
+        data[k * 3 + ch] = Math.max(0, Math.min(255, Math.round(c[ch] + noise() * amp)));
+      }
+    }
+  }
+  const img = { data, width: W, height: H };
+  const grid = coarseMatte(union, [], 2);
+  isolatePerson(grid, mainFace(cx), [], () => cellColours(img, grid));
+  let theirs = 0, leak = 0, mine = 0, kept = 0, arm = 0, armKept = 0;
+  for (let j = 0; j < grid.h; j++) {
+    for (let i = 0; i < grid.w; i++) {
+      const x = i * 2 + 1, y = j * 2 + 1, o = owner[y * W + x], on = grid.data[j * grid.w + i] >= 0.5;
+      if (o === 2) {
+        theirs++;
+        if (on) leak++;
+      } else if (o === 1) {
+        mine++;
+        if (on) kept++;
+        if (inArm(x, y)) {
+          arm++;
+          if (on) armKept++;
+        }
+      }
+    }
+  }
+  console.log(
+    `curls below the shoulders: ${(100 * leak / theirs).toFixed(2)}% of their cells kept; the person's ` +
+      `${(100 * kept / mine).toFixed(2)}%, the raised arm's ${(100 * armKept / arm).toFixed(2)}%`,
+  );
+  assert.ok(leak / theirs <= 0.05, `curls kept: ${(100 * leak / theirs).toFixed(2)}%`);
+  assert.ok(kept / mine >= 0.99, `person kept: ${(100 * kept / mine).toFixed(2)}%`);
+  // A neighbour found only below the shoulders does not bound the rest by the body's envelope
+  // (that cut the elbow: 95.6% kept).
+  assert.ok(armKept / arm >= 0.99, `arm kept: ${(100 * armKept / arm).toFixed(2)}%`);
 });
 
 Deno.test("matte: old background the model kept joined to the body beside the arm (a red sofa) is dropped, the person kept", () => {

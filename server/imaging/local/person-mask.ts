@@ -222,11 +222,19 @@ export function cellColours(
 const SOLID = 0.35;
 /** Mark of a cell beyond the chosen person's envelope that may be someone else's, before it is judged. */
 const STRANGER = 3;
+/** The same, for a cell beside the body below the shoulders but within its envelope (SHOULDERS). */
+const STRANGER_BODY = 4;
 /**
  * Colour edges (in the geodesic's cost units beyond path length) that a path from the chosen
  * person to a cell beyond their envelope must cross for that cell to be someone else's.
  */
 const STRANGER_EDGES = 170;
+/**
+ * Below the shoulders, cells this many face widths or more from the chosen face's centre
+ * (beside the body: about the shoulders' half width) may be someone else's, judged like those
+ * beside the head.
+ */
+const SHOULDERS = 1.35;
 
 /**
  * Keeps only the chosen person in the grid matte, in place.
@@ -235,15 +243,17 @@ const STRANGER_EDGES = 170;
  *    matte is eroded (a neighbour's hair or face whose own face is out of the
  *    frame; the erosion cuts the thin bridges that join neighbours' hair), and
  *    strangers: thick patches beside the head (from 0.9 face widths out) or
- *    beyond the body's envelope that the chosen person reaches only across
- *    colour edges (STRANGER_EDGES), a neighbour whose face is cut by the frame
- *    and whose hair is joined to the chosen person's.
+ *    beside the body (from SHOULDERS face widths out) that the chosen person
+ *    reaches only across colour edges (STRANGER_EDGES), a neighbour whose face
+ *    is cut by the frame and whose hair or body is joined to the chosen person's.
  * 2. Every person cell goes to the head it is nearest to along the matte
  *    (geodesic: paths stay inside the person region, and crossing a colour
  *    edge, from one person's hair or clothes to another's, costs extra), the chosen person
  *    favoured (it is the one in front) and owning its own body axis below the
- *    chin; cells of the others are dropped, and a body-shaped envelope around
- *    the chosen person bounds the rest.
+ *    chin; cells of the others are dropped, and, when someone's head is beside
+ *    the chosen one, a body-shaped envelope around the chosen person bounds the
+ *    rest. Along the split beside the head, cells in the others' colours go to
+ *    them (reclaimBand).
  */
 export function isolatePerson(
   m: PersonMask,
@@ -271,11 +281,12 @@ export function isolatePerson(
   for (const hd of neighbours) ellipse(hd, 0.3 * hd.fw, 0.4 * hd.fw, 2);
   const heads = [...neighbours, ...findDetachedHeads(m, g, shoulderRow, seeds)];
   // The chosen person's body lies within an envelope around their axis (half width `envelope`,
-  // fading over a quarter face width). Person cells beyond it, beside the head from 0.9 face
-  // widths out, may be someone else's: those in the person's colours (old background far from
-  // them, a lit cushion beside an arm, is left to dropForeignPatches: as a seed it would take the
-  // arm next to it), in patches thicker than an arm (a few cells past an edge, a bracelet or a
-  // shadow on an arm, would take the arm), are judged below once the distances are known.
+  // fading over a quarter face width). Person cells beside the head from 0.9 face widths out,
+  // and beside the body from SHOULDERS face widths out, may be someone else's: those in the
+  // person's colours (old background far from them, a lit cushion beside an arm, is left to
+  // dropForeignPatches: as a seed it would take the arm next to it), in patches thicker than an
+  // arm (a few cells past an edge, a bracelet or a shadow on an arm, would take the arm), are
+  // judged below once the distances are known.
   const rgb = colours();
   const palette = personPalette(m, g, rgb);
   const envelope = new Float32Array(h), far = new Int8Array(n);
@@ -283,17 +294,27 @@ export function isolatePerson(
     const cy = (j + 0.5) * step;
     const below = Math.max(0, cy - chinY) / g.fh;
     envelope[j] = g.fw * (cy < chinY ? 1.25 : Math.min(2.8, 1.25 + below * 1.2));
-    const reach = cy < chinY + 0.3 * g.fh ? 0.9 * g.fw : envelope[j] + 0.25 * g.fw;
+    const head = cy < chinY + 0.3 * g.fh;
+    const reach = head ? 0.9 * g.fw : envelope[j] + 0.25 * g.fw;
     for (let i = 0; i < w; i++) {
       const k = j * w + i;
-      if (
-        data[k] >= SOLID && seeds[k] === 0 && Math.abs((i + 0.5) * step - g.center[0]) > reach &&
-        (!palette || palette(k) < FOREIGN)
-      ) far[k] = STRANGER;
+      const dx = Math.abs((i + 0.5) * step - g.center[0]);
+      const mark = dx > reach ? STRANGER : !head && dx > SHOULDERS * g.fw ? STRANGER_BODY : 0;
+      if (mark && data[k] >= SOLID && seeds[k] === 0 && (!palette || palette(k) < FOREIGN)) far[k] = mark;
     }
   }
-  erode(m, far, STRANGER, Math.max(1, Math.round(0.1 * g.fw / step)));
-  const cores = labelPatches(m, far, STRANGER, 16);
+  // Each kind in its own patches: a patch beside the body joined to one beyond the envelope
+  // would be judged with it (half its cells), and the chosen arm beside a neighbour's sleeve
+  // would carry the sleeve.
+  const r = Math.max(1, Math.round(0.1 * g.fw / step));
+  const cores = { label: new Int32Array(n), count: 0 };
+  for (const mark of [STRANGER, STRANGER_BODY]) {
+    if (!far.includes(mark)) continue;
+    erode(m, far, mark, r);
+    const { label, count } = labelPatches(m, far, mark, 16);
+    for (let k = 0; k < n; k++) if (label[k] > 0) cores.label[k] = label[k] + cores.count;
+    cores.count += count;
+  }
   if (heads.length === 0 && cores.count === 0) return;
   let bounded = heads.length > 0;
   ellipse({ cx: g.center[0], cy: g.center[1], fw: g.fw }, 0.4 * g.fw, 0.45 * g.fh, 1);
@@ -360,11 +381,15 @@ export function isolatePerson(
       const p = label[k];
       if (p === 0 || seeds[k] !== 0 || 2 * past[p] < size[p]) continue;
       seeds[k] = 2;
-      const x = k % w;
+      const x = k % w, y = (k - x) / w;
       sx[p] += x;
-      sy[p] += (k - x) / w;
+      sy[p] += y;
       if (x < minX[p]) minX[p] = x;
       if (x > maxX[p]) maxX[p] = x;
+      // Someone's head or hair beside the chosen head: the envelope then bounds the rest. A
+      // stranger found only below the shoulders (their hair, arm or leg beside the body) leaves
+      // it off, or it would cut a raised arm beside the head.
+      if (y < shoulderRow) bounded = true;
       accepted++;
     }
     if (accepted === 0 && !bounded) return;
@@ -374,7 +399,6 @@ export function isolatePerson(
         const fw = Math.min(g.fw, (maxX[p] - minX[p] + 1) * step);
         axis((sx[p] / size[p] + 0.5) * step, (sy[p] / size[p] + 0.5) * step + 0.7 * fw, 0.15 * fw, 2);
       }
-      bounded = true;
       other = geodesic(m, seeds, 2, costs, rows);
     }
   }
@@ -386,6 +410,7 @@ export function isolatePerson(
     const t = (other[k] - 0.6 * own[k]) / SOFT + 0.5;
     keep[k] = own[k] === Infinity ? 0 : t <= 0 ? 0 : t >= 1 ? 1 : t;
   }
+  reclaimBand(m, g, keep, other, seeds, rgb);
   for (let j = 0; j < h; j++) {
     const half = envelope[j];
     for (let i = 0; i < w; i++) {
@@ -408,6 +433,121 @@ export function isolatePerson(
       if (over > 0) kk *= Math.max(0, 1 - over / (0.25 * g.fw));
       data[k] *= kk;
     }
+  }
+}
+
+/** Half width (face widths) of the band along the split in which cells are judged by colour (reclaimBand). */
+const BAND = 0.35;
+/** A band cell goes to the other person when its colour is this much nearer theirs (sRGB units). */
+const BAND_MARGIN = 20;
+
+/**
+ * The split follows the colour edge between two heads only roughly: the chosen person's distances
+ * are favoured, and a path through someone else's dark hair gathers its grain's cost, so a strip
+ * of the other person's hair stays along the chosen head (a ragged dark fringe beside blonde
+ * hair). Above the shoulders, kept cells within BAND face widths of the cells given to others,
+ * reached from them through cells whose colour is nearer the others' colours there than the
+ * chosen person's (each side's palette taken beside the split: the others' cells within the band,
+ * the chosen person's from one to two band widths in), go to the others (keep = 0); the chosen
+ * face's core stays. Below the shoulders, shaded skin beside someone's dark hair mixes both and is
+ * left to the split.
+ */
+function reclaimBand(
+  m: PersonMask,
+  g: FaceGeometry,
+  keep: Float32Array,
+  other: Float32Array,
+  seeds: Int8Array,
+  rgb: Float32Array,
+): void {
+  const { w, h, step, data } = m;
+  const rows = Math.min(h, Math.floor((g.pts[152][1] + 0.3 * g.fh) / step));
+  const n = w * rows;
+  const R = Math.max(2, Math.round(BAND * g.fw / step));
+  const theirs = (k: number) => data[k] >= SOLID && keep[k] < 0.5 && other[k] < Infinity;
+  const mine = (k: number) => data[k] >= SOLID && keep[k] >= 0.5;
+  // Chessboard distance (cells) from the split, on each side, up to 2R.
+  const FAR = 0xffff, dist = new Uint16Array(n).fill(FAR);
+  const around = (k: number, visit: (nb: number) => void) => {
+    const x = k % w, y = (k - x) / w;
+    for (let yy = Math.max(0, y - 1); yy <= Math.min(rows - 1, y + 1); yy++) {
+      for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) visit(yy * w + xx);
+    }
+  };
+  let queue: number[] = [];
+  for (let k = 0; k < n; k++) {
+    const side = theirs(k);
+    if (!side && !mine(k)) continue;
+    around(k, (nb) => {
+      if (side ? mine(nb) : theirs(nb)) dist[k] = 1;
+    });
+    if (dist[k] === 1) queue.push(k);
+  }
+  if (queue.length === 0) return;
+  for (let d = 2; d <= 2 * R && queue.length > 0; d++) {
+    const next: number[] = [];
+    for (const k of queue) {
+      const side = theirs(k);
+      around(k, (nb) => {
+        if (dist[nb] === FAR && (side ? theirs(nb) : mine(nb))) {
+          dist[nb] = d;
+          next.push(nb);
+        }
+      });
+    }
+    queue = next;
+  }
+  // The two palettes (bins seen twice) and each bin's distance to them, for the bins asked about.
+  const side = PALETTE_SIDE;
+  const binOf = (k: number) => {
+    const r = Math.min(side - 1, rgb[k * 3] / PALETTE_BIN | 0),
+      gg = Math.min(side - 1, rgb[k * 3 + 1] / PALETTE_BIN | 0),
+      b = Math.min(side - 1, rgb[k * 3 + 2] / PALETTE_BIN | 0);
+    return (r * side + gg) * side + b;
+  };
+  const seenMine = new Uint16Array(side * side * side), seenTheirs = new Uint16Array(side * side * side);
+  for (let k = 0; k < n; k++) {
+    if (dist[k] === FAR) continue;
+    if (theirs(k) && dist[k] <= R) seenTheirs[binOf(k)]++;
+    else if (mine(k) && dist[k] > R) seenMine[binOf(k)]++;
+  }
+  const [toMine, toTheirs] = [seenMine, seenTheirs].map((seen) => {
+    const pal: number[] = [];
+    for (let b = 0; b < seen.length; b++) {
+      if (seen[b] >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
+    }
+    const known = new Float32Array(seen.length).fill(-1);
+    return (b: number): number => {
+      if (known[b] >= 0) return known[b];
+      const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
+      let best = Infinity;
+      for (let q = 0; q < pal.length; q += 3) {
+        const d2 = (r - pal[q]) ** 2 + (gg - pal[q + 1]) ** 2 + (bl - pal[q + 2]) ** 2;
+        if (d2 < best) best = d2;
+      }
+      return (known[b] = PALETTE_BIN * Math.sqrt(best));
+    };
+  });
+  const goes = (k: number) => {
+    if (!mine(k) || dist[k] > R || seeds[k] === 1) return false;
+    const b = binOf(k);
+    return toTheirs(b) + BAND_MARGIN < toMine(b);
+  };
+  // Flood from the split through band cells nearer the others' colours.
+  const stack: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (dist[k] === 1 && goes(k)) {
+      keep[k] = 0;
+      stack.push(k);
+    }
+  }
+  while (stack.length > 0) {
+    around(stack.pop()!, (nb) => {
+      if (goes(nb)) {
+        keep[nb] = 0;
+        stack.push(nb);
+      }
+    });
   }
 }
 
