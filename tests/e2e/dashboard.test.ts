@@ -216,9 +216,30 @@ Deno.test(
       await page.getByRole("heading", { name: "No Generations Yet" }).waitFor();
       await screenshots(page, "dashboard-history-empty");
 
+      // The saved profile is answered before anything is typed and held until the form has been
+      // looked at (as a slow network would): until it arrives the form cannot be typed into, or
+      // its arrival would replace what was typed and Save would store empty fields.
+      let deliver!: () => void;
+      const held = new Promise<void>((resolve) => (deliver = resolve));
+      await page.route("**/api/users/profile", async (route) => {
+        if (route.request().method() !== "GET") return await route.fallback();
+        const answer = await route.fetch();
+        await held;
+        await route.fulfill({ response: answer });
+      });
       await tabButton(page, "Profile").click();
       const form = page.getByRole("form", { name: "Profile" });
+      await form.getByLabel("First Name").waitFor();
+      assert.equal(
+        await form.getByLabel("First Name").isDisabled(),
+        true,
+        "editable before the profile came",
+      );
+      assert.equal(await form.getByRole("button", { name: "Save Changes" }).isDisabled(), true);
+      deliver();
+      // Filling waits until the field can be edited.
       await form.getByLabel("First Name").fill("Katherine");
+      await page.unroute("**/api/users/profile");
       await form.getByLabel("Last Name").fill("Johnson");
       await form.getByLabel("Phone Number").fill("+1 757 555 0100");
       await form.getByLabel("Date of Birth").fill("1990-08-26");

@@ -101,9 +101,22 @@ export function useHistory(filter: HistoryFilter = "all", enabled = true) {
   });
 }
 
+/**
+ * Puts a write's result into the cached profile. A profile read still in flight may have been
+ * answered before the write: it is cancelled first, so its older answer cannot land afterwards
+ * and put the old values back on screen. When `change` has nothing to build on (the first read
+ * had not ended), the profile is read again instead.
+ */
+async function updateCachedProfile(change: (cached: Profile | undefined) => Profile | undefined) {
+  await queryClient.cancelQueries({ queryKey: PROFILE_KEY });
+  const next = change(queryClient.getQueryData<Profile>(PROFILE_KEY));
+  if (next) queryClient.setQueryData(PROFILE_KEY, next);
+  else await queryClient.invalidateQueries({ queryKey: PROFILE_KEY });
+}
+
 export async function saveProfile(update: ProfileUpdate): Promise<Profile> {
   const profile = await ok(usersApi.users.profile.$put({ json: update }));
-  queryClient.setQueryData(PROFILE_KEY, profile);
+  await updateCachedProfile(() => profile);
   await queryClient.invalidateQueries({ queryKey: STATS_KEY });
   return profile;
 }
@@ -113,7 +126,7 @@ export async function uploadProfileImage(file: File): Promise<string> {
   form.append("file", file, file.name || "profile.jpg");
   // The route reads the multipart body itself (no validator), so the form goes in as the raw body.
   const { image_url } = await ok(usersApi.users.profile.image.$post(undefined, { init: { body: form } }));
-  queryClient.setQueryData<Profile>(PROFILE_KEY, (p) => p ? { ...p, profile_image_url: image_url } : p);
+  await updateCachedProfile((p) => p && { ...p, profile_image_url: image_url });
   await Promise.all([
     queryClient.invalidateQueries({ queryKey: STATS_KEY }),
     queryClient.invalidateQueries({ queryKey: ME_KEY }),

@@ -1,5 +1,5 @@
 /** Profile: the avatar with its camera upload control and the profile form. */
-import { type FormEvent, type InputHTMLAttributes, useEffect, useRef, useState } from "react";
+import { type FormEvent, type InputHTMLAttributes, useRef, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
 import { useBusyAction } from "../../lib/use-busy-action.ts";
 import { Button } from "../../ui/button.tsx";
@@ -111,10 +111,17 @@ export function ProfileTab({ user }: { user: PublicUser }) {
   const profile = useProfile();
   const [form, setForm] = useState<FormState>(() => toForm(profile.data));
   const { busy: saving, run } = useBusyAction();
-  const loaded = profile.data;
-  useEffect(() => {
-    if (loaded) setForm(toForm(loaded));
-  }, [loaded]);
+  // The form shows the loaded profile's values, set during the render that brings them (not in
+  // an effect a commit later), and only when they changed: a new picture alone keeps what is
+  // being typed. Until the first load ends the fields are disabled (below): typing into them
+  // before then was silently overwritten by the values that arrived.
+  const loaded = profile.data ? toForm(profile.data) : null;
+  const loadedKey = loaded && JSON.stringify(loaded);
+  const [shownKey, setShownKey] = useState(loadedKey);
+  if (loaded && loadedKey !== shownKey) {
+    setShownKey(loadedKey);
+    setForm(loaded);
+  }
 
   const set = (key: keyof FormState) => (e: { target: { value: string } }) =>
     setForm((f) => ({ ...f, [key]: e.target.value }));
@@ -143,49 +150,54 @@ export function ProfileTab({ user }: { user: PublicUser }) {
           <p className="mt-1 text-xs text-ink-500">Tap the camera to change your picture.</p>
         </div>
       </div>
-      <form onSubmit={onSubmit} className="mt-8 grid gap-4 sm:grid-cols-2" aria-label="Profile">
-        {textField("first_name")}
-        {textField("last_name")}
-        {textField("phone")}
-        {textField("date_of_birth", { max: today })}
-        <FormField label="Gender">
-          {(control) => (
-            <select
-              {...control}
-              name="gender"
-              value={form.gender}
-              onChange={set("gender")}
-              className={controlClass(null, "h-11 px-3")}
-            >
-              <option value="">Select gender</option>
-              {PROFILE_GENDERS.map((g) => <option key={g} value={g}>{GENDER_LABELS[g]}</option>)}
-            </select>
-          )}
-        </FormField>
-        {textField("location")}
-        <FormField label="Bio" className="sm:col-span-2">
-          {(control) => (
-            <>
-              <textarea
+      <form onSubmit={onSubmit} className="mt-8" aria-label="Profile" aria-busy={profile.isPending}>
+        <fieldset
+          disabled={profile.isPending}
+          className={`grid min-w-0 gap-4 sm:grid-cols-2 ${profile.isPending ? "opacity-60" : ""}`}
+        >
+          {textField("first_name")}
+          {textField("last_name")}
+          {textField("phone")}
+          {textField("date_of_birth", { max: today })}
+          <FormField label="Gender">
+            {(control) => (
+              <select
                 {...control}
-                name="bio"
-                rows={4}
-                value={form.bio}
-                onChange={set("bio")}
-                maxLength={PROFILE_LIMITS.bio}
-                placeholder="Tell us about your style"
-                className={controlClass(null, "px-3.5 py-2.5")}
-              />
-              <p className="mt-1 text-right text-xs text-ink-500">{form.bio.length}/{PROFILE_LIMITS.bio}</p>
-            </>
-          )}
-        </FormField>
-        <div className="sm:col-span-2">
-          <Button type="submit" disabled={saving} className="w-full sm:w-auto">
-            {saving && <Spinner className="size-4" />}
-            {saving ? "Saving..." : "Save Changes"}
-          </Button>
-        </div>
+                name="gender"
+                value={form.gender}
+                onChange={set("gender")}
+                className={controlClass(null, "h-11 px-3")}
+              >
+                <option value="">Select gender</option>
+                {PROFILE_GENDERS.map((g) => <option key={g} value={g}>{GENDER_LABELS[g]}</option>)}
+              </select>
+            )}
+          </FormField>
+          {textField("location")}
+          <FormField label="Bio" className="sm:col-span-2">
+            {(control) => (
+              <>
+                <textarea
+                  {...control}
+                  name="bio"
+                  rows={4}
+                  value={form.bio}
+                  onChange={set("bio")}
+                  maxLength={PROFILE_LIMITS.bio}
+                  placeholder="Tell us about your style"
+                  className={controlClass(null, "px-3.5 py-2.5")}
+                />
+                <p className="mt-1 text-right text-xs text-ink-500">{form.bio.length}/{PROFILE_LIMITS.bio}</p>
+              </>
+            )}
+          </FormField>
+          <div className="sm:col-span-2">
+            <Button type="submit" disabled={saving} className="w-full sm:w-auto">
+              {saving && <Spinner className="size-4" />}
+              {saving ? "Saving..." : "Save Changes"}
+            </Button>
+          </div>
+        </fieldset>
       </form>
     </DashboardCard>
   );
