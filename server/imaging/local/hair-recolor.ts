@@ -52,6 +52,14 @@ const MIN_SKIN_DISTANCE = 10;
  */
 const BLONDE_BELOW_SKIN = 10, BLONDE_MIN_L = 50;
 
+/**
+ * Pale: a light cluster (see BLONDE_BELOW_SKIN), not skin in other light and
+ * not blonde, separated from the skin by less than PALE_SEPARATION. It is
+ * never a hair colour when most hair samples are light, and never below
+ * PALE_SEPARATION_ALWAYS (see recolorHair).
+ */
+const PALE_SEPARATION = 2.5, PALE_SEPARATION_ALWAYS = 2;
+
 /** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
 const OPACITY = 0.88;
 
@@ -89,7 +97,8 @@ export function recolorHair(
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
   // Light hair dyed a darker shade (see LIGHT_HAIR_GAIN, closeHighlights, liftDarks).
-  let light = 0, counted = 0, lightHair = false;
+  let light = 0, paleCount = 0, counted = 0, lightHair = false;
+  const found: { s: AxisStats; pale: boolean; sep: number; blonde: boolean }[] = [];
   const target = hexToLab(hex);
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group);
@@ -100,19 +109,31 @@ export function recolorHair(
     // Skin in other light is skin to the colour model too (a lit forehead
     // below pulled-back hair took a mottled tint otherwise).
     const lit = litSkin(s.mean, skin.mean);
-    if (!lit && s.mean[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN)) light += group.length;
+    const isBlonde = blonde(s.mean, skin.mean);
+    const isLight = !lit && s.mean[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN);
+    if (isLight) light += group.length;
+    const pale = isLight && !isBlonde && sep < PALE_SEPARATION;
+    if (pale) paleCount += group.length;
     if (lit) skins.push(s);
     else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
-      hair.push(s);
-      if (blonde(s.mean, skin.mean) && target[0] < s.mean[0] - DARKER_BY) lightHair = true;
+      found.push({ s, pale, sep, blonde: isBlonde });
     }
   }
-  // Mostly light (blonde, or hair in a strong light as light as the skin),
-  // not counting skin in other light: those colours also match lit skin, light
-  // clothing and warm walls, and on the test portraits the recolour painted
+  // Pale colours (light, not blonde, near the skin) match a blown-out
+  // forehead, light clothing and lit walls as well as hair: painted, they gave
   // dark blotches on a blonde's forehead and pink ones on a lit face and
-  // shoulder. Refused rather than painted in patches.
-  if (light > 0.5 * counted) hair.length = 0;
+  // shoulder. When most samples are light (not counting skin in other light),
+  // the pale clusters are left out and the darker hair and blonde clusters
+  // recoloured; a weakly separated pale cluster is always left out. When pale
+  // colours are most of the samples, the hair itself is pale: refused rather
+  // than painted in patches.
+  const mostlyLight = light > 0.5 * counted;
+  for (const f of found) {
+    if (f.pale && (mostlyLight || f.sep < PALE_SEPARATION_ALWAYS)) continue;
+    hair.push(f.s);
+    if (f.blonde && target[0] < f.s.mean[0] - DARKER_BY) lightHair = true;
+  }
+  if (paleCount > 0.5 * counted) hair.length = 0;
   if (hair.length === 0) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
@@ -200,6 +221,8 @@ export function recolorHair(
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
+      // Light hair: on the forehead (the face oval grown, above the brows) too, only colours the model is sure of.
+      if (lightHair) gate[k] *= 1 - Math.min(1, faceZone.data[k]) * (1 - cells[c + 1]);
       place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
       // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
       const likeness = faceAt[k] || y > chinY ? cells[c] : Math.min(1, gain * cells[c]);
