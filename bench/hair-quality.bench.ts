@@ -93,6 +93,66 @@ console.log(
 );
 console.log(`  skin changed by > ΔE 3 (face oval / under the chin): ${touched.join(", ")}`);
 
+// Refusals on every frontal face at the Hair Studio's 540x960, the tests' 3:4
+// crop and a wide 0.6:1 crop (some wide crops hold several faces of a size:
+// no face is chosen, skipped), with skin touched where it is recoloured
+// (face oval below the brows / the forehead below the mesh's top / under the
+// chin, the share of pixels changed by more than ΔE 3).
+const all: string[] = [], refusedAll: string[] = [];
+let crops = 0;
+for (const [i, face] of FRONTAL_FACES.entries()) {
+  for (const [crop, aspect, span] of [["3:4", 0.75, 2.2], ["wide", 0.6, 3.2]] as const) {
+    const photo = await cropFace(face, aspect, span);
+    const small = (changes: Record<string, string>) => ({
+      ...job(photo, changes, undefined, "hair"),
+      width: 540,
+      height: 960,
+    });
+    let plain, res;
+    try {
+      plain = await decode((await render(engine, small({}))).image);
+      res = await render(engine, small({ hairColor: "auburn" }));
+    } catch {
+      continue;
+    }
+    crops++;
+    const name = `[${i}] sample${face[0]}@${face[1]} ${crop}`;
+    if (res.notes.some((n) => n.includes("was not applied"))) {
+      refusedAll.push(name);
+      continue;
+    }
+    const out = await decode(res.image), fg = faceGeometry((await engine.detect(plain))[0].mesh);
+    const browY = Math.min(fg.pts[105][1], fg.pts[334][1]), chin = fg.pts[152], top = fg.pts[10];
+    const oval = polygonPixels(plain, FACE_OVAL.map((k) => fg.pts[k]), 2).filter((p) =>
+      p / plain.width > browY
+    );
+    const box = (x0: number, x1: number, y0: number, y1: number) => {
+      const px: number[] = [];
+      for (let y = Math.round(y0); y < y1; y++) {
+        for (let x = Math.round(x0); x < x1; x++) px.push(y * plain.width + x);
+      }
+      return px;
+    };
+    const forehead = box(top[0] - 0.15 * fg.fw, top[0] + 0.15 * fg.fw, top[1] + 0.03 * fg.fh, browY);
+    const neck = box(
+      chin[0] - 0.15 * fg.fw,
+      chin[0] + 0.15 * fg.fw,
+      chin[1] + 0.05 * fg.fh,
+      chin[1] + 0.3 * fg.fh,
+    )
+      .filter((p) => p < plain.width * plain.height);
+    const share = (px: number[]) =>
+      (100 * px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 3).length / Math.max(1, px.length))
+        .toFixed(1);
+    all.push(`${name} ${share(oval)} / ${share(forehead)} / ${share(neck)} %`);
+  }
+}
+console.log(
+  `frontal faces at 540x960: hair refused on ${refusedAll.length} of ${crops} crops (4 before the 2026-11-24 ` +
+    `section of decision 018): ${refusedAll.join(", ") || "none"}`,
+);
+console.log(`  skin changed by > ΔE 3 (face oval / forehead / under the chin):\n    ${all.join("\n    ")}`);
+
 // Speed: the hair stage alone on the framed 1080x1920 canvas of the bench portrait.
 const plain = await decode(
   (await render(engine, job(await cropFace(DARK_HAIR), {}, undefined, "hair"))).image,
