@@ -128,9 +128,11 @@ pageTest(
     await dialog.getByLabel("Password").fill(PASSWORD);
     await dialog.getByRole("button", { name: "Sign In" }).click();
     await dialog.waitFor({ state: "detached" });
-    // It continues with the user who signed in: the generation runs, the dialog stays closed.
-    await page.getByText("Generating your styled image in 9:16 format...").waitFor();
-    await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
+    // It continues with the user who signed in: the generation runs, the dialog stays closed. (A warm
+    // render can be done before a loaded browser paints its progress: either proves it started.)
+    const done = toast(page, "Generation Complete!");
+    await page.getByText("Generating your styled image in 9:16 format...").or(done).first().waitFor();
+    await done.waitFor({ timeout: 90_000 });
     assert.equal(await page.getByRole("dialog").count(), 0, "the sign-in dialog did not come back");
     await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
   },
