@@ -86,7 +86,7 @@ try {
       });
       full.push(performance.now() - t);
       notes = out.notes;
-      for (const [k, v] of Object.entries(out.timings)) if (k !== "tensors") (stages[k] ??= []).push(v);
+      for (const [k, v] of Object.entries(out.timings)) (stages[k] ??= []).push(v);
     }
     return { full, bare, stages, notes };
   };
@@ -110,9 +110,7 @@ try {
     const out = await model.generateWithTimings({ ...request, photoId });
     prepared.full.push(performance.now() - t);
     prepared.notes = out.notes;
-    for (const [k, v] of Object.entries(out.timings)) {
-      if (k !== "tensors") (prepared.stages[k] ??= []).push(v);
-    }
+    for (const [k, v] of Object.entries(out.timings)) (prepared.stages[k] ??= []).push(v);
   }
   bare.push(...coldLooks.bare, ...prepared.bare, ...warmLooks.bare);
   console.log(`photo: ${meta.width}x${meta.height} crop of face-api demo sample6.jpg -> 1080x1920 JPEG`);

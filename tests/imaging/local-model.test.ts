@@ -208,10 +208,7 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     // ...and a look on another photo, asked for after it, is not held up: it takes the free worker.
     const started = performance.now();
     const other = await model.generateWithTimings(request(otherPhoto, { lips: "berry-gloss" }));
-    const rendering = Object.entries(other.timings).filter(([k]) => k !== "tensors").reduce(
-      (a, [, v]) => a + v,
-      0,
-    );
+    const rendering = Object.values(other.timings).reduce((a, v) => a + v, 0);
     const otherWaited = performance.now() - started - rendering;
     const first = await firstLook;
     assert.equal(await prepared, true);

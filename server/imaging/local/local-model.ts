@@ -52,7 +52,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const run = (
     req: ImageRequest,
     extra: { cacheKey?: string; quality?: number; prepareOnly?: boolean } = {},
-    first = false,
+    queue: { first?: boolean } = {},
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
       return Promise.reject(
@@ -74,7 +74,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         ...extra,
       },
       req.signal,
-      { first },
+      queue,
     ).finally(() => {
       busy--;
       startPreparations();
@@ -147,7 +147,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
         { cacheKey: req.photoId, quality: 82 },
         // A preview goes ahead of queued generations: its user is waiting on each choice.
-        true,
+        { first: true },
       ),
     workerStats: () => pool.stats(),
     ready: () => pool.ready(),

@@ -137,13 +137,7 @@ export class WorkerPool {
     }
     log.error("local image model: models failed to load", { message: msg.message });
     this.failure = `A model file failed to load: ${msg.message}`;
-    const err = new ModelError("The image model could not start", { transient: true });
-    this.closed = true;
-    clearTimeout(this.idleTimer);
-    for (const p of this.queue.splice(0)) p.reject(err);
-    for (const slot of this.slots.splice(0)) this.terminate(slot, err);
-    this.models.worker.terminate();
-    this.nextModels?.worker.terminate();
+    void this.stop(new ModelError("The image model could not start", { transient: true }));
   }
 
   /** A fresh channel between `slot`'s worker and the current face-models worker. */
@@ -300,7 +294,7 @@ export class WorkerPool {
     Deno.unrefTimer(this.idleTimer as unknown as number);
   }
 
-  /** `starting` until a worker has loaded its models, `failed` when one could not. */
+  /** `starting` until the face models have loaded and a model worker is up, `failed` when they could not load. */
   health(): ModelHealth {
     if (this.failure) return { state: "failed", detail: this.failure, lastCallAt: this.lastCallAt };
     const ready = this.models.ready && this.slots.some((s) => s.ready);
@@ -410,10 +404,14 @@ export class WorkerPool {
   }
 
   /** Fails queued and running jobs at once; resolves when every worker is terminated. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    return this.stop(new ModelError("The image model is shut down", { transient: true }));
+  }
+
+  /** Fails queued and running jobs with `err` and stops every worker (close, or models that cannot load). */
+  private async stop(err: ModelError): Promise<void> {
     this.closed = true;
     clearTimeout(this.idleTimer);
-    const err = new ModelError("The image model is shut down", { transient: true });
     for (const p of this.queue.splice(0)) p.reject(err);
     for (const slot of this.slots.splice(0)) this.terminate(slot, err);
     this.nextModels?.worker.terminate();
