@@ -245,9 +245,9 @@ export function loadConfig(
 
 /**
  * The local model's default render threads: one per core beyond the first, at most one per job
- * run at once. The main thread (API, database) and the face-models thread need the first core; on
- * a 2-core machine a second render thread drained a queue of 20 looks only ~1.4x faster when the
- * machine was otherwise idle, no faster under load, and cost ~100 MB at the peak
+ * run at once. The main thread (API, database), the face-models thread and libvips' threads share
+ * the first core; on a 2-core machine a second render thread drained a queue of 20 looks no faster
+ * (6.3 vs 6.2 s on a quiet machine, slower under load) and cost ~80 MB at the peak
  * (docs/decisions/017-server-speed-and-memory.md).
  */
 export function localModelWorkersFor(jobWorkers: number, cores: number): number {
