@@ -79,8 +79,8 @@ export class WorkerPool {
   private queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
-  private statsWaiting = new Map<number, (s: WorkerStats) => void>();
-  private modelStatsWaiting = new Map<number, (s: FaceModelsStats) => void>();
+  /** Stats requests to any of the pool's workers, by id (see askStats). */
+  private statsWaiting = new Map<number, (s: unknown) => void>();
   private models: ModelsSlot;
   /** A fresh face-models worker loading to replace `models` once the pool is idle (see recycleNextIdle). */
   private nextModels: ModelsSlot | undefined;
@@ -129,12 +129,7 @@ export class WorkerPool {
       this.pump();
       return;
     }
-    if (msg.type === "stats") {
-      const { type: _, id: __, ...stats } = msg;
-      this.modelStatsWaiting.get(msg.id)?.(stats);
-      this.modelStatsWaiting.delete(msg.id);
-      return;
-    }
+    if (msg.type === "stats") return this.answerStats(msg);
     log.error("local image model: models failed to load", { message: msg.message });
     this.failure = `A model file failed to load: ${msg.message}`;
     void this.stop(new ModelError("The image model could not start", { transient: true }));
@@ -231,12 +226,7 @@ export class WorkerPool {
       this.pump();
       return;
     }
-    if (msg.type === "stats") {
-      const { type: _, id: __, ...stats } = msg;
-      this.statsWaiting.get(msg.id)?.(stats);
-      this.statsWaiting.delete(msg.id);
-      return;
-    }
+    if (msg.type === "stats") return this.answerStats(msg);
     const cur = slot.current;
     if (!cur || cur.id !== msg.id) return;
     slot.current = undefined;
@@ -374,21 +364,24 @@ export class WorkerPool {
 
   /** Each model worker's own memory (answered between jobs), and the face-models worker's. */
   async stats(): Promise<PoolStats> {
-    const workers = Promise.all(this.slots.map((slot) =>
-      new Promise<WorkerStats>((resolve) => {
-        const id = this.nextId++;
-        this.statsWaiting.set(id, resolve);
-        const msg: WorkerIn = { type: "stats", id };
-        slot.worker.postMessage(msg);
-      })
-    ));
-    const faceModels = new Promise<FaceModelsStats>((resolve) => {
-      const id = this.nextId++;
-      this.modelStatsWaiting.set(id, resolve);
-      const msg: FaceModelsIn = { type: "stats", id };
-      this.models.worker.postMessage(msg);
-    });
+    const workers = Promise.all(this.slots.map((slot) => this.askStats<WorkerStats>(slot.worker)));
+    const faceModels = this.askStats<FaceModelsStats>(this.models.worker);
     return { workers: await workers, faceModels: await faceModels };
+  }
+
+  /** A model worker's or the face-models worker's stats (both answer `{ type: "stats", id }`). */
+  private askStats<T>(worker: Worker): Promise<T> {
+    return new Promise<T>((resolve) => {
+      const id = this.nextId++;
+      this.statsWaiting.set(id, resolve as (s: unknown) => void);
+      const msg: WorkerIn & FaceModelsIn = { type: "stats", id };
+      worker.postMessage(msg);
+    });
+  }
+
+  private answerStats({ type: _, id, ...stats }: { type: "stats"; id: number }): void {
+    this.statsWaiting.get(id)?.(stats);
+    this.statsWaiting.delete(id);
   }
 
   /** Resolves once every worker has loaded its models. */
