@@ -115,7 +115,7 @@ Deno.test("eyeliner (plain and winged) stays on the lid, never inside the eye op
  * inner end `tilt` px further down than the outer. Returns the image and the
  * true opening's and lash band's pixels.
  */
-function syntheticEye(f: FramedFace, shift: number, tilt: number) {
+function syntheticEye(f: FramedFace, shift: number, tilt: number, longer = 0) {
   const g = f.g, [ux, uy] = g.up;
   const img = copyOf(f.plain);
   let seed = 3;
@@ -138,7 +138,9 @@ function syntheticEye(f: FramedFace, shift: number, tilt: number) {
       const u = ((p[0] - outer[0]) * (inner[0] - outer[0]) + (p[1] - outer[1]) * (inner[1] - outer[1])) /
         len2;
       const d = shift - tilt * u;
-      return [p[0] + ux * d, p[1] + uy * d];
+      // Longer: each corner `longer` px further out along the corner-to-corner axis.
+      const e = longer * (2 * u - 1) / Math.sqrt(len2);
+      return [p[0] + ux * d + (inner[0] - outer[0]) * e, p[1] + uy * d + (inner[1] - outer[1]) * e];
     };
     const outline = eyeIdx.map((k) => move(g.pts[k])), lid = lashIdx.map((k) => move(g.pts[k]));
     const lash = 0.012 * g.fw;
@@ -207,6 +209,26 @@ Deno.test("eye makeup follows the eye in the photo when the mesh's eye outline i
       `${label}: ${shadowIn} shadow/lash px inside the eye opening`,
     );
   }
+});
+
+Deno.test("liner and eyeshadow keep off the white of the eye at corners beyond the mesh's", () => {
+  // The mesh's eye can be shorter than the eye in the photo (sample6@587, sample3@1005): the white
+  // runs on past its corners, where neither the mesh's lid line nor its opening reaches.
+  const f = framed[0], fw = f.g.fw;
+  const eye = syntheticEye(f, 0, 0, 0.03 * fw);
+  const g = faceGeometry(f.g.pts.map((p): Point => [p[0], p[1]]));
+  const liner = copyOf(eye.img), shadow = copyOf(eye.img);
+  linerLayer(liner, g, 1, true);
+  eyeshadowLayer(shadow, g, "#5E2F4E", DEFAULT_INTENSITY / 100);
+  const inside = changed(eye.img, liner, eye.opening, 2).length;
+  const shadowIn = changed(eye.img, shadow, eye.opening, 2).length;
+  const onLashes = changed(eye.img, liner, eye.lashes, 2).length;
+  console.log(
+    `eye 0.03 fw longer at each corner: winged liner inside the opening ${inside} px, plum ${shadowIn} px of ${eye.opening.length}; liner on the lash band ${onLashes} of ${eye.lashes.length}`,
+  );
+  assert.ok(inside <= 0.002 * eye.opening.length, `${inside} liner px inside the eye opening`);
+  assert.ok(shadowIn <= 0.005 * eye.opening.length, `${shadowIn} shadow px inside the eye opening`);
+  assert.ok(onLashes >= 0.3 * eye.lashes.length, `liner covers ${onLashes} of ${eye.lashes.length} lash px`);
 });
 
 Deno.test("plum eyeshadow at the default intensity shows on both lids", () => {

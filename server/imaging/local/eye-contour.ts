@@ -13,11 +13,19 @@
  * columns with the greatest summed steps less a cost for bending and for
  * straying from the mesh is found by dynamic programming. Over the iris there
  * is no step, and the path carries its neighbours' offsets across. When the
- * path's mean step is weak the mesh's line is kept. The lower lid (whose
- * edge against the skin is too faint to find) only moves down with lowered
- * corners.
+ * path's mean step is weak the mesh's line is kept. Below the mesh's line, a
+ * bright side the colour of the face's skin is no evidence (the cheek under a
+ * narrowed eye). The lower lid (whose edge against the skin is too faint to
+ * find) only moves down with lowered corners.
+ *
+ * Where the white of the eye runs on past the mesh's corner, the lid line is
+ * followed on from the path's end column while the step remains and the
+ * colour under it is nearer the white's than the skin's around the corner;
+ * where it ends is the corner (see extendCorner).
  */
 import type { Canvas } from "./blend.ts";
+import { deltaE, linearToLab, srgbToLab } from "./color.ts";
+import { skinMeanLinear } from "./skin-tone.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { LASH_L, LASH_R, LOWER_LASH_L, LOWER_LASH_R } from "./landmarks.ts";
 import type { Point } from "./masks.ts";
@@ -25,6 +33,11 @@ import type { Point } from "./masks.ts";
 export interface EyeContour {
   /** Upper lash line, outer corner to inner corner (the mesh's LASH_R/L points, moved). */
   upper: Point[];
+  /**
+   * Each upper point's place along the mesh's lid: the mesh's point i of n at
+   * i / (n - 1); points followed past the mesh's corners at 0 or 1.
+   */
+  at: number[];
   /** Lower lash line, outer corner to inner corner (LOWER_LASH_R/L; moved down with lowered corners). */
   lower: Point[];
   /** The eye opening's outline: upper line then the lower line back. */
@@ -59,6 +72,18 @@ export function eyeContours(img: Canvas, g: FaceGeometry): EyeContours {
     cache.set(g, c);
   }
   return c;
+}
+
+/** Colour (0-255 per channel, gamma-encoded) at a fractional position, bilinear, clamped to the canvas. */
+function rgbAt(img: Canvas, x: number, y: number): number[] {
+  const W = img.width, H = img.height;
+  x = Math.min(W - 1.001, Math.max(0, x - 0.5));
+  y = Math.min(H - 1.001, Math.max(0, y - 0.5));
+  const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0, d = img.data;
+  const i = (y0 * W + x0) * 3, j = i + W * 3;
+  return [0, 1, 2].map((k) =>
+    (d[i + k] * (1 - fx) + d[i + 3 + k] * fx) * (1 - fy) + (d[j + k] * (1 - fx) + d[j + 3 + k] * fx) * fy
+  );
 }
 
 /** Luma (0-255, gamma-encoded) at a fractional position, bilinear, clamped to the canvas. */
@@ -139,7 +164,8 @@ export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Poi
   // eye runs on down the opening, a catchlight in the iris does not.
   const deep = Math.round(2.5 * half);
   const nD = 2 * reach + 1, lo0 = reach + deep, nP = lo0 + reach + half + 1;
-  const prof = new Float64Array(nP);
+  const prof = new Float64Array(nP), profRgb = new Float64Array(3 * nP);
+  const sk = skinMeanLinear(img, g), skinLab = linearToLab(sk[0], sk[1], sk[2]);
   const us: number[] = [];
   const unary: Float64Array[] = [];
   const lowerAt = (u: number) => along(lower, u);
@@ -154,6 +180,12 @@ export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Poi
         s += lumaAt(img, p[0] + n[0] * d + ax[0] * t, p[1] + n[1] * d + ax[1] * t);
       }
       prof[k] = s / 3;
+      if (d < 0) {
+        const v = rgbAt(img, p[0] + n[0] * d, p[1] + n[1] * d);
+        profRgb[3 * k] = v[0];
+        profRgb[3 * k + 1] = v[1];
+        profRgb[3 * k + 2] = v[2];
+      }
     }
     // The lid never comes down past half the mesh's opening (a step lower is
     // the bottom of the iris or of a shadow, not the lid).
@@ -169,6 +201,15 @@ export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Poi
       for (let j = 1; j <= deep; j++) below += prof[k - j];
       for (let j = 1; j <= half; j++) above += prof[k + j];
       row[i] = Math.max(0, below / deep - above / half - MIN_STEP);
+      // Below the mesh's line, a bright side the colour of the face's skin is
+      // the cheek under a narrowed eye, not the white of the eye.
+      if (d < 0 && row[i] > 0) {
+        const m = [0, 0, 0];
+        for (let j = 1; j <= deep; j++) for (let q = 0; q < 3; q++) m[q] += profRgb[3 * (k - j) + q] / deep;
+        if (
+          deltaE(srgbToLab(Math.round(m[0]), Math.round(m[1]), Math.round(m[2])), skinLab) < CHEEK_DELTA_E
+        ) row[i] = 0;
+      }
     }
     unary.push(row);
   }
@@ -244,11 +285,22 @@ function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: nu
   });
   if (d0 <= 0) lo[0] = up[0];
   if (d1 <= 0) lo[lo.length - 1] = up[up.length - 1];
-  const back = lo.slice(d1 > 0 ? 0 : 1, d0 > 0 ? lo.length : -1);
+  let upper2 = up, lower2 = lo, at = up.map((_, i) => i / (up.length - 1));
+  if (confident) {
+    for (const end of [0, 1] as const) {
+      [upper2, lower2, at] = extendCorner(img, g, upper, path, end, upper2, lower2, at, uOf);
+    }
+  }
+  // The outline leaves out a lower corner that is the upper line's own.
+  const same = (p: Point, q: Point) => p[0] === q[0] && p[1] === q[1];
+  const closedO = same(upper2[0], lower2[0]);
+  const closedI = same(upper2[upper2.length - 1], lower2[lower2.length - 1]);
+  const back = lower2.slice(closedO ? 1 : 0, closedI ? -1 : lower2.length);
   return {
-    upper: up,
-    lower: lo,
-    outline: [...up, ...back.reverse()],
+    upper: upper2,
+    at,
+    lower: lower2,
+    outline: [...upper2, ...back.reverse()],
     shift: [d0, d1],
     path,
     refined: confident,
@@ -258,5 +310,136 @@ function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: nu
 /** Mean step strength along the path (luma units above MIN_STEP) below which the mesh is kept. */
 const MIN_EVIDENCE = 4;
 
+/** A bright side nearer than this (ΔE) to the face's mean skin colour is skin, not the white of the eye. */
+const CHEEK_DELTA_E = 12;
+
 /** A step weaker than this (luma units, 0-255) is no evidence. */
 const MIN_STEP = 12;
+
+/**
+ * The eye's corner beyond the mesh's: from the lid path's end column, the lid
+ * line is followed outward along the eye's axis (a pixel at a time, moving at
+ * most a pixel along the normal per step) while a bright-below/dark-above
+ * step remains over a colour nearer the white of the eye (sampled under the
+ * end column's lid point) than the skin around the corner (the lid above the
+ * lashes, the lower lid's skin); the corner lies the white's window depth
+ * past the last such point. Used only when it lies beyond the mesh's corner:
+ * the lid line's end is replaced by the followed line (its points at 0 or 1
+ * in `at`), and the lower lid runs straight from the new corner to the
+ * mesh's next lower-lid point. Not used when the white and that skin look
+ * alike, or when the step runs on past the reach.
+ */
+function extendCorner(
+  img: Canvas,
+  g: FaceGeometry,
+  meshUpper: Point[],
+  path: LidPath,
+  end: 0 | 1,
+  up: Point[],
+  lo: Point[],
+  at: number[],
+  uOf: (p: Point) => number,
+): [Point[], Point[], number[]] {
+  const { ax, n } = frame(g, meshUpper);
+  const c = end === 0 ? 0 : path.u.length - 1;
+  const base = along(meshUpper, path.u[c]);
+  const s: Point = [base[0] + n[0] * path.d[c], base[1] + n[1] * path.d[c]];
+  const dir: Point = end === 0 ? [-ax[0], -ax[1]] : [ax[0], ax[1]];
+  const a = Math.max(2, Math.round(EXT_ABOVE * g.fw)), b = Math.max(2, Math.round(EXT_BELOW * g.fw));
+  const maxK = Math.round(EXT_REACH * g.fw);
+  const step = (q: Point) => {
+    let below = 0, above = 0;
+    for (let j = 1; j <= b; j++) below += lumaAt(img, q[0] - n[0] * j, q[1] - n[1] * j);
+    for (let j = 1; j <= a; j++) above += lumaAt(img, q[0] + n[0] * j, q[1] + n[1] * j);
+    return below / b - above / a;
+  };
+  // The white of the eye next to the column's lid point, and the skin around
+  // the corner (the lid above the lashes, the lower lid's skin below it).
+  const belowRgb = (q: Point) => {
+    const m = [0, 0, 0];
+    for (let j = 1; j <= b; j++) {
+      const v = rgbAt(img, q[0] - n[0] * j, q[1] - n[1] * j);
+      for (let k = 0; k < 3; k++) m[k] += v[k] / b;
+    }
+    return m;
+  };
+  const white = belowRgb(s);
+  const lowAt = along(lo, path.u[c]);
+  const lid = rgbAt(img, s[0] + n[0] * 0.03 * g.fw, s[1] + n[1] * 0.03 * g.fw);
+  const cheek = rgbAt(img, lowAt[0] - n[0] * 0.015 * g.fw, lowAt[1] - n[1] * 0.015 * g.fw);
+  const skin = lid.map((v, k) => (v + cheek[k]) / 2);
+  // Where the white and the skin around the corner look alike, the corner
+  // cannot be told from them: the mesh's is kept.
+  const lab = (v: number[]) => srgbToLab(Math.round(v[0]), Math.round(v[1]), Math.round(v[2]));
+  if (deltaE(lab(white), lab(skin)) < CORNER_MIN_DELTA_E) return [up, lo, at];
+  const d2 = (x: number[], y: number[]) => (x[0] - y[0]) ** 2 + (x[1] - y[1]) ** 2 + (x[2] - y[2]) ** 2;
+  const isWhite = (q: Point) => {
+    const v = belowRgb(q);
+    return d2(v, white) < d2(v, skin);
+  };
+  const pts: Point[] = [];
+  let d = 0, miss = 0, ended = false;
+  for (let k = 1; k <= maxK && !ended; k++) {
+    let best = -Infinity, bestD = d;
+    for (let dd = d - 1; dd <= d + 1; dd++) {
+      const q: Point = [s[0] + dir[0] * k + n[0] * dd, s[1] + dir[1] * k + n[1] * dd];
+      if (!isWhite(q)) continue;
+      const v = step(q) - (dd === d ? 0 : 1);
+      if (v > best) {
+        best = v;
+        bestD = dd;
+      }
+    }
+    if (best < MIN_STEP) {
+      ended = ++miss >= 2;
+      continue;
+    }
+    miss = 0;
+    d = bestD;
+    pts.push([s[0] + dir[0] * k + n[0] * d, s[1] + dir[1] * k + n[1] * d]);
+  }
+  // A step that runs on past the reach is no eye's corner (the lashes' edge
+  // over the cheek of a squinting eye, a shadow): the mesh's end is kept.
+  if (!pts.length || !ended) return [up, lo, at];
+  // The last point still had the white's full window under it; the wedge
+  // runs on about that window's depth before the lids meet.
+  const last = pts[pts.length - 1];
+  const corner: Point = [last[0] + dir[0] * b, last[1] + dir[1] * b];
+  pts.push(corner);
+  const uS = uOf(s), uC = uOf(corner);
+  if (end === 0 ? uC >= 0 : uC <= 1) return [up, lo, at];
+  // Lid line: the followed points (every other one) from the corner to the
+  // column's point, then the mesh's points past that column.
+  const ext = [s, ...pts.filter((_, i) => i % 2 === 1 || i === pts.length - 1)];
+  if (end === 0) {
+    const keep = up.map((_, i) => i).filter((i) => uOf(up[i]) > uS);
+    const lowNext = lo[keep[0]];
+    const newUp = [...[...ext].reverse(), ...keep.map((i) => up[i])];
+    const newLo = [
+      ...[...ext].reverse().map((p): Point => {
+        const f = Math.min(1, Math.max(0, (uOf(p) - uC) / ((uOf(lowNext) - uC) || 1)));
+        return [corner[0] + (lowNext[0] - corner[0]) * f, corner[1] + (lowNext[1] - corner[1]) * f];
+      }),
+      ...keep.map((i) => lo[i]),
+    ];
+    return [newUp, newLo, [...ext.map(() => 0), ...keep.map((i) => at[i])]];
+  }
+  const keep = up.map((_, i) => i).filter((i) => uOf(up[i]) < uS);
+  const lowNext = lo[keep[keep.length - 1]];
+  const newUp = [...keep.map((i) => up[i]), ...ext];
+  const newLo = [
+    ...keep.map((i) => lo[i]),
+    ...ext.map((p): Point => {
+      const f = Math.min(1, Math.max(0, (uC - uOf(p)) / ((uC - uOf(lowNext)) || 1)));
+      return [corner[0] + (lowNext[0] - corner[0]) * f, corner[1] + (lowNext[1] - corner[1]) * f];
+    }),
+  ];
+  return [newUp, newLo, [...keep.map((i) => at[i]), ...ext.map(() => 1)]];
+}
+
+/** Windows above and below the lid line when following it past the mesh's corner, and how far (face widths). */
+const EXT_ABOVE = 0.005;
+const EXT_BELOW = 0.007;
+const EXT_REACH = 0.06;
+/** The white of the eye must differ from the skin around the corner by this much (ΔE) to follow it. */
+const CORNER_MIN_DELTA_E = 6;

@@ -110,8 +110,9 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     // (never past the lower lid, whose points pair with the lash line's: a
     // closed eye has no opening to dip into).
     const lowerLid = eye.lower;
+    const at = eye.at;
     const lower = lash.map((p, i): Point => {
-      const w = Math.min(1.5 * sigma * Math.sin(Math.PI * i / (lash.length - 1)), 0.8 * dist(p, lowerLid[i]));
+      const w = Math.min(1.5 * sigma * Math.sin(Math.PI * at[i]), 0.8 * dist(p, lowerLid[i]));
       return [p[0] - ux * w, p[1] - uy * w];
     });
     const poly: Point[] = [wingOut, ...lower, ...top.reverse()];
@@ -193,8 +194,9 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
     // On the lid only: from the lash line up, thickest at the outer corner. The
     // lower edge sits a fraction inside the lash line so no skin gap shows;
     // the eye opening is cut out below.
+    const at = eye.at;
     const top = lash.map((p, i): Point => {
-      const w = thick * (0.45 + 0.75 * (1 - i / (lash.length - 1)));
+      const w = thick * (0.45 + 0.75 * (1 - at[i]));
       return [p[0] + g.up[0] * w, p[1] + g.up[1] * w];
     });
     const base = lash.map((p): Point => [p[0] - g.up[0] * thick * 0.15, p[1] - g.up[1] * thick * 0.15]);
