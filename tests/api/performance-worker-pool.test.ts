@@ -4,7 +4,7 @@
  * a number of jobs, and once the pool has been idle) without failing a job.
  */
 import assert from "node:assert/strict";
-import { WorkerPool } from "../../server/imaging/local/worker-pool.ts";
+import { type PoolStats, WorkerPool } from "../../server/imaging/local/worker-pool.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import { cropFace, DARK_HAIR, FRONTAL_FACES, FULL_INTENSITY } from "../imaging/fixtures.ts";
@@ -34,9 +34,35 @@ async function until(what: string, check: () => boolean, ms = TIMEOUT_MS): Promi
   }
 }
 
-Deno.test("worker pool: starting, then ready; recycles workers after jobs and when idle", async () => {
+/** A full-size look with a backdrop: the matte's scratch planes and a backdrop are allocated. */
+function fullLook(photo: Uint8Array, cacheKey?: string): RenderJob {
+  return {
+    ...smallJob(photo, { ...defaultOptions("hair"), setting: "beach-sunset", hairColor: "auburn" }),
+    studioType: "hair",
+    width: 1080,
+    height: 1920,
+    cacheKey,
+  };
+}
+
+/** Polls the pool's stats until `check` holds. */
+async function untilStats(
+  what: string,
+  pool: WorkerPool,
+  check: (s: PoolStats) => boolean,
+): Promise<PoolStats> {
+  const end = Date.now() + TIMEOUT_MS;
+  for (;;) {
+    const stats = await pool.stats();
+    if (check(stats)) return stats;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(stats)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+Deno.test("worker pool: starting, then ready; recycles a worker after its jobs; idle, trims it and replaces the face models", async () => {
   const photo = new Uint8Array(await cropFace(DARK_HAIR));
-  const pool = new WorkerPool(1, { recycleAfterJobs: 2, idleRecycleMs: 300 });
+  const pool = new WorkerPool(1, { recycleAfterJobs: 2, idleMs: 300 });
   try {
     assert.equal(pool.health().state, "starting", "no worker has loaded its models yet");
     await pool.ready(TIMEOUT_MS);
@@ -52,41 +78,45 @@ Deno.test("worker pool: starting, then ready; recycles workers after jobs and wh
     assert.ok(second.image.byteLength > 1000);
     assert.deepEqual(pool.jobCounts(), [0]);
     await pool.ready(TIMEOUT_MS);
-    // A job on the fresh worker, then idleness: that worker is replaced too, and then the face-models
-    // worker, whose wasm memory grew with the photos it searched (it never shrinks).
-    await pool.run(job);
-    assert.deepEqual(pool.jobCounts(), [1]);
-    const grown = (await pool.stats()).faceModels.wasmBytes;
-    await until("the idle recycle", () => pool.jobCounts()[0] === 0);
-    await pool.ready(TIMEOUT_MS);
-    const end = Date.now() + TIMEOUT_MS;
-    let fresh = grown;
-    while ((fresh = (await pool.stats()).faceModels.wasmBytes) >= grown && Date.now() < end) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(fresh < grown, `the face models are replaced when idle (wasm ${grown} -> ${fresh} bytes)`);
-    assert.equal((await pool.run(job)).mime, "image/jpeg", "the recycled pool still renders");
+    // A full look on the fresh worker, then idleness: the worker stays and gives back its scratch
+    // planes and backdrop, and the face-models worker, whose wasm memory grew with the photos it
+    // searched (it never shrinks), is replaced.
+    await pool.run(fullLook(photo));
+    const busy = await pool.stats();
+    assert.ok(
+      busy.workers[0].scratchBytes > 8e6,
+      `scratch after a full look: ${busy.workers[0].scratchBytes} bytes`,
+    );
+    await untilStats(
+      "the idle trim",
+      pool,
+      (s) => s.workers[0].scratchBytes === 0 && s.faceModels.wasmBytes < busy.faceModels.wasmBytes,
+    );
+    assert.deepEqual(pool.jobCounts(), [1], "the worker was trimmed, not replaced");
+    assert.equal((await pool.run(fullLook(photo))).mime, "image/jpeg", "the trimmed pool still renders");
   } finally {
     await pool.close();
   }
 });
 
-Deno.test("worker pool: an idle recycle of two workers replaces one at a time, health stays ready", async () => {
+Deno.test("worker pool: idle, two workers are trimmed, none replaced; health stays ready", async () => {
   const photo = new Uint8Array(await cropFace(DARK_HAIR));
-  const pool = new WorkerPool(2, { idleRecycleMs: 300 });
+  const pool = new WorkerPool(2, { idleMs: 300 });
   try {
     await pool.ready(TIMEOUT_MS);
-    const job = smallJob(photo, defaultOptions("makeup"));
-    await Promise.all([pool.run(job), pool.run(job)]);
+    await Promise.all([pool.run(fullLook(photo)), pool.run(fullLook(photo))]);
     assert.deepEqual(pool.jobCounts(), [1, 1]);
+    const busy = await pool.stats();
     const states = new Set<string>();
-    await until("both workers recycled", () => {
+    assert.ok(busy.workers.every((w) => w.scratchBytes > 8e6), JSON.stringify(busy.workers));
+    await untilStats("both workers trimmed and the face models replaced", pool, (s) => {
       states.add(pool.health().state);
-      return pool.jobCounts().every((n) => n === 0);
+      return s.workers.every((w) => w.scratchBytes === 0) &&
+        s.faceModels.wasmBytes < busy.faceModels.wasmBytes;
     });
-    await pool.ready(TIMEOUT_MS);
-    assert.deepEqual([...states], ["ready"], "health never left ready while the workers were replaced");
-    assert.equal((await pool.run(job)).mime, "image/jpeg", "the recycled pool still renders");
+    assert.deepEqual([...states], ["ready"], "health never left ready");
+    assert.deepEqual(pool.jobCounts(), [1, 1], "no worker was replaced");
+    assert.equal((await pool.run(fullLook(photo))).mime, "image/jpeg");
   } finally {
     await pool.close();
   }
@@ -98,12 +128,7 @@ Deno.test("worker pool: a job stopped mid-render rejects at once; its worker is 
   try {
     await pool.ready(TIMEOUT_MS);
     // A full-size look with a new backdrop: hundreds of ms of libvips and pixel work.
-    const full: RenderJob = {
-      ...smallJob(photo, { ...defaultOptions("hair"), setting: "beach-sunset", hairColor: "auburn" }),
-      studioType: "hair",
-      width: 1080,
-      height: 1920,
-    };
+    const full = fullLook(photo);
     const ac = new AbortController();
     const running = pool.run(full, ac.signal);
     setTimeout(() => ac.abort(), 50);
@@ -127,28 +152,28 @@ Deno.test("worker pool: a job stopped mid-render rejects at once; its worker is 
   }
 });
 
-Deno.test("worker pool: a worker that only prepared a photo keeps it through an idle spell", async () => {
+Deno.test("worker pool: a photo prepared or styled keeps rendering warm after an idle spell", async () => {
   const photo = new Uint8Array(await cropFace(DARK_HAIR));
-  const IDLE_MS = 300;
-  const pool = new WorkerPool(1, { idleRecycleMs: IDLE_MS });
+  const pool = new WorkerPool(1, { idleMs: 300 });
   try {
     await pool.ready(TIMEOUT_MS);
-    const look = smallJob(photo, {
-      ...defaultOptions("makeup"),
-      lookStyle: "soft-glam",
-      setting: "beach-sunset",
-    });
-    const cold = await pool.run(look);
-    // That look counts as a job: the idle recycle replaces the worker (and what it held).
-    await until("the idle recycle", () => pool.jobCounts()[0] === 0);
-    await pool.ready(TIMEOUT_MS);
-    await pool.run({ ...look, cacheKey: "uploaded", prepareOnly: true });
-    assert.deepEqual(pool.jobCounts(), [0], "a preparation is not counted as a job");
-    // Three idle periods: the recycle would have replaced a worker that ran a job by now.
-    await new Promise((r) => setTimeout(r, 3 * IDLE_MS));
-    const warm = await pool.run({ ...look, cacheKey: "uploaded" });
+    const cold = await pool.run(fullLook(photo));
+    await pool.run({ ...fullLook(photo, "uploaded"), prepareOnly: true });
+    assert.deepEqual(pool.jobCounts(), [1], "a preparation is not counted as a job (the look is)");
+    const busy = await pool.stats();
+    // The idle trim drops the photo's framed canvas and matte plan, and keeps its decode, faces and
+    // person mask.
+    const idle = await untilStats("the idle trim", pool, (s) => s.workers[0].scratchBytes === 0);
+    assert.ok(
+      idle.workers[0].cacheBytes > 0 && idle.workers[0].cacheBytes < busy.workers[0].cacheBytes / 3,
+      `photo cache ${busy.workers[0].cacheBytes} -> ${idle.workers[0].cacheBytes} bytes`,
+    );
+    // The look after the pause needs neither a decode nor the face models: the same image, its photo
+    // stages a fraction of the cold look's.
+    const warm = await pool.run(fullLook(photo, "uploaded"));
     assert.deepEqual(warm.image, cold.image);
-    const photoStages = (t: Record<string, number>) => t.decode + t.detect + (t.segment ?? 0) + t.frame;
+    assert.equal(warm.timings.decode + warm.timings.detect, 0, JSON.stringify(warm.timings));
+    const photoStages = (t: Record<string, number>) => t.decode + t.detect + (t.segment ?? 0);
     assert.ok(
       photoStages(warm.timings) < photoStages(cold.timings) / 4,
       JSON.stringify({ warm: warm.timings, cold: cold.timings }),

@@ -268,6 +268,22 @@ const TILE = 16;
  */
 const scratch = new Map<string, Float32Array>();
 const scratch64 = new Map<string, Float64Array>();
+/** Drops the scratch planes (a worker going idle gives their memory back; the next matte allocates them). */
+export function releaseMatteScratch(): void {
+  scratch.clear();
+  scratch64.clear();
+  guidedScratch.clear();
+}
+
+/** Bytes of scratch planes held (diagnostics). */
+export function matteScratchBytes(): number {
+  let n = 0;
+  for (const b of [...scratch.values(), ...scratch64.values(), ...[...guidedScratch.values()].flat()]) {
+    n += b.byteLength;
+  }
+  return n;
+}
+
 function plane(name: string, n: number): Float32Array {
   let b = scratch.get(name);
   if (!b || b.length !== n) {

@@ -152,6 +152,18 @@ function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [number, n
 const backdropCache = new Map<string, Uint8Array>();
 const BACKDROP_CACHE_SIZE = 2;
 
+/** Drops the kept backdrops (a worker going idle gives their memory back; the next look repaints one). */
+export function releaseBackdrops(): void {
+  backdropCache.clear();
+}
+
+/** Bytes of kept backdrops (diagnostics). */
+export function backdropBytes(): number {
+  let n = 0;
+  for (const b of backdropCache.values()) n += b.byteLength;
+  return n;
+}
+
 /**
  * Renders a backdrop at full canvas size (RGB bytes). The result is shared
  * with a small per-worker cache: callers must not modify it.

@@ -9,19 +9,19 @@
  * takes the whole process down). It is terminated when its render answers
  * (render settles all its libvips work first), or after RETIRE_TIMEOUT_MS.
  *
- * Memory: a worker's heap (models, tensors, libvips buffers) grows with the
- * jobs it runs and is not given back to the system. A worker is therefore
- * replaced by a fresh one after RECYCLE_AFTER_JOBS jobs, and every worker that
- * ran a job is replaced once the pool has been idle for IDLE_RECYCLE_MS (one at a
- * time, so another worker stays ready), and the process returns to its idle size
- * after a busy spell.
+ * Memory: a worker's heap grows with the jobs it runs. A worker is therefore
+ * replaced by a fresh one after RECYCLE_AFTER_JOBS jobs. Once the pool has been
+ * idle for IDLE_MS, every worker that ran anything is trimmed (its scratch
+ * planes and backdrops are freed; its photo cache stays, so a look asked for
+ * after a pause still renders warm) and the face-models worker is replaced, and
+ * the process returns to near its idle size after a busy spell.
  *
  * The neural models (face detector, mesh, segmenter) run in one face-models
  * worker shared by the pool (face-models-worker.ts): each model worker gets a
  * MessagePort to it. The pool waits for it before running jobs, replaces it
  * when it crashes (the renders waiting on it fail, transient), and replaces it
- * after an idle spell too, once the model workers have been (its wasm memory
- * only grows). A model that fails to load fails the pool, as before.
+ * after an idle spell too (its wasm memory only grows). A model that fails to
+ * load fails the pool.
  */
 import { log } from "../../log.ts";
 import { ModelError, type ModelHealth } from "../image-model.ts";
@@ -40,19 +40,18 @@ interface Pending {
 
 /** Jobs a worker runs before it is replaced by a fresh one. */
 export const RECYCLE_AFTER_JOBS = 40;
-/** A pool idle this long replaces the workers that ran jobs (their heaps hold the busy spell's peak). */
-export const IDLE_RECYCLE_MS = 30_000;
+/** A pool idle this long trims its workers and replaces the face-models worker (see the top of this file). */
+export const IDLE_MS = 30_000;
 /** A retired worker whose render has not answered by then is terminated anyway (a stuck job). */
 export const RETIRE_TIMEOUT_MS = 30_000;
 
 interface Slot {
   worker: Worker;
   ready: boolean;
-  /**
-   * Jobs this worker has run, preparations not counted: a worker that only prepared photos keeps them
-   * through an idle spell (their owners are choosing a look) instead of being recycled with them.
-   */
+  /** Jobs this worker has run, preparations not counted (RECYCLE_AFTER_JOBS). */
   jobs: number;
+  /** It ran a job or a preparation since it was last trimmed. */
+  dirty: boolean;
   current?: { id: number; pending: Pending; onAbort?: () => void };
   /** Cache keys of the photos this worker last prepared (mirrors its PhotoCache). */
   keys: string[];
@@ -82,22 +81,20 @@ export class WorkerPool {
   /** Stats requests to any of the pool's workers, by id (see askStats). */
   private statsWaiting = new Map<number, (s: unknown) => void>();
   private models: ModelsSlot;
-  /** A fresh face-models worker loading to replace `models` once the pool is idle (see recycleNextIdle). */
+  /** A fresh face-models worker loading to replace `models` once the pool is idle (see onIdle). */
   private nextModels: ModelsSlot | undefined;
   private failure: string | null = null;
   private lastCallAt: string | undefined;
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
-  /** An idle spell's recycling is under way (see recycleNextIdle). */
-  private recyclingIdle = false;
   /** Workers stopped mid-render, each settling when it is terminated (see retire). */
   private retiring = new Set<Promise<void>>();
 
   private readonly recycleAfterJobs: number;
-  private readonly idleRecycleMs: number;
+  private readonly idleMs: number;
 
-  constructor(readonly size: number, opts: { recycleAfterJobs?: number; idleRecycleMs?: number } = {}) {
+  constructor(readonly size: number, opts: { recycleAfterJobs?: number; idleMs?: number } = {}) {
     this.recycleAfterJobs = opts.recycleAfterJobs ?? RECYCLE_AFTER_JOBS;
-    this.idleRecycleMs = opts.idleRecycleMs ?? IDLE_RECYCLE_MS;
+    this.idleMs = opts.idleMs ?? IDLE_MS;
     this.models = this.spawnModels();
     for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
   }
@@ -157,7 +154,7 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const worker = new Worker(new URL("./worker.ts", import.meta.url).href, { type: "module" });
-    const slot: Slot = { worker, ready: false, jobs: 0, keys: [] };
+    const slot: Slot = { worker, ready: false, jobs: 0, dirty: false, keys: [] };
     this.connect(slot);
     worker.onmessage = (ev: MessageEvent<WorkerOut>) => this.onMessage(slot, ev.data);
     worker.onerror = (ev: ErrorEvent) => {
@@ -222,7 +219,6 @@ export class WorkerPool {
   private onMessage(slot: Slot, msg: WorkerOut): void {
     if (msg.type === "ready") {
       slot.ready = true;
-      if (this.recyclingIdle) this.recycleNextIdle();
       this.pump();
       return;
     }
@@ -251,35 +247,29 @@ export class WorkerPool {
   }
 
   /**
-   * One worker at a time: the next is replaced when the fresh one is ready, so a pool of two or more
-   * always has a worker that can run a job (and health stays ready). Stops when a job arrives.
+   * The pool has been idle for IDLE_MS: the workers that ran anything give back their scratch memory
+   * (they stay, ready, with their photo caches) and a fresh face-models worker is loaded, swapped in
+   * once it is ready and no render can be waiting on the old one.
    */
-  private recycleNextIdle(): void {
-    const idle = !this.queue.length && !this.slots.some((s) => s.current);
-    const next = this.slots.find((s) => s.jobs > 0);
-    const othersReady = (slot: Slot) =>
-      this.slots.length === 1 || this.slots.some((s) => s !== slot && s.ready);
-    if (!next && idle && !this.closed && this.models.used && !this.nextModels) {
-      // The model workers are fresh: now the face-models worker, swapped in once it has loaded.
-      this.nextModels = this.spawnModels();
+  private onIdle(): void {
+    if (this.closed) return;
+    for (const slot of this.slots.filter((s) => s.dirty && s.ready)) {
+      slot.dirty = false;
+      const msg: WorkerIn = { type: "trim" };
+      slot.worker.postMessage(msg);
     }
-    if (!idle || !next || this.closed || !othersReady(next)) {
-      this.recyclingIdle = !!next && idle && !this.closed;
-      return;
-    }
-    this.recycle(next);
+    if (this.models.used && !this.nextModels) this.nextModels = this.spawnModels();
   }
 
-  private scheduleIdleRecycle(): void {
+  private scheduleIdle(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
     if (this.closed || this.queue.length || this.slots.some((s) => s.current)) return;
-    if (!this.slots.some((s) => s.jobs > 0) && !this.models.used) return;
+    if (!this.slots.some((s) => s.dirty) && !this.models.used) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
-      this.recyclingIdle = true;
-      this.recycleNextIdle();
-    }, this.idleRecycleMs);
+      this.onIdle();
+    }, this.idleMs);
     // An idle pool must not keep the process (or a test) alive.
     Deno.unrefTimer(this.idleTimer as unknown as number);
   }
@@ -293,7 +283,7 @@ export class WorkerPool {
 
   private pump(): void {
     this.swapModels();
-    this.scheduleIdleRecycle();
+    this.scheduleIdle();
     if (!this.models.ready) return;
     for (let q = 0; q < this.queue.length;) {
       const free = this.slots.filter((s) => s.ready && !s.current);
@@ -319,6 +309,7 @@ export class WorkerPool {
       };
       pending.signal?.addEventListener("abort", onAbort, { once: true });
       slot.current = { id, pending, onAbort };
+      slot.dirty = true;
       this.models.used = true;
       const photo = pending.job.photo.slice();
       const msg: WorkerIn = { type: "job", id, job: { ...pending.job, photo } };

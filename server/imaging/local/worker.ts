@@ -3,6 +3,7 @@
  * loaded here: they run in the pool's one face-models worker, which this
  * worker asks over the port the pool sends first (face-models-client.ts).
  * Messages in:  { type: "connect", port } | { type: "job", id, job: RenderJob } | { type: "stats", id }
+ *               | { type: "trim" } (idle: give back scratch memory, keep the photo cache)
  * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
@@ -10,9 +11,12 @@ import sharp from "sharp";
 import { log } from "../../log.ts";
 import { FaceModelsClient } from "./face-models-client.ts";
 import { PhotoCache, render, type RenderJob, UserFacingError } from "./render.ts";
+import { matteScratchBytes, releaseMatteScratch } from "./matte-refine.ts";
+import { backdropBytes, releaseBackdrops } from "./scene.ts";
 
 export type WorkerIn =
   | { type: "connect"; port: MessagePort }
+  | { type: "trim" }
   | { type: "job"; id: number; job: RenderJob }
   | { type: "stats"; id: number };
 
@@ -26,6 +30,8 @@ export interface WorkerStats {
   external: number;
   /** Pixels and masks held by the worker's photo cache. */
   cacheBytes: number;
+  /** Scratch planes and backdrops kept from render to render (freed by a trim). */
+  scratchBytes: number;
 }
 
 export type WorkerOut =
@@ -64,11 +70,29 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     models.connect(msg.port);
     return;
   }
+  if (msg.type === "trim") {
+    // The pool is idle: scratch planes, backdrops and the photos' framed canvases go (the next look
+    // rebuilds them in tens of ms); the photos' decodes, faces and person masks stay, so the look their
+    // owners ask for after a pause needs neither the face models nor a decode.
+    releaseMatteScratch();
+    releaseBackdrops();
+    photos.trim();
+    collect?.();
+    return;
+  }
   if (msg.type === "stats") {
     // A heap figure free of GC timing.
     collect?.();
     const { heapUsed, heapTotal, external } = Deno.memoryUsage();
-    post({ type: "stats", id: msg.id, heapUsed, heapTotal, external, cacheBytes: photos.bytes });
+    post({
+      type: "stats",
+      id: msg.id,
+      heapUsed,
+      heapTotal,
+      external,
+      cacheBytes: photos.bytes,
+      scratchBytes: matteScratchBytes() + backdropBytes(),
+    });
     return;
   }
   try {
