@@ -235,9 +235,11 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
 export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const eyes = eyeContours(img, g);
   for (const eye of [eyes.right, eyes.left]) {
-    const lash = eye.upper;
+    const lash = eye.upper, at = eye.at;
     const w = 0.006 * g.fw;
-    const band = bandPolygon(lash, (u) => w * (0.5 + 1.0 * (1 - u)));
+    // Tapered by each point's place on the mesh's lid, as the liner: points followed past the mesh's
+    // corners keep the corner's width.
+    const band = bandPolygon(lash, (u) => w * (0.5 + 1.0 * (1 - at[Math.round(u * (lash.length - 1))])));
     const rect = boundsOf(lash, w * 8, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, band);
