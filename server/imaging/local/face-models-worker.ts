@@ -15,6 +15,7 @@
  */
 /// <reference lib="deno.worker" />
 import { type DetectedFace, FaceEngine, type RawImage } from "./face-engine.ts";
+import { heapFigures } from "./worker-memory.ts";
 
 export type FaceModelsRequest =
   | { id: number; type: "detect"; image: RawImage }
@@ -50,9 +51,6 @@ engine.then(
   (err) => post({ type: "fatal", message: String(err?.stack ?? err) }),
 );
 
-/** Present when the process runs with --expose-gc (SERVER_V8_FLAGS). */
-const collect = (globalThis as { gc?: () => void }).gc;
-
 /** The requests of every model worker, one at a time. */
 let turn: Promise<unknown> = Promise.resolve();
 
@@ -86,16 +84,11 @@ self.onmessage = async (ev: MessageEvent<FaceModelsIn>) => {
     };
     return;
   }
-  // A heap figure free of GC timing.
-  collect?.();
   const e = await engine;
-  const { heapUsed, heapTotal, external } = Deno.memoryUsage();
   post({
     type: "stats",
     id: msg.id,
-    heapUsed,
-    heapTotal,
-    external,
+    ...heapFigures(),
     tensors: e.tensorCount(),
     wasmBytes: e.wasmBytes(),
   });

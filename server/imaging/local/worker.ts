@@ -13,6 +13,7 @@ import { FaceModelsClient } from "./face-models-client.ts";
 import { PhotoCache, render, type RenderJob, UserFacingError } from "./render.ts";
 import { matteScratchBytes, releaseMatteScratch } from "./matte-refine.ts";
 import { backdropBytes, releaseBackdrops } from "./scene.ts";
+import { collectGarbage, heapFigures } from "./worker-memory.ts";
 
 export type WorkerIn =
   | { type: "connect"; port: MessagePort }
@@ -61,9 +62,6 @@ const models = new FaceModelsClient();
 const photos = new PhotoCache(4, 32e6);
 post({ type: "ready" });
 
-/** Present when the process runs with --expose-gc (SERVER_V8_FLAGS). */
-const collect = (globalThis as { gc?: () => void }).gc;
-
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
   const msg = ev.data;
   if (msg.type === "connect") {
@@ -77,19 +75,14 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     releaseMatteScratch();
     releaseBackdrops();
     photos.trim();
-    collect?.();
+    collectGarbage();
     return;
   }
   if (msg.type === "stats") {
-    // A heap figure free of GC timing.
-    collect?.();
-    const { heapUsed, heapTotal, external } = Deno.memoryUsage();
     post({
       type: "stats",
       id: msg.id,
-      heapUsed,
-      heapTotal,
-      external,
+      ...heapFigures(),
       cacheBytes: photos.bytes,
       scratchBytes: matteScratchBytes() + backdropBytes(),
     });
@@ -113,5 +106,5 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     }
   }
   // The job's buffers are dead now: free them before the next job allocates its own (~30 ms at load 12).
-  collect?.();
+  collectGarbage();
 };
