@@ -331,10 +331,23 @@ export function eyeAreaPixels(img: Decoded, g: FaceGeometry): { white: Set<numbe
   );
   const skinC = Math.hypot(skin[1], skin[2]);
   const white = new Set<number>(), dark = new Set<number>();
-  const pad = 0.06 * g.fw;
+  forEyeBoxPixels(img, g, 0.06 * g.fw, (p) => {
+    const [L, a, b] = labOf(img, p);
+    if (L >= skin[0] - 22 && Math.hypot(a, b) <= 0.5 * skinC) white.add(p);
+    else if (L <= skin[0] - 25) dark.add(p);
+  });
+  return { white, dark };
+}
+
+/** Calls `visit` with the index of each pixel of the box around each mesh eye outline, grown by `pad` px. */
+function forEyeBoxPixels(
+  img: { width: number; height: number },
+  g: FaceGeometry,
+  pad: number,
+  visit: (p: number) => void,
+): void {
   for (const eye of [EYE_R, EYE_L]) {
-    const ps = poly(g, eye);
-    const xs = ps.map((p) => p[0]), ys = ps.map((p) => p[1]);
+    const ps = poly(g, eye), xs = ps.map((p) => p[0]), ys = ps.map((p) => p[1]);
     for (
       let y = Math.max(0, Math.floor(Math.min(...ys) - pad));
       y < Math.min(img.height, Math.max(...ys) + pad);
@@ -344,14 +357,9 @@ export function eyeAreaPixels(img: Decoded, g: FaceGeometry): { white: Set<numbe
         let x = Math.max(0, Math.floor(Math.min(...xs) - pad));
         x < Math.min(img.width, Math.max(...xs) + pad);
         x++
-      ) {
-        const p = y * img.width + x, [L, a, b] = labOf(img, p);
-        if (L >= skin[0] - 22 && Math.hypot(a, b) <= 0.5 * skinC) white.add(p);
-        else if (L <= skin[0] - 25) dark.add(p);
-      }
+      ) visit(y * img.width + x);
     }
   }
-  return { white, dark };
 }
 
 /**
@@ -577,23 +585,7 @@ export function linerPlacement(
 ): { onWhite: number; floating: number; moved: number } {
   const { white, dark } = eyeAreaPixels(plain, g);
   const near = new Set<number>();
-  const pad = 0.08 * g.fw;
-  for (const eye of [EYE_R, EYE_L]) {
-    const ps = poly(g, eye), xs = ps.map((p) => p[0]), ys = ps.map((p) => p[1]);
-    for (
-      let y = Math.max(0, Math.floor(Math.min(...ys) - pad));
-      y < Math.min(plain.height, Math.max(...ys) + pad);
-      y++
-    ) {
-      for (
-        let x = Math.max(0, Math.floor(Math.min(...xs) - pad));
-        x < Math.min(plain.width, Math.max(...xs) + pad);
-        x++
-      ) {
-        near.add(y * plain.width + x);
-      }
-    }
-  }
+  forEyeBoxPixels(plain, g, 0.08 * g.fw, (p) => near.add(p));
   const moved = changed(plain, out, [...near], 3);
   const reach = Math.round(0.02 * g.fw), [ux, uy] = g.up;
   let floating = 0;
