@@ -83,14 +83,17 @@ export async function createImageModel(config: ModelConfig): Promise<ImageModel>
     ? "openai"
     : "fal";
   const timeoutMs = config.jobTimeoutMs ?? 90_000;
-  const faces = createFaceCounter();
+  // First: a missing key fails before any worker starts.
+  const provider = await hostedProvider(config, which);
+  // Hybrid mode checks the hosted output with the local model's face models (loaded once).
+  const local = kind === "hybrid" ? await createLocalModel({ workers: config.localModelWorkers }) : undefined;
+  const faces = local ? local.faceCounter() : createFaceCounter();
   const hosted = createHostedModel({
-    provider: await hostedProvider(config, which),
+    provider,
     faces,
     limits: new CallLimits(config.hosted?.maxConcurrent ?? 4, config.hosted?.callsPerMinute ?? 20),
     budgetMs: Math.max(3_000, timeoutMs - RUNNER_MARGIN_MS),
   });
-  if (kind !== "hybrid") return hosted;
-  const local = await createLocalModel({ workers: config.localModelWorkers });
+  if (!local) return hosted;
   return createHybridModel({ hosted, local, faces });
 }

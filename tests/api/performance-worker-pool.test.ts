@@ -4,6 +4,8 @@
  * a number of jobs, and once the pool has been idle) without failing a job.
  */
 import assert from "node:assert/strict";
+import sharp from "sharp";
+import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { type PoolStats, WorkerPool } from "../../server/imaging/local/worker-pool.ts";
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
@@ -62,7 +64,9 @@ async function untilStats(
 
 Deno.test("worker pool: starting, then ready; recycles a worker after its jobs; idle, trims it and replaces the face models", async () => {
   const photo = new Uint8Array(await cropFace(DARK_HAIR));
-  const pool = new WorkerPool(1, { recycleAfterJobs: 2, idleMs: 300 });
+  // Idle after 5 s: long enough that no idle spell falls while the recycled worker reloads (under
+  // load that took over 300 ms, and the face models were replaced before the full look, not after).
+  const pool = new WorkerPool(1, { recycleAfterJobs: 2, idleMs: 5_000 });
   try {
     assert.equal(pool.health().state, "starting", "no worker has loaded its models yet");
     await pool.ready(TIMEOUT_MS);
@@ -217,6 +221,70 @@ Deno.test("worker pool: a crashed face-models worker is replaced and the pool re
     // A photo the model worker has not seen: it needs the new face-models worker.
     const other = new Uint8Array(await cropFace(FRONTAL_FACES[0]));
     assert.equal((await pool.run(smallJob(other, defaultOptions("makeup")))).mime, "image/jpeg");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("worker pool: counts faces in its face-models worker, with the hosted check's answers, while it renders", async () => {
+  const photo = new Uint8Array(await cropFace(FRONTAL_FACES[5]));
+  const blank = new Uint8Array(
+    await sharp({ create: { width: 300, height: 400, channels: 3, background: "#8a9bb0" } }).jpeg()
+      .toBuffer(),
+  );
+  const garbage = new TextEncoder().encode("not an image");
+  const pool = new WorkerPool(1);
+  const ownWorker = createFaceCounter();
+  try {
+    await pool.ready(TIMEOUT_MS);
+    assert.ok(pool.faceModelsReady());
+    // A full look on a photo the pool has not seen, and a count asked while it renders: the count
+    // does not wait for the render.
+    const order: string[] = [];
+    const look = pool.run(fullLook(new Uint8Array(await cropFace(FRONTAL_FACES[3])))).then(() =>
+      order.push("look")
+    );
+    const counted = await pool.countFaces(photo);
+    order.push("count");
+    await look;
+    assert.deepEqual(order, ["count", "look"]);
+    assert.equal(counted.faces, 1);
+    assert.ok(counted.meshWidth! > 0.2 && counted.meshWidth! < 0.5, JSON.stringify(counted));
+    // The same answers as the hosted-only mode's own face-check worker.
+    assert.deepEqual(counted, await ownWorker.count(photo));
+    assert.deepEqual(await pool.countFaces(blank), { faces: 0, largestFaceWidth: 0 });
+    const bad = await pool.countFaces(garbage);
+    assert.equal(bad.faces, 0);
+    assert.ok(bad.error, "an undecodable image says why");
+  } finally {
+    await ownWorker.close();
+    await pool.close();
+  }
+  await assert.rejects(pool.countFaces(photo), /shut down/);
+});
+
+Deno.test("worker pool: a face count in flight when the face-models worker crashes fails as transient; the next is answered", async () => {
+  const photo = new Uint8Array(await cropFace(FRONTAL_FACES[5]));
+  const pool = new WorkerPool(1);
+  try {
+    await pool.ready(TIMEOUT_MS);
+    // deno-lint-ignore no-explicit-any
+    (pool as any).models.worker.postMessage({ type: "connect", port: null });
+    const during = await pool.countFaces(photo).then(
+      (c) => `answered ${c.faces}`,
+      (e) => `${e.name}: ${e.message} (transient ${e.transient})`,
+    );
+    assert.ok(
+      ["answered 1", "ModelError: The image model crashed, please try again (transient true)"].includes(
+        during,
+      ),
+      during,
+    );
+    await until("the face models are restarting", () => pool.health().state === "starting");
+    // Asked while the new face-models worker loads: it waits for it.
+    const after = pool.countFaces(photo);
+    assert.equal((await after).faces, 1);
+    assert.equal(pool.health().state, "ready");
   } finally {
     await pool.close();
   }

@@ -12,7 +12,6 @@ import { LIPS_INNER, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts"
 import { createLocalModel } from "../../server/imaging/local/local-model.ts";
 import { decodePhoto, detectFaces } from "../../server/imaging/local/render.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
-import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { createGeminiProvider } from "../../server/imaging/hosted/gemini-provider.ts";
 import { createHostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import { createHybridModel, MAKEUP_NOT_EXACT } from "../../server/imaging/hosted/hybrid-model.ts";
@@ -29,14 +28,15 @@ Deno.test({
   sanitizeOps: false,
 }, async () => {
   const fake = await startFakeGemini();
-  const faces = createFaceCounter();
+  // As createImageModel wires hybrid mode: the hosted check counts faces in the local model's workers.
+  const local = await createLocalModel({ workers: 1 });
+  const faces = local.faceCounter();
   const hosted = createHostedModel({
     provider: createGeminiProvider({ apiKey: fake.apiKey, baseUrl: fake.url }),
     faces,
     limits: new CallLimits(4, 100),
     budgetMs: 30_000,
   });
-  const local = await createLocalModel({ workers: 1 });
   const hybrid = createHybridModel({ hosted, local, faces });
   const engine = await FaceEngine.load();
   try {

@@ -1,28 +1,13 @@
 /**
- * Counts faces in an image with the local model's detector, in one worker
- * thread started on first use (about 250 MB; loads in well under a second).
+ * Counts faces in an image with the local model's detector. A hosted model
+ * alone gets its own worker thread for it, started on first use (~130 MB;
+ * loads in about a second); in hybrid mode the local model's face-models
+ * worker answers (LocalModel.faceCounter), so the models load once.
  */
+import type { FaceCount, FaceCounter } from "../local/face-count.ts";
 import type { FaceCheckIn, FaceCheckOut } from "./face-check-worker.ts";
 
-export interface FaceCount {
-  faces: number;
-  /** Width of the largest face as a fraction of the image width. */
-  largestFaceWidth: number;
-  /** The largest face's eye centre and cheek-to-cheek width, as fractions of the image size. */
-  eye?: [number, number];
-  meshWidth?: number;
-  /** Set when the image could not be decoded. */
-  error?: string;
-}
-
-export interface FaceCounter {
-  count(image: Uint8Array): Promise<FaceCount>;
-  /** Starts the worker (if needed) and resolves once the detector has loaded. */
-  ready(): Promise<void>;
-  /** True once the detector has loaded. */
-  loaded(): boolean;
-  close(): Promise<void>;
-}
+export type { FaceCount, FaceCounter };
 
 export function createFaceCounter(): FaceCounter {
   let worker: Worker | undefined;
@@ -51,8 +36,8 @@ export function createFaceCounter(): FaceCounter {
         }
         const p = waiting.get(msg.id);
         waiting.delete(msg.id);
-        const { faces, largestFaceWidth, eye, meshWidth, error } = msg;
-        p?.resolve({ faces, largestFaceWidth, eye, meshWidth, error });
+        const { type: _, id: __, ...count } = msg;
+        p?.resolve(count);
       };
       w.onerror = (ev: ErrorEvent) => {
         ev.preventDefault();

@@ -9,12 +9,16 @@
  * them); requests are answered one at a time in arrival order (Human's detect
  * is not re-entrant, and tfjs runs one model at a time anyway).
  *
- * Messages in (from the pool): { type: "connect", port } | { type: "stats", id }
- * Messages out: { type: "ready" } | { type: "fatal", message } | { type: "stats", id, ... }
+ * It also counts the faces in an encoded image for the hosted models' output
+ * check in hybrid mode (countFaces), so that mode loads the models once.
+ *
+ * Messages in (from the pool): { type: "connect", port } | { type: "stats", id } | { type: "count", id, image }
+ * Messages out: { type: "ready" } | { type: "fatal", message } | { type: "stats", id, ... } | { type: "count", id, ... }
  * On a port: FaceModelsRequest in, FaceModelsReply out.
  */
 /// <reference lib="deno.worker" />
 import { type DetectedFace, FaceEngine, type RawImage } from "./face-engine.ts";
+import type { FaceCount } from "./face-count.ts";
 import { heapFigures } from "./worker-memory.ts";
 
 export type FaceModelsRequest =
@@ -26,7 +30,10 @@ export type FaceModelsReply =
   | { id: number; ok: true; mask: Float32Array }
   | { id: number; ok: false; message: string };
 
-export type FaceModelsIn = { type: "connect"; port: MessagePort } | { type: "stats"; id: number };
+export type FaceModelsIn =
+  | { type: "connect"; port: MessagePort }
+  | { type: "stats"; id: number }
+  | { type: "count"; id: number; image: Uint8Array };
 
 /** The face-models worker's own memory (bench and diagnostics). */
 export interface FaceModelsStats {
@@ -42,7 +49,8 @@ export interface FaceModelsStats {
 export type FaceModelsOut =
   | { type: "ready" }
   | { type: "fatal"; message: string }
-  | ({ type: "stats"; id: number } & FaceModelsStats);
+  | ({ type: "stats"; id: number } & FaceModelsStats)
+  | ({ type: "count"; id: number } & FaceCount);
 
 const post = (msg: FaceModelsOut) => self.postMessage(msg);
 const engine = FaceEngine.load();
@@ -82,6 +90,28 @@ self.onmessage = async (ev: MessageEvent<FaceModelsIn>) => {
       );
       turn = next.catch(() => {});
     };
+    return;
+  }
+  if (msg.type === "count") {
+    const { id, image } = msg;
+    // Loaded on the first count (hybrid mode only): sharp and the decoder are not this worker's
+    // start-up cost, which every start waits for.
+    const next = turn.then(async () => {
+      try {
+        const { countFaces } = await import("./face-count.ts");
+        post({ type: "count", id, ...await countFaces(await engine, image) });
+      } catch (err) {
+        // Always answered: the pool holds the count until it is.
+        post({
+          type: "count",
+          id,
+          faces: 0,
+          largestFaceWidth: 0,
+          error: String((err as Error)?.message ?? err),
+        });
+      }
+    });
+    turn = next.catch(() => {});
     return;
   }
   const e = await engine;

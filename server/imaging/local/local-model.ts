@@ -9,6 +9,7 @@ import { log } from "../../log.ts";
 import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES } from "./capabilities.ts";
 import type { OutputFormat, RenderOutput } from "./render.ts";
+import type { FaceCounter } from "./face-count.ts";
 import { type PoolStats, WorkerPool } from "./worker-pool.ts";
 
 export interface LocalModelOptions {
@@ -37,6 +38,12 @@ export interface LocalModel extends ImageModel {
   generateWithTimings(req: ImageRequest): Promise<RenderOutput>;
   /** Each model worker's heap and photo cache, and the face-models worker's heap, tensors and wasm memory. */
   workerStats(): Promise<PoolStats>;
+  /**
+   * Face counts by this model's face-models worker, for a hosted model's
+   * output check in hybrid mode (one copy of the face models in the process).
+   * Closing it does nothing: it lives as long as this model.
+   */
+  faceCounter(): FaceCounter;
 }
 
 /** The output size a photo is prepared for (the generate size: the job runner's 9:16 output). */
@@ -150,6 +157,12 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         { first: true },
       ),
     workerStats: () => pool.stats(),
+    faceCounter: () => ({
+      count: (image) => pool.countFaces(image),
+      ready: () => pool.ready(),
+      loaded: () => pool.faceModelsReady(),
+      close: () => Promise.resolve(),
+    }),
     ready: () => pool.ready(),
     health: () => pool.health(),
     close: () => {

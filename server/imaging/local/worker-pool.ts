@@ -21,13 +21,15 @@
  * MessagePort to it. The pool waits for it before running jobs, replaces it
  * when it crashes (the renders waiting on it fail, transient), and replaces it
  * after an idle spell too (its wasm memory only grows). A model that fails to
- * load fails the pool.
+ * load fails the pool. It also answers face counts (countFaces: the hosted
+ * models' output check in hybrid mode), outside the render queue.
  */
 import { log } from "../../log.ts";
 import { ModelError, type ModelHealth } from "../image-model.ts";
 import type { RenderJob, RenderOutput } from "./render.ts";
 import type { WorkerIn, WorkerOut, WorkerStats } from "./worker.ts";
 import type { FaceModelsIn, FaceModelsOut, FaceModelsStats } from "./face-models-worker.ts";
+import type { FaceCount } from "./face-count.ts";
 
 interface Pending {
   job: RenderJob;
@@ -67,6 +69,16 @@ interface ModelsSlot {
   used: boolean;
 }
 
+/** A face count asked of the face-models worker (see countFaces). */
+interface Count {
+  /** The image, until it is sent. */
+  image?: Uint8Array;
+  /** The face-models worker it was sent to, once sent (it waits for one that is ready). */
+  sentTo?: ModelsSlot;
+  resolve: (c: FaceCount) => void;
+  reject: (e: Error) => void;
+}
+
 /** What the pool's workers hold (bench and diagnostics). */
 export interface PoolStats {
   workers: WorkerStats[];
@@ -80,6 +92,8 @@ export class WorkerPool {
   private closed = false;
   /** Stats requests to any of the pool's workers, by id (see askStats). */
   private statsWaiting = new Map<number, (s: unknown) => void>();
+  /** Face counts not answered yet, by id. */
+  private counts = new Map<number, Count>();
   private models: ModelsSlot;
   /** A fresh face-models worker loading to replace `models` once the pool is idle (see onIdle). */
   private nextModels: ModelsSlot | undefined;
@@ -112,7 +126,13 @@ export class WorkerPool {
         this.nextModels = undefined;
         return;
       }
-      // The renders waiting on it fail (their ports are replaced); the next ones wait for the new one.
+      // The renders and counts waiting on it fail (their ports are replaced); the next ones wait for the new one.
+      const err = new ModelError("The image model crashed, please try again", { transient: true });
+      for (const [id, c] of this.counts) {
+        if (c.sentTo !== models) continue;
+        this.counts.delete(id);
+        c.reject(err);
+      }
       this.models = this.spawnModels();
       for (const slot of this.slots) this.connect(slot);
     };
@@ -127,6 +147,14 @@ export class WorkerPool {
       return;
     }
     if (msg.type === "stats") return this.answerStats(msg);
+    if (msg.type === "count") {
+      const { type: _, id, ...count } = msg;
+      this.counts.get(id)?.resolve(count);
+      this.counts.delete(id);
+      // The idle swap may have waited for this count.
+      this.pump();
+      return;
+    }
     log.error("local image model: models failed to load", { message: msg.message });
     this.failure = `A model file failed to load: ${msg.message}`;
     void this.stop(new ModelError("The image model could not start", { transient: true }));
@@ -146,6 +174,7 @@ export class WorkerPool {
     const next = this.nextModels;
     if (!next?.ready || this.slots.some((s) => s.current)) return;
     const old = this.models;
+    if ([...this.counts.values()].some((c) => c.sentTo === old)) return;
     this.models = next;
     this.nextModels = undefined;
     for (const slot of this.slots) this.connect(slot);
@@ -264,7 +293,7 @@ export class WorkerPool {
   private scheduleIdle(): void {
     clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
-    if (this.closed || this.queue.length || this.slots.some((s) => s.current)) return;
+    if (this.closed || this.queue.length || this.counts.size || this.slots.some((s) => s.current)) return;
     if (!this.slots.some((s) => s.dirty) && !this.models.used) return;
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined;
@@ -285,6 +314,7 @@ export class WorkerPool {
     this.swapModels();
     this.scheduleIdle();
     if (!this.models.ready) return;
+    this.sendCounts();
     for (let q = 0; q < this.queue.length;) {
       const free = this.slots.filter((s) => s.ready && !s.current);
       if (free.length === 0) return;
@@ -348,6 +378,40 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * How many faces an encoded image shows (countFaces in the face-models
+   * worker). Counts do not queue behind renders: the face-models worker takes
+   * them between the renders' requests.
+   */
+  countFaces(image: Uint8Array): Promise<FaceCount> {
+    if (this.closed) {
+      return Promise.reject(new ModelError("The image model is shut down", { transient: true }));
+    }
+    return new Promise<FaceCount>((resolve, reject) => {
+      this.counts.set(this.nextId++, { image, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Sends the counts not sent yet to the face-models worker (it is ready). */
+  private sendCounts(): void {
+    for (const [id, c] of this.counts) {
+      if (c.sentTo || !c.image) continue;
+      c.sentTo = this.models;
+      this.models.used = true;
+      // A copy to move: the caller may still use its image.
+      const image = c.image.slice();
+      c.image = undefined;
+      const msg: FaceModelsIn = { type: "count", id, image };
+      this.models.worker.postMessage(msg, [image.buffer]);
+    }
+  }
+
+  /** True once the face models have loaded (countFaces answers without waiting for them). */
+  faceModelsReady(): boolean {
+    return this.models.ready && !this.failure;
+  }
+
   /** Jobs run by each current worker (a recycled worker starts again at 0). */
   jobCounts(): number[] {
     return this.slots.map((s) => s.jobs);
@@ -397,6 +461,8 @@ export class WorkerPool {
     this.closed = true;
     clearTimeout(this.idleTimer);
     for (const p of this.queue.splice(0)) p.reject(err);
+    for (const c of this.counts.values()) c.reject(err);
+    this.counts.clear();
     for (const slot of this.slots.splice(0)) this.terminate(slot, err);
     this.nextModels?.worker.terminate();
     // Retired workers may still wait on the face models to finish their render.
