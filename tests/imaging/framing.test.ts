@@ -288,6 +288,24 @@ Deno.test("a face softer than its pixel count is enlarged less, and a close fram
   );
 });
 
+Deno.test("a small photo enlarged past what it supports says the face looks soft; a larger one does not", async () => {
+  // The same 3:4 crop at the demo photo's resolution (596 px wide: 2.4x to reach the frame's bottom)
+  // and reduced 1.5x (397 px: 3.6x). Hair studio, Studio Grey: no makeup, nothing else to note.
+  const big = await cropFace(FRONTAL_FACES[5]);
+  const small = await resized(big, 397, 529);
+  const notesOf = async (bytes: Uint8Array) =>
+    (await render(engine, job(bytes, { setting: "studio-grey" }, undefined, "hair"))).notes;
+  const [bigNotes, smallNotes] = [await notesOf(big), await notesOf(small)];
+  assert.ok(!bigNotes.some((n) => n.includes("looks soft")), bigNotes.join(" | "));
+  assert.ok(
+    smallNotes.includes(
+      "The photo's resolution is low for this framing: the face was enlarged 3.6x to fill the frame and " +
+        "looks soft; a larger photo gives a sharper result",
+    ),
+    smallNotes.join(" | "),
+  );
+});
+
 Deno.test("no framing leaves the photo's bottom edge, or a side the person reaches, inside the frame", () => {
   // Every camera (and none) over photo sizes, face sizes and positions, eye heights.
   const targets = [undefined, ...Object.values(CAMERA_RECIPES).map((c) => c.faceWidth)];

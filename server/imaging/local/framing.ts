@@ -36,6 +36,11 @@ export interface Framing {
   adjusted?: "wider" | "closer" | "narrow" | "fill";
   /** The chosen camera's framing came out the same as with no camera chosen. */
   asPhotographed?: boolean;
+  /**
+   * The enlargement at full size, set when the cut-edge rules took it past
+   * SOFT_FACE_UPSCALE: the face then looks soft, and the result's note says why.
+   */
+  softFace?: number;
 }
 
 export interface FramingInput {
@@ -66,6 +71,14 @@ const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v
  * borders) may go further.
  */
 export const MAX_FACE_UPSCALE = 1.6;
+/**
+ * A photo enlarged more than this (at full size; only the cut-edge rules go
+ * past MAX_FACE_UPSCALE) gives a clearly soft face, and the result's note
+ * says so: the user can upload a larger photo. (A 3:4 photo 450-680 px wide
+ * is enlarged 2.1-3.1x to reach the frame's bottom: soft-ish, and common
+ * enough that a note on each of those results would be noise.)
+ */
+export const SOFT_FACE_UPSCALE = 3.5;
 
 /** Eyes this far down the frame at most (a photo ending close below the face). */
 const EYES_LOWEST = 0.47;
@@ -266,6 +279,7 @@ export function planFraming(i: FramingInput): Framing {
   const x0 = Math.max(0, ox), y0 = Math.max(0, oy);
   const x1 = Math.min(outW, ox + sw), y1 = Math.min(outH, oy + sh);
   const same = (g: Framing) => g.scale === scale && g.offsetX === ox && g.offsetY === oy;
+  const enlarged = scale / full;
   return {
     scale,
     offsetX: ox,
@@ -275,6 +289,7 @@ export function planFraming(i: FramingInput): Framing {
     height: outH,
     ...(adjusted ? { adjusted } : {}),
     ...(adjusted && same(planFraming({ ...i, targetFaceWidth: undefined })) ? { asPhotographed: true } : {}),
+    ...(enlarged > SOFT_FACE_UPSCALE ? { softFace: enlarged } : {}),
   };
 }
 
@@ -295,6 +310,18 @@ function extendedEdges(f: Framing): string | undefined {
     sides === 2 ? "at both sides" : sides === 1 ? "at one side" : "",
   ].filter(Boolean);
   return parts.length ? parts.join(" and ") : undefined;
+}
+
+/**
+ * A user-facing note when the face had to be enlarged past what the photo's
+ * resolution supports (see Framing.softFace), with the enlargement rounded
+ * down to a tenth.
+ */
+export function softFaceNote(f: Framing): string | undefined {
+  if (!f.softFace) return undefined;
+  const times = (Math.floor(f.softFace * 10) / 10).toFixed(1);
+  return `The photo's resolution is low for this framing: the face was enlarged ${times}x to fill the frame ` +
+    `and looks soft; a larger photo gives a sharper result`;
 }
 
 /**
