@@ -5,7 +5,9 @@
  * swatch's, hue error, the parting seam, the roots against the lengths and the
  * share of the hair within 12 px of the face that was recoloured; on the demo
  * portraits (@vladmandic/face-api demo photos, MIT, test-only data in
- * node_modules): refusals and skin touched on one face per photo, and the hair stage's time at
+ * node_modules): dark strands across the face dyed and the face's skin touched, pale strands left
+ * grey or green, hue error and strand contrast on every frontal
+ * face; refusals and skin touched on one face per photo, and the hair stage's time at
  * 1080x1920 (target <= 60 ms median on an idle machine).
  */
 import process from "node:process";
@@ -23,9 +25,16 @@ import {
   FRONTAL_FACES,
   job,
   labOf,
+  meanLab,
   polygonPixels,
 } from "../tests/imaging/fixtures.ts";
-import { hairFigures, syntheticHead } from "../tests/imaging/synthetic-hair.ts";
+import {
+  greyShare,
+  hairFigures,
+  hueError,
+  strandSpread,
+  syntheticHead,
+} from "../tests/imaging/synthetic-hair.ts";
 import { percentile } from "./stats.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 20);
@@ -57,6 +66,114 @@ for (
         (100 * f.faceEdgeCoverage).toFixed(0)
       } % ` +
       `(>= 90 %), skin ΔE ${f.skinChange.toFixed(2)}`,
+  );
+}
+
+// Pale strands (grey-olive, L* 45-50) in dark hair: left grey-green before the 2026-11-24 (later) section.
+{
+  const pale = await syntheticHead(engine, false, false, true);
+  const strands: number[] = [], rest: number[] = [];
+  for (let p = 0; p < pale.hair.length; p++) if (pale.hair[p]) (pale.paleStrand[p] ? strands : rest).push(p);
+  const out = { ...pale.img, data: pale.img.data.slice() }, target = hexToLab("#7E2E1F");
+  recolorHair(out, pale.g, pale.person, "#7E2E1F");
+  const f = hairFigures(pale, out, target);
+  console.log(
+    `synthetic head with pale strands, Auburn: pale strands grey or green ${
+      (100 * greyShare(out, strands, target)).toFixed(1)
+    } % (before ${(100 * greyShare(pale.img, strands, target)).toFixed(0)} %), the rest ${
+      (100 * greyShare(out, rest, target)).toFixed(1)
+    } %, pale strands' hue ${hueError(meanLab(out, strands), target).toFixed(1)} deg off, strand contrast ${
+      f.strandContrast.toFixed(2)
+    }, face edge ${(100 * f.faceEdgeCoverage).toFixed(0)} %, skin ΔE ${f.skinChange.toFixed(2)}`,
+  );
+}
+
+// Strands across the face (decision 018, 2026-11-24 strands section): every frontal face, the tests' 3:4
+// crop at 1080x1920, Auburn. In the face oval below the brows and above the mouth corners, the share of
+// the dark pixels (L* < 35: strands, but also brows, lashes and nostrils) moved by ΔE > 8, and of the
+// oval's light pixels (L* >= 45: skin) moved by ΔE > 3. sample6@587's strand: the dark pixels beyond
+// her left eye's outer corner (9.8 % before reachStrands).
+{
+  const lines: string[] = [];
+  for (const [i, face] of FRONTAL_FACES.entries()) {
+    const photo = await cropFace(face);
+    const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+    const res = await render(engine, job(photo, { hairColor: "auburn" }, undefined, "hair"));
+    if (res.notes.some((t) => t.includes("was not applied"))) continue;
+    const out = await decode(res.image), g = faceGeometry((await engine.detect(plain))[0].mesh);
+    const browY = Math.min(g.pts[105][1], g.pts[334][1]), mouthY = Math.max(g.pts[61][1], g.pts[291][1]);
+    const oval = polygonPixels(plain, FACE_OVAL.map((k) => g.pts[k]), 2).filter((p) =>
+      p / plain.width > browY
+    );
+    const dark = oval.filter((p) => p / plain.width < mouthY && labOf(plain, p)[0] < 35);
+    const skin = oval.filter((p) => labOf(plain, p)[0] >= 45);
+    const moved = (px: number[], by: number) =>
+      (100 * px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > by).length / Math.max(1, px.length))
+        .toFixed(1);
+    const strand = i === 15
+      ? `, strand ${moved(dark.filter((p) => p % plain.width > g.pts[263][0]), 8)} %`
+      : "";
+    lines.push(
+      `[${i}] sample${face[0]}@${face[1]} dark dyed ${moved(dark, 8)} %, skin ${moved(skin, 3)} %${strand}`,
+    );
+  }
+  console.log(`strands across the face (3:4 crop, 1080x1920, Auburn):\n    ${lines.join("\n    ")}`);
+}
+
+// Every frontal face, the tests' 3:4 crop at 1080x1920, Auburn: the hair
+// above the forehead and beside the temples (boxes that hold some
+// background too): share left grey or green (greyShare), the hue of its mean
+// against the shade's, and the strand contrast above the forehead (5x5 local
+// L* spread after / before).
+{
+  const target = hexToLab("#7E2E1F"), lines: string[] = [];
+  let greySum = 0, n = 0;
+  for (const [i, face] of FRONTAL_FACES.entries()) {
+    const photo = await cropFace(face);
+    const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+    const res = await render(engine, job(photo, { hairColor: "auburn" }, undefined, "hair"));
+    const name = `[${i}] sample${face[0]}@${face[1]}`;
+    if (res.notes.some((t) => t.includes("was not applied"))) {
+      lines.push(`${name} refused`);
+      continue;
+    }
+    const out = await decode(res.image), g = faceGeometry((await engine.detect(plain))[0].mesh);
+    const top = g.pts[10], eyeY = g.eyeCenter[1], left = g.pts[127][0], right = g.pts[356][0];
+    const box = [
+      top[0] - 0.15 * g.fw,
+      top[0] + 0.15 * g.fw,
+      top[1] - 0.3 * g.fh,
+      top[1] - 0.12 * g.fh,
+    ] as const;
+    const rect = (x0: number, x1: number, y0: number, y1: number) => {
+      const px: number[] = [];
+      for (let y = Math.max(0, Math.round(y0)); y < Math.min(plain.height, y1); y++) {
+        for (let x = Math.max(0, Math.round(x0)); x < Math.min(plain.width, x1); x++) {
+          px.push(y * plain.width + x);
+        }
+      }
+      return px;
+    };
+    const hair = [
+      ...rect(...box),
+      ...rect(left - 0.2 * g.fw, left - 0.04 * g.fw, top[1] - 0.1 * g.fh, eyeY),
+      ...rect(right + 0.04 * g.fw, right + 0.2 * g.fw, top[1] - 0.1 * g.fh, eyeY),
+    ];
+    const grey = greyShare(out, hair, target);
+    greySum += grey;
+    n++;
+    lines.push(
+      `${name} grey/green ${(100 * greyShare(plain, hair, target)).toFixed(0)} -> ${
+        (100 * grey).toFixed(1)
+      } %, hue ${hueError(meanLab(out, hair), target).toFixed(1)} deg off, strand contrast ${
+        (strandSpread(out, ...box) / strandSpread(plain, ...box)).toFixed(2)
+      }`,
+    );
+  }
+  console.log(
+    `frontal faces (3:4 crop, 1080x1920, Auburn), hair boxes: mean grey/green ${
+      (100 * greySum / Math.max(1, n)).toFixed(1)
+    } %\n    ${lines.join("\n    ")}`,
   );
 }
 

@@ -12,7 +12,14 @@ import {
 import { render } from "../../server/imaging/local/render.ts";
 import * as fx from "./fixtures.ts";
 import type { Decoded } from "./fixtures.ts";
-import { hairFigures, lightnessSpread, offShade, syntheticHead } from "./synthetic-hair.ts";
+import {
+  greyShare,
+  hairFigures,
+  hueError,
+  lightnessSpread,
+  offShade,
+  syntheticHead,
+} from "./synthetic-hair.ts";
 import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
 
 const { cropFace, DARK_HAIR, decode, FRONTAL_FACES, job, labOf, meanLab, meanPixelDeltaE, polygonPixels } =
@@ -183,6 +190,9 @@ async function portraitFigures(
     strands: strandContrast(out, ...box) / strandContrast(plain, ...box),
     coverage: moved.length / hair.length,
     oval: changed(oval),
+    // The middle of the face (within 0.2 face widths of its centre): strands lying across the face's sides,
+    // dyed with the hair since the strands section of decision 018, are not counted here.
+    inner: changed(oval.filter((p) => Math.abs((p % W) - g.center[0]) < 0.2 * g.fw)),
     forehead: changed(forehead),
     neck: changed(neck),
   };
@@ -326,7 +336,10 @@ Deno.test("hair lighter than the skin but greyer, in a strong light (sample5@104
   // forehead's colour) is like the lit skin; it is left out and the rest
   // dyed. Measured: 68 / 67 % of the hair above the forehead (47 / 54 % on
   // the wide crop, where the pale highlights are more of it), face oval 1.1-1.6 %
-  // (strands over the face's edge), forehead and neck 0 %.
+  // (strands over the face's edge), forehead and neck 0 %. Since the strands
+  // lying across her temple and cheek are dyed with the hair (decision 018,
+  // strands section), the oval's share is 5-6 %: those strands only (looked at
+  // as a map of the changed pixels); the middle of the face stays at 0.
   for (const [name, shot] of SHOTS) {
     const f = await portraitFigures(FRONTAL_FACES[11], "auburn", "#7E2E1F", shot);
     console.log(`sample5@1045, ${name}: ${shown(f, 3)}`);
@@ -335,7 +348,8 @@ Deno.test("hair lighter than the skin but greyer, in a strong light (sample5@104
       f.coverage >= (shot.aspect ? 0.4 : 0.6),
       `${name}: ${(100 * f.coverage).toFixed(0)} % of the hair recoloured`,
     );
-    assert.ok(f.oval <= 0.03, `${name}: ${(100 * f.oval).toFixed(1)} % of the face changed`);
+    assert.ok(f.oval <= 0.08, `${name}: ${(100 * f.oval).toFixed(1)} % of the face changed`);
+    assert.ok(f.inner <= 0.005, `${name}: ${(100 * f.inner).toFixed(1)} % of the middle of the face changed`);
     assert.ok(f.forehead <= 0.02, `${name}: ${(100 * f.forehead).toFixed(1)} % of the forehead changed`);
     assert.ok(f.neck <= 0.02, `${name}: ${(100 * f.neck).toFixed(1)} % of the neck changed`);
   }
@@ -517,3 +531,89 @@ Deno.test("hair recolour keeps the strands' light and dark structure (>= 0.8 of 
     assert.ok(ratio >= 0.8, `${id}: strand contrast ${ratio.toFixed(2)}`);
   }
 });
+
+Deno.test("pale strands in dark hair take the shade at their own lightness, not left grey-green", async () => {
+  // Olive lights and sheen beside dark strands, a minority the hair colour
+  // samples do not hold: they kept their colour (grey-green in auburn hair).
+  // Measured before -> after: pale strands grey or green 83 -> 16 % (Auburn),
+  // 67 -> 12 % (Copper Red); their mean hue 36 -> 15 and 27 -> 10 degrees off.
+  const head = await syntheticHead(engine, false, false, true);
+  const strands: number[] = [];
+  for (let p = 0; p < head.hair.length; p++) if (head.hair[p] && head.paleStrand[p]) strands.push(p);
+  for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
+    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
+    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const f = hairFigures(head, out, target);
+    const grey = greyShare(out, strands, target), hue = hueError(meanLab(out, strands), target);
+    console.log(`synthetic pale strands, ${name}: ${shown({ grey, hue, strands: f.strandContrast }, 3)}`);
+    assert.ok(grey <= 0.3, `${name}: ${(100 * grey).toFixed(0)} % of the pale strands grey or green`);
+    assert.ok(hue <= 18, `${name}: pale strands ${hue.toFixed(1)} degrees off the shade`);
+    assert.ok(f.strandContrast >= 0.8, `${name}: strand contrast ${f.strandContrast.toFixed(2)}`);
+    assert.ok(f.skinChange < 0.1, `${name}: skin ΔE ${f.skinChange.toFixed(2)}`);
+  }
+  // The demo portraits: sample5@1045's pale highlights above the forehead
+  // (18 -> 2.7 % grey or green) and sample1@1438's strands beside her temple
+  // (28 -> 5.6 %), Auburn at the tests' crop.
+  for (
+    const [face, where, most] of [[FRONTAL_FACES[11], "crown", 0.08], [
+      FRONTAL_FACES[1],
+      "temple",
+      0.12,
+    ]] as const
+  ) {
+    const { plain, g, res, out } = await recoloured(face, "auburn");
+    assert.deepEqual(res.notes, []);
+    const top = g.pts[10], right = g.pts[356][0];
+    const px = where === "crown"
+      ? rect(plain, top[0] - 0.15 * g.fw, top[0] + 0.15 * g.fw, top[1] - 0.3 * g.fh, top[1] - 0.12 * g.fh)
+      : rect(plain, right + 0.04 * g.fw, right + 0.2 * g.fw, top[1] - 0.1 * g.fh, g.eyeCenter[1]);
+    const target = hexToLab("#7E2E1F"), grey = greyShare(out, px, target);
+    console.log(
+      `sample${face[0]}@${face[1]} ${where}: grey or green ${
+        shown({ before: greyShare(plain, px, target), after: grey }, 3)
+      }`,
+    );
+    assert.ok(
+      grey <= most,
+      `sample${face[0]}@${face[1]} ${where}: ${(100 * grey).toFixed(1)} % grey or green`,
+    );
+  }
+});
+
+Deno.test("a dark strand lying across the face (sample6@587) is dyed with the hair; the face's skin is not", async () => {
+  const photo = await cropFace(FRONTAL_FACES[15]);
+  const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+  const out = await decode(
+    (await render(engine, job(photo, { hairColor: "auburn" }, undefined, "hair"))).image,
+  );
+  const g = faceGeometry((await engine.detect(plain))[0].mesh);
+  const f = strandFigures(plain, out, g);
+  console.log(
+    `sample6@587: strand dyed ${(100 * f.strand).toFixed(1)} %, skin changed ${(100 * f.skin).toFixed(2)} %`,
+  );
+  // Before: 9.8 % (the strand stayed near-black beside auburn hair, with a hard edge where the face core began).
+  assert.ok(f.strand >= 0.5, `strand dyed ${f.strand}`);
+  assert.ok(f.skin <= 0.005, `skin changed ${f.skin}`);
+});
+
+/**
+ * On her left side of the face (beyond the eye's outer corner, the face oval
+ * below the brows and above the mouth corners): the share of the dark pixels
+ * (L* < 35: the strand) moved by ΔE > 8, and of the oval's light pixels
+ * (L* >= 45: skin) by ΔE > 3.
+ */
+function strandFigures(
+  plain: Decoded,
+  out: Decoded,
+  g: ReturnType<typeof faceGeometry>,
+): { strand: number; skin: number } {
+  const browY = Math.min(g.pts[105][1], g.pts[334][1]), mouthY = Math.max(g.pts[61][1], g.pts[291][1]);
+  const oval = polygonPixels(plain, FACE_OVAL.map((k) => g.pts[k]), 2).filter((p) => p / plain.width > browY);
+  const strand = oval.filter((p) =>
+    p % plain.width > g.pts[263][0] && p / plain.width < mouthY && labOf(plain, p)[0] < 35
+  );
+  const skin = oval.filter((p) => labOf(plain, p)[0] >= 45);
+  const moved = (px: number[], by: number) =>
+    px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > by).length / Math.max(1, px.length);
+  return { strand: moved(strand, 8), skin: moved(skin, 3) };
+}

@@ -28,6 +28,8 @@ export interface SyntheticHead {
   crownY: number;
   /** 1 where the pixel is a highlight (blonde head only). */
   highlight: Uint8Array;
+  /** 1 where the pixel is a pale grey-olive strand (pale head only). */
+  paleStrand: Uint8Array;
 }
 
 /**
@@ -38,17 +40,24 @@ export interface SyntheticHead {
  * `blonde`: the strands are blonde over light-brown lowlights (the darker
  * strands), with broad pale highlights where curls catch the light: a pinkish
  * near-white as pale as lit skin, as on the curly blonde demo portrait.
+ * `pale`: dark-brown hair with bands of pale olive strands (L* 35-50, 10-20 px
+ * wide) over the crown and along the lengths below the eyes, a minority the
+ * hair colour samples above the forehead and beside the temples do not hold
+ * (as the lights beside the ear and the sheen of olive-brown hair on the demo
+ * portraits, left grey-green in the dyed hair before).
  */
 export async function syntheticHead(
   engine: FaceEngine,
   braids = false,
   blonde = false,
+  pale = false,
 ): Promise<SyntheticHead> {
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
   const data = new Uint8Array(W * H * 3);
   const face = new Uint8Array(W * H), hair = new Uint8Array(W * H), highlight = new Uint8Array(W * H);
+  const paleStrand = new Uint8Array(W * H);
   for (const p of polygonPixels(photo, FACE_OVAL.map((i) => g.pts[i]), 0, 0.5)) face[p] = 1;
   let seed = 11;
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
@@ -88,6 +97,12 @@ export async function syntheticHead(
           v = 0.35 + 1.3 * Math.sin(Math.PI * along) * Math.sin(Math.PI * across) + (rnd() - 0.5) * 0.15;
         }
         rgb = [62 * v, 44 * v, 32 * v];
+        // Where the hair colours are not sampled (see paleBand): the crown and the lengths below the eyes.
+        if (pale && (y < g.pts[10][1] - 0.45 * fh || y > eyeY) && paleBand(x, y)) {
+          paleStrand[p] = 1;
+          const s = 0.7 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
+          rgb = [130 * s, 108 * s, 72 * s];
+        }
         if (blonde) {
           // Curls catching the light: diagonal bands a quarter of a period wide, over lowlights on most strands.
           const lit = ((x + 0.6 * y) % HIGHLIGHT_PERIOD + HIGHLIGHT_PERIOD) % HIGHLIGHT_PERIOD <
@@ -123,7 +138,14 @@ export async function syntheticHead(
     parting,
     crownY,
     highlight,
+    paleStrand,
   };
+}
+
+/** The pale head's bands of olive strands: 10-20 px wide, a few per head, slanted like combed hair. */
+function paleBand(x: number, y: number): boolean {
+  const u = x + 0.3 * y;
+  return Math.sin(u / 11) * Math.sin(u / 53) > 0.55;
 }
 
 /** Period of the blonde head's highlight bands, px. */
@@ -152,6 +174,35 @@ export function offShade(img: Canvas, pixels: number[], target: Lab): number {
     return Math.hypot(l[1] - k * target[1], l[2] - k * target[2]) > 0.4 * tC;
   });
   return off.length / Math.max(1, pixels.length);
+}
+
+/**
+ * Share of `pixels` left grey or green in hair dyed toward `target`: chroma
+ * under a third of the shade's (scaled down below its L*, as offShade), or a
+ * hue more than 30 degrees from the shade's.
+ */
+export function greyShare(img: Canvas, pixels: number[], target: Lab): number {
+  const tC = Math.hypot(target[1], target[2]);
+  const grey = pixels.filter((p) => {
+    const l = labOf(img, p), k = Math.min(1, l[0] / target[0]);
+    return Math.hypot(l[1], l[2]) < tC * k / 3 || hueError(l, target) > 30;
+  });
+  return grey.length / Math.max(1, pixels.length);
+}
+
+/** L* spread around its 5x5 local mean over the box [x0, x1) x [y0, y1): the fine light and dark of strands. */
+export function strandSpread(img: Canvas, x0: number, x1: number, y0: number, y1: number): number {
+  const L = (x: number, y: number) => labOf(img, y * img.width + x)[0];
+  let s = 0, n = 0;
+  for (let y = Math.max(2, Math.round(y0) + 2); y < Math.min(img.height - 2, y1 - 2); y++) {
+    for (let x = Math.max(2, Math.round(x0) + 2); x < Math.min(img.width - 2, x1 - 2); x++) {
+      let m = 0;
+      for (let dy = -2; dy <= 2; dy++) for (let dx = -2; dx <= 2; dx++) m += L(x + dx, y + dy);
+      s += (L(x, y) - m / 25) ** 2;
+      n++;
+    }
+  }
+  return Math.sqrt(s / Math.max(1, n));
 }
 
 /** Hue angle difference in degrees. */

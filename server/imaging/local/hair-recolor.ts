@@ -24,8 +24,17 @@ import {
 } from "./hair-colour-samples.ts";
 import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
-import { feather, fillPolygon, type Mask, type Point, sampleGrid, slidingExtreme } from "./masks.ts";
-import { FACE_OVAL } from "./landmarks.ts";
+import { feather, fillPolygon, type Mask, maskAt, type Point, sampleGrid, slidingExtreme } from "./masks.ts";
+import {
+  BROW_L,
+  BROW_R,
+  CHIN_ZONE,
+  EYE_L,
+  EYE_R,
+  FACE_OVAL,
+  LIPS_OUTER,
+  MOUSTACHE_ZONE,
+} from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 export interface HairResult {
@@ -161,21 +170,34 @@ export function recolorHair(
   const skinLike = new Float32Array(mw * mh), ovalAt = new Float32Array(mw * mh);
   // Per node: where hair may be regardless of colour, and the face (see closeHighlights).
   const place = new Float32Array(mw * mh), faceAt = new Uint8Array(mw * mh);
+  // Per node: where a pale strand may join the hair (see reachPale).
+  const palePlace = new Float32Array(mw * mh);
+  // Strands lying across the face (see reachStrands): how hair-like a node's
+  // colour is, off the eyes, brows, nose and lips; the room hair has there; how skin-like it is.
+  const strandAt = new Float32Array(mw * mh), strandRoom = new Float32Array(mw * mh);
+  const strandSkin = new Float32Array(mw * mh);
+  // Everything about strands across the face happens in the face oval's box on the grid (a quarter of it).
+  const faceBox = ovalBox(g, mw, mh, x0, y0, step);
+  const features = featureMask(g, faceBox, x0, y0, step);
+  // Fading out toward the chin, or, with a beard or moustache (not the hair's to dye), from the nose's base
+  // to the mouth corners.
+  const mouthY = Math.min(g.pts[61][1], g.pts[291][1]);
+  const bearded = hasBeard(img, g, skin.mean[0], faceBox, x0, y0, step);
+  const strandBelow = bearded ? mouthY : chinY,
+    strandFade = Math.max(1, bearded ? mouthY - g.pts[2][1] : chinY - mouthY);
   // Light hair dyed darker: each node's L* (see liftDarks).
   const nodeL = lightHair ? new Float32Array(mw * mh) : undefined;
   // The face oval, grown by FACE_ZONE_GROW (the forehead up to the mesh's top is skin, to the temples).
-  const faceZone: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(lightHair ? mw * mh : 0) };
-  if (lightHair) {
-    fillPolygon(
-      faceZone,
-      pick(g, FACE_OVAL).map(([x, y]): Point => [
-        (cx + (x - cx) * FACE_ZONE_GROW - x0) / step + 0.5,
-        (g.center[1] + (y - g.center[1]) * FACE_ZONE_GROW - y0) / step + 0.5,
-      ]),
-    );
-  }
+  const faceZone: Mask = { x: 0, y: 0, w: mw, h: mh, data: new Float32Array(mw * mh) };
+  fillPolygon(
+    faceZone,
+    pick(g, FACE_OVAL).map(([x, y]): Point => [
+      (cx + (x - cx) * FACE_ZONE_GROW - x0) / step + 0.5,
+      (g.center[1] + (y - g.center[1]) * FACE_ZONE_GROW - y0) / step + 0.5,
+    ]),
+  );
   // Light hair darkened: a node's hair-likeness counts this much more (see LIGHT_HAIR_GAIN).
-  const gain = lightHair ? LIGHT_HAIR_GAIN : 1;
+  const gain = lightHair ? LIGHT_HAIR_GAIN : HAIR_GAIN;
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
@@ -210,24 +232,43 @@ export function recolorHair(
       const k = j * mw + i;
       if (lightHair && faceZone.data[k] > 0.3) faceAt[k] = 1;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
-      if (notFace <= 0) {
-        gate[k] = 0;
-        continue;
-      }
-      const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
-      if (inOval > 0.05) faceAt[k] = 1;
       const o = (y * W + x) * 3;
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
+      if (notFace < 1 || inOval > 0.05) {
+        if (cells[c] !== cells[c]) colour.fill(c);
+        // A strand across the face (see reachStrands): hair-like, not skin-like, off the features, fading
+        // out toward the chin (see strandBelow).
+        const fade = Math.max(0, Math.min(1, (strandBelow - y) / strandFade));
+        strandAt[k] = fade * (1 - maskAt(features, i, j)) * cells[c] * (1 - cells[c + 3]);
+        strandRoom[k] = Math.min(1, 1.25 * p) * prior * hold;
+        strandSkin[k] = cells[c + 3];
+      }
+      if (notFace <= 0) {
+        gate[k] = 0;
+        // Where a strand's edge meets the core, its pixels count only colours the model is sure of (see refine).
+        ovalAt[k] = 1;
+        continue;
+      }
+      if (inOval > 0.05) faceAt[k] = 1;
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
       // Light hair: on the forehead (the face oval grown, above the brows) too, only colours the model is sure of.
       if (lightHair) gate[k] *= 1 - Math.min(1, faceZone.data[k]) * (1 - cells[c + 1]);
       place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
+      // Never on the face and forehead (the face oval grown) nor under the chin:
+      // skin in a coloured light (a forehead lit blue, a neck lit cyan) is as far
+      // from the skin sampled on the cheeks as a strand is.
+      const onFace = faceZone.data[k] > 0.3;
+      palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
       // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
-      const likeness = faceAt[k] || y > chinY ? cells[c] : Math.min(1, gain * cells[c]);
+      // (For dark hair only colours not like the skin either: the ear's rim and a lit temple are between.)
+      const likeness = faceAt[k] || y > chinY || (!lightHair && (cells[c + 3] > 0.15 || onFace))
+        ? cells[c]
+        : Math.min(1, gain * cells[c]);
       mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * likeness * (1 - below * cells[c + 2]);
-      skinLike[k] = cells[c + 3];
+      skinLike[k] = cells[c + 3] * (1 - colour.pale[c >> 2]);
       if (nodeL) nodeL[k] = colour.cellL[c >> 2];
       // Where a node's own value may stand unfeathered: not in the face oval
       // (hair there counts only where sure), not under the chin (the neck).
@@ -257,8 +298,21 @@ export function recolorHair(
   if (lightHair) {
     closeHighlights(mask, place, faceAt, Math.max(1, Math.round(HIGHLIGHT_CLOSE * fw / step)));
   }
+  // Pale strands, sheen and the parting beside hair (see reachPale), which
+  // the colour model left out (lighter than every hair colour it found): each
+  // pixel of what they add is then kept unless it is clearly skin (see refine).
+  const before = mask.data.slice();
+  // One pixel per node decides its likeness: smoothed, a strand is not dotted with nodes left out.
+  feather({ x: 0, y: 0, w: mw, h: mh, data: palePlace }, 1);
+  reachPale(mask, palePlace, Math.max(1, Math.round(PALE_REACH * fw / step)));
+  const filled = new Float32Array(mw * mh);
+  for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
+  // A strand is a run of hair-coloured nodes: smoothed, scattered nodes between hair and skin (grey strands in
+  // a strong light) fall below the threshold instead of leaving specks with a ragged edge.
+  featherBox(strandAt, mw, faceBox, 1);
+  reachStrands(mask, faceBox, strandAt, strandRoom, strandSkin, ovalAt, Math.ceil((eyeY - y0) / step));
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
   // strands grey and whitens every skin pixel the mask touches. Say so instead.
@@ -274,13 +328,23 @@ export function recolorHair(
     const fy = (y - y0) / step - Math.floor((y - y0) / step);
     const ovL = ovalAt[k] + (ovalAt[k + mw] - ovalAt[k]) * fy;
     const ovR = ovalAt[k + 1] + (ovalAt[k + mw + 1] - ovalAt[k + 1]) * fy;
+    const flL = filled[k] + (filled[k + mw] - filled[k]) * fy;
+    const flR = filled[k + 1] + (filled[k + mw + 1] - filled[k + 1]) * fy;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
-      const ov = ovL + (ovR - ovL) * (t / step);
+      const ov = ovL + (ovR - ovL) * (t / step), fl = flL + (flR - flL) * (t / step);
       // In the oval's fringe above the chin, only colours the model is sure of.
       const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
-      row[from + t] = Math.min(hi, Math.max(row[from + t] * (1 - cells[c + 3]), hi * hairness));
+      // Where pale strands filled the grid (see reachPale), every pixel but clear
+      // skin takes the fill (the likeness per pixel flickers with the colour
+      // table's cells: olive specks were left in dyed strands).
+      const strand = colour.pale[c >> 2], skin = cells[c + 3] * (1 - strand), pale = fl * (1 - skin);
+      // A pale strand is not skin to the edge decision, whatever its distance to the skin colour.
+      row[from + t] = Math.min(
+        hi,
+        Math.max(row[from + t] * (1 - skin), hi * hairness, pale),
+      );
     }
   };
   const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
@@ -352,6 +416,14 @@ function keepConnected(m: Mask, fromRow: number): void {
  */
 const LIGHT_HAIR_GAIN = 1.6;
 
+/**
+ * Any other hair: hair-likeness off the face and above the chin counts this
+ * much more (capped at 1). Strands between the hair's colour and the skin's
+ * (olive or grey lights) had a likeness of 0.3-0.5 and were dyed at that
+ * strength: the original showed through as a green or grey tint.
+ */
+const HAIR_GAIN = 1.4;
+
 /** The face oval's growth about the face centre where highlights are never filled in (see closeHighlights). */
 const FACE_ZONE_GROW = 1.06;
 
@@ -420,6 +492,29 @@ function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: numb
   }
 }
 
+/**
+ * How far from hair a pale strand is taken with it, in face widths: the
+ * parting, grey, sheen or olive strands between and beside darker ones (left
+ * as they were, they read as a green or grey seam in dyed hair).
+ */
+const PALE_REACH = 0.05;
+
+/**
+ * Pale strands (`pale`: where hair may be x the colour model's pale-strand
+ * likeness) within r nodes of the hair take the hair's mask value, up to
+ * their likeness: a running max over the mask (rows, then columns).
+ */
+function reachPale(m: Mask, pale: Float32Array, r: number): void {
+  const { w, h, data } = m;
+  let any = false;
+  for (let k = 0; k < pale.length && !any; k++) any = pale[k] > 0.05;
+  if (!any) return;
+  const near = slidingExtreme(slidingExtreme(data, w, h, r, true, true), w, h, r, false, true);
+  for (let k = 0; k < data.length; k++) {
+    if (pale[k] > 0.05) data[k] = Math.max(data[k], Math.min(near[k], pale[k]));
+  }
+}
+
 /** Share of a region's L* below the hair's mean that the dye takes back (see liftDarks), and its cap. */
 const LIFT_SHARE = 0.85, LIFT_MAX = 35;
 /** The span (sigma, in face widths) of the regions whose lightness liftDarks compresses. */
@@ -447,6 +542,170 @@ function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): 
     data[k] = Math.max(0, Math.min(1, (LIFT_SHARE * (meanL - base)) / LIFT_MAX));
   }
   return { data, amount: LIFT_MAX };
+}
+
+/** The face oval's bounding box on the mask grid (x0, y0: the grid's origin), grown by 3 nodes; no data. */
+function ovalBox(g: FaceGeometry, mw: number, mh: number, x0: number, y0: number, step: number): Mask {
+  const pts = pick(g, FACE_OVAL), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+  const i0 = Math.max(0, Math.floor((Math.min(...xs) - x0) / step) - 3),
+    i1 = Math.min(mw, Math.ceil((Math.max(...xs) - x0) / step) + 4),
+    j0 = Math.max(0, Math.floor((Math.min(...ys) - y0) / step) - 3),
+    j1 = Math.min(mh, Math.ceil((Math.max(...ys) - y0) / step) + 4);
+  return { x: i0, y: j0, w: Math.max(1, i1 - i0), h: Math.max(1, j1 - j0), data: new Float32Array(0) };
+}
+
+/** Feathers the part of a w-wide grid plane inside `box` (the rest is left as it is). */
+function featherBox(plane: Float32Array, w: number, box: Mask, sigma: number): void {
+  const sub: Mask = { ...box, data: new Float32Array(box.w * box.h) };
+  for (let j = 0; j < box.h; j++) {
+    sub.data.set(plane.subarray((box.y + j) * w + box.x, (box.y + j) * w + box.x + box.w), j * box.w);
+  }
+  feather(sub, sigma);
+  for (let j = 0; j < box.h; j++) {
+    plane.set(sub.data.subarray(j * box.w, (j + 1) * box.w), (box.y + j) * w + box.x);
+  }
+}
+
+/**
+ * Whether a beard or moustache is there: half the chin zone or of the
+ * moustache zone (lips excluded by the zones) 20 L* or more darker than the
+ * skin, on the mask grid. A strand across the face must not lead the dye into
+ * it (see reachStrands). On the 16 beardless frontal test faces the darkest
+ * chin zone (in shadow) counts 0.42.
+ */
+function hasBeard(
+  img: Canvas,
+  g: FaceGeometry,
+  skinL: number,
+  box: Mask,
+  x0: number,
+  y0: number,
+  step: number,
+): boolean {
+  const d = img.data;
+  for (const zone of [CHIN_ZONE, MOUSTACHE_ZONE]) {
+    const m: Mask = { ...box, data: new Float32Array(box.w * box.h) };
+    fillPolygon(m, pick(g, zone).map(([x, y]): Point => [(x - x0) / step + 0.5, (y - y0) / step + 0.5]));
+    let n = 0, dark = 0;
+    const lab = new Float64Array(3);
+    for (let k = 0; k < m.data.length; k++) {
+      if (m.data[k] < 0.5) continue;
+      const o =
+        ((y0 + (box.y + Math.floor(k / box.w)) * step) * img.width + x0 + (box.x + (k % box.w)) * step) * 3;
+      linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
+      n++;
+      if (lab[0] < skinL - 20) dark++;
+    }
+    if (n > 0 && dark >= 0.5 * n) return true;
+  }
+  return false;
+}
+
+/** The nose's wings and nostrils (dark like hair; kept out of reachStrands). */
+const NOSE_BASE = [129, 64, 98, 97, 2, 326, 327, 294, 358, 4];
+
+/**
+ * The face's own dark features on the mask grid: the eyes with their lashes,
+ * the brows, the nostrils and the lips, each grown about its centre (see
+ * reachStrands). A strand across them is left as it is.
+ */
+function featureMask(g: FaceGeometry, box: Mask, x0: number, y0: number, step: number): Mask {
+  const m: Mask = { ...box, data: new Float32Array(box.w * box.h) };
+  for (
+    const [idx, grow, growY] of [
+      [EYE_R, 1.8, 1.8],
+      [EYE_L, 1.8, 1.8],
+      [LIPS_OUTER, 1.25, 1.25],
+      [NOSE_BASE, 1.35, 1.35],
+    ] as const
+  ) {
+    const pts = pick(g, idx);
+    const ex = pts.reduce((a, p) => a + p[0], 0) / pts.length,
+      ey = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+    // Ordered by angle about the centre: the nose's points are not listed along an outline.
+    if (idx === NOSE_BASE) {
+      pts.sort((a, b) => Math.atan2(a[1] - ey, a[0] - ex) - Math.atan2(b[1] - ey, b[0] - ex));
+    }
+    fillPolygon(
+      m,
+      pts.map((
+        [x, y],
+      ): Point => [(ex + (x - ex) * grow - x0) / step + 0.5, (ey + (y - ey) * growY - y0) / step + 0.5]),
+    );
+  }
+  // The brows as boxes: on a tilted head the mesh's brow sat 0.06 face widths below the brow's tail and
+  // sloped the other way (the tail, connected to a strand, took the dye).
+  for (const idx of [BROW_R, BROW_L]) {
+    const pts = pick(g, idx), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const bw = Math.max(...xs) - Math.min(...xs);
+    const l = (Math.min(...xs) - 0.1 * bw - x0) / step + 0.5,
+      r = (Math.max(...xs) + 0.1 * bw - x0) / step + 0.5;
+    const t = (Math.min(...ys) - 0.08 * g.fw - y0) / step + 0.5,
+      b = (Math.max(...ys) + 0.02 * g.fw - y0) / step + 0.5;
+    fillPolygon(m, [[l, t], [r, t], [r, b], [l, b]]);
+  }
+  feather(m, 1.5);
+  for (let k = 0; k < m.data.length; k++) m.data[k] = Math.min(1, 2 * m.data[k]);
+  return m;
+}
+
+/** A node counts as part of a strand across the face from this (smoothed) strand likeness (see reachStrands). */
+const STRAND_LIKE = 0.5;
+
+/**
+ * Strands lying across the face (the core below the brows, where the mask
+ * holds no hair, and the oval's fringe, where only sure colours count): nodes
+ * whose `strand` likeness (hair-like and not skin-like, off the eyes, brows,
+ * nose and lips, fading toward the chin or a beard) is above STRAND_LIKE join
+ * the hair when connected, through such nodes, to hair above row `seedRows`
+ * (eye level): strands fall from the head, while the face's own dark places (a
+ * shadow, an eye corner) are not reached from there through hair-coloured
+ * nodes. They take the room hair has there times their likeness, softened over
+ * a node (a blotchy edge where a strand thins out otherwise), off nodes whose
+ * colour is clearly skin (`skinAt`); each pixel at their edge is decided by its
+ * own hair-likeness (`ovalAt` 0, see refine). The colour model is seldom sure
+ * of such strands (they lie between its hair clusters in lightness): left to
+ * sureness, they stayed near-black beside dyed hair, with a hard edge where the
+ * face core began.
+ */
+function reachStrands(
+  m: Mask,
+  box: Mask,
+  strand: Float32Array,
+  room: Float32Array,
+  skinAt: Float32Array,
+  ovalAt: Float32Array,
+  seedRows: number,
+): void {
+  const { w, h, data } = m;
+  const seen = new Uint8Array(w * h), stack: number[] = [];
+  for (let j = 1; j < Math.min(h - 1, seedRows); j++) {
+    for (let i = 1; i < w - 1; i++) {
+      const k = j * w + i;
+      if (data[k] <= 0.3) continue;
+      for (const n of [k - 1, k + 1, k - w, k + w]) {
+        if (!seen[n] && strand[n] > STRAND_LIKE) seen[n] = 1, stack.push(n);
+      }
+    }
+  }
+  if (!stack.length) return;
+  const add = new Float32Array(w * h);
+  while (stack.length) {
+    const k = stack.pop()!, i = k % w;
+    add[k] = Math.min(1, 1.25 * strand[k]) * room[k];
+    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
+    for (const n of [k - 1, k + 1, k - w, k + w, k - w - 1, k - w + 1, k + w - 1, k + w + 1]) {
+      if (!seen[n] && strand[n] > STRAND_LIKE) seen[n] = 1, stack.push(n);
+    }
+  }
+  featherBox(add, w, box, 1);
+  for (let j = box.y; j < box.y + box.h; j++) {
+    for (let k = j * w + box.x; k < j * w + box.x + box.w; k++) {
+      const v = add[k] * (1 - skinAt[k]);
+      if (v > data[k]) data[k] = v;
+      if (v > 0.05) ovalAt[k] = 0;
+    }
+  }
 }
 
 /** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
@@ -522,6 +781,8 @@ class ColourModel {
   readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
   /** Per cell: the L* of its centre colour (filled with the cell). */
   readonly cellL = new Float32Array(CN * CN * CN);
+  /** Per cell: likeness to a pale strand (see fill; filled with the cell). */
+  readonly pale = new Float32Array(CN * CN * CN);
   readonly #lab = new Float64Array(3);
   /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
   constructor(readonly hair: AxisStats[], readonly skins: AxisStats[], readonly cloth: ClothClass[]) {}
@@ -551,5 +812,58 @@ class ColourModel {
     m[c + 2] = 1 - keep;
     // Clearly skin: what the feather must not spread hair onto.
     m[c + 3] = sigmoid((dh - ds - 1) * 2.5);
+    // A pale strand: lighter than a hair colour, with its a*b* (grey, sheen,
+    // scalp seen through the parting), not the skin's. Only where it fills a
+    // gap beside hair (see reachPale): a grey wall or top is as pale.
+    let pa = Infinity;
+    for (const h of this.hair) {
+      if (lab[0] < h.mean[0] - 4) continue;
+      const da = (lab[1] - h.mean[1]) / Math.max(3, h.sd[1]),
+        db = (lab[2] - h.mean[2]) / Math.max(3, h.sd[2]);
+      pa = Math.min(pa, Math.sqrt((da * da + db * db) / 2));
+    }
+    let sa = Infinity;
+    for (const s of this.skins) {
+      const da = (lab[1] - s.mean[1]) / Math.max(5, s.sd[1]),
+        db = (lab[2] - s.mean[2]) / Math.max(5, s.sd[2]);
+      sa = Math.min(sa, Math.sqrt((da * da + db * db) / 2));
+    }
+    // Lighter strands of the same hair carry more chroma in its hue (olive
+    // lights in olive-brown hair: L* 30-38 at chroma 20 on hair of L* 20,
+    // chroma 12). What tells them from skin is the hue: skin in any light keeps
+    // its hue within about 10 degrees (see litSkin), shaded skin included,
+    // while these strands lie 20 degrees or more from it, toward the hair's.
+    let strand = 0;
+    if (pa !== Infinity) {
+      const C = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
+      const off = (m: Lab) => {
+        const d = hue - Math.atan2(m[2], m[1]);
+        return Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI;
+      };
+      let hh = Infinity, hs = Infinity, lightest = 0, nearest = this.hair[0];
+      for (const h of this.hair) {
+        if (off(h.mean) < hh) hh = off(h.mean), nearest = h;
+        lightest = Math.max(lightest, h.mean[0]);
+      }
+      // The hue between the nearest hair colour's and the skin's: a strand lies
+      // at the hair's or beyond it, a hair-and-skin mix at the face edge between.
+      let apart = Infinity;
+      const hairHue = Math.atan2(nearest.mean[2], nearest.mean[1]);
+      for (const s of this.skins) {
+        hs = Math.min(hs, off(s.mean));
+        const d = hairHue - Math.atan2(s.mean[2], s.mean[1]);
+        apart = Math.min(apart, Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI);
+      }
+      const ramp = (v: number, from: number, to: number) =>
+        Math.max(0, Math.min(1, (v - from) / (to - from)));
+      // A grey's hue is noise: a grey is a strand by its a*b* only (below).
+      const byHue = ramp(hs, 10, 16) * ramp(hs, apart - 10, apart - 4) * ramp(hh, 35, 25) * ramp(C, 4, 8);
+      // Sheen, grey and olive strands and a parting lie within 30 L* of the
+      // lightest hair colour; a temple's skin paled by the light (as grey as
+      // the hair in a*b*) lies beyond.
+      strand = ramp(lab[0], lightest + 35, lightest + 25) *
+        Math.max(sigmoid((sa - pa - 0.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - pa)), byHue);
+    }
+    this.pale[cell] = strand;
   }
 }
