@@ -13,7 +13,9 @@
  * - eyeliner: changed pixels inside the mesh's eye outlines; and, on every
  *   frontal test face, winged liner pixels on the white of the eye and plain
  *   liner pixels floating on the lid beyond the lashes (from the photo's
- *   colours), and liner pixels inside the eye openings traced by hand;
+ *   colours), and, against the eye openings traced by hand, winged liner and
+ *   plum eyeshadow inside them, plain liner floating above the traced lid and
+ *   how soft the liner's edge against the eye is next to the photo's own;
  * - plum eyeshadow at the default intensity: ΔE on each visible lid (inside
  *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
@@ -119,7 +121,7 @@ console.log(
 );
 
 // Liner placement on every frontal face: against the photo's colours, and against the traced eyes.
-let onWhite = 0, floating = 0, traced = 0;
+let onWhite = 0, floating = 0, traced = 0, tracedWing = 0, tracedPlum = 0, tracedFloating = 0;
 for (const face of FRONTAL_FACES) {
   const f = await M.framedFace(engine, face);
   const name = `sample${face[0]}@${face[1]}`;
@@ -127,21 +129,48 @@ for (const face of FRONTAL_FACES) {
   linerLayer(winged, f.g, 1, true);
   linerLayer(plain, f.g, 1, false);
   const w = M.linerPlacement(f.plain, winged, f.g), p = M.linerPlacement(f.plain, plain, f.g);
+  const plum = M.copyOf(f.plain);
+  eyeshadowLayer(plum, f.g, "#5E2F4E", 0.6);
   const inTraced = (["R", "L"] as const).flatMap((side) => {
     const eye = M.TRACED_EYES[`${name} ${side}`];
-    return eye ? [`${side} ${M.linerAgainstTrace(f, eye, winged).inside} px`] : [];
+    if (!eye) return [];
+    // Inside the whole traced opening (corners included), the plain liner floating above it, and how
+    // soft the liner's edge against the eye is next to the photo's own lid edge (painted on flat skin).
+    const whole = M.tracedOpening(f, eye, true);
+    const t = {
+      wing: M.changed(f.plain, winged, whole, 2).length,
+      middle: M.linerAgainstTrace(f, eye, winged).inside,
+      plum: M.changed(f.plain, plum, whole, 2).length,
+      floating: M.linerAgainstTrace(f, eye, plain).floating,
+    };
+    const flat = M.copyOf(f.plain);
+    for (let i = 0; i < flat.data.length; i += 3) flat.data.set([200, 160, 140], i);
+    const onFlat = M.copyOf(flat);
+    linerLayer(onFlat, f.g, 1, true);
+    const soft = M.linerEdgeSoftness(f, eye, flat, onFlat);
+    tracedWing += t.wing;
+    traced += t.middle;
+    tracedPlum += t.plum;
+    tracedFloating += t.floating;
+    return [
+      `${side}: winged liner ${t.wing} (middle 80% ${t.middle}), plum ${t.plum} px inside, plain liner ${t.floating} px floating above it; edge sigma photo ${
+        soft.photo.toFixed(1)
+      } / liner ${soft.liner.toFixed(1)} px`,
+    ];
   });
   onWhite += w.onWhite;
   floating += p.floating;
-  traced += inTraced.reduce((s, t) => s + Number(t.split(" ")[1]), 0);
   console.log(
     `${name}: winged liner on the white of the eye ${w.onWhite} px, plain liner floating beyond the lashes ${p.floating} of ${p.moved} px${
-      inTraced.length ? `, inside the traced openings ${inTraced.join(", ")}` : ""
+      inTraced.length ? `; traced openings: ${inTraced.join("; ")}` : ""
     }`,
   );
 }
 console.log(
-  `liner over ${FRONTAL_FACES.length} faces: on the white of the eye ${onWhite} px, floating ${floating} px, inside traced openings ${traced} px`,
+  `liner over ${FRONTAL_FACES.length} faces: on the white of the eye ${onWhite} px, floating ${floating} px`,
+);
+console.log(
+  `traced openings (6 eyes): winged liner inside ${tracedWing} px (middle 80% ${traced}), plum at 60 inside ${tracedPlum} px, plain liner floating above the lid ${tracedFloating} px`,
 );
 
 const speed = await M.framedFace(engine, DARK_HAIR);

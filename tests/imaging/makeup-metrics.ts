@@ -5,7 +5,7 @@
  * regions drawn from the renderer's own landmarks (found on the photo and
  * mapped through the framing, as render() does).
  */
-import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
+import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { type Framing, mapPoints } from "../../server/imaging/local/framing.ts";
@@ -515,16 +515,20 @@ function tracedOnCanvas(
  * A traced eye opening's pixels on the canvas, its rim of about a pixel aside
  * (a hand trace is good to about a pixel), between 0.1 and 0.9 of the way from
  * one traced corner to the other (the mesh's corners are not refined; see
- * docs/decisions/021).
+ * docs/decisions/021), or corner to corner with `ends`.
  */
-export function tracedOpening(f: FramedFace, eye: { upper: Point[]; lower: Point[] }): number[] {
+export function tracedOpening(
+  f: FramedFace,
+  eye: { upper: Point[]; lower: Point[] },
+  ends = false,
+): number[] {
   const { upper, lower } = tracedOnCanvas(f, eye);
   const o = upper[0], i = upper[upper.length - 1], len2 = (i[0] - o[0]) ** 2 + (i[1] - o[1]) ** 2;
   const W = f.plain.width;
   const along = (p: number) =>
     ((p % W - o[0]) * (i[0] - o[0]) + (Math.floor(p / W) - o[1]) * (i[1] - o[1])) / len2;
   return polygonPixels(f.plain, [...upper, ...[...lower].reverse()], 1, 0.75)
-    .filter((p) => along(p) >= 0.1 && along(p) <= 0.9);
+    .filter((p) => ends || (along(p) >= 0.1 && along(p) <= 0.9));
 }
 
 /**
@@ -599,4 +603,85 @@ export function linerPlacement(
     if (!lashes) floating++;
   }
   return { onWhite: moved.filter((p) => white.has(p)).length, floating, moved: moved.length };
+}
+
+/** L* at a fractional canvas position (bilinear on the gamma-encoded channels). */
+function lightnessAt(img: Decoded, x: number, y: number): number {
+  const x0 = Math.max(0, Math.min(img.width - 2, Math.floor(x))),
+    y0 = Math.max(0, Math.min(img.height - 2, Math.floor(y)));
+  const fx = Math.min(1, Math.max(0, x - x0)), fy = Math.min(1, Math.max(0, y - y0));
+  const rgb = [0, 1, 2].map((k) => {
+    const i = (y0 * img.width + x0) * 3 + k, j = i + img.width * 3;
+    return (img.data[i] * (1 - fx) + img.data[i + 3] * fx) * (1 - fy) +
+      (img.data[j] * (1 - fx) + img.data[j + 3] * fx) * fy;
+  });
+  return srgbToLab(Math.round(rgb[0]), Math.round(rgb[1]), Math.round(rgb[2]))[0];
+}
+
+/**
+ * How soft the liner's edge against the eye is, next to the photo's own lid
+ * edge (see TRACED_EYES). The liner is painted (by the caller) with the face's
+ * geometry and lid lines on a flat skin-coloured canvas (`flat` -> `out`), so
+ * its own edge is read undisturbed by the lashes under it. At the traced upper
+ * lid's points 0.2-0.8 of the way between the corners, profiles run along the
+ * face's up axis from 0.02 face widths below the traced line to 0.02 above.
+ * Each edge is read as a blurred step, sigma = contrast / (steepest slope x
+ * sqrt(2 pi)): the photo's from its L*, the liner's from the darkening it adds,
+ * over its rise from inside the opening to its darkest. Medians over the
+ * profiles, in px: a cut far crisper than the photo's own edges reads as paint.
+ */
+export function linerEdgeSoftness(
+  f: FramedFace,
+  eye: { upper: Point[]; lower: Point[] },
+  flat: Decoded,
+  out: Decoded,
+): { photo: number; liner: number } {
+  const { upper } = tracedOnCanvas(f, eye);
+  const [ux, uy] = f.g.up, reach = Math.round(0.02 * f.g.fw);
+  const photo: number[] = [], liner: number[] = [];
+  const sigma = (v: number[], from: number, to: number) => {
+    let lo = Infinity, hi = -Infinity, slope = 0;
+    for (let k = from; k <= to; k++) {
+      lo = Math.min(lo, v[k]);
+      hi = Math.max(hi, v[k]);
+      if (k > 0 && k < v.length - 1) slope = Math.max(slope, Math.abs(v[k + 1] - v[k - 1]) / 2);
+    }
+    return slope > 0 ? (hi - lo) / (slope * Math.sqrt(2 * Math.PI)) : NaN;
+  };
+  const o = upper[0], i = upper[upper.length - 1];
+  for (let t = 0.2; t <= 0.8001; t += 0.05) {
+    const c: Point = [o[0] + (i[0] - o[0]) * t, o[1] + (i[1] - o[1]) * t];
+    // The traced line's height at this point along the corner-to-corner chord.
+    let best = Infinity, at: Point = c;
+    for (let k = 1; k < upper.length; k++) {
+      for (let s = 0; s <= 1; s += 0.05) {
+        const q: Point = [
+          upper[k - 1][0] + (upper[k][0] - upper[k - 1][0]) * s,
+          upper[k - 1][1] + (upper[k][1] - upper[k - 1][1]) * s,
+        ];
+        const across = Math.abs((q[0] - c[0]) * uy - (q[1] - c[1]) * ux);
+        if (across < best) {
+          best = across;
+          at = q;
+        }
+      }
+    }
+    const p = [], d = [];
+    for (let k = -reach; k <= reach; k++) {
+      const x = at[0] + ux * k, y = at[1] + uy * k;
+      const l = lightnessAt(f.plain, x, y);
+      p.push(l);
+      d.push(lightnessAt(flat, x, y) - lightnessAt(out, x, y));
+    }
+    let top = 0;
+    for (let k = 1; k < d.length; k++) if (d[k] > d[top]) top = k;
+    if (d[top] < 10) continue;
+    photo.push(sigma(p, 0, p.length - 1));
+    liner.push(sigma(d, 0, top));
+  }
+  const median = (v: number[]) => {
+    const s = v.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+    return s.length ? s[s.length >> 1] : NaN;
+  };
+  return { photo: median(photo), liner: median(liner) };
 }

@@ -12,7 +12,7 @@
  * dark, so a catchlight in the iris scores little); the path through the
  * columns with the greatest summed steps less a cost for bending and for
  * straying from the mesh is found by dynamic programming. Over the iris there
- * is no step, and the path carries its neighbours' offsets across. When the
+ * is no step: the offsets found on either side are carried across it. When the
  * path's mean step is weak the mesh's line is kept. Below the mesh's line, a
  * bright side the colour of the face's skin is no evidence (the cheek under a
  * narrowed eye). The lower lid (whose edge against the skin is too faint to
@@ -28,7 +28,7 @@ import { deltaE, linearToLab, srgbToLab } from "./color.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { LASH_L, LASH_R, LOWER_LASH_L, LOWER_LASH_R } from "./landmarks.ts";
-import type { Point } from "./masks.ts";
+import { boundsOf, createMask, feather, fillPolygon, type Point } from "./masks.ts";
 
 export interface EyeContour {
   /** Upper lash line, outer corner to inner corner (the mesh's LASH_R/L points, moved). */
@@ -48,6 +48,13 @@ export interface EyeContour {
   path: LidPath;
   /** Whether the path was used (false: the mesh's line is kept). */
   refined: boolean;
+  /**
+   * Whether the mesh's eye lies on an eye at all: false when its outline and
+   * a rim around it show nothing but skin (no lash-dark pixel, colour within
+   * a few ΔE of the skin), as where the mesh of a strongly tilted head puts
+   * an eye on the side of the nose. The eye layers leave such an eye alone.
+   */
+  onEye: boolean;
 }
 
 export interface EyeContours {
@@ -239,9 +246,24 @@ export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Poi
   for (let i = 1; i < nD; i++) if (score[i] > score[end]) end = i;
   const idx = [end];
   for (let c = COLUMNS - 2; c >= 0; c--) idx.unshift(back[c][idx[0]]);
+  // Over the iris (and wherever else no step is found) the path has no
+  // evidence and straying costs, so it clung to the mesh's line there, which
+  // can lie several pixels above the lid on both sides of it (sample3@1372 R:
+  // -5 to -8 px at the inner columns, 0 over the iris). Between columns that
+  // found the lid, the offset is carried across linearly instead (offsets
+  // from the mesh's line, so the line keeps the mesh's arch).
+  const d = idx.map((i) => i - reach);
+  const found = idx.map((i, c) => unary[c][i] > 0);
+  for (let c0 = 0; c0 < COLUMNS; c0++) {
+    if (!found[c0]) continue;
+    let c1 = c0 + 1;
+    while (c1 < COLUMNS && !found[c1]) c1++;
+    if (c1 === COLUMNS) break;
+    for (let c = c0 + 1; c < c1; c++) d[c] = d[c0] + (d[c1] - d[c0]) * (c - c0) / (c1 - c0);
+  }
   return {
     u: us,
-    d: idx.map((i) => i - reach),
+    d,
     strength: idx.reduce((s, i, c) => s + Math.max(0, unary[c][i]), 0),
     meshStrength: unary.reduce((s, row) => s + row[reach], 0),
   };
@@ -251,8 +273,38 @@ export function lidPath(img: Canvas, g: FaceGeometry, upper: Point[], lower: Poi
 const BEND = 6;
 const STRAY = 1.5;
 
+/**
+ * Whether the mesh's eye outline (with a rim of about 0.02 face widths, where
+ * a closed eye's lashes lie) shows an eye: any lash-dark pixel (25+ L* under
+ * the skin's) or a mean colour more than SKIN_ONLY_DELTA_E from the skin's.
+ */
+function onAnEye(img: Canvas, g: FaceGeometry, upper: Point[], lower: Point[]): boolean {
+  const outline = [...upper, ...[...lower].reverse()];
+  const m = createMask(boundsOf(outline, 0.04 * g.fw, img.width, img.height));
+  fillPolygon(m, outline);
+  feather(m, 0.01 * g.fw);
+  const sk = skinMeanLinear(img, g), skin = linearToLab(sk[0], sk[1], sk[2]);
+  // Every other pixel of every other row is enough to tell skin from an eye.
+  let n = 0, dark = 0, dev = 0;
+  for (let r = 0; r < m.h; r += 2) {
+    for (let c = 0; c < m.w; c += 2) {
+      if (m.data[r * m.w + c] < 0.02) continue;
+      const i = ((m.y + r) * img.width + m.x + c) * 3;
+      const lab = srgbToLab(img.data[i], img.data[i + 1], img.data[i + 2]);
+      if (lab[0] <= skin[0] - 25) dark++;
+      dev += deltaE(lab, skin);
+      n++;
+    }
+  }
+  return n === 0 || dark > 0.01 * n || dev / n > SKIN_ONLY_DELTA_E;
+}
+
+/** An eye's outline whose mean colour is nearer the skin's than this (ΔE) shows no eye. */
+const SKIN_ONLY_DELTA_E = 12;
+
 function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: number[]): EyeContour {
   const upper = lashIdx.map((i) => g.pts[i]), lower = lowerIdx.map((i) => g.pts[i]);
+  const onEye = onAnEye(img, g, upper, lower);
   const path = lidPath(img, g, upper, lower);
   const { outer, ax, n, len } = frame(g, upper);
   const confident = path.strength >= MIN_EVIDENCE * COLUMNS;
@@ -304,6 +356,7 @@ function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: nu
     shift: [d0, d1],
     path,
     refined: confident,
+    onEye,
   };
 }
 

@@ -1,4 +1,8 @@
-/** Eye makeup: eyeshadow, eyeliner (plain or winged), lashes and brows; the eye openings are never painted. */
+/**
+ * Eye makeup: eyeshadow, eyeliner (plain or winged), lashes and brows; the eye
+ * openings are never painted, nor an eye the mesh put where the photo shows
+ * only skin (EyeContour.onEye).
+ */
 import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
@@ -86,6 +90,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
       [eyes.left, CREASE_L, BROW_LOW_L],
     ] as const
   ) {
+    if (!eye.onEye) continue;
     const lash = eye.upper, crease = pick(g, creaseIdx), brow = pick(g, browIdx);
     const outer = lash[0], inner = lash[lash.length - 1];
     const wingOut: Point = [
@@ -188,6 +193,7 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
   const inkLut = channelLut((_, k) => ink[k]);
   const eyes = eyeContours(img, g);
   for (const eye of [eyes.right, eyes.left]) {
+    if (!eye.onEye) continue;
     const lash = eye.upper;
     const outer = lash[0], inner = lash[lash.length - 1];
     const thick = 0.011 * g.fw;
@@ -235,6 +241,7 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
 export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const eyes = eyeContours(img, g);
   for (const eye of [eyes.right, eyes.left]) {
+    if (!eye.onEye) continue;
     const lash = eye.upper, at = eye.at;
     const w = 0.006 * g.fw;
     // Tapered by each point's place on the mesh's lid, as the liner: points followed past the mesh's
