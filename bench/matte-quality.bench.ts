@@ -19,36 +19,23 @@
  */
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { chooseFace, decodePhoto, detectFaces, framingFor } from "../server/imaging/local/render.ts";
-import { mapPoints, planFraming, renderFramed } from "../server/imaging/local/framing.ts";
+import { mapPoints } from "../server/imaging/local/framing.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
 import { neighbourHeads, personMask } from "../server/imaging/local/person-mask.ts";
 import { composeRefined, refineMatte } from "../server/imaging/local/matte-refine.ts";
-import { relightGains, renderBackdrop } from "../server/imaging/local/scene.ts";
+import { personBalance, relightGains, renderBackdrop } from "../server/imaging/local/scene.ts";
 import { deltaE, linearToSrgb, srgbToLab } from "../server/imaging/local/color.ts";
 import { percentile } from "./stats.ts";
+import { framedCrop } from "../tests/imaging/framed-crop.ts";
 import { cropFace, cropRect, DARK_HAIR, FRONTAL_FACES, samplePath } from "../tests/imaging/fixtures.ts";
 import type { DetectedFace } from "../server/imaging/local/face-engine.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
 const load = () => Deno.readTextFileSync("/proc/loadavg").split(" ").slice(0, 3).join(" ");
 const engine = await FaceEngine.load();
-const photo = await decodePhoto(await cropFace(DARK_HAIR));
-const faces = await detectFaces(engine, photo);
-const face = faces.reduce((a, b) => (a.box[2] * a.box[3] >= b.box[2] * b.box[3] ? a : b));
-const src = faceGeometry(face.mesh);
 const W = 1080, H = 1920;
-const framing = planFraming({
-  photoW: photo.width,
-  photoH: photo.height,
-  eye: src.eyeCenter,
-  faceWidth: src.fw,
-  outW: W,
-  outH: H,
-});
-const framed = await renderFramed(photo, framing);
-const g = faceGeometry(mapPoints(face.mesh, framing));
-const others = neighbourHeads(faces, face, photo, framing);
-const person = await personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
+const { photo, faces, face, framing, framed, g, person } =
+  (await framedCrop(engine, await cropFace(DARK_HAIR), W, H))!;
 const matte = refineMatte(framed, person, g.center);
 const alphaAt = (x: number, y: number) =>
   matte.alpha[Math.floor(y / matte.scale) * matte.width + Math.floor(x / matte.scale)];
@@ -123,7 +110,7 @@ for (const id of ["beach-sunset", "city-night", "studio-white"]) {
   const bg = await renderBackdrop({ id }, W, H, g.center);
   const img = { ...framed, data: framed.data.slice() };
   const before = skinMean(img.data);
-  const gains = relightGains(img, matte, bg);
+  const gains = relightGains(personBalance(img, person), bg, img);
   composeRefined(img, matte, bg, gains);
   const after = skinMean(img.data);
   const fringe = offBlend(img.data, bg);
@@ -142,8 +129,9 @@ const threadMs = () => Number(Deno.readTextFileSync("/proc/thread-self/schedstat
 for (let i = 0; i < RUNS + 2; i++) {
   const img = { ...framed, data: framed.data.slice() };
   const t = performance.now(), c = threadMs();
+  const balance = personBalance(img, person);
   const m = refineMatte(img, person, g.center);
-  composeRefined(img, m, bg, relightGains(img, m, bg));
+  composeRefined(img, m, bg, relightGains(balance, bg, img));
   if (i >= 2) {
     times.push(performance.now() - t);
     cpu.push(threadMs() - c);

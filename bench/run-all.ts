@@ -6,6 +6,8 @@ const benches = [
   "bench/generation-queue.bench.ts",
   "bench/local-model.bench.ts",
   "bench/matte-quality.bench.ts",
+  "bench/background-objects.bench.ts",
+  "bench/halo.bench.ts",
   "bench/framing-quality.bench.ts",
   "bench/hair-quality.bench.ts",
   "bench/makeup-quality.bench.ts",

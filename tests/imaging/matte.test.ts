@@ -15,7 +15,7 @@ import {
   type PersonMask,
 } from "../../server/imaging/local/person-mask.ts";
 import type { FaceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { relightGains } from "../../server/imaging/local/scene.ts";
+import { personBalance, relightGains } from "../../server/imaging/local/scene.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 
 const W = 540, H = 960;
@@ -205,9 +205,11 @@ Deno.test("matte: no fringe of a patterned old background along the hair edge, t
   }
   for (const rgb of [[235, 140, 60], [20, 25, 60]] as [number, number, number][]) {
     const img = photo(truth, undefined, blinds);
-    const matte = refineMatte(img, coarseMatte(truth), FACE);
+    const person = coarseMatte(truth);
+    const balance = personBalance(img, person);
+    const matte = refineMatte(img, person, FACE);
     const bg = solid(rgb);
-    composeRefined(img, matte, bg, relightGains(img, matte, bg));
+    composeRefined(img, matte, bg, relightGains(balance, bg, img));
     const target = srgbToLab(...rgb);
     let n = 0, off = 0;
     for (let k = 0; k < W * H; k++) {
@@ -579,8 +581,10 @@ Deno.test("relight: skin moves toward the scene's light (warmer at sunset, coole
     const img = photo(truth);
     const before = meanLab(img, skin).lab;
     const bg = solid(rgb);
-    const matte = refineMatte(img, coarseMatte(truth), FACE);
-    composeRefined(img, matte, bg, relightGains(img, matte, bg));
+    const person = coarseMatte(truth);
+    const balance = personBalance(img, person);
+    const matte = refineMatte(img, person, FACE);
+    composeRefined(img, matte, bg, relightGains(balance, bg, img));
     const after = meanLab(img, skin).lab;
     // Toward the light's chroma: its direction in (a*, b*) from the skin's.
     const light = srgbToLab(...rgb);

@@ -4,17 +4,19 @@
  * composite without a fringe of the old background:
  *
  * 1. Only the chosen person: connected regions of the grid matte that do not
- *    touch the face are dropped (neighbours, detached fragments).
+ *    touch the face are dropped (neighbours, detached fragments), and so is old
+ *    background the model half takes beside the person (backgroundObjects).
  * 2. A guided filter (He, Sun and Tang) on the photo's luminance snaps the
  *    upsampled matte to real edges within a few pixels, at full resolution.
  * 3. Edge colours are decontaminated: where alpha is partial, the old
  *    background's local colour is estimated from nearby background pixels and
- *    removed (I = aF + (1-a)B solved for F) before the new backdrop goes in.
+ *    removed (I = aF + (1-a)B solved for F) before the new backdrop goes in;
+ *    the ramp below alpha 0.5 is steepened (mostly old background on soft edges).
  */
 import type { Canvas } from "./blend.ts";
 import { linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
 import type { Point } from "./masks.ts";
-import { personAt, type PersonMask } from "./person-mask.ts";
+import { cellColours, personAt, type PersonMask } from "./person-mask.ts";
 
 /** Grid cells at or above this count as person when finding connected regions. */
 const REGION_THRESHOLD = 0.35;
@@ -22,9 +24,11 @@ const REGION_THRESHOLD = 0.35;
 /**
  * Zeroes every connected region (8-connected, grid cells >= REGION_THRESHOLD)
  * that does not contain `seed` (canvas pixels, the face centre), and the soft
- * fringe around those regions. Returns a new mask; the input is kept.
+ * fringe around those regions; with the cells' colours (`rgb`, see cellColours),
+ * the background objects in the region too (backgroundObjects). Returns a new
+ * mask; the input is kept.
  */
-export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask {
+export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float32Array): PersonMask {
   const { w, h, data } = person;
   const label = new Int32Array(w * h);
   const sx = Math.min(w - 1, Math.max(0, Math.floor(seed[0] / person.step)));
@@ -79,8 +83,155 @@ export function keepDominantRegion(person: PersonMask, seed: Point): PersonMask 
       if (!near || data[k] >= REGION_THRESHOLD) out[k] = near ? Math.min(out[k], REGION_THRESHOLD) : 0;
     }
   }
+  if (rgb) {
+    const drop = backgroundObjects(person, label, rgb);
+    for (let k = 0; k < w * h; k++) {
+      if (drop[k]) {
+        label[k] = 0;
+        out[k] = 0;
+      }
+    }
+  }
   solidify(out, label, w, h);
   return { ...person, data: out };
+}
+
+/** Below this the selfie model is unsure of a cell of the region (an edge, or an object it half takes). */
+const UNSURE = 0.8;
+/** At or above this a region cell is surely person. */
+const FG_SURE = 0.85;
+/**
+ * How far (fraction of the grid's width: ~0.25 face widths at the usual framing) the person's own
+ * colours are looked for; a cell with none of them that near is not judged.
+ */
+const OBJECT_RADIUS = 0.1;
+/** A cell joins the old background when its colour is at most this far (sRGB) from it... */
+const OBJECT_NEAR = 40;
+/** ...and this many times nearer it than every sure person colour around. */
+const OBJECT_RATIO = 2.5;
+/** Patches smaller than this share of the grid's width, squared, are left to the edge refinement. */
+const OBJECT_MIN = 1 / 30;
+
+/**
+ * Old background the selfie model half takes for the person, joined to the hair or the body (a
+ * wooden window frame beside the hair, at 0.35-0.7): the region's threshold keeps it and solidify
+ * makes it solid, so the refinement takes it for sure person. Such a patch is continuous with
+ * the background outside the region: grown from the region's outline inward through unsure
+ * cells (below UNSURE) whose colour stays near the outside cell it was grown from (OBJECT_NEAR)
+ * and is OBJECT_RATIO times nearer that than any sure person colour (FG_SURE or more) within
+ * OBJECT_RADIUS (the hair or clothes beside it; a cell with no sure person that near is kept).
+ * Patches of at least OBJECT_MIN² cells are returned (1 per cell to drop); smaller ones are a
+ * strand's or an edge's mixed colour, which the refinement blends. `label`: 1 on the region's
+ * cells; `rgb`: each cell's sRGB colour (cellColours).
+ */
+export function backgroundObjects(
+  person: PersonMask,
+  label: Int32Array | Uint8Array,
+  rgb: Float32Array,
+): Uint8Array {
+  const { w, h, data } = person;
+  const n = w * h;
+  const drop = new Uint8Array(n);
+  // Every stride-th cell of the window is looked at (at most ~17 x 17).
+  const R = Math.max(3, Math.round(OBJECT_RADIUS * w)), stride = Math.ceil(R / 8);
+  // Squared sRGB distances (Math.hypot is several times slower than the sum).
+  const dist2 = (a: number, b: number) => {
+    const dr = rgb[a * 3] - rgb[b * 3],
+      dg = rgb[a * 3 + 1] - rgb[b * 3 + 1],
+      db = rgb[a * 3 + 2] - rgb[b * 3 + 2];
+    return dr * dr + dg * dg + db * db;
+  };
+  // The nearest sure person colour within R (every stride-th cell; squared), per candidate, when asked.
+  const fgNear = new Float32Array(n).fill(-1);
+  const nearestPerson = (k: number): number => {
+    if (fgNear[k] >= 0) return fgNear[k];
+    const x = k % w, y = (k - x) / w;
+    let best = Infinity;
+    for (let yy = Math.max(0, y - R); yy <= Math.min(h - 1, y + R); yy += stride) {
+      for (let xx = Math.max(0, x - R), o = yy * w; xx <= Math.min(w - 1, x + R); xx += stride) {
+        const q = o + xx;
+        if (label[q] === 1 && data[q] >= FG_SURE) {
+          const d = dist2(k, q);
+          if (d < best) best = d;
+        }
+      }
+    }
+    return (fgNear[k] = best);
+  };
+  const candidate = (k: number) => label[k] === 1 && data[k] < UNSURE;
+  // Breadth-first from the outline: each reached cell carries the outside cell it was grown from.
+  const from = new Int32Array(n).fill(-1);
+  const queue = new Int32Array(n);
+  let head = 0, tail = 0;
+  const joins = (k: number, ref: number) => {
+    const d = dist2(k, ref);
+    if (d > OBJECT_NEAR * OBJECT_NEAR) return false;
+    const f = nearestPerson(k);
+    return f < Infinity && OBJECT_RATIO * OBJECT_RATIO * d < f;
+  };
+  for (let k = 0; k < n; k++) {
+    if (!candidate(k)) continue;
+    const x = k % w, y = (k - x) / w;
+    // The outside neighbour nearest in colour.
+    let ref = -1, best = Infinity;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = x + dx, yy = y + dy;
+        if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+        const q = yy * w + xx;
+        if (label[q] === 1) continue;
+        const d = dist2(k, q);
+        if (d < best) {
+          best = d;
+          ref = q;
+        }
+      }
+    }
+    if (ref >= 0 && joins(k, ref)) {
+      from[k] = ref;
+      queue[tail++] = k;
+    }
+  }
+  while (head < tail) {
+    const k = queue[head++], ref = from[k];
+    const x = k % w, y = (k - x) / w;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        const xx = x + dx, yy = y + dy;
+        if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+        const q = yy * w + xx;
+        if (from[q] >= 0 || !candidate(q) || !joins(q, ref)) continue;
+        from[q] = ref;
+        queue[tail++] = q;
+      }
+    }
+  }
+  // Patches of the reached cells (8-connected), kept when large enough.
+  const minCells = (OBJECT_MIN * w) ** 2;
+  const seen = new Uint8Array(n), patch: number[] = [];
+  for (let i = 0; i < tail; i++) {
+    const k0 = queue[i];
+    if (seen[k0]) continue;
+    seen[k0] = 1;
+    patch.length = 0;
+    patch.push(k0);
+    for (let j = 0; j < patch.length; j++) {
+      const k = patch[j], x = k % w, y = (k - x) / w;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const q = yy * w + xx;
+          if (from[q] >= 0 && !seen[q]) {
+            seen[q] = 1;
+            patch.push(q);
+          }
+        }
+      }
+    }
+    if (patch.length >= minCells) { for (const k of patch) drop[k] = 1; }
+  }
+  return drop;
 }
 
 /** Cells this far (chessboard, in grid cells) inside the kept region are surely person. */
@@ -318,18 +469,25 @@ export interface MattePlan {
   p: Float32Array;
   pMean: Float32Array;
   near: Float32Array;
+  /**
+   * Whether background objects joined to the person (see backgroundObjects) were looked for with
+   * the pixels' colours: a plan made before the canvas exists is checked by its first refineMatte,
+   * which updates it in place (a kept plan is checked once).
+   */
+  checked: boolean;
 }
 
 export function planMatte(
   size: { width: number; height: number },
   person: PersonMask,
   seed: Point,
+  rgb?: Float32Array,
 ): MattePlan {
   // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
   // matte's own grid is 4 px, so the refined edge is still 2x finer than it was).
   const scale = size.width > REFINE_MAX_WIDTH ? 2 : 1;
   const W = Math.ceil(size.width / scale), H = Math.ceil(size.height / scale), n = W * H;
-  const kept = keepDominantRegion(person, seed);
+  const kept = keepDominantRegion(person, seed, rgb);
   // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
   const R = Math.max(6, Math.round(W / 45));
   // The guided filter's radius.
@@ -392,7 +550,7 @@ export function planMatte(
   boxMean(p, W, H, R, pMean, tmp);
   // Sure person / sure background: far enough inside their side of the coarse edge.
   boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
-  return { scale, W, H, kept, R, r, Rc, tw, th, own, around, need, p, pMean, near };
+  return { scale, W, H, kept, R, r, Rc, tw, th, own, around, need, p, pMean, near, checked: !!rgb };
 }
 
 /**
@@ -405,13 +563,17 @@ export function planMatte(
  * Away from the edge (a tile whose grid cells, R + 2r pixels around it, are
  * all sure person or all sure background) every step gives back the coarse
  * matte's 0 or 1: such tiles are filled, and only the others are computed.
+ * A `plan` made without the cells' colours is checked for background objects
+ * first, with this canvas's (see checkPlan; it is updated in place).
  */
 export function refineMatte(
   full: Canvas,
   person: PersonMask,
   seed: Point,
-  plan: MattePlan = planMatte(full, person, seed),
+  plan?: MattePlan,
 ): RefinedMatte {
+  if (!plan) plan = planMatte(full, person, seed, cellColours(full, person));
+  else if (!plan.checked) checkPlan(plan, full, person, seed);
   const { scale, W, H, r, around, need, p, pMean } = plan;
   const n = W * H, eps = 0.001;
   // The pixels: only the tiles that need them are halved.
@@ -506,11 +668,50 @@ export function refineMatte(
       for (let x = x0; x < x1; x++) {
         const k = y * W + x, q = (y - py0) * pw + (x - px0);
         const v = ga[q] * gI[q] + gb[q];
-        alpha[k] = est[k] === 1 && v > 0.9 ? 1 : v < 0.02 ? 0 : v > 0.98 ? 1 : v;
+        // Below 0.5 the alpha is squared (2v², continuous at 0.5): on a soft photo edge (an
+        // upscaled crop, a bright window behind the hair) the ramp outside the contour is mostly
+        // old background, and each of its pixels kept a share of the person's colour over the new
+        // backdrop, a grey rim 10-15 px wide. The 0.5 contour does not move.
+        alpha[k] = est[k] === 1 && v > 0.9 ? 1 : v < 0.02 ? 0 : v > 0.98 ? 1 : v < 0.5 ? 2 * v * v : v;
       }
     }
   });
   return { width: W, height: H, scale, alpha, fg, bg, meansWidth: cw };
+}
+
+/**
+ * Drops the background objects (see backgroundObjects) from a person mask, in place: the region
+ * is its cells at REGION_THRESHOLD or more; `rgb` its cells' colours (cellColours). For a caller
+ * that has the photo's colours when the mask is made (the hair recolour reads the mask too); the
+ * matte's plan then finds nothing more to drop. Returns the number of cells dropped.
+ */
+export function dropBackgroundObjects(m: PersonMask, rgb: Float32Array): number {
+  const region = new Uint8Array(m.w * m.h);
+  for (let k = 0; k < region.length; k++) region[k] = m.data[k] >= REGION_THRESHOLD ? 1 : 0;
+  const drop = backgroundObjects(m, region, rgb);
+  let n = 0;
+  for (let k = 0; k < drop.length; k++) {
+    if (drop[k]) {
+      m.data[k] = 0;
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * A plan made without the pixels, checked for background objects with the canvas's colours, in
+ * place: most photos have none (the region as kept is tested first, no new plan); with some, the
+ * plan is made again without them.
+ */
+function checkPlan(plan: MattePlan, full: Canvas, person: PersonMask, seed: Point): void {
+  const rgb = cellColours(full, person);
+  const region = new Uint8Array(plan.kept.w * plan.kept.h);
+  for (let k = 0; k < region.length; k++) region[k] = plan.kept.data[k] >= REGION_THRESHOLD ? 1 : 0;
+  if (backgroundObjects(person, region, rgb).includes(1)) {
+    Object.assign(plan, planMatte(full, person, seed, rgb));
+  }
+  plan.checked = true;
 }
 
 /** Scratch of guided3, per window size. */
@@ -736,6 +937,33 @@ function halfSize(img: Canvas, need: Uint8Array): Uint8Array {
   return out;
 }
 
+/** How far (half-grid cells, chessboard) composeRefined looks for a local mean missing at a pixel. */
+const MEANS_REACH = 6;
+
+/** The nearest cell (by rings) within MEANS_REACH of cell k whose mean is known, or k. */
+function nearestMean(plane: Float32Array, w: number, k: number): number {
+  const h = plane.length / w, x = k % w, y = (k - x) / w;
+  for (let r = 1; r <= MEANS_REACH; r++) {
+    let best = -1, bd = Infinity;
+    for (let yy = Math.max(0, y - r); yy <= Math.min(h - 1, y + r); yy++) {
+      const edge = yy === y - r || yy === y + r;
+      for (let xx = Math.max(0, x - r); xx <= Math.min(w - 1, x + r); xx++) {
+        // Only the ring: inside it nothing was found.
+        if (!edge && xx !== x - r && xx !== x + r) continue;
+        const q = yy * w + xx;
+        if (Number.isNaN(plane[q])) continue;
+        const dd = (xx - x) ** 2 + (yy - y) ** 2;
+        if (dd < bd) {
+          bd = dd;
+          best = q;
+        }
+      }
+    }
+    if (best >= 0) return best;
+  }
+  return k;
+}
+
 /** An edge pixel's brightness relative to the local person colour, bounded (see composeRefined). */
 const EDGE_DIM = 0.35, EDGE_BRIGHT = 2.5;
 const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
@@ -829,8 +1057,14 @@ export function composeRefined(
       }
       const k = (Math.min(mh - 1, Math.round(gy)) >> 1) * matte.meansWidth +
         (Math.min(mw - 1, Math.round(gx)) >> 1);
-      const fr = matte.fg[0][k], fgg = matte.fg[1][k], fb = matte.fg[2][k];
-      const br = matte.bg[0][k], bgg = matte.bg[1][k], bb = matte.bg[2][k];
+      // A wide soft edge (an upscaled photo, a window's glow beside the hair) can leave a pixel
+      // farther than the means' box from the sure person or the sure background: its colour
+      // was then kept as it is, the old background's included (a grey-blue rim over the new
+      // backdrop). The nearest cell within MEANS_REACH that has the mean stands in.
+      const kf = Number.isNaN(matte.fg[0][k]) ? nearestMean(matte.fg[0], matte.meansWidth, k) : k;
+      const kb = Number.isNaN(matte.bg[0][k]) ? nearestMean(matte.bg[0], matte.meansWidth, k) : k;
+      const fr = matte.fg[0][kf], fgg = matte.fg[1][kf], fb = matte.fg[2][kf];
+      const br = matte.bg[0][kb], bgg = matte.bg[1][kb], bb = matte.bg[2][kb];
       let f0 = SRGB_TO_LINEAR[d[i]], f1 = SRGB_TO_LINEAR[d[i + 1]], f2 = SRGB_TO_LINEAR[d[i + 2]];
       if (!Number.isNaN(br)) {
         const inv = 1 / Math.max(al, 0.05);

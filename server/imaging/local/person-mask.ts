@@ -253,7 +253,8 @@ const SHOULDERS = 1.35;
  *    chin; cells of the others are dropped, and, when someone's head is beside
  *    the chosen one, a body-shaped envelope around the chosen person bounds the
  *    rest. Along the split beside the head, cells in the others' colours go to
- *    them (reclaimBand).
+ *    them (reclaimBand); beyond the face and the body's middle, so do cells their
+ *    colour model explains far better (reclaimByColourModel).
  */
 export function isolatePerson(
   m: PersonMask,
@@ -411,6 +412,7 @@ export function isolatePerson(
     keep[k] = own[k] === Infinity ? 0 : t <= 0 ? 0 : t >= 1 ? 1 : t;
   }
   reclaimBand(m, g, keep, other, seeds, rgb);
+  reclaimByColourModel(m, g, keep, other, seeds, rgb);
   for (let j = 0; j < h; j++) {
     const half = envelope[j];
     for (let i = 0; i < w; i++) {
@@ -548,6 +550,192 @@ function reclaimBand(
         stack.push(nb);
       }
     });
+  }
+}
+
+/** Colour model bins: sRGB quantised to MODEL_BIN levels per channel. */
+const MODEL_BIN = 16, MODEL_SIDE = 256 / MODEL_BIN;
+/** Reach (face widths) of reclaimByColourModel from the cells given to others. */
+const MODEL_BAND = 0.6;
+/** A kept cell goes to the others when their colour model makes its colours this many times likelier. */
+const MODEL_ODDS = 4;
+/**
+ * Half widths (face widths, from the chosen face's centre) that reclaimByColourModel never takes:
+ * beside the head down to the shoulders (the person's own hair in shadow, a ponytail behind the
+ * neck, is missing from their sure colours), and beside the body below them.
+ */
+const GUARD_HEAD = 0.8, GUARD_BODY = 1.0;
+
+/**
+ * The split leaves a neighbour's hair or clothes with the chosen person where both are joined
+ * across a colour edge that the neighbour's own grainy path pays as well (flying strands beside a
+ * neck, a neighbour's top beside the chosen person's hair). Each side gets a colour model (a
+ * histogram of sRGB bins of MODEL_BIN, smoothed over the neighbouring bins): the others' cells
+ * within twice MODEL_BAND of the split, the chosen person's seeds (face core, body axis) and their
+ * kept cells beyond MODEL_BAND from it. A kept cell within MODEL_BAND of the split whose 3x3
+ * neighbourhood is on average MODEL_ODDS times likelier under the others' model, reached from the
+ * split through such cells, goes to the others (keep = 0); the chosen person's seeds and the
+ * guarded zone around the face and body (GUARD_HEAD, GUARD_BODY) stay. In place.
+ */
+function reclaimByColourModel(
+  m: PersonMask,
+  g: FaceGeometry,
+  keep: Float32Array,
+  other: Float32Array,
+  seeds: Int8Array,
+  rgb: Float32Array,
+): void {
+  const { w, h, step, data } = m;
+  const n = w * h;
+  const R = Math.max(2, Math.round(MODEL_BAND * g.fw / step));
+  // 1 kept (the chosen person's), 2 given to others, 0 neither.
+  const owner = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    if (data[k] < SOLID) continue;
+    owner[k] = keep[k] >= 0.5 ? 1 : other[k] < Infinity ? 2 : 0;
+  }
+  // Chessboard distance (cells) from the split, on each side, up to 2R: breadth first, one ring
+  // at a time.
+  const FAR = 0xffff, dist = new Uint16Array(n).fill(FAR);
+  let queue = new Int32Array(n), next = new Int32Array(n), len = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x, o = owner[k];
+      if (o === 0) continue;
+      const want = 3 - o;
+      let split = false;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1) && !split; yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+          if (owner[yy * w + xx] === want) {
+            split = true;
+            break;
+          }
+        }
+      }
+      if (split) {
+        dist[k] = 1;
+        queue[len++] = k;
+      }
+    }
+  }
+  if (len === 0) return;
+  for (let d = 2; d <= 2 * R && len > 0; d++) {
+    let nextLen = 0;
+    for (let q = 0; q < len; q++) {
+      const k = queue[q], o = owner[k], x = k % w, y = (k - x) / w;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+          const nb = yy * w + xx;
+          if (dist[nb] === FAR && owner[nb] === o) {
+            dist[nb] = d;
+            next[nextLen++] = nb;
+          }
+        }
+      }
+    }
+    [queue, next] = [next, queue];
+    len = nextLen;
+  }
+  const side = MODEL_SIDE, bins = side * side * side;
+  const binOf = (k: number) => {
+    const r = Math.min(side - 1, rgb[k * 3] / MODEL_BIN | 0),
+      gg = Math.min(side - 1, rgb[k * 3 + 1] / MODEL_BIN | 0),
+      b = Math.min(side - 1, rgb[k * 3 + 2] / MODEL_BIN | 0);
+    return (r * side + gg) * side + b;
+  };
+  const hMine = new Float32Array(bins), hTheirs = new Float32Array(bins);
+  let nMine = 0, nTheirs = 0;
+  for (let k = 0; k < n; k++) {
+    if (owner[k] === 2 && dist[k] !== FAR) {
+      hTheirs[binOf(k)]++;
+      nTheirs++;
+    } else if (seeds[k] === 1 || (owner[k] === 1 && dist[k] !== FAR && dist[k] > R)) {
+      hMine[binOf(k)]++;
+      nMine++;
+    }
+  }
+  if (nMine < 20 || nTheirs < 20) return;
+  // Smoothed over the neighbouring bins (weights 2 along a matching channel, 1 across).
+  const smooth = (hist: Float32Array) => {
+    const out = new Float32Array(bins);
+    for (let b0 = 0; b0 < bins; b0++) {
+      const v = hist[b0];
+      if (v === 0) continue;
+      const r = (b0 / (side * side)) | 0, gg = ((b0 / side) | 0) % side, b = b0 % side;
+      for (let dr = -1; dr <= 1; dr++) {
+        const rr = r + dr;
+        if (rr < 0 || rr >= side) continue;
+        for (let dg = -1; dg <= 1; dg++) {
+          const g2 = gg + dg;
+          if (g2 < 0 || g2 >= side) continue;
+          for (let db = -1; db <= 1; db++) {
+            const bb = b + db;
+            if (bb < 0 || bb >= side) continue;
+            out[(rr * side + g2) * side + bb] += v * (dr === 0 ? 2 : 1) * (dg === 0 ? 2 : 1) *
+              (db === 0 ? 2 : 1);
+          }
+        }
+      }
+    }
+    return out;
+  };
+  const sMine = smooth(hMine), sTheirs = smooth(hTheirs);
+  // Judged: kept cells within R of the split (as they were before any goes).
+  const judged = new Uint8Array(n), score = new Float32Array(n);
+  for (let k = 0; k < n; k++) {
+    if (owner[k] !== 1 || dist[k] > R) continue;
+    judged[k] = 1;
+    const b = binOf(k);
+    score[k] = Math.log(((sTheirs[b] + 0.5) / nTheirs) / ((sMine[b] + 0.5) / nMine));
+  }
+  const shoulderY = g.pts[152][1] + 0.3 * g.fh, odds = Math.log(MODEL_ODDS);
+  // 1 goes, 0 stays; judged once per cell.
+  const verdict = new Int8Array(n).fill(-1);
+  const goes = (k: number): boolean => {
+    if (verdict[k] >= 0) return verdict[k] === 1;
+    let v = 0;
+    const x = k % w, y = (k - x) / w;
+    const dx = Math.abs((x + 0.5) * step - g.center[0]);
+    if (
+      judged[k] && seeds[k] !== 1 && dx >= ((y + 0.5) * step < shoulderY ? GUARD_HEAD : GUARD_BODY) * g.fw
+    ) {
+      // Averaged over the judged 3x3 neighbourhood (strands mix both people's colours).
+      let s = 0, c = 0;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+          const nb = yy * w + xx;
+          if (judged[nb]) {
+            s += score[nb];
+            c++;
+          }
+        }
+      }
+      v = s / c > odds ? 1 : 0;
+    }
+    verdict[k] = v;
+    return v === 1;
+  };
+  // Flood from the split through such cells.
+  const stack: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (dist[k] === 1 && owner[k] === 1 && goes(k)) {
+      keep[k] = 0;
+      owner[k] = 0;
+      stack.push(k);
+    }
+  }
+  while (stack.length > 0) {
+    const k = stack.pop()!, x = k % w, y = (k - x) / w;
+    for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++) {
+      for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+        const nb = yy * w + xx;
+        if (owner[nb] === 1 && goes(nb)) {
+          keep[nb] = 0;
+          owner[nb] = 0;
+          stack.push(nb);
+        }
+      }
+    }
   }
 }
 
