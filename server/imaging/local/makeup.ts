@@ -17,6 +17,7 @@ import {
   frecklesLayer,
   highlighterLayer,
 } from "./cheeks-and-face.ts";
+import { type EyeContours, eyeContours } from "./eye-contour.ts";
 import { browLayer, eyeshadowLayer, lashLayer, linerLayer } from "./eye-makeup.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { lipsLayer } from "./lips.ts";
@@ -68,9 +69,34 @@ export function planMakeup(
   };
 }
 
-/** Applies every planned layer to the canvas, in painting order. */
-export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): void {
+/**
+ * The eye layers share one lid line found in the pixels (eyeContours, kept
+ * with the geometry). Found here, on the photo as framed, before anything is
+ * painted around the eyes (base, blush, highlighter, a hair colour on strands
+ * near them): it compares the white of the eye with the skin's colour and
+ * follows the lid above the corner. The renderer calls this before the hair
+ * colour; applyMakeup calls it again (kept) for callers that do not.
+ */
+export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeContours | undefined {
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
+  const eyeLayers = [
+    plan.eyeshadow?.entry.hex ? plan.eyeshadow : undefined,
+    has("winged-eyeliner"),
+    has("eyeliner"),
+    has("lashes"),
+  ];
+  return eyeLayers.some((l) => l && l.t > 0) ? eyeContours(img, g) : undefined;
+}
+
+/**
+ * Paints the plan's layers on `img`, in painting order. Answers how many eyes the eye layers
+ * (shadow, liner, lashes) left bare because the mesh put them where the photo
+ * shows only skin (EyeContour.onEye): 0 when no eye layer is planned.
+ */
+export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): { bareEyes: number } {
+  const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
+  const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
+  const eyes = primeEyes(img, g, plan);
   if (plan.base && plan.base.t > 0) baseLayer(img, g, plan.base.entry, plan.base.t);
   const contour = has("contour");
   if (contour) contourLayer(img, g, contour.t);
@@ -86,10 +112,8 @@ export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): voi
   }
   const brows = has("brows");
   if (brows) browLayer(img, g, brows.t);
-  const wing = has("winged-eyeliner");
-  const liner = has("eyeliner");
   if (wing || liner) linerLayer(img, g, (wing ?? liner)!.t, !!wing);
-  const lashes = has("lashes");
   if (lashes) lashLayer(img, g, lashes.t);
   if (plan.lips && plan.lips.t > 0) lipsLayer(img, g, plan.lips.entry, plan.lips.t);
+  return { bareEyes: eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0 };
 }

@@ -10,17 +10,32 @@ import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
 import type { DetectedFace, FaceModels } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
-import { coverScaled, framingNote, mapPoints, planFraming, renderFramed } from "./framing.ts";
+import { coverScaled, framingNote, mapPoints, planFraming, renderFramed, softFaceNote } from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
-import { applyMakeup, planMakeup } from "./makeup.ts";
-import { neighbourHeads, type PersonMask, personMask } from "./person-mask.ts";
+import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
+import { cellColours, neighbourHeads, type PersonMask, personMask } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
-import { blurredCopy, gradeLighting, relightGains, renderBackdrop } from "./scene.ts";
-import { composeRefined, type MattePlan, planMatte, refineMatte } from "./matte-refine.ts";
+import { blurredCopy, gradeLighting, personBalance, relightGains, renderBackdrop } from "./scene.ts";
+import {
+  composeRefined,
+  dropBackgroundObjects,
+  type MattePlan,
+  planMatte,
+  refineMatte,
+} from "./matte-refine.ts";
 import { dist } from "./masks.ts";
+import { decodePhoto, DETECT_LONG, detectFaces } from "./photo-faces.ts";
+
+// Where callers have always found them (tests, the worker, the face count).
+export { decodePhoto, detectFaces };
 
 export const NO_FACE_MESSAGE = "No face found: use a front-facing photo with one person";
+/** Notes when the eye makeup left an eye bare (the face model put it where the photo shows skin). */
+export const ONE_EYE_BARE =
+  "Eye makeup was painted on one eye only: the other eye could not be located in the photo (a turned or tilted head)";
+export const EYES_BARE =
+  "Eye makeup was not painted: the eyes could not be located in the photo (a turned or tilted head)";
 
 export type OutputFormat = "jpeg" | "png";
 
@@ -93,57 +108,8 @@ function entry<T>(key: OptionKey, studio: StudioType, id: string): T | undefined
   return list.find((e) => e.id === id) as T | undefined;
 }
 
-/**
- * Decodes the photo once, at its own size (photos over 2048 px are reduced):
- * the framing resizes it to the output in a single step, and detection runs
- * on it directly (or on an enlarged copy, see detectFaces).
- */
-export async function decodePhoto(photo: Uint8Array): Promise<Canvas> {
-  let p = sharp(photo).rotate().toColourspace("srgb").removeAlpha();
-  const meta = await sharp(photo).metadata();
-  const long = Math.max(meta.width ?? 0, meta.height ?? 0);
-  if (long > 2048) p = p.resize(2048, 2048, { fit: "inside", kernel: "lanczos3" });
-  const { data, info } = await p.raw().toBuffer({ resolveWithObject: true });
-  if (info.channels !== 3) throw new Error(`unexpected channel count ${info.channels}`);
-  return {
-    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
-    width: info.width,
-    height: info.height,
-  };
-}
-
 /** Smallest usable face width, in pixels of a photo DETECT_LONG px long (or longer). */
 const MIN_FACE_WIDTH = 60;
-
-/** Below this long side, detection runs on a copy enlarged to DETECT_LONG (small faces). */
-const DETECT_MIN = 640, DETECT_LONG = 1024;
-
-/**
- * Faces in photo coordinates. The mesh does not get more precise on a larger
- * copy (its resolution is the model's), but on small photos (faces of ~150
- * px) Human's integer coordinates do: those are detected on an enlarged copy.
- */
-export async function detectFaces(engine: FaceModels, photo: Canvas): Promise<DetectedFace[]> {
-  const long = Math.max(photo.width, photo.height);
-  if (long >= DETECT_MIN) return await engine.detect(photo);
-  const k = DETECT_LONG / long;
-  const { data, info } = await sharp(photo.data, {
-    raw: { width: photo.width, height: photo.height, channels: 3 },
-  })
-    .resize(Math.round(photo.width * k), Math.round(photo.height * k), { kernel: "cubic" })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  const faces = await engine.detect({
-    data: new Uint8Array(data.buffer, data.byteOffset, data.length),
-    ...info,
-  });
-  const sx = photo.width / info.width, sy = photo.height / info.height;
-  return faces.map((f) => ({
-    ...f,
-    box: [f.box[0] * sx, f.box[1] * sy, f.box[2] * sx, f.box[3] * sy],
-    mesh: f.mesh.map((p): [number, number] => [p[0] * sx, p[1] * sy]),
-  }));
-}
 
 export async function encode(
   img: Canvas,
@@ -369,6 +335,8 @@ async function renderStages(
   const reframed = (camera || !backdrop) &&
     framingNote(framing, camera?.label, (lens?.backgroundBlur ?? 0) > 0);
   if (reframed) notes.push(reframed);
+  const soft = softFaceNote(framing);
+  if (soft) notes.push(soft);
   // The framed canvas is rendered by libvips threads; meanwhile this thread
   // segments the person from the photo as framed (the matte needs only the
   // framing, not the canvas).
@@ -381,14 +349,21 @@ async function renderStages(
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
   const blur = lens?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
+  /** The person mask's cell colours, when it was made here (see dropBackgroundObjects). */
+  let cells: Float32Array | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   const prepareOnly = !!(job.prepareOnly && key);
   if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0 || prepareOnly) {
     person = kept?.person;
     if (!person) {
-      const canvas = { width: framing.width, height: framing.height };
+      // The canvas's size only: its pixels are still being rendered, colours come from the photo.
+      const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
       const others = neighbourHeads(faces, face, photo, framing);
       person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
+      // Old background the segmenter half took beside the person (a window frame by the hair) goes
+      // before anything uses the mask: the hair recolour and the matte alike.
+      cells = cellColours(canvas, person, { photo, ...framing });
+      dropBackgroundObjects(person, cells);
     }
     lap("segment");
   }
@@ -398,7 +373,7 @@ async function renderStages(
     ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3))
     : undefined;
   const plan = person && (scene || blur > 0 || prepareOnly)
-    ? kept?.plan ?? planMatte(framing, person, g.center)
+    ? kept?.plan ?? planMatte(framing, person, g.center, cells)
     : undefined;
   if (plan) lap("plan");
   const img = await framed;
@@ -411,9 +386,11 @@ async function renderStages(
   }
   lap("frame");
   if (prepareOnly) return { image: new Uint8Array(0), mime: "", notes: [], timings };
-
-  applyMakeup(img, g, planMakeup(o, job.intensity));
-  lap("makeup");
+  // Measured on the photo before anything is painted: the light the person was photographed in (see
+  // personBalance) and the eyes' lid lines (see primeEyes).
+  const balance = person && scene ? personBalance(img, person) : undefined;
+  const makeup = planMakeup(o, job.intensity);
+  primeEyes(img, g, makeup);
   if (hairColor?.hex && person) {
     const r = recolorHair(img, g, person, hairColor.hex);
     if (!r.applied) {
@@ -428,10 +405,15 @@ async function renderStages(
     }
     lap("beard");
   }
+  // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
+  // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
+  const { bareEyes } = applyMakeup(img, g, makeup);
+  if (bareEyes) notes.push(bareEyes === 1 ? ONE_EYE_BARE : EYES_BARE);
+  lap("makeup");
   if (person && scene) {
     const bg = await scene;
     const matte = refineMatte(img, person, g.center, plan);
-    composeRefined(img, matte, bg, relightGains(img, matte, bg));
+    composeRefined(img, matte, bg, relightGains(balance!, bg, img));
     lap("backdrop");
   } else if (person && blur > 0) {
     const behind = await blurredCopy(img, blur);

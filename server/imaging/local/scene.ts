@@ -328,34 +328,52 @@ const RELIGHT_STRENGTH = 0.3;
 /** Bounds of each channel's gain, so skin stays skin. */
 const RELIGHT_MIN = 0.92, RELIGHT_MAX = 1.1;
 
+/** Person mask cells this sure are the person's own colours (the segmenter's is ~1 inside). */
+const SURE_PERSON = 0.95;
+
+/**
+ * The person's colour balance as photographed: the mean linear colour of the
+ * framed photo at every other cell the person mask is sure of. Measured
+ * before makeup and hair colour are painted: a dye (auburn hair is a quarter
+ * of the person) would otherwise read as the light's cast, and the relight
+ * would tint the face its complement (grey-green under auburn).
+ */
+export function personBalance(
+  img: Canvas,
+  person: { w: number; h: number; step: number; data: Float32Array },
+): number[] {
+  const sum = [0, 0, 0];
+  const { w, h, step, data } = person;
+  const half = step >> 1;
+  for (let j = 0; j < h; j += 2) {
+    const y = Math.min(img.height - 1, j * step + half);
+    for (let i = 0; i < w; i += 2) {
+      if (data[j * w + i] < SURE_PERSON) continue;
+      const k = (y * img.width + Math.min(img.width - 1, i * step + half)) * 3;
+      for (let c = 0; c < 3; c++) sum[c] += SRGB_TO_LINEAR[img.data[k + c]];
+    }
+  }
+  return sum;
+}
+
 /**
  * Per-channel gains (linear light, luminance kept) that move the person's
  * white balance part of the way toward the backdrop's key light: the photo's
  * blue or warm cast gives way to the scene's (a person under a sunset turns
  * warmer, under a city night cooler). The key light is the backdrop's mean
- * weighted by brightness (its lights count most); the person's balance is the
- * mean of the sure-person pixels. Gains are bounded (RELIGHT_MIN..MAX).
+ * weighted by brightness (its lights count most); the person's balance is
+ * `person` (personBalance: the photo's own colours, before anything is
+ * painted). Gains are bounded (RELIGHT_MIN..MAX).
  * `backdrop` is read-only (renderBackdrop's shared buffer): its key light is kept per buffer.
  */
 export function relightGains(
-  img: Canvas,
-  matte: { width: number; height: number; scale: number; alpha: Float32Array },
+  person: number[],
   backdrop: Uint8Array,
+  size: { width: number; height: number },
 ): [number, number, number] {
   const lum = (c: number[]) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-  const person = [0, 0, 0];
-  const light = keyLight(backdrop, img.width * img.height);
-  const { width: mw, height: mh, scale, alpha } = matte;
-  let count = 0;
-  for (let my = 0; my < mh; my += 2) {
-    for (let mx = 0; mx < mw; mx += 2) {
-      if (alpha[my * mw + mx] < 0.999) continue;
-      const i = (Math.min(img.height - 1, my * scale) * img.width + Math.min(img.width - 1, mx * scale)) * 3;
-      for (let c = 0; c < 3; c++) person[c] += SRGB_TO_LINEAR[img.data[i + c]];
-      count++;
-    }
-  }
-  if (count === 0 || lum(light) <= 0 || lum(person) <= 0) return [1, 1, 1];
+  const light = keyLight(backdrop, size.width * size.height);
+  if (lum(light) <= 0 || lum(person) <= 0) return [1, 1, 1];
   const ly = lum(light), py = lum(person);
   const gains = [0, 1, 2].map((c) => {
     const want = (light[c] / ly) / Math.max(1e-4, person[c] / py);
