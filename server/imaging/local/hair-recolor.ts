@@ -24,7 +24,16 @@ import {
 } from "./hair-colour-samples.ts";
 import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
-import { feather, fillPolygon, type Mask, maskAt, type Point, sampleGrid, slidingExtreme } from "./masks.ts";
+import {
+  blurPlane,
+  feather,
+  fillPolygon,
+  type Mask,
+  maskAt,
+  type Point,
+  sampleGrid,
+  slidingExtreme,
+} from "./masks.ts";
 import {
   BROW_L,
   BROW_R,
@@ -143,6 +152,17 @@ export function recolorHair(
     if (f.blonde && target[0] < f.s.mean[0] - DARKER_BY) lightHair = true;
   }
   if (paleCount > 0.5 * counted) hair.length = 0;
+  // Light hair as pale as the skin, dyed darker: found by where it is (off the forehead's skin) and its hue.
+  let forehead: Forehead | undefined;
+  if (hair.length === 0) {
+    const byPlace = lightByPlace(img, g, person, skinLab, skin, target);
+    if (byPlace) {
+      hair.push(...byPlace.hair);
+      skins.push(...byPlace.skins);
+      forehead = byPlace.forehead;
+      lightHair = true;
+    }
+  }
   if (hair.length === 0) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
@@ -151,7 +171,12 @@ export function recolorHair(
   const x0 = Math.max(0, Math.floor(cx - 1.45 * fw)), x1 = Math.min(img.width, Math.ceil(cx + 1.45 * fw));
   const y0 = Math.max(0, Math.floor(topY - fh)), y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
   if (x1 <= x0 || y1 <= y0) return { applied: false, confidence, reason: "too little hair is visible" };
-  const colour = new ColourModel(hair, skins, clothModel(img, g, person, hair[0]));
+  const colour = new ColourModel(
+    hair,
+    skins,
+    clothModel(img, g, person, hair[0]),
+    forehead ? skin.mean : undefined,
+  );
 
   // Where hair may be, on a quarter-resolution grid: `where` (person x head
   // prior x not the face core x roots held back) and `oval` (inside the face
@@ -231,6 +256,9 @@ export function recolorHair(
       if (prior <= 0) continue;
       const k = j * mw + i;
       if (lightHair && faceZone.data[k] > 0.3) faceAt[k] = 1;
+      // The forehead's skin above the mesh (light hair found by place only): never hair.
+      const brow = forehead ? forehead.at(x, y) : 0;
+      if (brow > 0.3) faceAt[k] = 1;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
       const o = (y * W + x) * 3;
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
@@ -253,14 +281,14 @@ export function recolorHair(
       if (inOval > 0.05) faceAt[k] = 1;
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
-      gate[k] = notFace * (1 - inOval * (1 - cells[c + 1]));
+      gate[k] = notFace * (1 - inOval * (1 - cells[c + 1])) * (1 - brow);
       // Light hair: on the forehead (the face oval grown, above the brows) too, only colours the model is sure of.
       if (lightHair) gate[k] *= 1 - Math.min(1, faceZone.data[k]) * (1 - cells[c + 1]);
       place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
       // Never on the face and forehead (the face oval grown) nor under the chin:
       // skin in a coloured light (a forehead lit blue, a neck lit cyan) is as far
       // from the skin sampled on the cheeks as a strand is.
-      const onFace = faceZone.data[k] > 0.3;
+      const onFace = faceZone.data[k] > 0.3 || brow > 0.3;
       palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
       // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
       // (For dark hair only colours not like the skin either: the ear's rim and a lit temple are between.)
@@ -785,7 +813,16 @@ class ColourModel {
   readonly pale = new Float32Array(CN * CN * CN);
   readonly #lab = new Float64Array(3);
   /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
-  constructor(readonly hair: AxisStats[], readonly skins: AxisStats[], readonly cloth: ClothClass[]) {}
+  /**
+   * `byHue`: light hair found by place (see lightByPlace): a colour yellower than the skin (`skin`, sampled on the
+   * face) counts as hair by its hue too (see fill).
+   */
+  constructor(
+    readonly hair: AxisStats[],
+    readonly skins: AxisStats[],
+    readonly cloth: ClothClass[],
+    readonly byHue?: Lab,
+  ) {}
 
   /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
   fill(c: number): void {
@@ -812,6 +849,19 @@ class ColourModel {
     m[c + 2] = 1 - keep;
     // Clearly skin: what the feather must not spread hair onto.
     m[c + 3] = sigmoid((dh - ds - 1) * 2.5);
+    if (this.byHue) {
+      // Light hair as light as the skin: its hue (blonde 20-30 degrees yellower than the skin; skin in any light,
+      // shaded or lit, within about 10-15) where its lightness and tight clusters leave the colour in doubt.
+      const sk = this.byHue,
+        ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
+      const dHue = (Math.atan2(lab[2], lab[1]) - Math.atan2(sk[2], sk[1])) * 180 / Math.PI;
+      const yellower = ((dHue + 540) % 360) - 180, skinC = Math.hypot(sk[1], sk[2]);
+      const light = ramp(Math.hypot(lab[1], lab[2]), 0.4 * skinC, 0.55 * skinC) *
+        ramp(lab[0], sk[0] - 15, sk[0] - 5);
+      const like = ramp(yellower, HUE_HAIR - 4, HUE_HAIR + 2) * light;
+      m[c] = Math.max(m[c], like);
+      m[c + 3] *= 1 - like;
+    }
     // A pale strand: lighter than a hair colour, with its a*b* (grey, sheen,
     // scalp seen through the parting), not the skin's. Only where it fills a
     // gap beside hair (see reachPale): a grey wall or top is as pale.
@@ -866,4 +916,168 @@ class ColourModel {
     }
     this.pale[cell] = strand;
   }
+}
+
+/** Light hair found by place: a colour this many degrees yellower than the skin is hair by its hue (see ColourModel). */
+const HUE_HAIR = 18;
+
+/** A light hair colour found by place needs at least this separation from the skin (see lightByPlace). */
+const PLACE_SEPARATION = 1;
+
+/**
+ * Light hair as pale as the skin, dyed darker (a blonde in a warm light on fair
+ * skin, her high forehead blown out to the colour of her hair's highlights):
+ * the colour samples above the forehead held as much forehead skin as hair, and
+ * no hair colour stood MIN_SEPARATION from the skin. The forehead's own skin is
+ * found first by place and texture (see foreheadZone) and left out of the
+ * samples; a cluster of the rest is light hair when it is lighter than the skin
+ * (as the "mostly light" rule counts it), not skin in other light, at least 10
+ * degrees yellower than the skin in hue 55-100 (as blonde is: see blonde) with
+ * at least half its chroma, separated from the skin by PLACE_SEPARATION, and
+ * DARKER_BY L* or more lighter than the shade (only a darker shade: lightening
+ * hair that cannot be told from skin stays refused). The forehead then never
+ * takes the dye (see recolorHair).
+ */
+function lightByPlace(
+  img: Canvas,
+  g: FaceGeometry,
+  person: PersonMask,
+  skinLab: Lab[],
+  skin: AxisStats,
+  target: Lab,
+): { hair: AxisStats[]; skins: AxisStats[]; forehead: Forehead } | undefined {
+  const forehead = foreheadZone(img, g);
+  if (!forehead) return undefined;
+  // The samples again, the forehead's skin out of the person (hairSamples keeps only what the person covers).
+  const off: PersonMask = { ...person, data: person.data.slice() };
+  for (let j = 0; j < off.h; j++) {
+    for (let i = 0; i < off.w; i++) {
+      if (forehead.at((i + 0.5) * off.step, (j + 0.5) * off.step) > 0.05) off.data[j * off.w + i] = 0;
+    }
+  }
+  const samples = hairSamples(img, g, off);
+  if (samples.length < 60) return undefined;
+  const every = Math.ceil(samples.length / 1000);
+  const pool = every > 1 ? samples.filter((_, i) => i % every === 0) : samples;
+  const hair: AxisStats[] = [], skins: AxisStats[] = [];
+  const skinHue = Math.atan2(skin.mean[2], skin.mean[1]) * 180 / Math.PI;
+  const skinC = Math.hypot(skin.mean[1], skin.mean[2]);
+  for (const group of clusters(pool, 3)) {
+    const s = axisStats(group), m = s.mean;
+    if (litSkin(m, skin.mean)) {
+      skins.push(s);
+      continue;
+    }
+    const hue = Math.atan2(m[2], m[1]) * 180 / Math.PI, yellower = ((hue - skinHue + 540) % 360) - 180;
+    const far = Math.hypot(m[0] - skin.mean[0], m[1] - skin.mean[1], m[2] - skin.mean[2]);
+    if (
+      m[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN) && yellower >= 10 && hue >= 55 &&
+      hue <= 100 && Math.hypot(m[1], m[2]) >= 0.5 * skinC && far >= MIN_SKIN_DISTANCE &&
+      group.length >= 0.12 * pool.length && target[0] < m[0] - DARKER_BY &&
+      separation(group, skinLab) >= PLACE_SEPARATION
+    ) hair.push(s);
+  }
+  return hair.length ? { hair, skins, forehead } : undefined;
+}
+
+/** The forehead's skin, the face mesh's top included (0-1 at a canvas pixel; see foreheadZone). */
+interface Forehead {
+  at(x: number, y: number): number;
+}
+
+/** foreheadZone's grid: this many cells per face width (a strand is a few cells wide). */
+const FOREHEAD_CELLS = 200;
+/** How far above the mesh's top a forehead may reach, in face heights (see foreheadZone). */
+const FOREHEAD_REACH = 0.4;
+/** Strand texture: band-pass lightness this many times the forehead skin's median (in amplitude). */
+const FOREHEAD_TEXTURE = 2;
+/** A strand or a parting: this many L* darker than the forehead skin below it. */
+const FOREHEAD_DARKER = 12;
+/** The forehead's top is smooth across columns: the span (either side, in face widths) of its filter. */
+const FOREHEAD_SPAN = 0.1;
+
+/**
+ * The skin of the forehead above the face mesh's top. On a high or strongly
+ * lit forehead the mesh's oval stops well below the hairline (sample4@1216:
+ * 0.3 face heights), and skin blown out to near white there has the colour of
+ * light hair's highlights. Per column of a grid over the forehead, the skin is
+ * followed up from just inside the oval's top until hair shows by something
+ * other than its colour: strand texture (the lightness between 1 and 2.5
+ * cells of scale, pooled, above FOREHEAD_TEXTURE times the forehead skin's
+ * inside the oval: skin, even lit, is smooth there) or a strand or parting
+ * darker than the skin below it; at most FOREHEAD_REACH above the mesh's top.
+ * Hue is no evidence here: the blown-out skin near the hairline is as yellow as
+ * the hair. A column that slipped up between strands is cut back to the 70th
+ * percentile of its neighbours' reach (within FOREHEAD_SPAN).
+ */
+function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
+  const s = Math.max(1, Math.round(g.fw / FOREHEAD_CELLS));
+  const oval = pick(g, FACE_OVAL), xs = oval.map((p) => p[0]);
+  const browY = Math.min(g.pts[105][1], g.pts[334][1]), topY = g.pts[10][1];
+  const x0 = Math.max(0, Math.floor(Math.min(...xs) - 0.05 * g.fw)),
+    y0 = Math.max(0, Math.floor(topY - FOREHEAD_REACH * g.fh));
+  const gw = Math.floor((Math.min(img.width, Math.max(...xs) + 0.05 * g.fw) - x0) / s),
+    gh = Math.floor((Math.min(img.height, browY) - y0) / s);
+  if (gw < 8 || gh < 8) return undefined;
+  // Each cell's L* (of its mean linear luminance).
+  const L = new Float32Array(gw * gh), d = img.data, W = img.width, n = s * s;
+  for (let j = 0; j < gh; j++) {
+    for (let i = 0; i < gw; i++) {
+      let sum = 0;
+      for (let y = y0 + j * s; y < y0 + j * s + s; y++) {
+        for (let x = x0 + i * s, o = (y * W + x) * 3; x < x0 + i * s + s; x++, o += 3) {
+          sum += 0.2126 * SRGB_TO_LINEAR[d[o]] + 0.7152 * SRGB_TO_LINEAR[d[o + 1]] +
+            0.0722 * SRGB_TO_LINEAR[d[o + 2]];
+        }
+      }
+      const Y = sum / n;
+      L[j * gw + i] = Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
+    }
+  }
+  const fine = L.slice(), coarse = L.slice();
+  blurPlane(fine, gw, gh, 1);
+  blurPlane(coarse, gw, gh, 2.5);
+  const E = new Float32Array(gw * gh);
+  for (let k = 0; k < E.length; k++) E[k] = (fine[k] - coarse[k]) ** 2;
+  blurPlane(E, gw, gh, 1.5);
+  const inOval: Mask = { x: 0, y: 0, w: gw, h: gh, data: new Float32Array(gw * gh) };
+  fillPolygon(inOval, oval.map(([x, y]): Point => [(x - x0) / s, (y - y0) / s]));
+  const skinE: number[] = [];
+  for (let k = 0; k < E.length; k++) if (inOval.data[k] > 0.5) skinE.push(E[k]);
+  if (skinE.length < 20) return undefined;
+  skinE.sort((a, b) => a - b);
+  const smooth = FOREHEAD_TEXTURE ** 2 * Math.max(skinE[skinE.length >> 1], 0.05);
+  // Per column: the oval's top row (-1: none) and the highest row the forehead's skin reaches.
+  const ovalTop = new Int32Array(gw).fill(-1), reach = new Float32Array(gw).fill(NaN);
+  for (let i = 0; i < gw; i++) {
+    let r0 = -1;
+    for (let j = 0; j < gh && r0 < 0; j++) if (inOval.data[j * gw + i] > 0.5) r0 = j;
+    if (r0 < 0) continue;
+    ovalTop[i] = r0;
+    const start = Math.min(gh - 1, r0 + 3);
+    // The skin's lightness, followed as the light changes up the forehead.
+    let ref = L[start * gw + i], last = start + 1;
+    for (let j = start; j >= 0; j--) {
+      const k = j * gw + i;
+      if (E[k] > smooth || L[k] < ref - FOREHEAD_DARKER) break;
+      last = j;
+      ref += (L[k] - ref) * 0.2;
+    }
+    reach[i] = last;
+  }
+  const half = Math.max(1, Math.round(FOREHEAD_SPAN * g.fw / s));
+  const zone: Mask = { x: 0, y: 0, w: gw, h: gh, data: new Float32Array(gw * gh) };
+  const near: number[] = [];
+  for (let i = 0; i < gw; i++) {
+    if (ovalTop[i] < 0) continue;
+    near.length = 0;
+    for (let q = Math.max(0, i - half); q < Math.min(gw, i + half + 1); q++) {
+      if (reach[q] === reach[q]) near.push(reach[q]);
+    }
+    near.sort((a, b) => a - b);
+    const top = Math.round(Math.max(near[Math.floor(0.7 * (near.length - 1))], reach[i]));
+    for (let j = top; j <= Math.min(gh - 1, ovalTop[i] + 3); j++) zone.data[j * gw + i] = 1;
+  }
+  feather(zone, 1);
+  return { at: (x, y) => maskAt(zone, Math.floor((x - x0) / s), Math.floor((y - y0) / s)) };
 }
