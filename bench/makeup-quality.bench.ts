@@ -16,6 +16,10 @@
  *   colours), and, against the eye openings traced by hand, winged liner and
  *   plum eyeshadow inside them, plain liner floating above the traced lid and
  *   how soft the liner's edge against the eye is next to the photo's own;
+ *   and Evening Glam's eye layers at 60 (plum, liner, lashes) where the
+ *   photo shows no eye: pixels moved by ΔE > 6 far (0.1 face widths) from any
+ *   lash-dark pixel, and outside the eyes marked by hand (M.EYES_SEEN);
+ * - lipstick on teeth traced by hand (M.TRACED_TEETH): pixels touched;
  * - plum eyeshadow at the default intensity: ΔE on each visible lid (inside
  *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
@@ -23,7 +27,9 @@
  * Targets are printed beside each figure, with the load average.
  */
 import { blushLayer, highlighterLayer } from "../server/imaging/local/cheeks-and-face.ts";
-import { eyeshadowLayer, linerLayer } from "../server/imaging/local/eye-makeup.ts";
+import { eyeshadowLayer, lashLayer, linerLayer } from "../server/imaging/local/eye-makeup.ts";
+import { lipsLayer } from "../server/imaging/local/lips.ts";
+import { CATALOG } from "../server/styling/catalog.ts";
 import { applyMakeup, planMakeup } from "../server/imaging/local/makeup.ts";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { DARK_HAIR, FRONTAL_FACES } from "../tests/imaging/fixtures.ts";
@@ -122,6 +128,7 @@ console.log(
 
 // Liner placement on every frontal face: against the photo's colours, and against the traced eyes.
 let onWhite = 0, floating = 0, traced = 0, tracedWing = 0, tracedPlum = 0, tracedFloating = 0;
+let offEyes = 0, outsideSeen = 0, teethTouched = 0, teethTraced = 0;
 for (const face of FRONTAL_FACES) {
   const f = await M.framedFace(engine, face);
   const name = `sample${face[0]}@${face[1]}`;
@@ -153,21 +160,45 @@ for (const face of FRONTAL_FACES) {
     tracedPlum += t.plum;
     tracedFloating += t.floating;
     return [
-      `${side}: winged liner ${t.wing} (middle 80% ${t.middle}), plum ${t.plum} px inside, plain liner ${t.floating} px floating above it; edge sigma photo ${
+      `traced opening ${side}: winged liner ${t.wing} (middle 80% ${t.middle}), plum ${t.plum} px inside, plain liner ${t.floating} px floating above it; edge sigma photo ${
         soft.photo.toFixed(1)
       } / liner ${soft.liner.toFixed(1)} px`,
     ];
   });
+  // Evening Glam's eye layers at 60, where the photo shows no eye (the mesh put one on skin).
+  const eyeLayers = M.copyOf(f.plain);
+  eyeshadowLayer(eyeLayers, f.g, "#5E2F4E", 0.6);
+  linerLayer(eyeLayers, f.g, 0.6, false);
+  lashLayer(eyeLayers, f.g, 0.6);
+  const off = M.eyeProductOffEyes(f.plain, eyeLayers, f.g);
+  const seen = M.EYES_SEEN[`${name} R`] ? M.eyeProductOutsideSeenEyes(f, eyeLayers, name) : undefined;
+  offEyes += off;
+  outsideSeen += seen ?? 0;
+  inTraced.push(
+    `eye products off the eyes ${off} px${seen === undefined ? "" : `, outside the marked eyes ${seen} px`}`,
+  );
+  const teeth = M.TRACED_TEETH[name];
+  if (teeth) {
+    const px = M.tracedPixels(f, teeth), lips = M.copyOf(f.plain);
+    lipsLayer(lips, f.g, CATALOG.makeup.lips.find((e) => e.id === "classic-red-matte")!, 0.6);
+    const touched = M.changed(f.plain, lips, px, 2).length;
+    teethTouched += touched;
+    teethTraced += px.length;
+    inTraced.push(`red lipstick at 60 on the traced teeth ${touched} of ${px.length} px`);
+  }
   onWhite += w.onWhite;
   floating += p.floating;
   console.log(
     `${name}: winged liner on the white of the eye ${w.onWhite} px, plain liner floating beyond the lashes ${p.floating} of ${p.moved} px${
-      inTraced.length ? `; traced openings: ${inTraced.join("; ")}` : ""
+      inTraced.length ? `; ${inTraced.join("; ")}` : ""
     }`,
   );
 }
 console.log(
   `liner over ${FRONTAL_FACES.length} faces: on the white of the eye ${onWhite} px, floating ${floating} px`,
+);
+console.log(
+  `eye layers at 60 off the eyes (0.1 face widths from any lash-dark pixel) ${offEyes} px, outside the eyes marked by hand ${outsideSeen} px (target 0); red lipstick at 60 on traced teeth ${teethTouched} of ${teethTraced} px (target <= 2%)`,
 );
 console.log(
   `traced openings (6 eyes): winged liner inside ${tracedWing} px (middle 80% ${traced}), plum at 60 inside ${tracedPlum} px, plain liner floating above the lid ${tracedFloating} px`,

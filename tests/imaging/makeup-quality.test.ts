@@ -26,6 +26,7 @@ import {
   changed,
   copyOf,
   eyeOpeningsOf,
+  eyeProductOutsideSeenEyes,
   faceBox,
   faceOval,
   type FramedFace,
@@ -117,16 +118,24 @@ Deno.test("eyeliner (plain and winged) stays on the lid, never inside the eye op
  * catchlight, a dark lash line along the upper lid) drawn where the mesh's eye
  * outline lies moved `shift` px along the face's up axis and turned: the
  * inner end `tilt` px further down than the outer. Returns the image and the
- * true opening's and lash band's pixels.
+ * true opening's and lash band's pixels. `colours` repaints the skin, lashes,
+ * white of the eye and iris (the defaults: fair skin).
  */
-function syntheticEye(f: FramedFace, shift: number, tilt: number, longer = 0) {
+function syntheticEye(
+  f: FramedFace,
+  shift: number,
+  tilt: number,
+  longer = 0,
+  colours = { skin: [196, 152, 132], lashes: [40, 28, 26], white: [226, 222, 218], iris: [62, 44, 36] },
+) {
   const g = f.g, [ux, uy] = g.up;
   const img = copyOf(f.plain);
   let seed = 3;
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+  const [sr, sg, sb] = colours.skin;
   for (let i = 0; i < img.data.length; i += 3) {
     const n = (rnd() - 0.5) * 6;
-    img.data.set([196 + n, 152 + n, 132 + n], i);
+    img.data.set([sr + n, sg + n, sb + n], i);
   }
   const opening: number[] = [], lashes: number[] = [];
   const paint = (poly: Point[], rgb: number[], into?: number[]) => {
@@ -148,12 +157,12 @@ function syntheticEye(f: FramedFace, shift: number, tilt: number, longer = 0) {
     };
     const outline = eyeIdx.map((k) => move(g.pts[k])), lid = lashIdx.map((k) => move(g.pts[k]));
     const lash = 0.012 * g.fw;
-    paint([...lid, ...[...lid].reverse().map((p): Point => [p[0] + ux * lash, p[1] + uy * lash])], [
-      40,
-      28,
-      26,
-    ], lashes);
-    paint(outline, [226, 222, 218], opening);
+    paint(
+      [...lid, ...[...lid].reverse().map((p): Point => [p[0] + ux * lash, p[1] + uy * lash])],
+      colours.lashes,
+      lashes,
+    );
+    paint(outline, colours.white, opening);
     // The iris: a dark disc under the lid's middle, cut by the lids, with a catchlight.
     const top = lid[4], c: Point = [top[0] - ux * 0.03 * g.fw, top[1] - uy * 0.03 * g.fw], r = 0.04 * g.fw;
     const inEye = new Set(polygonPixels(img, outline, 0, 0.5));
@@ -161,7 +170,7 @@ function syntheticEye(f: FramedFace, shift: number, tilt: number, longer = 0) {
       c[0] + r * Math.cos(k * Math.PI / 12),
       c[1] + r * Math.sin(k * Math.PI / 12),
     ]);
-    for (const p of polygonPixels(img, disc, 0, 0.5)) if (inEye.has(p)) img.data.set([62, 44, 36], p * 3);
+    for (const p of polygonPixels(img, disc, 0, 0.5)) if (inEye.has(p)) img.data.set(colours.iris, p * 3);
     const spark: Point = [top[0] - ux * 0.012 * g.fw, top[1] - uy * 0.012 * g.fw];
     const s = 0.006 * g.fw;
     paint([[spark[0] - s, spark[1] - s], [spark[0] + s, spark[1] - s], [spark[0] + s, spark[1] + s], [
@@ -297,6 +306,63 @@ Deno.test("no eye product lands where the mesh put an eye on bare skin", async (
   );
   assert.equal(onNose, 0, `${onNose} px of eye products on the skin beside the nose`);
   assert.ok(onEye > 1000, `left eye made up: ${onEye} px`);
+});
+
+Deno.test("no eye product on the lit side of the nose where a turned head's mesh put an eye", async () => {
+  // sample4@1216: head turned to her left, big smile, eyes narrowed. The mesh puts her right eye on
+  // the lit side of the nose, about 0.2 face widths under the real one: no lash-dark pixel there,
+  // but 19.6 ΔE from the face's mean skin (16 L* lighter), which passed for an eye. The shadow
+  // painted a plum oval ring with the eye-shaped hole left bare (936 px moved by ΔE > 6 outside
+  // the eyes marked by hand on the photo). Her left eye, on the eye, keeps its products.
+  const f = await framedFace(engine, FRONTAL_FACES[8]);
+  const eyes = eyeContours(f.plain, f.g);
+  assert.equal(eyes.right.onEye, false, "the mesh's right eye lies on skin");
+  assert.equal(eyes.left.onEye, true, "the left eye is found");
+  const out = copyOf(f.plain);
+  eyeshadowLayer(out, f.g, "#5E2F4E", DEFAULT_INTENSITY / 100);
+  linerLayer(out, f.g, DEFAULT_INTENSITY / 100, false);
+  lashLayer(out, f.g, DEFAULT_INTENSITY / 100);
+  const off = eyeProductOutsideSeenEyes(f, out, "sample4@1216");
+  const near = polygonPixels(f.plain, EYE_L.map((k) => f.g.pts[k]), 0.03 * f.g.fw, 0.02);
+  const onEye = changed(f.plain, out, near, 2).length;
+  console.log(
+    `sample4@1216: eye products outside the photo's eyes ${off} px, around the left eye ${onEye} px`,
+  );
+  assert.equal(off, 0, `${off} px of eye products outside the eyes`);
+  assert.ok(onEye > 1000, `left eye made up: ${onEye} px`);
+});
+
+Deno.test("a mesh eye on a patch of lit skin is left bare; an eye on deep skin is found", () => {
+  // Synthetic, on framed[0]'s geometry. An eye whose outline shows only skin lit brighter than the
+  // face's mean (as on the side of a turned head's nose) is no eye, however far its colour is from
+  // the mean; an open eye on deep skin, whose lashes and iris are less than 25 L* darker than the
+  // skin, is one (its white of the eye is lighter than the skin).
+  const f = framed[0], g = faceGeometry(f.g.pts.map((p): Point => [p[0], p[1]]));
+  const lit = syntheticEye(f, 0, 0);
+  const centre = EYE_R.map((k) => g.pts[k]).reduce(
+    (a, p) => [a[0] + p[0] / EYE_R.length, a[1] + p[1] / EYE_R.length],
+    [
+      0,
+      0,
+    ],
+  );
+  const r = 0.1 * g.fw;
+  const disc = Array.from({ length: 24 }, (_, k): Point => [
+    centre[0] + r * Math.cos(k * Math.PI / 12),
+    centre[1] + r * Math.sin(k * Math.PI / 12),
+  ]);
+  for (const p of polygonPixels(lit.img, disc, 0, 0.5)) lit.img.data.set([240, 192, 170], p * 3);
+  const litEyes = eyeContours(lit.img, faceGeometry(g.pts));
+  assert.equal(litEyes.right.onEye, false, "an eye on lit skin");
+  assert.equal(litEyes.left.onEye, true, "the drawn eye");
+  const deep = syntheticEye(f, 0, 0, 0, {
+    skin: [92, 60, 46],
+    lashes: [18, 12, 11],
+    white: [200, 192, 185],
+    iris: [30, 20, 16],
+  });
+  const deepEyes = eyeContours(deep.img, faceGeometry(g.pts));
+  assert.ok(deepEyes.right.onEye && deepEyes.left.onEye, "both eyes on deep skin found");
 });
 
 Deno.test("a look whose eye makeup left an eye bare says so; a look on two found eyes does not", async () => {

@@ -14,7 +14,10 @@ import { skinMeanLinear } from "./skin-tone.ts";
  * opening. The mesh's inner outline is only a guide: on a closed mouth it
  * encloses lip (painted), on a smile the teeth reach past it (kept). Each
  * pixel near the mouth is classed by colour against the lip's own mean:
- * teeth are lighter and greyer than lip, the mouth's cavity far darker.
+ * teeth are lighter and greyer than lip (or, around the opening, far
+ * lighter and yellower: teeth in warm light), the mouth's cavity far darker.
+ * The classes are smoothed over a pixel, so the lipstick's edge along the
+ * teeth is as soft as the photo's.
  */
 export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   const outer = pick(g, LIPS_OUTER), inner = pick(g, LIPS_INNER);
@@ -27,7 +30,15 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   fillPolygon(hole, inner);
   feather(hole, sigma * 0.5);
   const lip = lipColour(img, m, hole);
+  const lipHue = hueOf(lip.a, lip.b);
+  // Where teeth can be: the mesh's opening and a band around it (a wide
+  // smile's teeth reach well past the mesh's inner outline, over what it
+  // takes for the lips).
+  const mouth = createMask(rect);
+  fillPolygon(mouth, inner);
+  feather(mouth, TEETH_REACH * g.fw);
   const d = img.data;
+  const open = createMask(rect);
   for (let r = 0; r < m.h; r++) {
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
@@ -35,17 +46,41 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       const i = ((m.y + r) * img.width + m.x + c) * 3;
       const [L, a, b] = linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
       // Teeth: lighter than the lip and much less red (warm light makes them yellow, not red).
-      const teeth = clamp01((L - lip.L - 3) / 5) * clamp01((0.75 * lip.a - a) / (0.15 * lip.a + 1));
+      const grey = clamp01((L - lip.L - 3) / 5) * clamp01((0.75 * lip.a - a) / (0.15 * lip.a + 1));
+      // In warm light teeth can be as red as the skin and only a little less red than the lip
+      // (sample4@1216: a* 14-24 against the lip's 30): near the opening, far lighter than the lip
+      // and yellower than it (its hue turned toward b*) is tooth too.
+      const yellow = L > lip.L + 8 && mouth.data[k] > 0
+        ? clamp01(mouth.data[k] * 20) * clamp01((L - lip.L - 8) / 10) *
+          clamp01((hueOf(a, b) - lipHue - 2) / 4)
+        : 0;
+      const teeth = Math.max(grey, yellow);
       // The cavity (and the tongue's shadow) inside the opening: much darker than lip.
       const cavity = hole.data[k] * clamp01((0.7 * lip.L - L) / (0.15 * lip.L + 1));
       // Inside the mesh's opening, only what does not look like lip is the opening.
       const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 ? 1 : 0;
-      const open = Math.max(teeth, cavity, hole.data[k] * (1 - lipLike) * 0.6);
-      m.data[k] *= 1 - clamp01(open);
+      open.data[k] = clamp01(Math.max(teeth, cavity, hole.data[k] * (1 - lipLike) * 0.6));
     }
   }
+  // Classed a pixel at a time, the opening's edge follows every pixel that
+  // falls either side of a colour threshold: a ragged lipstick edge along
+  // the teeth, and single painted pixels dotted over them. Smoothed over a
+  // pixel (only ever widened: a tooth classed as such stays bare), the edge
+  // is soft as the photo's own and the dots go.
+  const raw = open.data.slice();
+  feather(open, OPEN_SMOOTH);
+  for (let k = 0; k < m.data.length; k++) m.data[k] *= 1 - clamp01(Math.max(raw[k], open.data[k]));
   return m;
 }
+
+/** Hue angle (degrees) of a Lab colour's a*, b*. */
+const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
+
+/** Gaussian sigma (px) the mouth opening's per-pixel classes are smoothed over. */
+const OPEN_SMOOTH = 1;
+
+/** How far past the mesh's inner lip outline teeth are looked for (Gaussian sigma, face widths). */
+const TEETH_REACH = 0.03;
 
 /**
  * The lip's typical Lab: pixels well inside the outer outline and outside the
