@@ -282,6 +282,8 @@ export function recolorHair(
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1])) * (1 - brow);
+      // Light hair found by place: a brow's tail outside the face core is as yellow as the hair.
+      if (forehead) gate[k] *= 1 - maskAt(features, i, j);
       // Light hair: on the forehead (the face oval grown, above the brows) too, only colours the model is sure of.
       if (lightHair) gate[k] *= 1 - Math.min(1, faceZone.data[k]) * (1 - cells[c + 1]);
       place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
@@ -860,6 +862,7 @@ class ColourModel {
         ramp(lab[0], sk[0] - 15, sk[0] - 5);
       const like = ramp(yellower, HUE_HAIR - 4, HUE_HAIR + 2) * light;
       m[c] = Math.max(m[c], like);
+      m[c + 1] = Math.max(m[c + 1], ramp(yellower, HUE_HAIR, HUE_HAIR + 6) * light);
       m[c + 3] *= 1 - like;
     }
     // A pale strand: lighter than a hair colour, with its a*b* (grey, sheen,
@@ -1078,6 +1081,9 @@ function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
     const top = Math.round(Math.max(near[Math.floor(0.7 * (near.length - 1))], reach[i]));
     for (let j = top; j <= Math.min(gh - 1, ovalTop[i] + 3); j++) zone.data[j * gw + i] = 1;
   }
+  // Above the brows the face oval is the forehead's (on a turned head the mesh's brows lie below the real ones,
+  // whose tails, as yellow as light hair and half dyed in the oval's fringe, showed as a pale blotch).
+  for (let k = 0; k < zone.data.length; k++) if (inOval.data[k] > 0.5) zone.data[k] = 1;
   feather(zone, 1);
   return { at: (x, y) => maskAt(zone, Math.floor((x - x0) / s), Math.floor((y - y0) / s)) };
 }
