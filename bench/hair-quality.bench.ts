@@ -5,7 +5,9 @@
  * swatch's, hue error, the parting seam, the roots against the lengths and the
  * share of the hair within 12 px of the face that was recoloured; on the demo
  * portraits (@vladmandic/face-api demo photos, MIT, test-only data in
- * node_modules): dark strands across the face dyed and the face's skin touched, pale strands left
+ * node_modules): lighter lengths dyed beside the neck and the neck's and chest's skin touched, the band
+ * under the hairline against the blend of dyed hair and forehead (also on a synthetic ombre head), dark
+ * strands across the face dyed and the face's skin touched, pale strands left
  * grey or green, hue error and strand contrast on every frontal
  * face; refusals and skin touched on one face per photo, and the hair stage's time at
  * 1080x1920 (target <= 60 ms median on an idle machine).
@@ -31,7 +33,10 @@ import {
 import {
   greyShare,
   hairFigures,
+  hairlineBand,
   hueError,
+  lengthsBesideNeck,
+  lengthsFigures,
   strandSpread,
   syntheticHead,
 } from "../tests/imaging/synthetic-hair.ts";
@@ -86,6 +91,38 @@ for (
       f.strandContrast.toFixed(2)
     }, face edge ${(100 * f.faceEdgeCoverage).toFixed(0)} %, skin ΔE ${f.skinChange.toFixed(2)}`,
   );
+}
+
+// Lighter lengths (decision 018, 2026-11-24 lengths section): the synthetic ombre head, and the demo
+// portraits with lighter lengths (sample6@1402, the bench portrait sample6@1081) at the tests' crop, Auburn:
+// lengths beside the neck changed by ΔE > 8, neck and chest by ΔE > 3, and the band under the hairline: its
+// distance from the blend of dyed hair and forehead (on the plain photo: its own hair and skin).
+{
+  const ombre = await syntheticHead(engine, false, false, false, true);
+  const target = hexToLab("#7E2E1F"), out = { ...ombre.img, data: ombre.img.data.slice() };
+  recolorHair(out, ombre.g, ombre.person, "#7E2E1F");
+  const f = lengthsFigures(ombre, out, target);
+  console.log(
+    `synthetic ombre head, Auburn: lengths dyed ${(100 * f.lengthsDyed).toFixed(1)} % (0 before), ` +
+      `neck/chest/shoulders changed ${(100 * f.bodyChanged).toFixed(2)} %, ΔE ${f.bodyChange.toFixed(2)}`,
+  );
+  for (const face of [FRONTAL_FACES[14], DARK_HAIR]) {
+    const photo = await cropFace(face);
+    const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
+    const res = await render(engine, job(photo, { hairColor: "auburn" }, undefined, "hair"));
+    const dyed = await decode(res.image), g = faceGeometry((await engine.detect(plain))[0].mesh);
+    const l = lengthsBesideNeck(plain, dyed, g), b = hairlineBand(plain, dyed, g);
+    console.log(
+      `  sample${face[0]}@${face[1]}: lengths beside the neck dyed ${(100 * l.left).toFixed(1)} % (left) / ${
+        (100 * l.right).toFixed(1)
+      } % (right), neck ${(100 * l.neck).toFixed(1)} %, chest ${
+        (100 * l.chest).toFixed(1)
+      } %; hairline band ` +
+        `${b.offBlend.toFixed(2)} ΔE off the blend (photo ${b.offBlendBefore.toFixed(2)}), ΔE ${
+          b.bandDeltaE.toFixed(2)
+        } from the forehead (photo ${b.bandDeltaEBefore.toFixed(2)})`,
+    );
+  }
 }
 
 // Strands across the face (decision 018, 2026-11-24 strands section): every frontal face, the tests' 3:4

@@ -15,7 +15,10 @@ import type { Decoded } from "./fixtures.ts";
 import {
   greyShare,
   hairFigures,
+  hairlineBand,
   hueError,
+  lengthsBesideNeck,
+  lengthsFigures,
   lightnessSpread,
   offShade,
   syntheticHead,
@@ -693,3 +696,45 @@ function blondeFigures(plain: Decoded, out: Decoded, g: ReturnType<typeof faceGe
     strands: strandContrast(out, ...box) / strandContrast(plain, ...box),
   };
 }
+
+Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck, chest and face are not", async () => {
+  // Lengths turning a lighter, warmer brown (about ΔE 13 from the chest's skin they fall over) lay outside
+  // the hair colours sampled above the forehead and beside the temples: none of them was dyed before
+  // reachLengths (0 % -> 78 % Auburn, 0 -> 74 % Copper Red; the body's skin unchanged).
+  const head = await syntheticHead(engine, false, false, false, true);
+  for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
+    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
+    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const f = lengthsFigures(head, out, target), h = hairFigures(head, out, target);
+    console.log(`synthetic ombre, ${name}: ${shown({ ...f, face: h.skinChange }, 3)}`);
+    assert.ok(f.lengthsDyed >= 0.6, `${name}: ${(100 * f.lengthsDyed).toFixed(0)} % of the lengths dyed`);
+    assert.ok(
+      f.bodyChanged <= 0.002,
+      `${name}: ${(100 * f.bodyChanged).toFixed(2)} % of the body's skin changed`,
+    );
+    assert.ok(h.skinChange < 0.1, `${name}: face ΔE ${h.skinChange.toFixed(2)}`);
+  }
+});
+
+Deno.test("lighter lengths on the demo portraits are dyed; neck and chest are not; no grey-green band under the hairline", async () => {
+  // sample6@1402 (brown hair with lighter, warmer lengths) and the bench portrait (ombre lengths), Auburn at
+  // the tests' crop. Before reachLengths and softHairline: lengths beside the neck changed by ΔE > 8 on
+  // 10 % (sample6@1402, image-left) and 1 % (bench portrait); the band under sample6@1402's hairline lay
+  // 5.36 ΔE off the blend of dyed hair and forehead (3.21 on the plain photo, its own hair and skin).
+  for (const [face, most] of [[FRONTAL_FACES[14], 0.35], [DARK_HAIR, 0.3]] as const) {
+    const { plain, g, res, out } = await recoloured(face, "auburn");
+    assert.deepEqual(res.notes, []);
+    const f = lengthsBesideNeck(plain, out, g), band = hairlineBand(plain, out, g);
+    const name = `sample${face[0]}@${face[1]}`;
+    console.log(`${name}: lengths and skin ${shown(f, 3)}, hairline band ${shown(band, 2)}`);
+    assert.ok(f.left >= most, `${name}: ${(100 * f.left).toFixed(1)} % of the lengths beside the neck dyed`);
+    assert.ok(f.neck <= 0.03, `${name}: ${(100 * f.neck).toFixed(2)} % of the neck changed`);
+    assert.ok(f.chest <= 0.01, `${name}: ${(100 * f.chest).toFixed(2)} % of the chest changed`);
+    assert.ok(
+      band.offBlend - band.offBlendBefore <= 1,
+      `${name}: hairline band ${band.offBlend.toFixed(2)} ΔE off the hair-to-forehead blend (photo ${
+        band.offBlendBefore.toFixed(2)
+      })`,
+    );
+  }
+});

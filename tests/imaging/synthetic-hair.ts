@@ -30,6 +30,10 @@ export interface SyntheticHead {
   highlight: Uint8Array;
   /** 1 where the pixel is a pale grey-olive strand (pale head only). */
   paleStrand: Uint8Array;
+  /** 1 where the pixel is one of the lighter, warmer lengths (ombre head only). */
+  ombre: Uint8Array;
+  /** 1 where the pixel is the person's skin off the face: the neck, chest and shoulders. */
+  body: Uint8Array;
 }
 
 /**
@@ -45,19 +49,26 @@ export interface SyntheticHead {
  * hair colour samples above the forehead and beside the temples do not hold
  * (as the lights beside the ear and the sheen of olive-brown hair on the demo
  * portraits, left grey-green in the dyed hair before).
+ * `ombre`: dark-brown hair whose lengths, from a little above the chin down,
+ * turn a lighter, warmer brown (L* 50-65, about ΔE 13 from the chest's skin
+ * they fall over), with the same strands: the lengths the hair colour samples
+ * above the forehead and beside the temples do not hold (the bench portrait's
+ * ombre, sample6@1402's lighter lengths).
  */
 export async function syntheticHead(
   engine: FaceEngine,
   braids = false,
   blonde = false,
   pale = false,
+  ombre = false,
 ): Promise<SyntheticHead> {
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
   const data = new Uint8Array(W * H * 3);
   const face = new Uint8Array(W * H), hair = new Uint8Array(W * H), highlight = new Uint8Array(W * H);
-  const paleStrand = new Uint8Array(W * H);
+  const paleStrand = new Uint8Array(W * H), ombreAt = new Uint8Array(W * H);
+  const bodySkin = new Uint8Array(W * H);
   for (const p of polygonPixels(photo, FACE_OVAL.map((i) => g.pts[i]), 0, 0.5)) face[p] = 1;
   let seed = 11;
   const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
@@ -103,6 +114,13 @@ export async function syntheticHead(
           const s = 0.7 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
           rgb = [130 * s, 108 * s, 72 * s];
         }
+        // The lengths lighten over 0.2 face heights, from 0.35 above the chin.
+        const toOmbre = ombre ? Math.max(0, Math.min(1, (y - (chinY - 0.35 * fh)) / (0.2 * fh))) : 0;
+        if (toOmbre > 0) {
+          if (toOmbre >= 1) ombreAt[p] = 1;
+          const s = 0.82 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
+          rgb = rgb.map((v, c) => v + (OMBRE[c] * s - v) * toOmbre) as [number, number, number];
+        }
         if (blonde) {
           // Curls catching the light: diagonal bands a quarter of a period wide, over lowlights on most strands.
           const lit = ((x + 0.6 * y) % HIGHLIGHT_PERIOD + HIGHLIGHT_PERIOD) % HIGHLIGHT_PERIOD <
@@ -115,8 +133,10 @@ export async function syntheticHead(
             ? [128 * s, 96 * s, 66 * s]
             : [214 * s, 174 * s, 112 * s];
         }
-      } else if (person) rgb = [214 + n, 160 + n, 128 + n];
-      else rgb = [120 + n, 130 + n, 145 + n];
+      } else if (person) {
+        bodySkin[p] = 1;
+        rgb = [214 + n, 160 + n, 128 + n];
+      } else rgb = [120 + n, 130 + n, 145 + n];
       data[o] = Math.max(0, Math.min(255, rgb[0]));
       data[o + 1] = Math.max(0, Math.min(255, rgb[1]));
       data[o + 2] = Math.max(0, Math.min(255, rgb[2]));
@@ -139,8 +159,13 @@ export async function syntheticHead(
     crownY,
     highlight,
     paleStrand,
+    ombre: ombreAt,
+    body: bodySkin,
   };
 }
+
+/** The ombre head's lengths, sRGB at strand brightness 1 (see syntheticHead). */
+const OMBRE = [186, 136, 88];
 
 /** The pale head's bands of olive strands: 10-20 px wide, a few per head, slanted like combed hair. */
 function paleBand(x: number, y: number): boolean {
@@ -291,5 +316,124 @@ export function hairFigures(h: SyntheticHead, after: Canvas, target: Lab) {
     rootChangeRatio: change(roots) / change(lengths),
     /** L* at the roots minus L* of the lengths, after. */
     rootMinusLengthsL: meanLab(after, roots)[0] - meanLab(after, lengths)[0],
+  };
+}
+
+/**
+ * The ombre head's lengths after a recolour to `target`: the share of their
+ * pixels in the shade's hue, and the skin off the face (neck,
+ * chest, shoulders): its mean ΔE and the share changed by more than ΔE 3.
+ */
+export function lengthsFigures(h: SyntheticHead, after: Canvas, target: Lab) {
+  const lengths: number[] = [], body: number[] = [];
+  for (let p = 0; p < h.ombre.length; p++) {
+    if (h.ombre[p]) lengths.push(p);
+    if (h.body[p] && p % 3 === 0) body.push(p);
+  }
+  // Lighter lengths keep their lightness: dyed, they take the shade's hue (20 degrees off at most: undyed, the
+  // lengths' golden brown lies 30 off auburn's).
+  const dyed = lengths.filter((p) => {
+    const a = labOf(after, p);
+    return hueError(a, target) < 20 && deltaE(a, labOf(h.img, p)) > 5;
+  });
+  const de = body.map((p) => deltaE(labOf(h.img, p), labOf(after, p)));
+  return {
+    /** Share of the lighter lengths dyed. */
+    lengthsDyed: dyed.length / Math.max(1, lengths.length),
+    /** Mean ΔE on the neck, chest and shoulders. */
+    bodyChange: de.reduce((a, v) => a + v, 0) / Math.max(1, de.length),
+    /** Share of the neck, chest and shoulders changed by more than ΔE 3. */
+    bodyChanged: de.filter((v) => v > 3).length / Math.max(1, de.length),
+  };
+}
+
+/**
+ * The skin just under the hairline over the forehead, on a portrait rendered
+ * plain and with a hair colour. Per column within 0.2 face widths of the
+ * mesh's top, the hairline is where the plain photo's L*, going up from the
+ * forehead, first falls halfway to the hair's (the mean of the 0.06 face
+ * heights above); the band is the 0.03 face heights below it (the skin side
+ * of the soft hairline, half hair at most), the forehead the 0.08-0.14 below
+ * it. Returns, after the recolour, the band's ΔE from the forehead and its
+ * mean distance from the blend of the dyed hair just above and the forehead
+ * (a soft edge of dyed hair over skin lies on that blend; one left in the
+ * hair's old colour lies off it, grey-green beside auburn), and the same
+ * distance on the plain photo (its own hair and skin).
+ */
+export function hairlineBand(plain: Canvas, out: Canvas, g: FaceGeometry) {
+  const W = plain.width, top = g.pts[10], fh = g.fh;
+  const L = (img: Canvas, x: number, y: number) => labOf(img, y * W + x)[0];
+  const band: number[] = [], skin: number[] = [], hair: number[] = [];
+  for (let x = Math.round(top[0] - 0.2 * g.fw); x < top[0] + 0.2 * g.fw; x++) {
+    const start = Math.round(top[1] + 0.05 * fh), skinL = L(plain, x, start);
+    let y = start;
+    while (y > top[1] - 0.5 * fh && L(plain, x, y) > skinL - 15) y--;
+    // Now in the transition: its hair side is 0.06 fh above.
+    let hairL = 0;
+    const n = Math.round(0.06 * fh);
+    for (let k = 1; k <= n; k++) hairL += L(plain, x, y - Math.round(0.02 * fh) - k) / n;
+    if (skinL - hairL < 20) continue;
+    // The halfway row, going up from the forehead again.
+    y = start;
+    while (y > top[1] - 0.5 * fh && L(plain, x, y) >= (skinL + hairL) / 2) y--;
+    y++;
+    for (let k = 0; k < 0.03 * fh; k++) band.push((y + k) * W + x);
+    for (let k = Math.round(0.08 * fh); k < 0.14 * fh; k++) skin.push((y + k) * W + x);
+    for (let k = Math.round(0.02 * fh); k < 0.05 * fh; k++) hair.push((y - k) * W + x);
+  }
+  const offBlend = (img: Canvas) => {
+    const S = meanLab(img, skin), Hm = meanLab(img, hair);
+    const d = [Hm[0] - S[0], Hm[1] - S[1], Hm[2] - S[2]], dd = d[0] ** 2 + d[1] ** 2 + d[2] ** 2;
+    let sum = 0;
+    for (const p of band) {
+      const c = labOf(img, p), e = [c[0] - S[0], c[1] - S[1], c[2] - S[2]];
+      const t = Math.max(0, Math.min(1, (e[0] * d[0] + e[1] * d[1] + e[2] * d[2]) / Math.max(1e-6, dd)));
+      sum += Math.hypot(e[0] - t * d[0], e[1] - t * d[1], e[2] - t * d[2]);
+    }
+    return sum / Math.max(1, band.length);
+  };
+  return {
+    /** Pixels in the band. */
+    pixels: band.length,
+    /** ΔE between the band and the forehead below it, after. */
+    bandDeltaE: deltaE(meanLab(out, band), meanLab(out, skin)),
+    /** The same on the plain photo. */
+    bandDeltaEBefore: deltaE(meanLab(plain, band), meanLab(plain, skin)),
+    /** Mean distance of the band's pixels from the dyed hair-to-forehead blend, after. */
+    offBlend: offBlend(out),
+    /** The same on the plain photo. */
+    offBlendBefore: offBlend(plain),
+  };
+}
+
+/**
+ * Lengths and body skin on a portrait rendered plain and with a hair colour:
+ * the share of the pixels beside the neck (0.35-0.75 face widths either side
+ * of the face's centre, from the chin to 0.45 face heights below it: lengths,
+ * with skin and backdrop between them) changed by more than ΔE 8, and the
+ * share of the neck (0.15 face widths either side of the chin, 0.05-0.3 face
+ * heights below it) and of the chest below it (0.3 face widths either side,
+ * 0.45-0.8 face heights below the chin) changed by more than ΔE 3.
+ */
+export function lengthsBesideNeck(plain: Canvas, out: Canvas, g: FaceGeometry) {
+  const W = plain.width, H = plain.height, cx = g.center[0], chin = g.pts[152];
+  const box = (x0: number, x1: number, y0: number, y1: number) => {
+    const px: number[] = [];
+    for (let y = Math.max(0, Math.round(y0)); y < Math.min(H, y1); y++) {
+      for (let x = Math.max(0, Math.round(x0)); x < Math.min(W, x1); x++) px.push(y * W + x);
+    }
+    return px;
+  };
+  const moved = (px: number[], by: number) =>
+    px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > by).length / Math.max(1, px.length);
+  const y0 = chin[1], y1 = chin[1] + 0.45 * g.fh;
+  return {
+    left: moved(box(cx - 0.75 * g.fw, cx - 0.35 * g.fw, y0, y1), 8),
+    right: moved(box(cx + 0.35 * g.fw, cx + 0.75 * g.fw, y0, y1), 8),
+    neck: moved(
+      box(chin[0] - 0.15 * g.fw, chin[0] + 0.15 * g.fw, chin[1] + 0.05 * g.fh, chin[1] + 0.3 * g.fh),
+      3,
+    ),
+    chest: moved(box(cx - 0.3 * g.fw, cx + 0.3 * g.fw, chin[1] + 0.45 * g.fh, chin[1] + 0.8 * g.fh), 3),
   };
 }

@@ -224,6 +224,10 @@ export function recolorHair(
   // Light hair darkened: a node's hair-likeness counts this much more (see LIGHT_HAIR_GAIN).
   const gain = lightHair ? LIGHT_HAIR_GAIN : HAIR_GAIN;
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
+  // The room hair has, per node: beside and below the face from eye level down (see reachLengths), and
+  // over the forehead above the brows (see softHairline).
+  const lengthRoom = new Float32Array(mw * mh), softRoom = new Float32Array(mw * mh);
+  const browTop = Math.min(g.pts[105][1], g.pts[334][1]) - 0.03 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
   const lab = new Float64Array(3);
@@ -291,6 +295,12 @@ export function recolorHair(
       // skin in a coloured light (a forehead lit blue, a neck lit cyan) is as far
       // from the skin sampled on the cheeks as a strand is.
       const onFace = faceZone.data[k] > 0.3 || brow > 0.3;
+      const room = Math.min(1, 1.25 * p) * prior * hold;
+      if (!onFace && y >= eyeY) lengthRoom[k] = room;
+      // (Off the brows: dark like hair, and near it at the temples.)
+      if (y < browTop && Math.abs(x - cx) < SOFT_HALF_WIDTH * fw) {
+        softRoom[k] = room * (1 - maskAt(features, i, j));
+      }
       palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
       // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
       // (For dark hair only colours not like the skin either: the ear's rim and a lit temple are between.)
@@ -349,6 +359,35 @@ export function recolorHair(
   if (target[0] - mean[0] > MAX_LIGHTENING) {
     return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
   }
+  // Lighter lengths the colour model left out (see reachLengths), and the soft hairline (see softHairline).
+  const neck = neckSkin(img, g, person);
+  const body = new BodySkin(skins, neck.skin);
+  const lengths = reachLengths(
+    mask,
+    lengthRoom,
+    img,
+    x0,
+    y0,
+    step,
+    body,
+    colour,
+    neck.points,
+    Math.ceil((chinY - y0) / step),
+  );
+  const grown = lengths.grown, skinL = skin.mean[0];
+  const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
+    ? softHairline(
+      mask,
+      softRoom,
+      img,
+      x0,
+      y0,
+      step,
+      skinL,
+      mean[0],
+      Math.max(1, Math.round(SOFT_REACH * fw / step)),
+    )
+    : undefined;
   // Where a grid cell straddles the hair's edge (the face, the scalp, the
   // outline), each pixel's own colour decides: hair up to the cell's strongest
   // node, skin down to nothing. The grid alone left a 2-4 px band of half-dyed
@@ -360,20 +399,32 @@ export function recolorHair(
     const ovR = ovalAt[k + 1] + (ovalAt[k + mw + 1] - ovalAt[k + 1]) * fy;
     const flL = filled[k] + (filled[k + mw] - filled[k]) * fy;
     const flR = filled[k + 1] + (filled[k + mw + 1] - filled[k + 1]) * fy;
+    const grL = grown[k] + (grown[k + mw] - grown[k]) * fy;
+    const grR = grown[k + 1] + (grown[k + mw + 1] - grown[k + 1]) * fy;
+    const sfL = soft ? soft[k] + (soft[k + mw] - soft[k]) * fy : 0;
+    const sfR = soft ? soft[k + 1] + (soft[k + mw + 1] - soft[k + 1]) * fy : 0;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
       const ov = ovL + (ovR - ovL) * (t / step), fl = flL + (flR - flL) * (t / step);
+      const gr = grL + (grR - grL) * (t / step), sf = sfL + (sfR - sfL) * (t / step);
+      // Grown lengths (see reachLengths): every pixel like the hair about it but the body's skin. The soft
+      // hairline (see softHairline): each pixel by its own share of hair.
+      const bodySkin = gr > 0.01 ? body.at(c >> 2) : 0;
+      const len = gr > 0.01 ? gr * (1 - bodySkin) * lengths.like(d[o], d[o + 1], d[o + 2], k) : 0;
+      const mix = sf > 0.01 ? softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, mean[0]), sf) : 0;
       // In the oval's fringe above the chin, only colours the model is sure of.
       const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
       // Where pale strands filled the grid (see reachPale), every pixel but clear
       // skin takes the fill (the likeness per pixel flickers with the colour
       // table's cells: olive specks were left in dyed strands).
-      const strand = colour.pale[c >> 2], skin = cells[c + 3] * (1 - strand), pale = fl * (1 - skin);
+      const strand = colour.pale[c >> 2],
+        skin = Math.max(cells[c + 3] * (1 - strand), bodySkin),
+        pale = fl * (1 - skin);
       // A pale strand is not skin to the edge decision, whatever its distance to the skin colour.
       row[from + t] = Math.min(
         hi,
-        Math.max(row[from + t] * (1 - skin), hi * hairness, pale),
+        Math.max(row[from + t] * (1 - skin), hi * hairness, pale, len, mix),
       );
     }
   };
@@ -1086,4 +1137,336 @@ function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
   for (let k = 0; k < zone.data.length; k++) if (inOval.data[k] > 0.5) zone.data[k] = 1;
   feather(zone, 1);
   return { at: (x, y) => maskAt(zone, Math.floor((x - x0) / s), Math.floor((y - y0) / s)) };
+}
+
+/** Half the width of the soft hairline's zone over the forehead, in face widths (see softHairline). */
+const SOFT_HALF_WIDTH = 0.6;
+/** How far below and beside dyed hair the soft hairline reaches, in face widths. */
+const SOFT_REACH = 0.03;
+/** The soft hairline is traced only where the skin is this many L* lighter than the hair. */
+const SOFT_CONTRAST = 25;
+/** L* under the skin's that still counts as skin (forehead shading), see hairShare. */
+const SOFT_DEAD = 2;
+/**
+ * A pixel's share of hair is dyed this much more: the dye moves the hair's
+ * share of a blended pixel from the hair's old colour to the new one, a
+ * shift the recolour of the whole pixel (toward the shade at the pixel's own
+ * lightness) makes about 1/1.3 as large per unit of strength.
+ */
+const SOFT_GAIN = 1.3;
+/** Recolour strengths at or under this are dropped when painted (see paintRow in lab-shift.ts). */
+const PAINT_FRINGE = 0.1;
+
+/** The painted strength (opacity included) of the soft hairline for a pixel's hair share at hair strength v. */
+function softStrength(share: number, v: number): number {
+  return share > 0 ? PAINT_FRINGE + (1 - PAINT_FRINGE) * Math.min(1, SOFT_GAIN * share) * v * OPACITY : 0;
+}
+
+/**
+ * A pixel's share of hair where it lies between the hair and the skin in
+ * lightness (a soft hairline: fine hairs over skin, or the photo's blur).
+ */
+function hairShare(r: number, g: number, b: number, skinL: number, hairL: number): number {
+  const Y = 0.2126 * SRGB_TO_LINEAR[r] + 0.7152 * SRGB_TO_LINEAR[g] + 0.0722 * SRGB_TO_LINEAR[b];
+  const L = Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
+  return Math.max(0, Math.min(1, (skinL - SOFT_DEAD - L) / (skinL - SOFT_DEAD - hairL)));
+}
+
+/**
+ * The soft hairline over the forehead: the colour model, asked whether each
+ * pixel is hair or skin, stopped the dye where the hairline's blur (a band
+ * of pixels between the hair's colour and the skin's, 10-20 px wide on an
+ * enlarged photo) turned skin-like, and that band kept the hair's old colour:
+ * grey-green under auburn hair. Nodes within r of dyed hair, in `room` (over
+ * the forehead), take the dye at the hair's strength near them times their
+ * share of hair (see hairShare); the plane returned holds that strength, each
+ * pixel's own share deciding at the edge (see refine).
+ */
+function softHairline(
+  m: Mask,
+  room: Float32Array,
+  img: Canvas,
+  x0: number,
+  y0: number,
+  step: number,
+  skinL: number,
+  hairL: number,
+  r: number,
+): Float32Array {
+  const { w, h, data } = m, d = img.data, W = img.width;
+  const near = slidingExtreme(slidingExtreme(data, w, h, r, true, true), w, h, r, false, true);
+  const out = new Float32Array(w * h);
+  for (let k = 0; k < data.length; k++) {
+    if (room[k] <= 0 || near[k] <= 0.3) continue;
+    const o = ((y0 + Math.floor(k / w) * step) * W + x0 + (k % w) * step) * 3;
+    const v = Math.min(near[k], room[k]);
+    out[k] = v;
+    // In mask units (applyLabShift scales the mask by the opacity).
+    const add = softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, hairL), v) / OPACITY;
+    if (add > data[k]) data[k] = add;
+  }
+  return out;
+}
+
+/**
+ * Strand texture a length's node needs without the hair's own colour (see
+ * reachLengths): the larger eigenvalue of the luma structure tensor, in sRGB
+ * levels, at least; at least twice the neck skin's too. Lengths on the demo
+ * portraits measure 8-20, skin 2-8.
+ */
+const LENGTH_TEXTURE = 8;
+/** Room (person x head prior) a node needs to be a length: not the person's soft outline. */
+const LENGTH_ROOM = 0.95;
+/** L* under the body's skin at which a length needs no strand texture (see reachLengths). */
+const LENGTH_DARKER = 15;
+/** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
+const LENGTH_STEP = 10;
+/** Degrees beyond the hair's and the skin's hues that lengths may lie (see reachLengths). */
+const LENGTH_HUE = 25;
+/** How much of each node's colour the continued colour takes (see reachLengths). */
+const LENGTH_FOLLOW = 0.5;
+
+/**
+ * Skin of the body, for the lengths (see reachLengths): the face's skin
+ * classes and the neck's, and how like them a colour table cell is.
+ */
+class BodySkin {
+  readonly #cells = new Float32Array(CN * CN * CN).fill(NaN);
+  readonly #lab = new Float64Array(3);
+  readonly #labs = new Float32Array(CN * CN * CN * 3).fill(NaN);
+  readonly classes: AxisStats[];
+  constructor(skins: AxisStats[], readonly neck: AxisStats | undefined) {
+    this.classes = neck ? [...skins, neck] : skins;
+  }
+  /** Likeness (0..1) of cell `cell` to the body's skin. */
+  at(cell: number): number {
+    const v = this.#cells[cell];
+    return v === v ? v : (this.#cells[cell] = this.of(this.labOf(cell)));
+  }
+  /** The Lab colour of cell `cell`'s centre (a view, valid until the next call). */
+  labOf(cell: number): Float32Array {
+    const lab = this.#labs.subarray(cell * 3, cell * 3 + 3);
+    if (lab[0] !== lab[0]) {
+      const r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31, t = this.#lab;
+      linearToLabInto(t, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
+      lab[0] = t[0], lab[1] = t[1], lab[2] = t[2];
+    }
+    return lab;
+  }
+  of(lab: ArrayLike<number>): number {
+    let ds = Infinity;
+    for (const s of this.classes) {
+      // Skin in other light mostly changes L: weigh L half.
+      const dL = 0.5 * (lab[0] - s.mean[0]) / Math.max(6, s.sd[0]),
+        dA = (lab[1] - s.mean[1]) / Math.max(3, s.sd[1]),
+        dB = (lab[2] - s.mean[2]) / Math.max(3, s.sd[2]);
+      ds = Math.min(ds, Math.sqrt((dL * dL + dA * dA + dB * dB) / 3));
+    }
+    return sigmoid((1.2 - ds) * 5);
+  }
+}
+
+/**
+ * The neck's skin below the chin (a box 0.24 face widths wide), when the
+ * person mask holds enough of it, and where it was sampled (x, y pairs).
+ */
+function neckSkin(img: Canvas, g: FaceGeometry, person: PersonMask): { skin?: AxisStats; points: number[] } {
+  const chin = g.pts[152], d = img.data, W = img.width, lab = new Float64Array(3);
+  const px: Lab[] = [], points: number[] = [];
+  for (let y = Math.round(chin[1] + 0.1 * g.fh); y < Math.min(img.height, chin[1] + 0.35 * g.fh); y += 3) {
+    for (
+      let x = Math.max(0, Math.round(chin[0] - 0.12 * g.fw));
+      x < Math.min(W, chin[0] + 0.12 * g.fw);
+      x += 3
+    ) {
+      if (personAt(person, x, y) < 0.5) continue;
+      const o = (y * W + x) * 3;
+      linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
+      px.push([lab[0], lab[1], lab[2]]);
+      points.push(x, y);
+    }
+  }
+  if (px.length < 40) return { points: [] };
+  // Robust: the median and the median absolute deviation (a strand or a necklace in the box).
+  const mean = [0, 1, 2].map((c) => px.map((p) => p[c]).sort((a, b) => a - b)[px.length >> 1]) as Lab;
+  const sd = [0, 1, 2].map((c) =>
+    1.4826 * px.map((p) => Math.abs(p[c] - mean[c])).sort((a, b) => a - b)[px.length >> 1]
+  ) as Lab;
+  return { skin: { mean, sd } as AxisStats, points };
+}
+
+/**
+ * Lighter lengths: hair that lightens toward its ends (ombre, sun-lightened or
+ * warmer lengths) lies outside the hair colours sampled above the forehead and
+ * beside the temples, and was left undyed below dyed hair (a botched dye).
+ * From the dyed hair (mask above 0.5), the dye grows through neighbouring nodes
+ * in `room` (beside and below the face from eye level down) that continue the
+ * hair: a colour step under LENGTH_STEP from the node it comes from, strand
+ * texture (LENGTH_TEXTURE) or a hair-like colour, and not the body's skin
+ * (the face's and the neck's, see BodySkin). Grown nodes take the room hair has
+ * there; each pixel at their edge is kept unless it is the body's skin (see
+ * refine). Returns what was grown, per node.
+ */
+function reachLengths(
+  m: Mask,
+  room: Float32Array,
+  img: Canvas,
+  x0: number,
+  y0: number,
+  step: number,
+  body: BodySkin,
+  colour: ColourModel,
+  neckPoints: number[],
+  clothRow: number,
+): Lengths {
+  const { w, h, data } = m, W = img.width, H = img.height, d = img.data;
+  const grown = new Float32Array(w * h);
+  let like: Lengths["like"] = () => 0;
+  const bodyL = Math.min(...body.classes.map((s) => s.mean[0]));
+  // Lengths are no lighter than the lightest skin (lighter hair is the colour model's: blonde) and lie in the
+  // hues between the hair's and the skin's (a green top or a blue backdrop beside them do not).
+  const maxL = Math.max(...body.classes.map((s) => s.mean[0])) + 2;
+  const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
+  const hues = [...colour.hair, ...body.classes].map((s) => hueOf(s.mean[1], s.mean[2]));
+  const hueLo = Math.min(...hues) - LENGTH_HUE, hueHi = Math.max(...hues) + LENGTH_HUE;
+  const labs = new Float32Array(w * h * 3).fill(NaN), lab = new Float64Array(3);
+  // A node's colour: the mean over the 8x8 pixels about it (every other one), in Lab: the strands' light
+  // and dark averaged.
+  const labAt = (k: number) => {
+    if (labs[k * 3] === labs[k * 3]) return k * 3;
+    const x = Math.min(W - 4, Math.max(4, x0 + (k % w) * step)),
+      y = Math.min(H - 4, Math.max(4, y0 + Math.floor(k / w) * step));
+    let r = 0, gg = 0, b = 0;
+    for (let dy = -4; dy < 4; dy += 2) {
+      for (let o = ((y + dy) * W + x - 4) * 3, e = o + 24; o < e; o += 6) {
+        r += SRGB_TO_LINEAR[d[o]], gg += SRGB_TO_LINEAR[d[o + 1]], b += SRGB_TO_LINEAR[d[o + 2]];
+      }
+    }
+    linearToLabInto(lab, r / 16, gg / 16, b / 16);
+    labs[k * 3] = lab[0], labs[k * 3 + 1] = lab[1], labs[k * 3 + 2] = lab[2];
+    return k * 3;
+  };
+  // Strand texture: the larger eigenvalue of the luma structure tensor over 8x8 pixels (2 px differences).
+  const luma = (o: number) => 0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2];
+  // Per node, once (a node is a candidate from each of its neighbours): its texture and whether it is not
+  // a length by its colour alone (the body's skin, lighter than any skin, or off the hues).
+  const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
+  const texture = (k: number) =>
+    tex[k] >= 0 ? tex[k] : (tex[k] = textureAt(x0 + (k % w) * step, y0 + Math.floor(k / w) * step));
+  const textureAt = (xc: number, yc: number) => {
+    if (xc < 6 || yc < 6 || xc > W - 7 || yc > H - 7) return 0;
+    let sxx = 0, syy = 0, sxy = 0;
+    // Every other pixel of the 8x8.
+    for (let y = yc - 4; y < yc + 4; y += 2) {
+      for (let x = xc - 4; x < xc + 4; x += 2) {
+        const o = (y * W + x) * 3;
+        const gx = luma(o + 6) - luma(o - 6), gy = luma(o + 6 * W) - luma(o - 6 * W);
+        sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
+      }
+    }
+    const tr = (sxx + syy) / 16, det = (sxx * syy - sxy * sxy) / 256;
+    return Math.sqrt(Math.max(0, tr / 2 + Math.sqrt(Math.max(0, tr * tr / 4 - det))));
+  };
+  // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
+  // median over the neck's nodes.
+  const neckTex: number[] = [];
+  for (let q = 0; q < neckPoints.length; q += 8) neckTex.push(textureAt(neckPoints[q], neckPoints[q + 1]));
+  neckTex.sort((a, b) => a - b);
+  const minTexture = Math.max(LENGTH_TEXTURE, 2 * (neckTex[neckTex.length >> 1] ?? 0));
+  const seen = new Uint8Array(w * h), stack: number[] = [];
+  // Per node reached: the colour the length has been continuing (a running mean along the way), so that a
+  // blurred edge, each step small, does not lead from the hair into a strap or a neighbour's arm.
+  const ref = new Float32Array(w * h * 3);
+  const around = [-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1];
+  for (let k = w + 1; k < w * (h - 1) - 1; k++) {
+    if (data[k] <= 0.5) continue;
+    seen[k] = 1;
+    // Only hair at the edge of where lengths may be grows.
+    if (!around.some((e) => data[k + e] <= 0.5 && room[k + e] >= LENGTH_ROOM)) continue;
+    stack.push(k);
+    const a = labAt(k);
+    ref[a] = labs[a], ref[a + 1] = labs[a + 1], ref[a + 2] = labs[a + 2];
+  }
+  while (stack.length) {
+    const k = stack.pop()!, i = k % w;
+    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
+    const a = labAt(k);
+    for (const e of around) {
+      const n = k + e;
+      if (seen[n] || room[n] < LENGTH_ROOM) continue;
+      const b = labAt(n);
+      const o = ((y0 + Math.floor(n / w) * step) * W + x0 + (n % w) * step) * 3;
+      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
+      if (ruledOut[n] < 0) {
+        const hue = hueOf(labs[b + 1], labs[b + 2]);
+        ruledOut[n] = body.of(labs.subarray(b, b + 3)) > 0.5 || labs[b] > maxL ||
+            (Math.hypot(labs[b + 1], labs[b + 2]) > 6 && (hue < hueLo || hue > hueHi))
+          ? 1
+          : 0;
+      }
+      if (ruledOut[n]) continue;
+      // (The clothes' colours are sampled below the chin only, where long lengths are among them: a black top
+      // under black hair is not hair.)
+      const notCloth = !(n >= clothRow * w && colour.cells[c + 2] >= 0.5);
+      // The hair's own colours are hair; any other node must continue the length, with strand texture or,
+      // far darker than the skin, without (sleek hair on an enlarged photo is as smooth as skin).
+      if (!(colour.cells[c] >= 0.5 && notCloth)) {
+        const dE = Math.hypot(labs[b] - ref[a], labs[b + 1] - ref[a + 1], labs[b + 2] - ref[a + 2]);
+        if (dE > LENGTH_STEP) continue;
+        if (!(labs[b] < bodyL - LENGTH_DARKER && notCloth) && texture(n) < minTexture) continue;
+      }
+      seen[n] = 1;
+      stack.push(n);
+      for (let q = 0; q < 3; q++) ref[b + q] = ref[a + q] + (labs[b + q] - ref[a + q]) * LENGTH_FOLLOW;
+      if (room[n] > data[n]) grown[n] = room[n];
+    }
+  }
+  // Holes: a node of smooth strands among grown ones, its colour like most of theirs.
+  const fill: number[] = [];
+  for (let k = w + 1; k < w * (h - 1) - 1; k++) {
+    if (grown[k] > 0 || data[k] >= room[k] || room[k] < LENGTH_ROOM) continue;
+    let hair = 0, any = false;
+    for (const e of around) {
+      const q = k + e;
+      if (grown[q] > 0) any = true, hair++;
+      else if (data[q] > 0.5) hair++;
+    }
+    if (!any || hair < 5) continue;
+    let n = 0;
+    const a = labAt(k);
+    for (const e of around) {
+      const q = k + e;
+      if (!(grown[q] > 0 || data[q] > 0.5)) continue;
+      const b = labAt(q);
+      if (
+        Math.hypot(labs[a] - labs[b], labs[a + 1] - labs[b + 1], labs[a + 2] - labs[b + 2]) <= LENGTH_STEP
+      ) n++;
+    }
+    if (n >= 5 && body.of(labs.subarray(a, a + 3)) <= 0.5) fill.push(k);
+  }
+  for (const k of fill) grown[k] = room[k];
+  for (let k = 0; k < w * h; k++) if (grown[k] > data[k]) data[k] = grown[k];
+  // A pixel at the grown lengths' edge: how like the colour of the nearest hair node of its grid cell (a
+  // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
+  // colour table cell's (within 3 ΔE).
+  like = (r: number, g: number, b: number, k: number) => {
+    const pixelLab = body.labOf((r >> 3 << 10) | (g >> 3 << 5) | (b >> 3));
+    let near = Infinity;
+    for (const q of [k, k + 1, k + w, k + w + 1]) {
+      if (!(grown[q] > 0 || data[q] > 0.5) || labs[q * 3] !== labs[q * 3]) continue;
+      near = Math.min(
+        near,
+        Math.hypot(pixelLab[0] - labs[q * 3], pixelLab[1] - labs[q * 3 + 1], pixelLab[2] - labs[q * 3 + 2]),
+      );
+    }
+    return Math.max(0, Math.min(1, (LENGTH_STEP - near) / 6));
+  };
+  return { grown, like };
+}
+
+/** What reachLengths grew per node, and how like a pixel (sRGB, in cell k) is to the hair nodes about it. */
+interface Lengths {
+  grown: Float32Array;
+  like: (r: number, g: number, b: number, k: number) => number;
 }
