@@ -700,7 +700,7 @@ function blondeFigures(plain: Decoded, out: Decoded, g: ReturnType<typeof faceGe
 Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck, chest and face are not", async () => {
   // Lengths turning a lighter, warmer brown (about ΔE 13 from the chest's skin they fall over) lay outside
   // the hair colours sampled above the forehead and beside the temples: none of them was dyed before
-  // reachLengths (0 % -> 78 % Auburn, 0 -> 74 % Copper Red; the body's skin unchanged).
+  // reachLengths (0 % -> 81 % Auburn, 0 -> 77 % Copper Red; the body's skin unchanged).
   const head = await syntheticHead(engine, false, false, false, true);
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
     const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);

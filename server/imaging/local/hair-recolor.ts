@@ -296,7 +296,8 @@ export function recolorHair(
       // from the skin sampled on the cheeks as a strand is.
       const onFace = faceZone.data[k] > 0.3 || brow > 0.3;
       const room = Math.min(1, 1.25 * p) * prior * hold;
-      if (!onFace && y >= eyeY) lengthRoom[k] = room;
+      // (Lengths only well inside the person: its outline is often a neighbour's arm or the backdrop.)
+      if (!onFace && y >= eyeY && 1.25 * p >= LENGTH_PERSON) lengthRoom[k] = room;
       // (Off the brows: dark like hair, and near it at the temples.)
       if (y < browTop && Math.abs(x - cx) < SOFT_HALF_WIDTH * fw) {
         softRoom[k] = room * (1 - maskAt(features, i, j));
@@ -1215,8 +1216,12 @@ function softHairline(
  * portraits measure 8-20, skin 2-8.
  */
 const LENGTH_TEXTURE = 8;
-/** Room (person x head prior) a node needs to be a length: not the person's soft outline. */
-const LENGTH_ROOM = 0.95;
+/**
+ * Person mask (x 1.25) a node needs to be a length: not the person's soft outline. Its room (person x head
+ * prior) must be above LENGTH_ROOM: the lengths fade out with the prior (a cut where it fell under 0.95
+ * showed as a line across long lengths).
+ */
+const LENGTH_PERSON = 0.95, LENGTH_ROOM = 0.05;
 /** L* under the body's skin at which a length needs no strand texture (see reachLengths). */
 const LENGTH_DARKER = 15;
 /** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
@@ -1382,7 +1387,7 @@ function reachLengths(
     if (data[k] <= 0.5) continue;
     seen[k] = 1;
     // Only hair at the edge of where lengths may be grows.
-    if (!around.some((e) => data[k + e] <= 0.5 && room[k + e] >= LENGTH_ROOM)) continue;
+    if (!around.some((e) => data[k + e] <= 0.5 && room[k + e] > LENGTH_ROOM)) continue;
     stack.push(k);
     const a = labAt(k);
     ref[a] = labs[a], ref[a + 1] = labs[a + 1], ref[a + 2] = labs[a + 2];
@@ -1393,7 +1398,7 @@ function reachLengths(
     const a = labAt(k);
     for (const e of around) {
       const n = k + e;
-      if (seen[n] || room[n] < LENGTH_ROOM) continue;
+      if (seen[n] || room[n] <= LENGTH_ROOM) continue;
       const b = labAt(n);
       const o = ((y0 + Math.floor(n / w) * step) * W + x0 + (n % w) * step) * 3;
       const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
@@ -1425,7 +1430,7 @@ function reachLengths(
   // Holes: a node of smooth strands among grown ones, its colour like most of theirs.
   const fill: number[] = [];
   for (let k = w + 1; k < w * (h - 1) - 1; k++) {
-    if (grown[k] > 0 || data[k] >= room[k] || room[k] < LENGTH_ROOM) continue;
+    if (grown[k] > 0 || data[k] >= room[k] || room[k] <= LENGTH_ROOM) continue;
     let hair = 0, any = false;
     for (const e of around) {
       const q = k + e;
