@@ -254,7 +254,9 @@ const SHOULDERS = 1.35;
  *    the chosen one, a body-shaped envelope around the chosen person bounds the
  *    rest. Along the split beside the head, cells in the others' colours go to
  *    them (reclaimBand); beyond the face and the body's middle, so do cells their
- *    colour model explains far better (reclaimByColourModel).
+ *    colour model explains far better (reclaimByColourModel); all along the split, so do
+ *    fragments across a colour edge from the chosen person in the others' local colours
+ *    (reclaimLocal).
  */
 export function isolatePerson(
   m: PersonMask,
@@ -413,6 +415,17 @@ export function isolatePerson(
   }
   reclaimBand(m, g, keep, other, seeds, rgb);
   reclaimByColourModel(m, g, keep, other, seeds, rgb);
+  // The envelope's factor (see below), for reclaimLocal to see what it leaves.
+  const bound = new Float32Array(n).fill(1);
+  if (bounded) {
+    for (let j = 0; j < h; j++) {
+      for (let i = 0; i < w; i++) {
+        const over = Math.abs((i + 0.5) * step - g.center[0]) - envelope[j];
+        if (over > 0) bound[j * w + i] = Math.max(0, 1 - over / (0.25 * g.fw));
+      }
+    }
+  }
+  reclaimLocal(m, g, keep, bound, seeds, rgb, costs, rows);
   for (let j = 0; j < h; j++) {
     const half = envelope[j];
     for (let i = 0; i < w; i++) {
@@ -737,6 +750,323 @@ function reclaimByColourModel(
       }
     }
   }
+}
+
+/** A cell's palette bin (PALETTE_BIN levels per sRGB channel). */
+function binOfCell(rgb: Float32Array, k: number): number {
+  const side = PALETTE_SIDE;
+  const r = Math.min(side - 1, rgb[k * 3] / PALETTE_BIN | 0),
+    gg = Math.min(side - 1, rgb[k * 3 + 1] / PALETTE_BIN | 0),
+    b = Math.min(side - 1, rgb[k * 3 + 2] / PALETTE_BIN | 0);
+  return (r * side + gg) * side + b;
+}
+
+/** Depth (face widths) of the kept side along the split that reclaimLocal judges. */
+const LOCAL_BAND = 0.2;
+/** Depth (face widths) beyond LOCAL_BAND, and on the others' side, whose colours are each side's local palette. */
+const LOCAL_REF = 0.3;
+/** Tiles (face widths) the local palettes are gathered in; a cell reads the 5x5 tiles around its own. */
+const LOCAL_TILE = 0.12;
+/**
+ * Colour edges (the geodesic's cost units beyond path length) the chosen person's path to a judged
+ * cell must cross for it to be someone else's: 30-140 across a blonde-to-dark hair edge, under 20
+ * along shaded skin or hair to the split (sample4@1216, sample6@1081).
+ */
+const LOCAL_EDGES = 25;
+/** A judged cell goes when its colour is this much nearer the others' palette (sRGB units)... */
+const LOCAL_MARGIN = 8;
+/** ...a colour this far from theirs counting as this far (one the chosen person lacks is theirs too). */
+const LOCAL_FOREIGN = 16;
+/** Radius (face widths) of the opening that takes thin leftovers across a colour edge (reclaimLocal). */
+const LOCAL_THIN = 0.03;
+
+/**
+ * The split, the band and the colour model leave ragged fragments of a neighbour along the chosen
+ * person's outline where the two touch (a neighbour's hair beside the temple, bits of a patterned
+ * top along the shoulder): the split favours the chosen person, the global models mix the
+ * person's colours from everywhere (a black top far below the blonde hair explains the
+ * neighbour's dark hair), and the guards around the face and body keep the colour model off the
+ * outline there. Here the kept cells within LOCAL_BAND of the split (the envelope counted) are
+ * judged twice:
+ * - where: along the matte (geodesic, colour edges paying), nearer the others' cells than the
+ *   chosen person's cells beyond the band, and reached from the latter only across colour edges
+ *   (LOCAL_EDGES): a fragment lies across an edge from the person, their own shaded skin or hair
+ *   along the split does not;
+ * - colour: nearer, by LOCAL_MARGIN, the others' local palette (bins seen twice among their cells
+ *   within LOCAL_REF of the split, in the 5x5 tiles around the cell, about 0.3 face widths each
+ *   way) than both the chosen person's local palette (their kept cells LOCAL_BAND to LOCAL_BAND +
+ *   LOCAL_REF in) and their head's own colours (hair above the brows, skin between the eyes and
+ *   the mouth, well inside the kept region: their own hair along the split, a strand thinner than
+ *   the band, is there); a colour the chosen person has nowhere counts as theirs (LOCAL_FOREIGN).
+ * Cells passing both, reached from the split through such cells, go (keep = 0); so do thin
+ * leftovers (an opening of radius LOCAL_THIN) of the cells that pass the first test only, a
+ * stripe's edge mixed with the person's colours. The chosen person's seeds (face core, body axis)
+ * and the face's oval stay. In place.
+ */
+function reclaimLocal(
+  m: PersonMask,
+  g: FaceGeometry,
+  keep: Float32Array,
+  bound: Float32Array,
+  seeds: Int8Array,
+  rgb: Float32Array,
+  costs: StepCosts,
+  rows: [number, number],
+): void {
+  const { w, h, step, data } = m;
+  const n = w * h;
+  // The head's own colours, among the kept cells well inside (the hair ellipse reaches a
+  // neighbour's hair, and the hair's outline mixes in the wall behind it): the hair above the
+  // brows beside the face, the skin between the eyes and the mouth (not the brows, the eyes or the
+  // lips: a dark brow explains a neighbour's dark hair).
+  const eyeY = g.eyeCenter[1];
+  const er = Math.max(1, Math.round(0.08 * g.fw / step));
+  const head = [
+    Math.max(0, Math.floor((g.center[0] - 0.7 * g.fw) / step) - er),
+    Math.max(0, Math.floor((g.center[1] - 0.8 * g.fh) / step) - er),
+    Math.min(w, Math.ceil((g.center[0] + 0.7 * g.fw) / step) + er + 1),
+    Math.min(h, Math.ceil((eyeY + 0.4 * g.fh) / step) + er + 1),
+  ] as const;
+  const inner = openBox(w, head, er, (k) => data[k] >= 0.5 && keep[k] * bound[k] >= 0.5, false);
+  const sure = new Uint16Array(PALETTE_SIDE ** 3);
+  for (let j = head[1]; j < head[3]; j++) {
+    const y = (j + 0.5) * step;
+    for (let i = head[0]; i < head[2]; i++) {
+      const k = j * w + i;
+      if (inner[(j - head[1]) * (head[2] - head[0]) + i - head[0]] < 1) continue;
+      const x = (i + 0.5) * step;
+      const fu = (x - g.center[0]) / (0.38 * g.fw), fv = (y - g.center[1]) / (0.42 * g.fh);
+      const hu = (x - g.center[0]) / (0.7 * g.fw), hv = (y - g.center[1]) / (0.8 * g.fh);
+      const su = (x - g.center[0]) / (0.3 * g.fw), sv = (y - eyeY - 0.25 * g.fh) / (0.12 * g.fh);
+      const hair = y < eyeY - 0.15 * g.fh && hu * hu + hv * hv <= 1 && fu * fu + fv * fv > 1;
+      if (hair || su * su + sv * sv <= 1) sure[binOfCell(rgb, k)]++;
+    }
+  }
+  const headPal: number[] = [];
+  for (let b = 0; b < sure.length; b++) {
+    if (sure[b] >= 2) {
+      headPal.push(
+        (b / (PALETTE_SIDE * PALETTE_SIDE)) | 0,
+        ((b / PALETTE_SIDE) | 0) % PALETTE_SIDE,
+        b % PALETTE_SIDE,
+      );
+    }
+  }
+  if (headPal.length === 0) return;
+  const headPalette = Int32Array.from(headPal);
+  const Rj = Math.max(2, Math.round(LOCAL_BAND * g.fw / step));
+  const Rr = Math.max(2, Math.round(LOCAL_REF * g.fw / step));
+  // 1 kept, 2 not kept (someone else's, or cut off), 0 not person.
+  const owner = new Uint8Array(n);
+  for (let k = 0; k < n; k++) if (data[k] >= SOLID) owner[k] = keep[k] * bound[k] >= 0.5 ? 1 : 2;
+  // Chessboard distance (cells) from the split on each side, up to Rj + Rr.
+  const FAR = 0xffff, dist = new Uint16Array(n).fill(FAR);
+  let queue = new Int32Array(n), next = new Int32Array(n), len = 0;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x, o = owner[k];
+      if (o === 0) continue;
+      let split = false;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1) && !split; yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+          if (owner[yy * w + xx] === 3 - o) {
+            split = true;
+            break;
+          }
+        }
+      }
+      if (split) {
+        dist[k] = 1;
+        queue[len++] = k;
+      }
+    }
+  }
+  if (len === 0) return;
+  for (let d = 2; d <= Rj + Rr && len > 0; d++) {
+    let nextLen = 0;
+    for (let q = 0; q < len; q++) {
+      const k = queue[q], o = owner[k], x = k % w, y = (k - x) / w;
+      for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++) {
+        for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+          const nb = yy * w + xx;
+          if (dist[nb] === FAR && owner[nb] === o) {
+            dist[nb] = d;
+            next[nextLen++] = nb;
+          }
+        }
+      }
+    }
+    [queue, next] = [next, queue];
+    len = nextLen;
+  }
+  const side = PALETTE_SIDE;
+  const binOf = (k: number) => binOfCell(rgb, k);
+  const T = Math.max(4, Math.round(LOCAL_TILE * g.fw / step));
+  const tw = Math.ceil(w / T), th = Math.ceil(h / T);
+  const tileOf = (k: number) => {
+    const x = k % w, y = (k - x) / w;
+    return Math.floor(y / T) * tw + Math.floor(x / T);
+  };
+  // Each tile's reference bins, per side (bin -> count), made for the tiles that have any.
+  const refs: Map<number, number>[][] = new Array(tw * th);
+  let judged = 0;
+  for (let k = 0; k < n; k++) {
+    const d = dist[k], o = owner[k];
+    if (d === FAR) continue;
+    if (o === 1 && d <= Rj) {
+      judged++;
+      continue;
+    }
+    if (o === 2 && d > Rr) continue;
+    const t = tileOf(k), b = binOf(k);
+    const map = (refs[t] ??= [new Map(), new Map()])[o - 1];
+    map.set(b, (map.get(b) ?? 0) + 1);
+  }
+  if (judged === 0) return;
+  // Per tile with judged cells: the 5x5 tiles' palettes, and each bin's verdict.
+  const palettes = new Map<number, { mine: Int32Array; theirs: Int32Array; known: Map<number, number> }>();
+  const paletteOf = (t: number) => {
+    let p = palettes.get(t);
+    if (p) return p;
+    const tx = t % tw, ty = (t - tx) / tw;
+    const sums: Map<number, number>[] = [new Map(), new Map()];
+    for (let y = Math.max(0, ty - 2); y <= Math.min(th - 1, ty + 2); y++) {
+      for (let x = Math.max(0, tx - 2); x <= Math.min(tw - 1, tx + 2); x++) {
+        for (let s = 0; s < 2; s++) {
+          for (const [b, c] of refs[y * tw + x]?.[s] ?? []) sums[s].set(b, (sums[s].get(b) ?? 0) + c);
+        }
+      }
+    }
+    const [mine, theirs] = sums.map((sum) => {
+      const pal: number[] = [];
+      for (const [b, c] of sum) {
+        if (c >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
+      }
+      return Int32Array.from(pal);
+    });
+    p = { mine, theirs, known: new Map() };
+    palettes.set(t, p);
+    return p;
+  };
+  const nearest = (pal: Int32Array, b: number) => {
+    const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
+    let best = Infinity;
+    for (let q = 0; q < pal.length; q += 3) {
+      const d2 = (r - pal[q]) ** 2 + (gg - pal[q + 1]) ** 2 + (bl - pal[q + 2]) ** 2;
+      if (d2 < best) best = d2;
+    }
+    return PALETTE_BIN * Math.sqrt(best);
+  };
+  // Which side each band cell is nearer along the matte, paths paying for colour edges, with no
+  // favour: from the chosen person's cells beyond the band and from the others' cells. The split
+  // favours the chosen person, so a fragment lies across a colour edge from them and is reached
+  // from the others without one; the person's own shaded skin or hair along the split is nearer
+  // them, whatever its colour.
+  const sides = new Int8Array(n);
+  for (let k = 0; k < n; k++) {
+    if (owner[k] === 2) sides[k] = 2;
+    else if (owner[k] === 1 && dist[k] > Rj) sides[k] = 1;
+  }
+  // Only the box around the band is swept (paths may wander up to LOCAL_REF beyond it).
+  let x0 = w, x1 = 0, y0 = h, y1 = 0;
+  for (let k = 0; k < n; k++) {
+    if (owner[k] === 1 && dist[k] <= Rj) {
+      const x = k % w, y = (k - x) / w;
+      if (x < x0) x0 = x;
+      if (x >= x1) x1 = x + 1;
+      if (y < y0) y0 = y;
+      if (y >= y1) y1 = y + 1;
+    }
+  }
+  const band: [number, number] = [Math.max(rows[0], y0 - Rr), Math.min(rows[1], y1 + Rr)];
+  const cols: [number, number] = [Math.max(0, x0 - Rr), Math.min(w, x1 + Rr)];
+  const fromMine = geodesic(m, sides, 1, costs, band, cols);
+  const fromTheirs = geodesic(m, sides, 2, costs, band, cols);
+  // Across a colour edge from the chosen person and nearer the others: the band cells a fragment
+  // may hold (the face's oval and the chosen person's seeds stay).
+  const cx = g.center[0], cy = g.center[1];
+  const across = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    if (owner[k] !== 1 || dist[k] > Rj || seeds[k] === 1 || fromTheirs[k] >= fromMine[k]) continue;
+    if (fromMine[k] - (Rj + 1 - dist[k]) <= LOCAL_EDGES) continue;
+    const x = k % w, y = (k - x) / w;
+    const u = ((x + 0.5) * step - cx) / (0.55 * g.fw), v = ((y + 0.5) * step - cy) / (0.6 * g.fh);
+    if (u * u + v * v > 1) across[k] = 1;
+  }
+  // Of those, the cells in the others' colours go: nearer their local palette than the chosen
+  // person's local and head palettes by LOCAL_MARGIN, a colour the chosen person has nowhere
+  // (LOCAL_FOREIGN from both) counting as theirs; judged once per palette bin and tile.
+  const theirs = (k: number): boolean => {
+    const p = paletteOf(tileOf(k));
+    if (p.theirs.length === 0) return false;
+    const b = binOf(k);
+    let c = p.known.get(b);
+    if (c === undefined) {
+      const t = Math.min(LOCAL_FOREIGN, nearest(p.theirs, b)) + LOCAL_MARGIN;
+      c = t < nearest(headPalette, b) && t < nearest(p.mine, b) ? 1 : 0;
+      p.known.set(b, c);
+    }
+    return c === 1;
+  };
+  // Reached from the split through such cells.
+  const goes = (k: number) => across[k] === 1 && theirs(k);
+  const stack: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (dist[k] === 1 && goes(k)) {
+      across[k] = 2;
+      stack.push(k);
+    }
+  }
+  while (stack.length > 0) {
+    const k = stack.pop()!, x = k % w, y = (k - x) / w;
+    keep[k] = 0;
+    for (let yy = Math.max(0, y - 1); yy <= Math.min(h - 1, y + 1); yy++) {
+      for (let xx = Math.max(0, x - 1); xx <= Math.min(w - 1, x + 1); xx++) {
+        const nb = yy * w + xx;
+        if (goes(nb)) {
+          across[nb] = 2;
+          stack.push(nb);
+        }
+      }
+    }
+  }
+  // What is left of a fragment in colours both share (a red stripe's edge mixed with grey, a bit
+  // of a top in the person's skin tones) is thin: band cells across a colour edge from the chosen
+  // person and reached by the others without one go where an opening of the kept region (radius
+  // LOCAL_THIN face widths) takes them.
+  const rr = Math.max(1, Math.round(LOCAL_THIN * g.fw / step));
+  const box = [cols[0], band[0], cols[1], band[1]] as const;
+  const opened = openBox(w, box, rr, (k) => owner[k] === 1 && keep[k] >= 0.5);
+  const bw = box[2] - box[0];
+  for (let y = box[1]; y < box[3]; y++) {
+    for (let x = box[0]; x < box[2]; x++) {
+      const k = y * w + x;
+      if (across[k] === 1 && keep[k] >= 0.5 && opened[(y - box[1]) * bw + x - box[0]] < 1) keep[k] = 0;
+    }
+  }
+}
+
+/**
+ * The cells of `box` ([x0, y0, x1, y1) of a grid `w` wide) for which `on` holds, eroded by `r`
+ * (square window; `open`: then dilated back, a morphological opening), as a box-sized plane.
+ */
+function openBox(
+  w: number,
+  box: readonly [number, number, number, number],
+  r: number,
+  on: (k: number) => boolean,
+  open = true,
+): Float32Array {
+  const [x0, y0, x1, y1] = box, bw = Math.max(0, x1 - x0), bh = Math.max(0, y1 - y0);
+  const sub = new Float32Array(bw * bh);
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0; x < bw; x++) sub[y * bw + x] = on((y + y0) * w + x + x0) ? 1 : 0;
+  }
+  if (sub.length === 0) return sub;
+  const eroded = slidingExtreme(slidingExtreme(sub, bw, bh, r, true, false), bw, bh, r, false, false);
+  return open
+    ? slidingExtreme(slidingExtreme(eroded, bw, bh, r, true, true), bw, bh, r, false, true)
+    : eroded;
 }
 
 /**
@@ -1105,7 +1435,7 @@ function solidRows(m: PersonMask): [number, number] {
  * Geodesic distances (in cells, plus EDGE_COST per unit of colour change beyond grain) from
  * the cells with seeds === `from`, through cells >= SOLID only: forward and backward raster
  * sweeps (chamfer 1 / sqrt 2), repeated until paths may turn a few times; only the rows holding
- * such cells are swept.
+ * such cells are swept (and only `cols` of them: paths leave that box only through its seeds).
  */
 function geodesic(
   m: PersonMask,
@@ -1113,18 +1443,19 @@ function geodesic(
   from: number,
   costs: StepCosts,
   rows: [number, number],
+  cols: [number, number] = [0, m.w],
 ): Float32Array {
   const { w, h, data } = m;
   const n = w * h;
   const a = new Float32Array(n).fill(Infinity);
   for (let k = 0; k < n; k++) if (seeds[k] === from) a[k] = 0;
   const { left, up, upLeft, upRight } = costs;
-  const [y0, y1] = rows;
+  const [y0, y1] = rows, [x0, x1] = cols;
   // Each cell takes its best path through an already swept neighbour (a neighbour below SOLID
   // stays at Infinity: its step never wins).
   for (let pass = 0; pass < 3; pass++) {
     for (let y = y0; y < y1; y++) {
-      for (let x = 0; x < w; x++) {
+      for (let x = x0; x < x1; x++) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
         let ba: number = a[k];
@@ -1138,7 +1469,7 @@ function geodesic(
       }
     }
     for (let y = y1 - 1; y >= y0; y--) {
-      for (let x = w - 1; x >= 0; x--) {
+      for (let x = x1 - 1; x >= x0; x--) {
         const k = y * w + x;
         if (data[k] < SOLID) continue;
         let ba: number = a[k];
