@@ -15,7 +15,9 @@
  *   detected on the whole demo photo, 1.6 face sizes wide from 0.95 above to 0.6 below its centre,
  *   the part nearer that face than the chosen one; of the cells the selfie model marks person;
  *   target 0), and the share of the chosen person's own boxes it drops (face +-0.75 face widths up to
- *   the chin, torso +-0.9 below it; a neighbour's arm in front of the torso counts there too).
+ *   the chin, torso +-0.9 below it; a neighbour's arm in front of the torso counts there too);
+ * - a neighbour's boundary traced by eye on sample4@1216 at three crops: the share of the
+ *   neighbour's side the refined matte keeps and of the chosen person's hair beside it lost (target 0).
  */
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { chooseFace, decodePhoto, detectFaces, framingFor } from "../server/imaging/local/render.ts";
@@ -27,6 +29,7 @@ import { personBalance, relightGains, renderBackdrop } from "../server/imaging/l
 import { deltaE, linearToSrgb, srgbToLab } from "../server/imaging/local/color.ts";
 import { percentile } from "./stats.ts";
 import { framedCrop } from "../tests/imaging/framed-crop.ts";
+import { tracedNeighbour } from "../tests/imaging/traced-neighbour.ts";
 import { cropFace, cropRect, DARK_HAIR, FRONTAL_FACES, samplePath } from "../tests/imaging/fixtures.ts";
 import type { DetectedFace } from "../server/imaging/local/face-engine.ts";
 
@@ -224,5 +227,14 @@ console.log(
   `neighbours: head area kept, mean over ${kept.length} crops with one in frame: ${mean(kept).toFixed(1)}% ` +
     `(target 0); own boxes dropped, mean over ${lost.length}: ${mean(lost).toFixed(2)}%`,
 );
+// The neighbour's boundary traced on sample4@1216 (traced-neighbour.ts) at the montage's crops.
+const TRACED_CROPS = [["", 0.75, 2.2], [" 0.5625 / 3.2", 0.5625, 3.2], [" wide", 0.6, 3.2]] as const;
+for (const [label, aspect, span] of TRACED_CROPS) {
+  const t = await tracedNeighbour(engine, aspect, span);
+  console.log(
+    `sample4@1216${label} traced boundary: neighbour's side kept ${(100 * t.kept).toFixed(1)}% (target 0), ` +
+      `her hair lost ${(100 * t.lost).toFixed(2)}% (target 0)`,
+  );
+}
 
 Deno.exit(0);
