@@ -1451,6 +1451,26 @@ function reachLengths(
     if (n >= 5 && body.of(labs.subarray(a, a + 3)) <= 0.5) fill.push(k);
   }
   for (const k of fill) grown[k] = room[k];
+  // An opening (erode twice, then grow back twice within what was grown): a band of nodes up to four wide is
+  // an edge the growth crept along (a chest's outline against a brown door, a top's neckline), not lengths.
+  let core = new Uint8Array(w * h);
+  for (let k = 0; k < w * h; k++) core[k] = grown[k] > 0 || data[k] > 0.5 ? 1 : 0;
+  const hairAt = core.slice();
+  for (let pass = 0; pass < 2; pass++) {
+    const next = new Uint8Array(w * h);
+    for (let k = w + 1; k < w * (h - 1) - 1; k++) {
+      next[k] = core[k] && core[k - 1] && core[k + 1] && core[k - w] && core[k + w] ? 1 : 0;
+    }
+    core = next;
+  }
+  for (let pass = 0; pass < 2; pass++) {
+    const next = core.slice();
+    for (let k = w + 1; k < w * (h - 1) - 1; k++) {
+      if (!core[k] && hairAt[k] && around.some((e) => core[k + e])) next[k] = 1;
+    }
+    core = next;
+  }
+  for (let k = 0; k < w * h; k++) if (grown[k] > 0 && !core[k]) grown[k] = 0;
   for (let k = 0; k < w * h; k++) if (grown[k] > data[k]) data[k] = grown[k];
   // A pixel at the grown lengths' edge: how like the colour of the nearest hair node of its grid cell (a
   // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
