@@ -227,6 +227,9 @@ export function recolorHair(
   // The room hair has, per node: beside and below the face from eye level down (see reachLengths), and
   // over the forehead above the brows (see softHairline).
   const lengthRoom = new Float32Array(mw * mh), softRoom = new Float32Array(mw * mh);
+  // Light hair found by place: where her hair is visible by place alone, 1 left of the face's centre, 2 right
+  // (see placeCoverage).
+  const visible = forehead ? new Uint8Array(mw * mh) : undefined;
   const browTop = Math.min(g.pts[105][1], g.pts[334][1]) - 0.03 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
@@ -295,6 +298,10 @@ export function recolorHair(
       // skin in a coloured light (a forehead lit blue, a neck lit cyan) is as far
       // from the skin sampled on the cheeks as a strand is.
       const onFace = faceZone.data[k] > 0.3 || brow > 0.3;
+      if (visible && !onFace && inOval <= 0.05 && inNeck === 0) {
+        linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
+        visible[k] = visibleHair(p, prior, y > chinY, [lab[0], lab[1], lab[2]], skin.mean) * (x < cx ? 1 : 2);
+      }
       const room = Math.min(1, 1.25 * p) * prior * hold;
       // (Lengths only well inside the person: its outline is often a neighbour's arm or the backdrop.)
       if (!onFace && y >= eyeY && 1.25 * p >= LENGTH_PERSON) lengthRoom[k] = room;
@@ -376,6 +383,11 @@ export function recolorHair(
     Math.ceil((chinY - y0) / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
+  // Light hair found by place, dyed on one side of the head only (her shaded side, as skin-hued as her face,
+  // left blonde beside a dyed one): a botched dye, worse than the note.
+  if (visible && placeCoverage(mask.data, visible) < PLACE_COVERAGE) {
+    return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
+  }
   const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
     ? softHairline(
       mask,
@@ -1033,6 +1045,49 @@ function lightByPlace(
     ) hair.push(s);
   }
   return hair.length ? { hair, skins, forehead } : undefined;
+}
+
+/**
+ * Light hair found by place is dyed only when each side of the head dyes at least this share of the hair visible
+ * there by place (see placeCoverage). sample4@1216, her shaded side left blonde: 0.10-0.17 on four shots. On
+ * heads the ordinary colour model dyes whole (a curly blonde, brown hair lit above visibleHair's floor), the
+ * worse side measures 0.42-0.91 (the estimate counts ears, temples and lit skin too).
+ */
+const PLACE_COVERAGE = 0.3;
+/** A side of the head is judged when it holds at least this share of the hair visible by place. */
+const PLACE_SIDE = 0.05;
+
+/**
+ * Whether a node off the face oval, the forehead and the neck is light hair visible by place, whatever its
+ * shade: well inside the person (`p`, the matte), in the head and long-hair prior, above the chin (below it
+ * the shoulders, chest and clothes lie in the prior), not far darker than the skin (light hair in shade is L*
+ * 50-60 on fair skin at 72; a neighbour's dark hair and the backdrop between strands are far darker), and with
+ * hair's or skin's hue and at least 0.4 of the skin's chroma (not a grey wall or a white top).
+ */
+function visibleHair(p: number, prior: number, belowChin: boolean, c: Lab, skin: Lab): number {
+  if (p < 0.8 || prior < 0.5 || belowChin || c[0] < Math.max(35, skin[0] - 35)) return 0;
+  const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, skinHue = Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
+  const off = ((hue - skinHue + 540) % 360) - 180;
+  return Math.hypot(c[1], c[2]) >= 0.4 * Math.hypot(skin[1], skin[2]) && off >= -25 && off <= 40 ? 1 : 0;
+}
+
+/**
+ * How evenly light hair found by place is dyed: of the nodes `visible` marks on each side of the face (1:
+ * image-left, 2: image-right; see visibleHair), the share whose dye `mask` reaches 0.5, the lower of the two
+ * sides that hold at least PLACE_SIDE of them. A head dyed on one side is half-dyed whatever the total.
+ */
+function placeCoverage(mask: Float32Array, visible: Uint8Array): number {
+  const n = [0, 0, 0], dyed = [0, 0, 0];
+  for (let k = 0; k < visible.length; k++) {
+    if (!visible[k]) continue;
+    n[visible[k]]++;
+    if (mask[k] >= 0.5) dyed[visible[k]]++;
+  }
+  let worst = 1;
+  for (const side of [1, 2]) {
+    if (n[side] >= PLACE_SIDE * (n[1] + n[2])) worst = Math.min(worst, dyed[side] / n[side]);
+  }
+  return worst;
 }
 
 /** The forehead's skin, the face mesh's top included (0-1 at a canvas pixel; see foreheadZone). */
