@@ -12,7 +12,12 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { chooseFace, decodePhoto, detectFaces, framingFor } from "../../server/imaging/local/render.ts";
 import { mapPoints } from "../../server/imaging/local/framing.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { neighbourHeads, personMask } from "../../server/imaging/local/person-mask.ts";
+import {
+  cellColours,
+  neighbourHeads,
+  personMask,
+  takeCellColours,
+} from "../../server/imaging/local/person-mask.ts";
 import { cropFace, cropRect, FRONTAL_FACES, samplePath } from "./fixtures.ts";
 import { tracedNeighbour } from "./traced-neighbour.ts";
 
@@ -96,4 +101,25 @@ Deno.test("matte: no fragments of a touching neighbour's hair and top along the 
   assert.ok(theirs > 80000 && hers > 50000, `sides measured: ${theirs} / ${hers} half px`);
   assert.ok(kept <= 0.08, `neighbour's side kept ${(100 * kept).toFixed(1)}%`);
   assert.ok(lost <= 0.005, `her hair lost ${(100 * lost).toFixed(2)}%`);
+});
+
+Deno.test("person mask: the cell colours computed while isolating the person are handed to the renderer once, equal to a fresh computation", async () => {
+  const engine = await loadEngine();
+  const f = FRONTAL_FACES.find((x) => x[0] === 6 && x[1] === 1081)!;
+  const crop = await decodePhoto(await cropFace(f));
+  const found = await detectFaces(engine, crop);
+  const chosen = chooseFace(found, crop.width, crop.height, 60);
+  const fr = framingFor(crop, chosen, W, H);
+  const g = faceGeometry(mapPoints(chosen.mesh, fr));
+  const src = { photo: crop, ...fr }, size = { width: W, height: H };
+  const mask = await personMask(engine, size, g, fr.photoRect, neighbourHeads(found, chosen, crop, fr), src);
+  const fresh = cellColours({ data: new Uint8Array(0), ...size }, mask, src);
+  // Asked with a black photo: the colours handed over are the ones personMask computed from the real one.
+  const black = { ...src, photo: { ...crop, data: new Uint8Array(crop.data.length) } };
+  const handed = takeCellColours(mask, size, black);
+  // (Counted, not deepEqual: a failing deepEqual of 390,000 values builds a diff that fills the memory.)
+  assert.equal(handed.filter((v, k) => v !== fresh[k]).length, 0, "cells whose colour differs");
+  // Handed over once: the mask (kept in the photo cache) no longer holds them; asked again, they are
+  // computed anew from the photo given.
+  assert.ok(takeCellColours(mask, size, black).every((v) => v === 0));
 });

@@ -14,7 +14,7 @@ import { coverScaled, framingNote, mapPoints, planFraming, renderFramed, softFac
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
-import { cellColours, neighbourHeads, type PersonMask, personMask } from "./person-mask.ts";
+import { neighbourHeads, type PersonMask, personMask, takeCellColours } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
 import { blurredCopy, gradeLighting, personBalance, relightGains, renderBackdrop } from "./scene.ts";
 import {
@@ -362,7 +362,7 @@ async function renderStages(
       person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
       // Old background the segmenter half took beside the person (a window frame by the hair) goes
       // before anything uses the mask: the hair recolour and the matte alike.
-      cells = cellColours(canvas, person, { photo, ...framing });
+      cells = takeCellColours(person, canvas, { photo, ...framing });
       dropBackgroundObjects(person, cells);
     }
     lap("segment");
