@@ -19,7 +19,9 @@
  *   and Evening Glam's eye layers at 60 (plum, liner, lashes) where the
  *   photo shows no eye: pixels moved by ΔE > 6 far (0.1 face widths) from any
  *   lash-dark pixel, and outside the eyes marked by hand (M.EYES_SEEN);
- * - lipstick on teeth traced by hand (M.TRACED_TEETH): pixels touched;
+ * - lipstick on teeth traced by hand (M.TRACED_TEETH): pixels touched; and,
+ *   where the mesh's lip outline is off the lips (M.TRACED_LIPS), the traced
+ *   lips painted and the skin around the mouth moved;
  * - plum eyeshadow at the default intensity: ΔE on each visible lid (inside
  *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup) for Evening Glam and for the local
@@ -129,6 +131,7 @@ console.log(
 // Liner placement on every frontal face: against the photo's colours, and against the traced eyes.
 let onWhite = 0, floating = 0, traced = 0, tracedWing = 0, tracedPlum = 0, tracedFloating = 0;
 let offEyes = 0, outsideSeen = 0, teethTouched = 0, teethTraced = 0;
+let lipsPainted = 0, lipsTraced = 0, lipSkin = 0;
 for (const face of FRONTAL_FACES) {
   const f = await M.framedFace(engine, face);
   const name = `sample${face[0]}@${face[1]}`;
@@ -186,6 +189,28 @@ for (const face of FRONTAL_FACES) {
     teethTraced += px.length;
     inTraced.push(`red lipstick at 60 on the traced teeth ${touched} of ${px.length} px`);
   }
+  const lipTrace = M.TRACED_LIPS[name];
+  if (lipTrace) {
+    // Where the mesh's lip outline is off the lips: the lips traced by hand painted, the skin around
+    // the mouth (a box of photo pixels around the trace) left alone.
+    const px = [...M.tracedPixels(f, lipTrace.upper), ...M.tracedPixels(f, lipTrace.lower)];
+    const xs = lipTrace.mouth.map((p) => p[0]), ys = lipTrace.mouth.map((p) => p[1]);
+    const box: [number, number, number, number] = [
+      Math.min(...xs) - 12,
+      Math.min(...ys) - 12,
+      Math.max(...xs) + 33,
+      Math.max(...ys) + 15,
+    ];
+    const skin = M.skinAroundMouth(f, lipTrace.mouth, box), lips = M.copyOf(f.plain);
+    lipsLayer(lips, f.g, CATALOG.makeup.lips.find((e) => e.id === "berry-gloss")!, 0.6);
+    const painted = M.changed(f.plain, lips, px, 2).length, moved = M.changed(f.plain, lips, skin, 6).length;
+    lipsPainted += painted;
+    lipsTraced += px.length;
+    lipSkin += moved;
+    inTraced.push(
+      `berry gloss at 60 on the traced lips ${painted} of ${px.length} px, skin around the mouth moved (ΔE > 6) ${moved} of ${skin.length} px`,
+    );
+  }
   onWhite += w.onWhite;
   floating += p.floating;
   console.log(
@@ -199,6 +224,9 @@ console.log(
 );
 console.log(
   `eye layers at 60 off the eyes (0.1 face widths from any lash-dark pixel) ${offEyes} px, outside the eyes marked by hand ${outsideSeen} px (target 0); red lipstick at 60 on traced teeth ${teethTouched} of ${teethTraced} px (target <= 2%)`,
+);
+console.log(
+  `berry gloss at 60 on lips traced by hand ${lipsPainted} of ${lipsTraced} px (target >= 95%), skin around them moved by ΔE > 6 ${lipSkin} px (target 0)`,
 );
 console.log(
   `traced openings (6 eyes): winged liner inside ${tracedWing} px (middle 80% ${traced}), plum at 60 inside ${tracedPlum} px, plain liner floating above the lid ${tracedFloating} px`,

@@ -28,7 +28,15 @@ import {
   labOf,
   meanLab,
 } from "./fixtures.ts";
-import { changed, copyOf, framedFace, TRACED_TEETH, tracedPixels } from "./makeup-metrics.ts";
+import {
+  changed,
+  copyOf,
+  framedFace,
+  skinAroundMouth,
+  TRACED_LIPS,
+  TRACED_TEETH,
+  tracedPixels,
+} from "./makeup-metrics.ts";
 import { lipsLayer } from "../../server/imaging/local/lips.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 
@@ -159,6 +167,37 @@ Deno.test("warm-lit teeth of a wide smile are left bare (traced by hand)", async
         touchedTeeth <= 0.02 * teeth.length,
         `${id}@${intensity}: ${touchedTeeth} of ${teeth.length} teeth px`,
       );
+    }
+  }
+});
+
+Deno.test("lipstick follows the real lips where the mesh's outline is off them (tilted, laughing; traced by hand)", async () => {
+  // sample1@1438: the mesh's lip outline covers the right half of the mouth and runs ~15 photo px
+  // past its right corner. Before the lips were found by colour, each shade painted 31% of the
+  // traced lips, 5% of the traced teeth and 2,900-4,300 skin pixels around the mouth (a smear past
+  // the corner).
+  const f = await framedFace(engine, FRONTAL_FACES[1]);
+  const traced = TRACED_LIPS["sample1@1438"];
+  const lips = [...tracedPixels(f, traced.upper), ...tracedPixels(f, traced.lower)];
+  const teeth = tracedPixels(f, TRACED_TEETH["sample1@1438"]);
+  const skin = skinAroundMouth(f, traced.mouth, [1476, 330, 1590, 420]);
+  assert.ok(lips.length > 10000 && teeth.length > 2000 && skin.length > 50000, "traced regions");
+  for (const id of [...SHADES.map(([id]) => id), "berry-gloss", "nude-satin"]) {
+    const entry = CATALOG.makeup.lips.find((e) => e.id === id)!;
+    for (const intensity of [DEFAULT_INTENSITY, 100]) {
+      const out = copyOf(f.plain);
+      lipsLayer(out, f.g, entry, intensity / 100);
+      const painted = changed(f.plain, out, lips, 2).length / lips.length;
+      const teethTouched = changed(f.plain, out, teeth, 2).length / teeth.length;
+      const skinChanged = changed(f.plain, out, skin, 6).length;
+      console.log(
+        `sample1@1438 ${id} ${intensity}: traced lips painted ${(100 * painted).toFixed(1)}%, ` +
+          `teeth touched ${(100 * teethTouched).toFixed(1)}% of ${teeth.length}, ` +
+          `skin around the mouth changed (ΔE > 6) ${skinChanged} of ${skin.length} px`,
+      );
+      assert.ok(painted >= 0.95, `${id}@${intensity}: ${(100 * painted).toFixed(1)}% of the lips painted`);
+      assert.ok(teethTouched <= 0.02, `${id}@${intensity}: ${(100 * teethTouched).toFixed(1)}% of the teeth`);
+      assert.ok(skinChanged <= 100, `${id}@${intensity}: ${skinChanged} skin px changed`);
     }
   }
 });

@@ -811,7 +811,164 @@ export const TRACED_TEETH: Record<string, Point[]> = {
     [1306.5, 319.6],
     [1302.3, 315.7],
   ],
+  // Laughing, head tilted: the upper teeth between the lips (TRACED_LIPS), up to the dark cavity
+  // below them.
+  "sample1@1438": [
+    [1503, 354],
+    [1506, 354],
+    [1510, 360],
+    [1514, 364],
+    [1518, 365],
+    [1522, 369],
+    [1526, 373],
+    [1530, 378],
+    [1534, 381],
+    [1538, 384],
+    [1542, 387],
+    [1542, 391],
+    [1538, 389],
+    [1534, 390],
+    [1530, 386],
+    [1526, 383],
+    [1522, 380],
+    [1518, 378],
+    [1514, 374],
+    [1510, 371],
+    [1506, 366],
+    [1503, 363],
+  ],
 };
+
+/**
+ * Lips traced by hand on the demo photos (photo pixels), where the mesh's lip
+ * outline is off them. sample1@1438 (FRONTAL_FACES[1]): head tilted ~25°,
+ * laughing, the upper teeth showing; the mesh's outline covers the right half
+ * of the mouth and runs ~15 photo px past its right corner onto the cheek.
+ * Traced along where the lip's a* falls to the skin's (lip a* 20-32, skin
+ * 11-17). `mouth` is the mouth's outer outline (lips, corners and opening).
+ */
+export const TRACED_LIPS: Record<string, { upper: Point[]; lower: Point[]; mouth: Point[] }> = {
+  "sample1@1438": {
+    upper: [
+      [1503, 348],
+      [1508, 347],
+      [1512, 347],
+      [1516, 351],
+      [1520, 353],
+      [1524, 356],
+      [1528, 359],
+      [1532, 363],
+      [1536, 367],
+      [1540, 369],
+      [1544, 372],
+      [1548, 375],
+      [1551, 378],
+      [1551, 382],
+      [1546, 381],
+      [1542, 384],
+      [1538, 382],
+      [1534, 377],
+      [1530, 376],
+      [1526, 370],
+      [1522, 368],
+      [1518, 363],
+      [1514, 361],
+      [1510, 355],
+      [1506, 351],
+    ],
+    lower: [
+      [1494, 353],
+      [1491, 360],
+      [1489, 366],
+      [1488, 372],
+      [1489, 380],
+      [1491, 386],
+      [1494, 392],
+      [1497, 395],
+      [1501, 398],
+      [1505, 401],
+      [1510, 403],
+      [1516, 405],
+      [1522, 404.5],
+      [1530, 404.5],
+      [1538, 403.5],
+      [1542, 402.5],
+      [1546, 399],
+      [1550, 398.5],
+      [1550, 397],
+      [1544, 397],
+      [1538, 397],
+      [1532, 396],
+      [1528, 395],
+      [1524, 393],
+      [1520, 391],
+      [1516, 388],
+      [1512, 384],
+      [1508, 383],
+      [1504, 377],
+      [1500, 374],
+      [1499, 365],
+      [1499, 356],
+      [1497, 352],
+    ],
+    mouth: [
+      [1494, 353],
+      [1500, 342],
+      [1503, 347],
+      [1508, 347],
+      [1512, 347],
+      [1516, 351],
+      [1520, 353],
+      [1524, 356],
+      [1528, 359],
+      [1532, 363],
+      [1536, 367],
+      [1540, 369],
+      [1544, 372],
+      [1548, 375],
+      [1551, 378],
+      [1557, 394],
+      [1550, 398.5],
+      [1546, 399],
+      [1542, 402.5],
+      [1538, 403.5],
+      [1530, 404.5],
+      [1522, 404.5],
+      [1516, 405],
+      [1510, 403],
+      [1505, 401],
+      [1501, 398],
+      [1497, 395],
+      [1494, 392],
+      [1491, 386],
+      [1489, 380],
+      [1488, 372],
+      [1489, 366],
+      [1491, 360],
+    ],
+  },
+};
+
+/**
+ * The skin around a traced mouth: canvas pixels inside `box` (photo pixels
+ * x0, y0, x1, y1) more than ~3 photo px outside the mouth's outline (the
+ * lipstick's feathered edge and the trace's own pixel of doubt aside).
+ */
+export function skinAroundMouth(
+  f: FramedFace,
+  mouth: Point[],
+  box: [number, number, number, number],
+): number[] {
+  const s = f.framing.scale;
+  const toCanvas = (p: Point): Point => [
+    (p[0] - f.crop.left) * s + f.framing.offsetX,
+    (p[1] - f.crop.top) * s + f.framing.offsetY,
+  ];
+  const near = new Set(polygonPixels(f.plain, mouth.map(toCanvas), 1.3 * s, 0.01));
+  const [x0, y0, x1, y1] = box;
+  const corners: Point[] = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+  return polygonPixels(f.plain, corners.map(toCanvas), 0, 0.5).filter((p) => !near.has(p));
+}
 
 /**
  * A traced outline's pixels on the canvas, its rim of about a photo pixel

@@ -1,11 +1,11 @@
 /** Lipstick: the lip mask, the photo's light on the lips, and the finish (matte, satin, gloss). */
 import type { CatalogEntry } from "../../styling/catalog.ts";
 import { blendLayer, type Canvas, meanLuminance } from "./blend.ts";
-import { hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLinear, linearToLab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01 } from "./makeup-layer.ts";
-import { boundsOf, createMask, feather, fillPolygon, type Mask } from "./masks.ts";
+import { boundsOf, createMask, feather, fillPolygon, type Mask, type Point, type Rect } from "./masks.ts";
 import { LIP_FINISH } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
@@ -17,18 +17,36 @@ import { skinMeanLinear } from "./skin-tone.ts";
  * teeth are lighter and greyer than lip (or, around the opening, far
  * lighter and yellower: teeth in warm light), the mouth's cavity far darker.
  * The classes are smoothed over a pixel, so the lipstick's edge along the
- * teeth is as soft as the photo's.
+ * teeth is as soft as the photo's. Where the mesh's outline is found well off
+ * the lips the photo shows (lipFit), the lips found by their colour take its
+ * place.
  */
 export function lipMask(img: Canvas, g: FaceGeometry): Mask {
+  const fit = lipFit(img, g);
   const outer = pick(g, LIPS_OUTER), inner = pick(g, LIPS_INNER);
   const sigma = Math.max(0.8, 0.006 * g.fw);
-  const rect = boundsOf(outer, sigma * 4, img.width, img.height);
+  const rect = fit?.rect ?? boundsOf(outer, sigma * 4, img.width, img.height);
   const m = createMask(rect);
   fillPolygon(m, outer);
+  const poly = fit ? m.data.slice() : undefined;
   feather(m, sigma);
   const hole = createMask(rect);
   fillPolygon(hole, inner);
   feather(hole, sigma * 0.5);
+  if (fit) {
+    // The lips found by colour, feathered as the mesh's outline is. The mesh's
+    // own outline counts only next to them (within about a feather): it still
+    // fills what the colour left out at the lips' edge, but no longer paints
+    // the skin past the lips the photo shows (its opening too ran past the
+    // mouth's corner there).
+    const found = createMask(rect);
+    for (let k = 0; k < fit.lips.length; k++) found.data[k] = fit.lips[k];
+    feather(found, sigma);
+    for (let k = 0; k < m.data.length; k++) {
+      const f = found.data[k];
+      m.data[k] = Math.max(m.data[k] * Math.min(1, 2 * f), f);
+    }
+  }
   const lip = lipColour(img, m, hole);
   const lipHue = hueOf(lip.a, lip.b);
   // Where teeth can be: the mesh's opening and a band around it (a wide
@@ -55,8 +73,11 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
           clamp01((hueOf(a, b) - lipHue - 2) / 4)
         : 0;
       const teeth = Math.max(grey, yellow);
-      // The cavity (and the tongue's shadow) inside the opening: much darker than lip.
-      const cavity = hole.data[k] * clamp01((0.7 * lip.L - L) / (0.15 * lip.L + 1));
+      // The cavity (and the tongue's shadow): much darker than lip, inside the mesh's opening or,
+      // where the lips were found by colour, anywhere past the mesh's outline (the real opening of
+      // a mouth the mesh put elsewhere).
+      const cavity = Math.max(hole.data[k], poly ? 1 - poly[k] : 0) *
+        clamp01((0.7 * lip.L - L) / (0.15 * lip.L + 1));
       // Inside the mesh's opening, only what does not look like lip is the opening.
       const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 ? 1 : 0;
       open.data[k] = clamp01(Math.max(teeth, cavity, hole.data[k] * (1 - lipLike) * 0.6));
@@ -106,6 +127,249 @@ function lipColour(img: Canvas, m: Mask, hole: Mask): { L: number; a: number; b:
   for (let i = from; i < to; i++) for (let c = 0; c < 3; c++) s[c] += labs[i][c];
   const n = to - from;
   return { L: s[0] / n, a: s[1] / n, b: s[2] / n };
+}
+
+/** The lips found by colour (lipFit) over `rect`: 1 lip, 0 not. */
+export interface LipFit {
+  rect: Rect;
+  lips: Uint8Array;
+}
+
+/** lipFit's answer per face geometry (null: the mesh's outline is used as it is). */
+const fits = new WeakMap<FaceGeometry, LipFit | null>();
+
+/**
+ * Finds the lips by colour on `img` (see lipFit) and keeps the answer with the
+ * geometry, so that the lipstick uses what the photo showed before the base,
+ * blush or contour were painted around the mouth.
+ */
+export function primeLips(img: Canvas, g: FaceGeometry): void {
+  lipFit(img, g);
+}
+
+/**
+ * The lips as the photo shows them where the mesh's outline is well off them,
+ * else undefined (the outline is used as it is; so on nearly every face). The
+ * mesh can sit far from the real lips: on a tilted, laughing face
+ * (sample1@1438) its outline covers the right half of the mouth and runs past
+ * the corner onto the cheek, and the lips' left half lies outside it. Lips are
+ * redder and darker than the skin around them: the lip's colour is taken from
+ * the reddest part of the mesh's lip ring, the skin's from a ring around the
+ * mouth, and each pixel is placed between the two (0 skin, 1 lip). The lips
+ * are the pixels nearer lip than skin connected to the ring's confident lip
+ * pixels, opened (a crease or fold as red as lip is thinner than a lip), not
+ * through the mesh's opening (a lit tongue is as red as lip; in it only what
+ * has the lip's colour is lip, as on any face) nor the mouth's dark cavity;
+ * small enclosed gaps (a highlight) are filled. They replace the
+ * outline only when it is clearly off: much of its lip ring has the skin's
+ * colour and much of the lips found lies well outside it. Not when the two
+ * colours are close, when little lip is found, or when the lip colour spreads
+ * over far more than a lip (rosy or red-lit skin).
+ */
+function lipFit(img: Canvas, g: FaceGeometry): LipFit | undefined {
+  let fit = fits.get(g);
+  if (fit === undefined) {
+    fit = findLips(img, g) ?? null;
+    fits.set(g, fit);
+  }
+  return fit ?? undefined;
+}
+
+function findLips(img: Canvas, g: FaceGeometry): LipFit | undefined {
+  const outer = pick(g, LIPS_OUTER), inner = pick(g, LIPS_INNER), fw = g.fw;
+  const sigma = Math.max(0.8, 0.006 * fw);
+  const area = boundsOf(outer, sigma * 4 + FIT_REACH * fw, img.width, img.height);
+  // Worked on a grid of `step` px (0.004 face widths, 2 px on a face 500 px wide: the canvas is
+  // the photo enlarged, neighbours repeat each other); each cell takes its centre pixel's colour.
+  const step = Math.max(1, Math.round(0.004 * fw)), half = step >> 1;
+  const w = Math.ceil(area.w / step), h = Math.ceil(area.h / step), n = w * h;
+  const grid: Rect = { x: 0, y: 0, w, h };
+  const toGrid = (pts: Point[]) => pts.map((p): Point => [(p[0] - area.x) / step, (p[1] - area.y) / step]);
+  const poly = createMask(grid), hole = createMask(grid);
+  fillPolygon(poly, toGrid(outer));
+  fillPolygon(hole, toGrid(inner));
+  // The skin around the mouth: the mesh's outline scaled 1.25-1.6x about its centre.
+  let cx = 0, cy = 0;
+  for (const p of outer) {
+    cx += p[0] / outer.length;
+    cy += p[1] / outer.length;
+  }
+  const scaled = (s: number) => toGrid(outer.map((p): Point => [cx + (p[0] - cx) * s, cy + (p[1] - cy) * s]));
+  const big = createMask(grid), small = createMask(grid);
+  fillPolygon(big, scaled(1.6));
+  fillPolygon(small, scaled(1.25));
+  // Each cell's Lab, read on first use (most faces are done with the two rings).
+  const W = img.width, d = img.data;
+  const L = new Float32Array(n).fill(NaN), A = new Float32Array(n), B = new Float32Array(n);
+  const lab = new Float64Array(3);
+  const read = (k: number) => {
+    const c = k % w, r = (k - c) / w;
+    const i =
+      (Math.min(img.height - 1, area.y + r * step + half) * W + Math.min(W - 1, area.x + c * step + half)) *
+      3;
+    linearToLabInto(lab, SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
+    L[k] = lab[0];
+    A[k] = lab[1];
+    B[k] = lab[2];
+  };
+  const ring: number[] = [], around: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (poly.data[k] >= 0.99 && hole.data[k] <= 0) ring.push(k);
+    else if (big.data[k] >= 0.5 && small.data[k] <= 0) around.push(k);
+    else continue;
+    read(k);
+  }
+  if (ring.length < 30 || around.length < 30) return undefined;
+  const skin = [L, A, B].map((ch) => quantile(around.map((k) => ch[k]), 0.5));
+  // The lip: the ring's reddest 40 %, leaving out the cavity's dark pixels.
+  const darkL = 0.6 * quantile(ring.map((k) => L[k]), 0.5);
+  const lit = ring.filter((k) => L[k] > darkL);
+  const redAbove = quantile(lit.map((k) => A[k]), 0.6);
+  const top = lit.filter((k) => A[k] >= redAbove);
+  const lip = [L, A, B].map((ch) => top.reduce((s, k) => s + ch[k], 0) / Math.max(1, top.length));
+  // The mesh's lip ring on skin: its pixels of the skin's own colour.
+  const onSkin = ring.filter((k) => Math.hypot(L[k] - skin[0], A[k] - skin[1], B[k] - skin[2]) < 8).length;
+  if (onSkin < RING_ON_SKIN * ring.length) return undefined;
+  const dir = [W_L * W_L * (lip[0] - skin[0]), lip[1] - skin[1], lip[2] - skin[2]];
+  const sep2 = W_L * W_L * (lip[0] - skin[0]) ** 2 + dir[1] ** 2 + dir[2] ** 2;
+  if (sep2 < MIN_SEPARATION ** 2) return undefined;
+  // Each cell between skin (0) and lip (1). Lip-coloured: nearer lip than skin and not dark;
+  // outside the mesh's opening they may grow into the lips (cand), inside it they are lip as on
+  // any face (a lip the opening took in).
+  const t = new Float32Array(n), inHole = new Uint8Array(n);
+  const cand = createMask(grid);
+  for (let k = 0; k < n; k++) {
+    if (Number.isNaN(L[k])) read(k);
+    t[k] = (dir[0] * (L[k] - skin[0]) + dir[1] * (A[k] - skin[1]) + dir[2] * (B[k] - skin[2])) / sep2;
+    const coloured = t[k] >= GROW_T && L[k] > darkL ? 1 : 0;
+    if (hole.data[k] < 0.5) cand.data[k] = coloured;
+    else inHole[k] = coloured;
+  }
+  // Opened: eroded (a blur kept where nearly all of it is lip-coloured), grown from the ring's
+  // confident lip pixels through what is left, then grown back over the lip-coloured pixels
+  // within the blur's reach.
+  const isCand = cand.data.slice();
+  feather(cand, OPEN_R * fw / step);
+  const core = cand.data;
+  const lips = new Uint8Array(n);
+  const queue = new Int32Array(n);
+  let tail = 0;
+  for (const k of ring) {
+    if (t[k] >= SEED_T && core[k] >= 0.9) {
+      lips[k] = 1;
+      queue[tail++] = k;
+    }
+  }
+  for (let q = 0; q < tail; q++) {
+    const k = queue[q], x = k % w;
+    for (let e = 0; e < 4; e++) {
+      if ((e === 0 && k < w) || (e === 1 && k + w >= n) || (e === 2 && x === 0) || (e === 3 && x === w - 1)) {
+        continue;
+      }
+      const j = e === 0 ? k - w : e === 1 ? k + w : e === 2 ? k - 1 : k + 1;
+      if (lips[j] || core[j] < 0.9) continue;
+      lips[j] = 1;
+      queue[tail++] = j;
+    }
+  }
+  const back = createMask(grid);
+  for (let k = 0; k < n; k++) back.data[k] = lips[k];
+  feather(back, OPEN_R * fw / step);
+  let found = 0;
+  for (let k = 0; k < n; k++) {
+    lips[k] = isCand[k] && back.data[k] > 0.02 ? 1 : 0;
+    found += lips[k];
+  }
+  if (found < 0.5 * ring.length || found > 3 * ring.length) return undefined;
+  // Lips found well outside the outline (more than ~0.03 face widths past it).
+  feather(poly, 0.015 * fw / step);
+  let far = 0;
+  for (let k = 0; k < n; k++) if (lips[k] && poly.data[k] < 0.02) far++;
+  if (far < FAR_OFF * ring.length) return undefined;
+  for (let k = 0; k < n; k++) lips[k] |= inHole[k];
+  fillSmallGaps(lips, w, h, (0.04 * fw / step) ** 2);
+  // On the canvas, over the lips' own bounds and room for the feather.
+  let c0 = w, c1 = -1, r0 = h, r1 = -1;
+  for (let k = 0; k < n; k++) {
+    if (!lips[k]) continue;
+    const c = k % w, r = (k - c) / w;
+    if (c < c0) c0 = c;
+    if (c > c1) c1 = c;
+    if (r < r0) r0 = r;
+    if (r > r1) r1 = r;
+  }
+  const rect = boundsOf(
+    [[area.x + c0 * step, area.y + r0 * step], [area.x + (c1 + 1) * step, area.y + (r1 + 1) * step]],
+    sigma * 4,
+    img.width,
+    img.height,
+  );
+  const out = new Uint8Array(rect.w * rect.h);
+  for (let r = 0; r < rect.h; r++) {
+    const gr = Math.floor((rect.y + r - area.y) / step);
+    if (gr < 0 || gr >= h) continue;
+    for (let c = 0; c < rect.w; c++) {
+      const gc = Math.floor((rect.x + c - area.x) / step);
+      if (gc >= 0 && gc < w) out[r * rect.w + c] = lips[gr * w + gc];
+    }
+  }
+  return { rect, lips: out };
+}
+
+/** The q-quantile of `v`. */
+function quantile(v: number[], q: number): number {
+  const s = Float32Array.from(v).sort();
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+/** How far past the mesh's outer lip outline the lips are looked for by colour (face widths). */
+const FIT_REACH = 0.22;
+/** Weight of L* against a*, b* in the lip-against-skin contrast (shading moves L* on skin too). */
+const W_L = 0.5;
+/** Lip and skin colours closer than this (weighted ΔE) are not told apart by colour. */
+const MIN_SEPARATION = 7;
+/** Where a pixel sits between skin (0) and lip (1): ring pixels from here seed the lips... */
+const SEED_T = 0.7;
+/** ...and connected pixels from here are lip. */
+const GROW_T = 0.5;
+/** Radius (face widths) of the opening that drops creases thinner than a lip. */
+const OPEN_R = 0.01;
+/**
+ * The outline is off when at least this share of its lip ring has the skin's colour (a first,
+ * cheap test: 0.21-0.38 on sample1@1438's two crops, 0-0.11 on 24 of the 29 other frontal test
+ * crops, up to 0.63 on pale or dark lips)...
+ */
+const RING_ON_SKIN = 0.15;
+/**
+ * ...and the lips found more than ~0.03 face widths outside it amount to this share of the ring
+ * (0.31-1.03 on sample1@1438, at most 0.08 on the other crops).
+ */
+const FAR_OFF = 0.2;
+
+/** Sets the 4-connected gaps of `m` that touch no border of it and are smaller than `maxArea` px. */
+function fillSmallGaps(m: Uint8Array, w: number, h: number, maxArea: number): void {
+  const seen = new Uint8Array(m.length);
+  const comp = new Int32Array(m.length);
+  for (let s = 0; s < m.length; s++) {
+    if (m[s] || seen[s]) continue;
+    let size = 0, border = false;
+    comp[size++] = s;
+    seen[s] = 1;
+    for (let q = 0; q < size; q++) {
+      const k = comp[q], x = k % w, y = (k - x) / w;
+      if (x === 0 || y === 0 || x === w - 1 || y === h - 1) {
+        border = true;
+        continue;
+      }
+      for (let e = 0; e < 4; e++) {
+        const j = e === 0 ? k - w : e === 1 ? k + w : e === 2 ? k - 1 : k + 1;
+        if (m[j] || seen[j]) continue;
+        seen[j] = 1;
+        comp[size++] = j;
+      }
+    }
+    if (!border && size < maxArea) { for (let q = 0; q < size; q++) m[comp[q]] = 1; }
+  }
 }
 
 /** Linear luminance a well-lit, mid-toned face's skin has; lipstick is lit relative to it. */

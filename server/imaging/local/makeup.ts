@@ -20,7 +20,7 @@ import {
 import { type EyeContours, eyeContours } from "./eye-contour.ts";
 import { browLayer, eyeshadowLayer, lashLayer, linerLayer } from "./eye-makeup.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { lipsLayer } from "./lips.ts";
+import { lipsLayer, primeLips } from "./lips.ts";
 import { clamp01 } from "./makeup-layer.ts";
 import { EXTRA_LAYERS, type ExtraLayer } from "./recipes.ts";
 
@@ -97,6 +97,8 @@ export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): { b
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
   const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
   const eyes = primeEyes(img, g, plan);
+  // The lips are found on the photo too, before the base, contour or blush paint around them.
+  if (plan.lips && plan.lips.t > 0) primeLips(img, g);
   if (plan.base && plan.base.t > 0) baseLayer(img, g, plan.base.entry, plan.base.t);
   const contour = has("contour");
   if (contour) contourLayer(img, g, contour.t);
