@@ -230,6 +230,8 @@ export function recolorHair(
   // Light hair found by place: where her hair is visible by place alone, 1 left of the face's centre, 2 right
   // (see placeCoverage).
   const visible = forehead ? new Uint8Array(mw * mh) : undefined;
+  // Per colour table cell (as the colour model's): whether its colour may be light hair (see lightHairColour).
+  const hairColour = forehead ? new Int8Array(CN * CN * CN).fill(-1) : undefined;
   const browTop = Math.min(g.pts[105][1], g.pts[334][1]) - 0.03 * fh;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
@@ -298,9 +300,10 @@ export function recolorHair(
       // skin in a coloured light (a forehead lit blue, a neck lit cyan) is as far
       // from the skin sampled on the cheeks as a strand is.
       const onFace = faceZone.data[k] > 0.3 || brow > 0.3;
-      if (visible && !onFace && inOval <= 0.05 && inNeck === 0) {
-        linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
-        visible[k] = visibleHair(p, prior, y > chinY, [lab[0], lab[1], lab[2]], skin.mean) * (x < cx ? 1 : 2);
+      if (visible && hairColour && !onFace && inOval <= 0.05 && inNeck === 0 && p >= 0.8 && prior >= 0.5) {
+        const cell = c >> 2;
+        if (hairColour[cell] < 0) hairColour[cell] = lightHairColour(cell, skin.mean);
+        if (y <= chinY && hairColour[cell]) visible[k] = x < cx ? 1 : 2;
       }
       const room = Math.min(1, 1.25 * p) * prior * hold;
       // (Lengths only well inside the person: its outline is often a neighbour's arm or the backdrop.)
@@ -1050,7 +1053,7 @@ function lightByPlace(
 /**
  * Light hair found by place is dyed only when each side of the head dyes at least this share of the hair visible
  * there by place (see placeCoverage). sample4@1216, her shaded side left blonde: 0.10-0.17 on four shots. On
- * heads the ordinary colour model dyes whole (a curly blonde, brown hair lit above visibleHair's floor), the
+ * heads the ordinary colour model dyes whole (a curly blonde, brown hair lit above lightHairColour's floor), the
  * worse side measures 0.42-0.91 (the estimate counts ears, temples and lit skin too).
  */
 const PLACE_COVERAGE = 0.3;
@@ -1058,14 +1061,17 @@ const PLACE_COVERAGE = 0.3;
 const PLACE_SIDE = 0.05;
 
 /**
- * Whether a node off the face oval, the forehead and the neck is light hair visible by place, whatever its
- * shade: well inside the person (`p`, the matte), in the head and long-hair prior, above the chin (below it
- * the shoulders, chest and clothes lie in the prior), not far darker than the skin (light hair in shade is L*
- * 50-60 on fair skin at 72; a neighbour's dark hair and the backdrop between strands are far darker), and with
- * hair's or skin's hue and at least 0.4 of the skin's chroma (not a grey wall or a white top).
+ * Whether a colour table cell (CN levels per channel) may be light hair in any light: not far darker than the
+ * skin (light hair in shade is L* 50-60 on fair skin at 72; a neighbour's dark hair, a black top and the
+ * backdrop between strands are far darker), with hair's or skin's hue and at least 0.4 of the skin's chroma
+ * (not a grey wall or a white top). With the place (see recolorHair: well inside the person matte, in the head
+ * and long-hair prior, off the face oval, the forehead and the neck, above the chin: below it the shoulders,
+ * chest and clothes lie in the prior), it marks the hair visible by place (see placeCoverage).
  */
-function visibleHair(p: number, prior: number, belowChin: boolean, c: Lab, skin: Lab): number {
-  if (p < 0.8 || prior < 0.5 || belowChin || c[0] < Math.max(35, skin[0] - 35)) return 0;
+function lightHairColour(cell: number, skin: Lab): number {
+  const c = new Float64Array(3), r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
+  linearToLabInto(c, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
+  if (c[0] < Math.max(35, skin[0] - 35)) return 0;
   const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, skinHue = Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
   const off = ((hue - skinHue + 540) % 360) - 180;
   return Math.hypot(c[1], c[2]) >= 0.4 * Math.hypot(skin[1], skin[2]) && off >= -25 && off <= 40 ? 1 : 0;
@@ -1073,7 +1079,7 @@ function visibleHair(p: number, prior: number, belowChin: boolean, c: Lab, skin:
 
 /**
  * How evenly light hair found by place is dyed: of the nodes `visible` marks on each side of the face (1:
- * image-left, 2: image-right; see visibleHair), the share whose dye `mask` reaches 0.5, the lower of the two
+ * image-left, 2: image-right; see lightHairColour), the share whose dye `mask` reaches 0.5, the lower of the two
  * sides that hold at least PLACE_SIDE of them. A head dyed on one side is half-dyed whatever the total.
  */
 function placeCoverage(mask: Float32Array, visible: Uint8Array): number {
