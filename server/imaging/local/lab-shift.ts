@@ -159,40 +159,60 @@ export function applyLabShift(
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
   // Row by row: the mask row is interpolated between grid nodes first (pixels
-  // past the last grid node, as before, are left alone).
+  // past the last grid node, as before, are left alone). Only the runs of grid
+  // cells with a node at 0.01 or more are visited: the hair is a fraction of the
+  // box, and walking every cell of every pixel row cost more than painting.
   const xe = Math.min(x1, x0 + (mw - 1) * step), ye = Math.min(y1, y0 + (mask.h - 1) * step);
   const row = new Float32Array(Math.max(0, xe - x0));
-  for (let y = y0; y < ye; y++) {
-    const j = Math.floor((y - y0) / step), fy = (y - y0) / step - j;
-    let any = false;
+  const runs = new Int32Array(mw + 1);
+  const least = 0.01 / opacity;
+  for (let j = 0; j * step + y0 < ye; j++) {
+    // Runs [start, end) of cells in grid row j whose corner nodes are not all under `least`.
+    let nRuns = 0, open = -1;
     for (let i = 0; i < mw - 1; i++) {
       const k = j * mw + i;
-      const l0 = (m[k] + (m[k + mw] - m[k]) * fy) * opacity;
-      const l1 = (m[k + 1] + (m[k + mw + 1] - m[k + 1]) * fy) * opacity;
-      const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-      if (l0 < 0.01 && l1 < 0.01) {
-        row.fill(0, xa - x0, xb - x0);
-        continue;
-      }
-      any = true;
-      for (let x = xa; x < xb; x++) row[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
-      if (edge) {
-        const hi = Math.max(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
-        const lo = Math.min(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
-        if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k);
+      const on = m[k] >= least || m[k + 1] >= least || m[k + mw] >= least || m[k + mw + 1] >= least;
+      if (on && open < 0) open = i;
+      else if (!on && open >= 0) runs[nRuns++] = open, runs[nRuns++] = i, open = -1;
+    }
+    if (open >= 0) runs[nRuns++] = open, runs[nRuns++] = mw - 1;
+    if (nRuns === 0) continue;
+    for (let y = y0 + j * step, yEnd = Math.min(ye, y + step); y < yEnd; y++) {
+      const fy = (y - y0) / step - j;
+      for (let r = 0; r < nRuns; r += 2) {
+        let any = false;
+        const ia = runs[r], ib = runs[r + 1];
+        for (let i = ia; i < ib; i++) {
+          const k = j * mw + i;
+          const l0 = (m[k] + (m[k + mw] - m[k]) * fy) * opacity;
+          const l1 = (m[k + 1] + (m[k + mw + 1] - m[k + 1]) * fy) * opacity;
+          const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+          if (l0 < 0.01 && l1 < 0.01) {
+            row.fill(0, xa - x0, xb - x0);
+            continue;
+          }
+          any = true;
+          for (let x = xa; x < xb; x++) row[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+          if (edge) {
+            const hi = Math.max(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
+            const lo = Math.min(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
+            if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k);
+          }
+        }
+        if (!any) continue;
+        const pa = ia * step, pb = Math.min(xe - x0, ib * step);
+        if (lift) {
+          const u = lift.data;
+          for (let i = ia; i < ib; i++) {
+            const k = j * mw + i;
+            const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
+            const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+            for (let x = xa; x < xb; x++) liftRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+          }
+        }
+        paintRow(d, lut, row, pa, (y * img.width + x0 + pa) * 3, pb - pa, lifted, liftRow);
       }
     }
-    if (!any) continue;
-    if (lift) {
-      const u = lift.data;
-      for (let i = 0; i < mw - 1; i++) {
-        const k = j * mw + i;
-        const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
-        const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-        for (let x = xa; x < xb; x++) liftRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
-      }
-    }
-    paintRow(d, lut, row, 0, (y * img.width + x0) * 3, xe - x0, lifted, liftRow);
   }
 }
 
