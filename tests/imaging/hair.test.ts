@@ -27,6 +27,7 @@ import {
   lengthsFigures,
   lightnessSpread,
   offShade,
+  stripeFigures,
   syntheticHead,
 } from "./synthetic-hair.ts";
 import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
@@ -867,4 +868,24 @@ Deno.test("lighter lengths on the demo portraits are dyed; neck and chest are no
       })`,
     );
   }
+});
+
+Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
+  // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
+  // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of
+  // focus: pink bands among golden strands down to the frame's bottom. Measured on the rows of the lengths
+  // (x 820-1070, y 1100-1850 of the 1080x1920 render): before, 2.2 changes between dyed and undyed per
+  // 100 px and 24 % dyed (0.68 and 4 % now); the lengths are left undyed (a side whose growth was mostly such bands).
+  const { plain, out, res } = await recoloured(FRONTAL_FACES[1], "auburn");
+  assert.ok(res.notes.every((n) => !/hair/i.test(n)), `notes: ${res.notes}`);
+  const at = new Uint8Array(plain.width * plain.height);
+  for (const p of rect(plain, 820, 1070, 1100, 1850)) at[p] = 1;
+  const f = stripeFigures(plain, out, at);
+  // The head above is still dyed: the lengths beside the face at the image right, above the chin.
+  const head = new Uint8Array(plain.width * plain.height);
+  for (const p of rect(plain, 900, 1060, 500, 800)) head[p] = 1;
+  const h = stripeFigures(plain, out, head);
+  console.log(`sample1@1438 lengths: ${shown(f, 3)}, beside the face: ${shown(h, 3)}`);
+  assert.ok(f.changesPer100 <= 1, `${f.changesPer100.toFixed(2)} changes dyed/undyed per 100 px`);
+  assert.ok(h.dyed >= 0.3, `${(100 * h.dyed).toFixed(1)} % beside the face dyed`);
 });

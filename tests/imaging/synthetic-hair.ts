@@ -54,6 +54,11 @@ export interface SyntheticHead {
  * they fall over), with the same strands: the lengths the hair colour samples
  * above the forehead and beside the temples do not hold (the bench portrait's
  * ombre, sample6@1402's lighter lengths).
+ * `striped`: light-brown hair whose lengths, from a little above the chin
+ * down, are bands of its strands (L* about 40-50) alternating with smooth
+ * golden bands (L* about 55, 12 px wide, as out-of-focus light strands are on
+ * sample1@1438), the golden ones within about ΔE 10 of the bands beside them:
+ * the lengths (marked in `ombre`) dyed in stripes before.
  */
 export async function syntheticHead(
   engine: FaceEngine,
@@ -61,6 +66,7 @@ export async function syntheticHead(
   blonde = false,
   pale = false,
   ombre = false,
+  striped = false,
 ): Promise<SyntheticHead> {
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
@@ -114,6 +120,15 @@ export async function syntheticHead(
           const s = 0.7 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
           rgb = [130 * s, 108 * s, 72 * s];
         }
+        if (striped) {
+          rgb = [rgb[0] * STRIPED_LIGHT, rgb[1] * STRIPED_LIGHT, rgb[2] * STRIPED_LIGHT];
+          if (y > chinY - 0.35 * fh) {
+            ombreAt[p] = 1;
+            if (((x + 1000 * STRIPE) % (2 * STRIPE)) < STRIPE) {
+              rgb = [GOLDEN[0] + n / 6, GOLDEN[1] + n / 6, GOLDEN[2] + n / 6];
+            }
+          }
+        }
         // The lengths lighten over 0.2 face heights, from 0.35 above the chin.
         const toOmbre = ombre ? Math.max(0, Math.min(1, (y - (chinY - 0.35 * fh)) / (0.2 * fh))) : 0;
         if (toOmbre > 0) {
@@ -162,6 +177,34 @@ export async function syntheticHead(
     ombre: ombreAt,
     body: bodySkin,
   };
+}
+
+/** The striped head (see syntheticHead): its strands' brightness, its smooth golden bands (sRGB) and their width, px. */
+const STRIPED_LIGHT = 1.6, STRIPE = 12;
+const GOLDEN = [200, 150, 100];
+
+/**
+ * Stripes in dyed lengths: over the rows of the pixels in `at`, the share changed by more than ΔE 5 and the
+ * number of changes between dyed and undyed per 100 px along the rows (evenly dyed or undyed lengths: near 0).
+ */
+export function stripeFigures(before: Canvas, after: Canvas, at: Uint8Array) {
+  const W = before.width;
+  let n = 0, dyed = 0, changes = 0;
+  for (let y = 0; y < before.height; y++) {
+    let prev = -1;
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x;
+      if (!at[p]) {
+        prev = -1;
+        continue;
+      }
+      const on = deltaE(labOf(before, p), labOf(after, p)) > 5 ? 1 : 0;
+      n++, dyed += on;
+      if (prev >= 0 && on !== prev) changes++;
+      prev = on;
+    }
+  }
+  return { dyed: dyed / Math.max(1, n), changesPer100: 100 * changes / Math.max(1, n) };
 }
 
 /** The ombre head's lengths, sRGB at strand brightness 1 (see syntheticHead). */

@@ -384,6 +384,7 @@ export function recolorHair(
     colour,
     neck.points,
     Math.ceil((chinY - y0) / step),
+    Math.round((cx - x0) / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
   // Light hair found by place, dyed on one side of the head only (her shaded side, as skin-hued as her face,
@@ -1289,6 +1290,15 @@ const LENGTH_DARKER = 15;
 const LENGTH_STEP = 10;
 /** Degrees beyond the hair's and the skin's hues that lengths may lie (see reachLengths). */
 const LENGTH_HUE = 25;
+/**
+ * Striped lengths (see reachLengths): the share of a grown patch's nodes and border that are smooth nodes
+ * continuing its colour at which the patch is left undyed, the span under it over which it fades, and the
+ * L* of the hair's darkest colour from which the rule applies. At 1080x1920, sample1@1438's bands
+ * measure 0.19-0.36 (most 0.2-0.27); the largest patches of other light or brown heads 0.04-0.24 (sample3's
+ * and sample4's 0.23-0.24, partly faded); the rule does not apply to the bench portrait, sample6@1402 and
+ * sample6@587 (near-black hair, patches 0.04-0.1 and some small ones up to 0.3).
+ */
+const STRIPE_SHARE = 0.26, STRIPE_FADE = 0.08, STRIPE_HAIR_L = 30;
 /** How much of each node's colour the continued colour takes (see reachLengths). */
 const LENGTH_FOLLOW = 0.5;
 
@@ -1384,6 +1394,7 @@ function reachLengths(
   colour: ColourModel,
   neckPoints: number[],
   clothRow: number,
+  centre: number,
 ): Lengths {
   const { w, h, data } = m, W = img.width, H = img.height, d = img.data;
   const grown = new Float32Array(w * h);
@@ -1440,6 +1451,8 @@ function reachLengths(
   neckTex.sort((a, b) => a - b);
   const minTexture = Math.max(LENGTH_TEXTURE, 2 * (neckTex[neckTex.length >> 1] ?? 0));
   const seen = new Uint8Array(w * h), stack: number[] = [];
+  // Nodes that continue a length's colour but were left out for want of strand texture (see below).
+  const smooth = new Uint8Array(w * h);
   // Per node reached: the colour the length has been continuing (a running mean along the way), so that a
   // blurred edge, each step small, does not lead from the hair into a strap or a neighbour's arm.
   const ref = new Float32Array(w * h * 3);
@@ -1480,7 +1493,10 @@ function reachLengths(
       if (!(colour.cells[c] >= 0.5 && notCloth)) {
         const dE = Math.hypot(labs[b] - ref[a], labs[b + 1] - ref[a + 1], labs[b + 2] - ref[a + 2]);
         if (dE > LENGTH_STEP) continue;
-        if (!(labs[b] < bodyL - LENGTH_DARKER && notCloth) && texture(n) < minTexture) continue;
+        if (!(labs[b] < bodyL - LENGTH_DARKER && notCloth) && texture(n) < minTexture) {
+          smooth[n] = 1;
+          continue;
+        }
       }
       seen[n] = 1;
       stack.push(n);
@@ -1532,6 +1548,44 @@ function reachLengths(
     core = next;
   }
   for (let k = 0; k < w * h; k++) if (grown[k] > 0 && !core[k]) grown[k] = 0;
+  // Striped lengths: light or brown hair's darker strands grow without strand texture (far darker than the
+  // skin), its lighter ones, as smooth as skin out of focus, do not: lengths dyed in pink bands between
+  // golden strands (sample1@1438). A grown patch whose border is largely such smooth nodes that continued its
+  // colour (STRIPE_SHARE of the patch and that border, fading over STRIPE_FADE) is one of those bands and
+  // is left undyed: the lengths dyed evenly or not at all. (Near-black hair's smooth border is its sheen or
+  // skin beside it, not lighter strands of the same lengths: its patches are kept.)
+  if (Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L) {
+    const label = new Uint8Array(w * h), members: number[] = [], total = [0, 0], gone = [0, 0];
+    for (let k0 = 0; k0 < w * h; k0++) {
+      if (!(grown[k0] > 0) || label[k0]) continue;
+      members.length = 0;
+      members.push(k0);
+      label[k0] = 1;
+      const border: number[] = [];
+      for (let t = 0; t < members.length; t++) {
+        const k = members[t], i = k % w;
+        if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
+        for (const e of around) {
+          const n = k + e;
+          if (grown[n] > 0) {
+            if (!label[n]) label[n] = 1, members.push(n);
+          } else if (smooth[n] === 1) smooth[n] = 2, border.push(n);
+        }
+      }
+      for (const n of border) smooth[n] = 1;
+      const share = border.length / (members.length + border.length);
+      const keep = Math.max(0, Math.min(1, (STRIPE_SHARE - share) / STRIPE_FADE));
+      for (const k of members) {
+        const side = k % w < centre ? 0 : 1;
+        total[side] += grown[k], gone[side] += grown[k] * (1 - keep), grown[k] *= keep;
+      }
+    }
+    // The patches left between bands are bands too (dyed patches among golden lengths): on a side of the
+    // head where most of the growth was bands, none of it stays.
+    for (let k = 0; k < w * h; k++) {
+      if (gone[k % w < centre ? 0 : 1] > 0.5 * total[k % w < centre ? 0 : 1]) grown[k] = 0;
+    }
+  }
   for (let k = 0; k < w * h; k++) if (grown[k] > data[k]) data[k] = grown[k];
   // A pixel at the grown lengths' edge: how like the colour of the nearest hair node of its grid cell (a
   // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
