@@ -1547,7 +1547,20 @@ function reachLengths(
     }
     core = next;
   }
-  for (let k = 0; k < w * h; k++) if (grown[k] > 0 && !core[k]) grown[k] = 0;
+  // What stays is only what the opened growth still connects to the dyed hair: a patch reached through a
+  // neck of up to four nodes is an edge the growth crept along onto a wider area (the bench portrait's curl
+  // tip onto her lit shoulder and her top's neckline), not the lengths.
+  const linked = new Uint8Array(w * h), queue: number[] = [];
+  for (let k = 0; k < w * h; k++) if (data[k] > 0.5) linked[k] = 1, queue.push(k);
+  for (let t = 0; t < queue.length; t++) {
+    const k = queue[t], i = k % w;
+    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
+    for (const e of around) {
+      const n = k + e;
+      if (!linked[n] && core[n] && grown[n] > 0) linked[n] = 1, queue.push(n);
+    }
+  }
+  for (let k = 0; k < w * h; k++) if (grown[k] > 0 && !(core[k] && linked[k])) grown[k] = 0;
   // Striped lengths: light or brown hair's darker strands grow without strand texture (far darker than the
   // skin), its lighter ones, as smooth as skin out of focus, do not: lengths dyed in pink bands between
   // golden strands (sample1@1438). A grown patch whose border is largely such smooth nodes that continued its
