@@ -52,13 +52,15 @@ export interface FramedFace {
 export async function framedFace(
   engine: FaceEngine,
   face: [number, number, number, number],
+  aspect = 0.75,
+  span = 2.2,
 ): Promise<FramedFace> {
-  const photo = await cropFace(face);
+  const photo = await cropFace(face, aspect, span);
   const plain = await decode((await render(engine, job(photo))).image);
   const decoded = await decodePhoto(photo);
   const chosen = chooseFace(await detectFaces(engine, decoded), decoded.width, decoded.height);
   const framing = framingFor(decoded, chosen, plain.width, plain.height);
-  const { left, top } = await cropRect(face);
+  const { left, top } = await cropRect(face, aspect, span);
   return { photo, plain, g: faceGeometry(mapPoints(chosen.mesh, framing)), framing, crop: { left, top } };
 }
 
@@ -753,6 +755,25 @@ export const EYES_SEEN: Record<string, [number, number, number, number]> = {
   "sample4@1216 R": [1296, 208, 1342, 246],
   "sample4@1216 L": [1350, 245, 1402, 282],
 };
+
+/**
+ * Eye centres marked by hand on the demo photos (photo pixels: halfway
+ * between the corners, on the opening), for eyes the mesh puts on skin.
+ * sample4@1216 R: a narrowed eye, a greyish sliver of white (1309-1319,
+ * 219-232) beside the dark iris and lashes (1318-1330, 228-236).
+ * sample1@1438 R: head tilted ~25 degrees, corners at (1543, 270) and
+ * (1568, 289), iris at (1560, 281).
+ */
+export const EYE_CENTRES_SEEN: Record<string, Point> = {
+  "sample4@1216 R": [1319, 229],
+  "sample1@1438 R": [1557, 280],
+};
+
+/** A canvas point in the demo photo's pixels. */
+export const toPhoto = (f: FramedFace, p: Point): Point => [
+  (p[0] - f.framing.offsetX) / f.framing.scale + f.crop.left,
+  (p[1] - f.framing.offsetY) / f.framing.scale + f.crop.top,
+];
 
 /**
  * Pixels `out` moved from the unstyled canvas by ΔE > `min` outside the

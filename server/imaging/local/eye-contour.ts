@@ -24,7 +24,7 @@
  * where it ends is the corner (see extendCorner).
  */
 import type { Canvas } from "./blend.ts";
-import { deltaE, linearToLab, srgbToLab } from "./color.ts";
+import { deltaE, linearToLab, SRGB_TO_LINEAR, srgbToLab } from "./color.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { LASH_L, LASH_R, LOWER_LASH_L, LOWER_LASH_R } from "./landmarks.ts";
@@ -53,9 +53,17 @@ export interface EyeContour {
    * a rim around it show nothing but skin (no lash-dark pixel, colour within
    * a few ΔE of the skin or lighter than it), as where the mesh of a strongly
    * tilted or turned head puts an eye on the side of the nose. The eye layers
-   * leave such an eye alone.
+   * leave such an eye alone. True for an eye moved onto the eye found in the
+   * photo beside the other one (`moved`; the outline and lid line are then
+   * found from the moved points).
    */
   onEye: boolean;
+  /**
+   * How the mesh's eye was moved onto the eye found in the photo: null unless
+   * the mesh put the eye on skin and the eye was found near it (searchEye).
+   * The layers move the mesh's crease and brow with it (placeMesh).
+   */
+  moved: EyeMove | null;
 }
 
 export interface EyeContours {
@@ -73,9 +81,13 @@ const cache = new WeakMap<FaceGeometry, EyeContours>();
 export function eyeContours(img: Canvas, g: FaceGeometry): EyeContours {
   let c = cache.get(g);
   if (!c) {
+    const meshR = { upper: LASH_R.map((i) => g.pts[i]), lower: LOWER_LASH_R.map((i) => g.pts[i]) };
+    const meshL = { upper: LASH_L.map((i) => g.pts[i]), lower: LOWER_LASH_L.map((i) => g.pts[i]) };
+    const onR = onAnEye(img, g, meshR.upper, meshR.lower), onL = onAnEye(img, g, meshL.upper, meshL.lower);
+    const [moveR, moveL] = relocateEyes(img, g, meshR, meshL, onR, onL);
     c = {
-      right: refineEye(img, g, LASH_R, LOWER_LASH_R),
-      left: refineEye(img, g, LASH_L, LOWER_LASH_L),
+      right: refineEye(img, g, meshR, onR, moveR),
+      left: refineEye(img, g, meshL, onL, moveL),
     };
     cache.set(g, c);
   }
@@ -312,9 +324,16 @@ function onAnEye(img: Canvas, g: FaceGeometry, upper: Point[], lower: Point[]): 
 /** An eye's outline whose mean colour is nearer the skin's than this (ΔE) shows no eye. */
 const SKIN_ONLY_DELTA_E = 12;
 
-function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: number[]): EyeContour {
-  const upper = lashIdx.map((i) => g.pts[i]), lower = lowerIdx.map((i) => g.pts[i]);
-  const onEye = onAnEye(img, g, upper, lower);
+function refineEye(
+  img: Canvas,
+  g: FaceGeometry,
+  mesh: MeshEye,
+  meshOnEye: boolean,
+  moved: EyeMove | null,
+): EyeContour {
+  const shift = (p: Point): Point => placeMesh(moved, p);
+  const upper = mesh.upper.map(shift), lower = mesh.lower.map(shift);
+  const onEye = moved ? true : meshOnEye;
   const path = lidPath(img, g, upper, lower);
   const { outer, ax, n, len } = frame(g, upper);
   const confident = path.strength >= MIN_EVIDENCE * COLUMNS;
@@ -367,6 +386,7 @@ function refineEye(img: Canvas, g: FaceGeometry, lashIdx: number[], lowerIdx: nu
     path,
     refined: confident,
     onEye,
+    moved,
   };
 }
 
@@ -506,3 +526,270 @@ const EXT_BELOW = 0.007;
 const EXT_REACH = 0.06;
 /** The white of the eye must differ from the skin around the corner by this much (ΔE) to follow it. */
 const CORNER_MIN_DELTA_E = 6;
+
+/** The mesh's upper and lower lash lines of one eye (outer corner to inner corner). */
+interface MeshEye {
+  upper: Point[];
+  lower: Point[];
+}
+
+/** A mesh eye's move onto the eye in the photo: scaled by `scale` about `about`, then offset by `by` (px). */
+export interface EyeMove {
+  by: Point;
+  scale: number;
+  about: Point;
+}
+
+/** Where a mesh point near an eye lies once the eye is moved (unchanged when it is not). */
+export function placeMesh(m: EyeMove | null, p: Point): Point {
+  if (!m) return p;
+  return [
+    m.about[0] + (p[0] - m.about[0]) * m.scale + m.by[0],
+    m.about[1] + (p[1] - m.about[1]) * m.scale + m.by[1],
+  ];
+}
+
+const centreOf = (pts: Point[]): Point =>
+  pts.reduce((a, p): Point => [a[0] + p[0] / pts.length, a[1] + p[1] / pts.length], [0, 0]);
+
+/** L* (0-100) of a gamma-encoded pixel, from its luminance only. */
+function lightness(d: Uint8Array | Uint8ClampedArray, i: number): number {
+  const y = 0.2126 * SRGB_TO_LINEAR[d[i]] + 0.7152 * SRGB_TO_LINEAR[d[i + 1]] +
+    0.0722 * SRGB_TO_LINEAR[d[i + 2]];
+  return y > 0.008856 ? 116 * Math.cbrt(y) - 16 : 903.3 * y;
+}
+
+export interface EyeSearch {
+  /** The best placement, or null when none was confident. */
+  move: EyeMove | null;
+  /** Its outline's darkening against the rim (L*), shares of lash-dark and white-of-the-eye pixels, score. */
+  contrast: number;
+  dark: number;
+  white: number;
+  score: number;
+  /** Share of white-of-the-eye pixels in a band just above the placed upper lid. */
+  whiteAbove: number;
+}
+
+/**
+ * Where an eye the mesh put on skin lies in the photo, found from the other
+ * (found) eye's centre `other`: the mesh's eye outline, grown by `scale`
+ * about its centre, is slid over offsets within SEARCH_REACH face widths of
+ * it (a grid of 0.01 face widths) that keep it on its side of the face,
+ * level with the other eye along the face's tilt (within LEVEL face widths)
+ * and 0.6-1.5 times as far from it as the mesh's eyes are. Each placement is
+ * scored by what an open eye shows inside its outline and not around it:
+ * lash-dark pixels (lashes, iris; as onAnEye) beside the white of the eye
+ * (not dark, with far less chroma than the skin), the outline darker than
+ * a rim around it, and the white below the upper lid line meeting darker
+ * lashes above it. Brows and hair hold no white; lit or shaded skin neither.
+ * The best placement is kept only with enough of both (FOUND_WHITE,
+ * FOUND_DARK, FOUND_SCORE).
+ */
+export function searchEye(
+  img: Canvas,
+  g: FaceGeometry,
+  eye: MeshEye,
+  other: Point,
+  scale = 1,
+): EyeSearch {
+  const W = img.width, H = img.height, d = img.data, fw = g.fw;
+  const c0 = centreOf([...eye.upper, ...eye.lower]);
+  const sk = skinMeanLinear(img, g), skinL = linearToLab(sk[0], sk[1], sk[2])[0];
+  const darkL = Math.max(skinL - 25, 0.5 * skinL);
+  const up = g.up, across: Point = [-up[1], up[0]];
+  const dot = (p: Point, q: Point) => p[0] * q[0] + p[1] * q[1];
+  const meshRel: Point = [c0[0] - other[0], c0[1] - other[1]];
+  const meshAcross = dot(meshRel, across);
+  const reach = SEARCH_REACH * fw, step = Math.max(1, Math.round(0.01 * fw));
+  const cache = new Map<number, number>();
+  const L = (x: number, y: number) => {
+    const k = y * W + x;
+    let v = cache.get(k);
+    if (v === undefined) {
+      v = lightness(d, k * 3);
+      cache.set(k, v);
+    }
+    return v;
+  };
+  const hA = Math.max(1, Math.round(0.008 * fw)), hB = 2 * hA;
+  const skinLab = linearToLab(sk[0], sk[1], sk[2]), skinC = Math.hypot(skinLab[1], skinLab[2]);
+  // Each pixel's kind: 2 lash-dark (lashes, iris, pupil), 1 the white of the
+  // eye (greyish: far less chroma than the skin, not dark), 0 anything else.
+  const kinds = new Map<number, number>();
+  const kind = (x: number, y: number) => {
+    const k = y * W + x;
+    let v = kinds.get(k);
+    if (v === undefined) {
+      const lab = srgbToLab(d[k * 3], d[k * 3 + 1], d[k * 3 + 2]);
+      v = lab[0] <= darkL
+        ? 2
+        : lab[0] > darkL + 10 && Math.hypot(lab[1], lab[2]) < WHITE_CHROMA * skinC
+        ? 1
+        : 0;
+      kinds.set(k, v);
+    }
+    return v;
+  };
+  let best: EyeSearch = { move: null, contrast: 0, dark: 0, white: 0, score: -Infinity, whiteAbove: 0 };
+  const sc = (p: Point): Point => placeMesh({ by: [0, 0], scale, about: c0 }, p);
+  const outline = [...eye.upper, ...[...eye.lower].reverse()].map(sc);
+  const rimW = 0.03 * fw, stride = Math.max(1, Math.round(0.004 * fw));
+  const m = createMask(boundsOf(outline, rimW * 2, W, H));
+  fillPolygon(m, outline);
+  const hard = m.data.slice();
+  feather(m, rimW / 2);
+  const inside: number[] = [], rim: number[] = [];
+  for (let r = 0; r < m.h; r += stride) {
+    for (let c = 0; c < m.w; c += stride) {
+      const k = r * m.w + c, dx = Math.round(m.x + c - c0[0]), dy = Math.round(m.y + r - c0[1]);
+      if (hard[k] >= 0.5) inside.push(dx, dy);
+      else if (m.data[k] > 0.03) rim.push(dx, dy);
+    }
+  }
+  // The upper lid line's points (away from the corners), relative to the
+  // eye's centre: across it, the white of the eye below meets the lashes above.
+  const upperS = eye.upper.map(sc);
+  const lid: Point[] = [];
+  for (let k = 0; k < LID_POINTS; k++) {
+    const p = along(upperS, 0.15 + 0.7 * k / (LID_POINTS - 1));
+    lid.push([p[0] - c0[0], p[1] - c0[1]]);
+  }
+  for (let oy = -reach; oy <= reach; oy += step) {
+    for (let ox = -reach; ox <= reach; ox += step) {
+      if (ox * ox + oy * oy > reach * reach) continue;
+      const c: Point = [c0[0] + ox, c0[1] + oy];
+      const rel: Point = [c[0] - other[0], c[1] - other[1]];
+      const a = dot(rel, across);
+      // Same side of the face, about as far from the other eye as the mesh's eyes are.
+      if (Math.sign(a) !== Math.sign(meshAcross)) continue;
+      if (Math.abs(a) < 0.6 * Math.abs(meshAcross) || Math.abs(a) > 1.5 * Math.abs(meshAcross)) continue;
+      if (Math.abs(dot(rel, up)) > LEVEL * fw) continue;
+      const cx = Math.round(c[0]), cy = Math.round(c[1]);
+      let sIn = 0, nIn = 0, nDark = 0, sRim = 0, nRim = 0, nWhite = 0, rimDark = 0, rimWhite = 0;
+      for (let k = 0; k < inside.length; k += 2) {
+        const x = cx + inside[k], y = cy + inside[k + 1];
+        if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        const v = L(x, y);
+        sIn += v;
+        nIn++;
+        const kd = kind(x, y);
+        if (kd === 2) nDark++;
+        else if (kd === 1) nWhite++;
+      }
+      for (let k = 0; k < rim.length; k += 2) {
+        const x = cx + rim[k], y = cy + rim[k + 1];
+        if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        sRim += L(x, y);
+        nRim++;
+        const kd = kind(x, y);
+        if (kd === 2) rimDark++;
+        else if (kd === 1) rimWhite++;
+      }
+      if (nIn < 0.8 * inside.length / 2 || !nRim) continue;
+      const mean = sIn / nIn;
+      let steps = 0;
+      for (const q of lid) {
+        const x = c[0] + q[0], y = c[1] + q[1];
+        let above = 0, below = 0;
+        for (let j = 1; j <= hA; j++) {
+          above += L(
+            Math.min(W - 1, Math.max(0, Math.round(x + up[0] * j))),
+            Math.min(H - 1, Math.max(0, Math.round(y + up[1] * j))),
+          );
+        }
+        for (let j = 1; j <= hB; j++) {
+          below += L(
+            Math.min(W - 1, Math.max(0, Math.round(x - up[0] * j))),
+            Math.min(H - 1, Math.max(0, Math.round(y - up[1] * j))),
+          );
+        }
+        steps += Math.max(0, below / hB - above / hA);
+      }
+      const lidStep = steps / LID_POINTS;
+      const contrast = sRim / nRim - mean, dark = nDark / nIn, white = nWhite / nIn;
+      const score = Math.min(white, dark) * 100 + (white + dark - (rimWhite + rimDark) / nRim) * 50 +
+        contrast + lidStep;
+      if (score > best.score) {
+        best = { move: { by: [ox, oy], scale, about: c0 }, contrast, dark, white, score, whiteAbove: 0 };
+      }
+    }
+  }
+  // The white of the eye running on above the placed upper lid: the outline
+  // lies across the eye, not around it (a mesh eye drawn nearly closed over
+  // an open one), and the lid products would be painted on the white.
+  if (best.move) {
+    const placed = eye.upper.map((p) => placeMesh(best.move, p));
+    let n = 0, whiteAbove = 0;
+    for (let k = 0; k < LID_POINTS; k++) {
+      const p = along(placed, 0.15 + 0.7 * k / (LID_POINTS - 1));
+      for (let j = hA; j <= 3 * hA; j++) {
+        const x = Math.round(p[0] + up[0] * j), y = Math.round(p[1] + up[1] * j);
+        if (x < 0 || y < 0 || x >= W || y >= H) continue;
+        n++;
+        if (kind(x, y) === 1) whiteAbove++;
+      }
+    }
+    best.whiteAbove = n ? whiteAbove / n : 0;
+  }
+  if (
+    best.white < FOUND_WHITE || best.dark < FOUND_DARK || best.score < FOUND_SCORE ||
+    best.whiteAbove > WHITE_ABOVE
+  ) {
+    return { ...best, move: null };
+  }
+  return best;
+}
+
+/** How far from the mesh's eye the eye is searched for, in face widths. */
+const SEARCH_REACH = 0.3;
+/** How far off level with the other eye (along the face's up axis) a found eye may lie, in face widths. */
+const LEVEL = 0.12;
+/**
+ * A found eye's outline holds at least these shares of white-of-the-eye and
+ * lash-dark pixels, and this score (placements kept on sample1@1438 and
+ * sample4@1216: white 0.22-0.28, dark 0.40-0.51, score 41-43).
+ */
+const FOUND_WHITE = 0.1;
+const FOUND_DARK = 0.2;
+const FOUND_SCORE = 18;
+/**
+ * At most this share of white-of-the-eye pixels just above a found eye's
+ * upper lid (sample4@1216: 0.00-0.02; sample1@1438, whose mesh eye is drawn
+ * nearly closed across her open eye: 0.28, left bare).
+ */
+const WHITE_ABOVE = 0.1;
+/** Points along the upper lid line where the white-below / lashes-above step is measured. */
+const LID_POINTS = 15;
+/** The white of the eye has less than this share of the skin's chroma. */
+const WHITE_CHROMA = 0.65;
+
+/**
+ * Moves putting a mesh eye that lies on skin onto the eye found near it
+ * (searchEye), or null: only beside an eye the mesh put on its eye, which
+ * gives the level and the size to search for.
+ */
+function relocateEyes(
+  img: Canvas,
+  g: FaceGeometry,
+  r: MeshEye,
+  l: MeshEye,
+  onR: boolean,
+  onL: boolean,
+): [EyeMove | null, EyeMove | null] {
+  if (onR && onL) return [null, null];
+  const cR = centreOf([...r.upper, ...r.lower]), cL = centreOf([...l.upper, ...l.lower]);
+  // A mesh eye on skin is often drawn foreshortened as well as misplaced: it
+  // is searched for at least the size of the eye found.
+  const size = (e: MeshEye) => Math.hypot(e.upper[0][0] - e.upper[8][0], e.upper[0][1] - e.upper[8][1]) || 1;
+  const grow = (e: MeshEye, o: MeshEye) => Math.min(MAX_GROW, Math.max(1, size(o) / size(e)));
+  if (onL) return [searchEye(img, g, r, cL, grow(r, l)).move, null];
+  if (onR) return [null, searchEye(img, g, l, cR, grow(l, r)).move];
+  // Neither eye on an eye: nothing to keep level with or to size by (a
+  // search on the mesh's own size and tilt found the eyes of sample1@1438's
+  // wider crop with outlines half their size, across the iris): both stay bare.
+  return [null, null];
+}
+
+/** A mesh eye is searched for at most this much larger than its own size. */
+const MAX_GROW = 1.6;

@@ -6,7 +6,7 @@
 import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import { eyeContours } from "./eye-contour.ts";
+import { eyeContours, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
 import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
 import {
@@ -91,7 +91,9 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     ] as const
   ) {
     if (!eye.onEye) continue;
-    const lash = eye.upper, crease = pick(g, creaseIdx), brow = pick(g, browIdx);
+    // An eye moved off the mesh's place onto the eye in the photo takes its crease and brow along.
+    const mv = (p: Point): Point => placeMesh(eye.moved, p);
+    const lash = eye.upper, crease = pick(g, creaseIdx).map(mv), brow = pick(g, browIdx).map(mv);
     const outer = lash[0], inner = lash[lash.length - 1];
     const wingOut: Point = [
       outer[0] + (outer[0] - inner[0]) * 0.12 + g.up[0] * 0.03 * g.fw,
