@@ -360,6 +360,14 @@ export function recolorHair(
   for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
+  const neck = neckSkin(img, g, person);
+  // Light hair: clothes of its colour below the chin are smooth, the lengths are not (see dropSmoothCloth).
+  if (lightHair) {
+    const clothRow = Math.max(0, Math.ceil((chinY - y0) / step));
+    if (dropSmoothCloth(mask, lengthRoom, img, x0, y0, step, clothRow, neck.points, fw)) {
+      keepConnected(mask, clothRow);
+    }
+  }
   // A strand is a run of hair-coloured nodes: smoothed, scattered nodes between hair and skin (grey strands in
   // a strong light) fall below the threshold instead of leaving specks with a ragged edge.
   featherBox(strandAt, mw, faceBox, 1);
@@ -371,7 +379,6 @@ export function recolorHair(
     return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
   }
   // Lighter lengths the colour model left out (see reachLengths), and the soft hairline (see softHairline).
-  const neck = neckSkin(img, g, person);
   const body = new BodySkin(skins, neck.skin);
   const lengths = reachLengths(
     mask,
@@ -1423,27 +1430,12 @@ function reachLengths(
     labs[k * 3] = lab[0], labs[k * 3 + 1] = lab[1], labs[k * 3 + 2] = lab[2];
     return k * 3;
   };
-  // Strand texture: the larger eigenvalue of the luma structure tensor over 8x8 pixels (2 px differences).
-  const luma = (o: number) => 0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2];
   // Per node, once (a node is a candidate from each of its neighbours): its texture and whether it is not
   // a length by its colour alone (the body's skin, lighter than any skin, or off the hues).
   const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
   const texture = (k: number) =>
     tex[k] >= 0 ? tex[k] : (tex[k] = textureAt(x0 + (k % w) * step, y0 + Math.floor(k / w) * step));
-  const textureAt = (xc: number, yc: number) => {
-    if (xc < 6 || yc < 6 || xc > W - 7 || yc > H - 7) return 0;
-    let sxx = 0, syy = 0, sxy = 0;
-    // Every other pixel of the 8x8.
-    for (let y = yc - 4; y < yc + 4; y += 2) {
-      for (let x = xc - 4; x < xc + 4; x += 2) {
-        const o = (y * W + x) * 3;
-        const gx = luma(o + 6) - luma(o - 6), gy = luma(o + 6 * W) - luma(o - 6 * W);
-        sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
-      }
-    }
-    const tr = (sxx + syy) / 16, det = (sxx * syy - sxy * sxy) / 256;
-    return Math.sqrt(Math.max(0, tr / 2 + Math.sqrt(Math.max(0, tr * tr / 4 - det))));
-  };
+  const textureAt = (xc: number, yc: number) => strandTexture(img, xc, yc);
   // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
   // median over the neck's nodes.
   const neckTex: number[] = [];
@@ -1617,6 +1609,113 @@ function reachLengths(
   };
   return { grown, like };
 }
+
+/**
+ * Strand texture at a pixel: the larger eigenvalue of the luma structure tensor over 8x8 pixels (2 px
+ * differences). With `above`, stops (returning at least `above`) as soon as the texture is sure to be above it
+ * (the larger eigenvalue is at least half the tensor's trace, which only grows).
+ */
+function strandTexture(img: Canvas, xc: number, yc: number, above = Infinity): number {
+  const W = img.width, d = img.data;
+  if (xc < 6 || yc < 6 || xc > W - 7 || yc > img.height - 7) return 0;
+  const stop = 32 * above * above;
+  const luma = (o: number) => 0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2];
+  let sxx = 0, syy = 0, sxy = 0;
+  // Every other pixel of the 8x8.
+  for (let y = yc - 4; y < yc + 4; y += 2) {
+    for (let x = xc - 4; x < xc + 4; x += 2) {
+      const o = (y * W + x) * 3;
+      const gx = luma(o + 6) - luma(o - 6), gy = luma(o + 6 * W) - luma(o - 6 * W);
+      sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
+    }
+    if (sxx + syy > stop) return above;
+  }
+  const tr = (sxx + syy) / 16, det = (sxx * syy - sxy * sxy) / 256;
+  return Math.sqrt(Math.max(0, tr / 2 + Math.sqrt(Math.max(0, tr * tr / 4 - det))));
+}
+
+/**
+ * Light hair below the chin: the colour model's mask takes clothes of the hair's colour (a light beige jacket
+ * under blonde curls; the clothes model cannot hold a colour that is also the hair's). Curls carry strand
+ * texture almost everywhere; cloth is smooth between its folds. Each 4-connected region of smooth mask nodes
+ * below `fromRow` (strand texture under CLOTH_SMOOTH times the neck skin's median) as large as a square of
+ * CLOTH_SIDE face widths is cloth: it leaves the mask and the lengths' room (see reachLengths). The smooth
+ * spots among strands are small and stay. Returns whether anything was dropped.
+ */
+function dropSmoothCloth(
+  m: Mask,
+  room: Float32Array,
+  img: Canvas,
+  x0: number,
+  y0: number,
+  step: number,
+  fromRow: number,
+  neckPoints: number[],
+  fw: number,
+): boolean {
+  const { w, h, data } = m;
+  if (fromRow >= h || neckPoints.length === 0) return false;
+  const neckTex: number[] = [];
+  for (let q = 0; q < neckPoints.length; q += 8) {
+    neckTex.push(strandTexture(img, neckPoints[q], neckPoints[q + 1]));
+  }
+  neckTex.sort((a, b) => a - b);
+  const limit = CLOTH_SMOOTH * neckTex[neckTex.length >> 1];
+  // 0: not looked at, 1: smooth and in the mask, 2: anything else, 3: in a region already judged.
+  const state = new Uint8Array(w * h);
+  const smoothAt = (k: number) => {
+    if (state[k] === 0) {
+      state[k] = data[k] > CLOTH_MASK &&
+          strandTexture(img, x0 + (k % w) * step, y0 + Math.floor(k / w) * step, limit) < limit
+        ? 1
+        : 2;
+    }
+    return state[k] === 1;
+  };
+  const minSize = (CLOTH_SIDE * fw / step) ** 2, region: number[] = [];
+  // The nodes dropped as cloth.
+  const cut = new Uint8Array(w * h), edge: number[] = [];
+  for (let k0 = fromRow * w; k0 < w * h; k0++) {
+    if (!smoothAt(k0)) continue;
+    region.length = 0;
+    region.push(k0);
+    state[k0] = 3;
+    for (let t = 0; t < region.length; t++) {
+      const k = region[t], i = k % w;
+      for (const n of [k - w, k + w, i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1]) {
+        if (n >= fromRow * w && n < w * h && smoothAt(n)) state[n] = 3, region.push(n);
+      }
+    }
+    if (region.length < minSize) continue;
+    for (const k of region) cut[k] = 1, data[k] = 0, room[k] = 0, edge.push(k);
+  }
+  if (edge.length === 0) return false;
+  // The mask fades into the cloth over a node (the share of cut nodes about it): cut on the grid, its edge
+  // showed as blocks.
+  const faded = new Uint8Array(w * h);
+  for (const k of edge) {
+    for (let b = -w; b <= w; b += w) {
+      for (let a = -1; a <= 1; a++) {
+        const n = k + a + b;
+        if (n < 0 || n >= w * h || cut[n] || faded[n] || data[n] === 0) continue;
+        faded[n] = 1;
+        let c = 0;
+        for (let bb = -w; bb <= w; bb += w) for (let aa = -1; aa <= 1; aa++) c += cut[n + aa + bb] ?? 0;
+        data[n] *= 1 - c / 9;
+      }
+    }
+  }
+  return true;
+}
+
+/** A smooth node's strand texture is under this many times the neck skin's median (see dropSmoothCloth). */
+const CLOTH_SMOOTH = 1;
+
+/** A smooth region below the chin this large (the side of a square, in face widths) is cloth. */
+const CLOTH_SIDE = 0.15;
+
+/** Mask value from which a node below the chin counts toward a smooth region (see dropSmoothCloth). */
+const CLOTH_MASK = 0.05;
 
 /** What reachLengths grew per node, and how like a pixel (sRGB, in cell k) is to the hair nodes about it. */
 interface Lengths {
