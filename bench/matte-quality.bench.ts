@@ -31,6 +31,7 @@ import { percentile } from "./stats.ts";
 import { framedCrop } from "../tests/imaging/framed-crop.ts";
 import { tracedNeighbour } from "../tests/imaging/traced-neighbour.ts";
 import { cropFace, cropRect, DARK_HAIR, FRONTAL_FACES, samplePath } from "../tests/imaging/fixtures.ts";
+import { neighbourCounts } from "../tests/imaging/neighbour-figures.ts";
 import type { DetectedFace } from "../server/imaging/local/face-engine.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -180,37 +181,7 @@ for (const [label, aspect, span] of [["", 0.75, 2.2], [" wide", 0.6, 3.2]] as co
     const heads = neighbourHeads(found, chosen, crop, fr);
     const all = await personMask(engine, size, gg, fr.photoRect, heads, src, true);
     const mask = await personMask(engine, size, gg, fr.photoRect, heads, src);
-    const chinY = gg.pts[152][1];
-    const others = whole.get(f[0])!.filter((o) =>
-      Math.hypot(o.box[0] + o.box[2] / 2 - f[1] - f[3] / 2, o.box[1] + o.box[3] / 2 - f[2] - f[3] / 2) >
-        f[3] / 2
-    ).map((o) => {
-      const sz = Math.max(o.box[2], o.box[3]) * fr.scale;
-      const cx = (o.box[0] + o.box[2] / 2 - rect.left) * fr.scale + fr.offsetX;
-      return { cx, cy: (o.box[1] + o.box[3] / 2 - rect.top) * fr.scale + fr.offsetY, sz };
-    });
-    let nb = 0, nbKept = 0, own = 0, ownLost = 0;
-    for (let j = 0; j < all.h; j++) {
-      for (let i = 0; i < all.w; i++) {
-        const k = j * all.w + i, x = (i + 0.5) * all.step, y = (j + 0.5) * all.step;
-        if (all.data[k] < 0.5) continue;
-        const dx = Math.abs(x - gg.center[0]);
-        const mine = (dx < 0.75 * gg.fw && y > gg.center[1] - gg.fh && y < chinY) ||
-          (dx < 0.9 * gg.fw && y > chinY + 0.2 * gg.fh && y < chinY + 2.5 * gg.fh);
-        const theirs = !mine &&
-          others.some((o) =>
-            Math.abs(x - o.cx) < 0.8 * o.sz && y > o.cy - 0.95 * o.sz && y < o.cy + 0.6 * o.sz &&
-            Math.hypot(x - o.cx, y - o.cy) / o.sz < Math.hypot(x - gg.center[0], y - gg.center[1]) / gg.fw
-          );
-        if (mine) {
-          own++;
-          if (mask.data[k] < 0.5) ownLost++;
-        } else if (theirs) {
-          nb++;
-          if (mask.data[k] >= 0.5) nbKept++;
-        }
-      }
-    }
+    const { nb, nbKept, own, ownLost } = neighbourCounts(all, mask, gg, whole.get(f[0])!, f, rect, fr);
     if (nb > 0) kept.push(nbKept / nb);
     lost.push(ownLost / Math.max(1, own));
     console.log(

@@ -890,15 +890,18 @@ Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sampl
   assert.ok(h.dyed >= 0.3, `${(100 * h.dyed).toFixed(1)} % beside the face dyed`);
 });
 
+/** Of the pixels inside `poly` (render pixels), the share whose colour `out` changed by more than 6 ΔE. */
+function changedShare(plain: Decoded, out: Decoded, poly: [number, number][]): number {
+  const px = polygonPixels(plain, poly);
+  return px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
+}
+
 Deno.test("the bench portrait's lengths: her shoulder and her top's neckline are not dyed, her curl is", async () => {
   // The growth (see reachLengths) crept from the tip of her ombre curl, through a neck of a few nodes, onto
   // her lit shoulder, the strap beside it and her top's neckline: a salmon rim and pink specks. Polygons in
   // the 1080x1920 render's pixels, changed by ΔE > 6: before, shoulder 3.9 %, neckline 11.1 %, curl 74 %.
   const { plain, out } = await recoloured(FRONTAL_FACES[13], "auburn");
-  const changed = (poly: [number, number][]) => {
-    const px = polygonPixels(plain, poly);
-    return px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
-  };
+  const changed = (poly: [number, number][]) => changedShare(plain, out, poly);
   const f = {
     shoulder: changed([[120, 1330], [250, 1310], [255, 1440], [125, 1440]]),
     neckline: changed([[60, 1440], [420, 1440], [420, 1510], [60, 1510]]),
@@ -917,10 +920,7 @@ Deno.test("curly blonde falling onto a light jacket: the jacket is not dyed, her
   // pixels, changed by ΔE > 6: before, jacket shoulder 39.4 %, lengths at the image right 100 %, at the
   // image left 84.9 %.
   const { plain, out } = await recoloured(FRONTAL_FACES[5], "auburn");
-  const changed = (poly: [number, number][]) => {
-    const px = polygonPixels(plain, poly);
-    return px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
-  };
+  const changed = (poly: [number, number][]) => changedShare(plain, out, poly);
   const f = {
     jacket: changed([[850, 1255], [1075, 1255], [1075, 1450], [850, 1450]]),
     right: changed([[880, 1000], [1075, 1000], [1075, 1200], [880, 1200]]),

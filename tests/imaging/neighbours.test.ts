@@ -1,11 +1,8 @@
 /**
  * Neighbours on real group photos (@vladmandic/face-api's demo photos, read from node_modules at
  * test time): the person mask keeps less of a detected neighbour's head area, and no more of the
- * chosen person's own head and torso is lost. The measure is bench/matte-quality.bench.ts's: a box
- * around each other face detected on the whole photo (1.6 face sizes wide, from 0.95 above to 0.6
- * below its centre), the part nearer that face than the chosen one and outside the chosen
- * person's own boxes (face +-0.75 face widths up to the chin, torso +-0.9 below it); shares of the
- * cells the selfie model marks person.
+ * chosen person's own head and torso is lost (neighbour-figures.ts, the measure the matte bench
+ * prints too).
  */
 import assert from "node:assert/strict";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
@@ -20,6 +17,7 @@ import {
 } from "../../server/imaging/local/person-mask.ts";
 import { cropFace, cropRect, FRONTAL_FACES, samplePath } from "./fixtures.ts";
 import { tracedNeighbour } from "./traced-neighbour.ts";
+import { neighbourCounts } from "./neighbour-figures.ts";
 
 const W = 1080, H = 1920;
 /** One engine for the file (its model loaders register once per process). */
@@ -41,37 +39,7 @@ async function neighbourFigures(
   const heads = neighbourHeads(found, chosen, crop, fr);
   const all = await personMask(engine, size, g, fr.photoRect, heads, src, true);
   const mask = await personMask(engine, size, g, fr.photoRect, heads, src);
-  const chinY = g.pts[152][1];
-  const others = whole.filter((o) =>
-    Math.hypot(o.box[0] + o.box[2] / 2 - f[1] - f[3] / 2, o.box[1] + o.box[3] / 2 - f[2] - f[3] / 2) >
-      f[3] / 2
-  ).map((o) => ({
-    cx: (o.box[0] + o.box[2] / 2 - rect.left) * fr.scale + fr.offsetX,
-    cy: (o.box[1] + o.box[3] / 2 - rect.top) * fr.scale + fr.offsetY,
-    sz: Math.max(o.box[2], o.box[3]) * fr.scale,
-  }));
-  let nb = 0, nbKept = 0, own = 0, ownLost = 0;
-  for (let j = 0; j < all.h; j++) {
-    for (let i = 0; i < all.w; i++) {
-      const k = j * all.w + i, x = (i + 0.5) * all.step, y = (j + 0.5) * all.step;
-      if (all.data[k] < 0.5) continue;
-      const dx = Math.abs(x - g.center[0]);
-      const mine = (dx < 0.75 * g.fw && y > g.center[1] - g.fh && y < chinY) ||
-        (dx < 0.9 * g.fw && y > chinY + 0.2 * g.fh && y < chinY + 2.5 * g.fh);
-      const theirs = !mine &&
-        others.some((o) =>
-          Math.abs(x - o.cx) < 0.8 * o.sz && y > o.cy - 0.95 * o.sz && y < o.cy + 0.6 * o.sz &&
-          Math.hypot(x - o.cx, y - o.cy) / o.sz < Math.hypot(x - g.center[0], y - g.center[1]) / g.fw
-        );
-      if (mine) {
-        own++;
-        if (mask.data[k] < 0.5) ownLost++;
-      } else if (theirs) {
-        nb++;
-        if (mask.data[k] >= 0.5) nbKept++;
-      }
-    }
-  }
+  const { nb, nbKept, own, ownLost } = neighbourCounts(all, mask, g, whole, f, rect, fr);
   return { kept: nbKept / nb, lost: ownLost / own };
 }
 
