@@ -9,6 +9,18 @@ import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
+/**
+ * The colour tables' resolution per sRGB channel (32 levels: 8 values per cell): the hair colour model
+ * and the body's skin are judged per cell of RGB >> 3, once each.
+ */
+export const CN = 32;
+
+/** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
+export const OPACITY = 0.88;
+
+/** The logistic curve the colour model's likenesses are read through. */
+export const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
+
 export interface Stats {
   mean: Lab;
   sd: number;

@@ -17,11 +17,27 @@ import {
   axisStats,
   clothSamples,
   clusters,
+  CN,
   hairSamples,
+  OPACITY,
   palette,
   separation,
+  sigmoid,
   skinSamples,
 } from "./hair-colour-samples.ts";
+import {
+  BodySkin,
+  dropSmoothCloth,
+  hairShare,
+  LENGTH_PERSON,
+  neckSkin,
+  reachLengths,
+  SOFT_CONTRAST,
+  SOFT_HALF_WIDTH,
+  SOFT_REACH,
+  softHairline,
+  softStrength,
+} from "./hair-lengths.ts";
 import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
@@ -78,9 +94,6 @@ const BLONDE_BELOW_SKIN = 10, BLONDE_MIN_L = 50;
  */
 const PALE_SEPARATION = 2.5, PALE_SEPARATION_ALWAYS = 2;
 
-/** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
-const OPACITY = 0.88;
-
 /**
  * Roots: near the scalp (the crown down to the hairline) the recolour is held
  * back by up to this share, as dye shows on hair near the scalp, so that the
@@ -90,9 +103,6 @@ export const ROOT_HOLD = 0.22;
 
 /** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
 const NECK_HALF_WIDTH = 0.25;
-
-/** The colour table's resolution per sRGB channel (32 levels: 8 values per cell). */
-const CN = 32;
 
 /** Recolours the hair toward `hex`; skips (and says why) when hair cannot be separated from skin. */
 export function recolorHair(
@@ -867,8 +877,6 @@ function axisDistance(lab: Float64Array, s: AxisStats, floor: number, weightL = 
  */
 const HIGHLIGHT_WEIGHT_L = 0.5;
 
-const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
-
 /**
  * The colour model over RGB (CN^3 cells, each evaluated at its centre colour
  * the first time a pixel needs it: a head holds a few thousand distinct cells).
@@ -881,7 +889,7 @@ const sigmoid = (v: number) => 1 / (1 + Math.exp(-v));
  *   the mask below the chin instead of dyeing the clothes;
  * - skin-likeness: clearly nearer the skin than the hair.
  */
-class ColourModel {
+export class ColourModel {
   /** Per cell: hair-likeness, sureness, clothing-likeness, skin-likeness (NaN until filled). */
   readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
   /** Per cell: the L* of its centre colour (filled with the cell). */
@@ -1207,518 +1215,4 @@ function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
   for (let k = 0; k < zone.data.length; k++) if (inOval.data[k] > 0.5) zone.data[k] = 1;
   feather(zone, 1);
   return { at: (x, y) => maskAt(zone, Math.floor((x - x0) / s), Math.floor((y - y0) / s)) };
-}
-
-/** Half the width of the soft hairline's zone over the forehead, in face widths (see softHairline). */
-const SOFT_HALF_WIDTH = 0.6;
-/** How far below and beside dyed hair the soft hairline reaches, in face widths. */
-const SOFT_REACH = 0.03;
-/** The soft hairline is traced only where the skin is this many L* lighter than the hair. */
-const SOFT_CONTRAST = 25;
-/** L* under the skin's that still counts as skin (forehead shading), see hairShare. */
-const SOFT_DEAD = 2;
-/**
- * A pixel's share of hair is dyed this much more: the dye moves the hair's
- * share of a blended pixel from the hair's old colour to the new one, a
- * shift the recolour of the whole pixel (toward the shade at the pixel's own
- * lightness) makes about 1/1.3 as large per unit of strength.
- */
-const SOFT_GAIN = 1.3;
-/** Recolour strengths at or under this are dropped when painted (see paintRow in lab-shift.ts). */
-const PAINT_FRINGE = 0.1;
-
-/** The painted strength (opacity included) of the soft hairline for a pixel's hair share at hair strength v. */
-function softStrength(share: number, v: number): number {
-  return share > 0 ? PAINT_FRINGE + (1 - PAINT_FRINGE) * Math.min(1, SOFT_GAIN * share) * v * OPACITY : 0;
-}
-
-/**
- * A pixel's share of hair where it lies between the hair and the skin in
- * lightness (a soft hairline: fine hairs over skin, or the photo's blur).
- */
-function hairShare(r: number, g: number, b: number, skinL: number, hairL: number): number {
-  const Y = 0.2126 * SRGB_TO_LINEAR[r] + 0.7152 * SRGB_TO_LINEAR[g] + 0.0722 * SRGB_TO_LINEAR[b];
-  const L = Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
-  return Math.max(0, Math.min(1, (skinL - SOFT_DEAD - L) / (skinL - SOFT_DEAD - hairL)));
-}
-
-/**
- * The soft hairline over the forehead: the colour model, asked whether each
- * pixel is hair or skin, stopped the dye where the hairline's blur (a band
- * of pixels between the hair's colour and the skin's, 10-20 px wide on an
- * enlarged photo) turned skin-like, and that band kept the hair's old colour:
- * grey-green under auburn hair. Nodes within r of dyed hair, in `room` (over
- * the forehead), take the dye at the hair's strength near them times their
- * share of hair (see hairShare); the plane returned holds that strength, each
- * pixel's own share deciding at the edge (see refine).
- */
-function softHairline(
-  m: Mask,
-  room: Float32Array,
-  img: Canvas,
-  x0: number,
-  y0: number,
-  step: number,
-  skinL: number,
-  hairL: number,
-  r: number,
-): Float32Array {
-  const { w, h, data } = m, d = img.data, W = img.width;
-  const near = slidingExtreme(slidingExtreme(data, w, h, r, true, true), w, h, r, false, true);
-  const out = new Float32Array(w * h);
-  for (let k = 0; k < data.length; k++) {
-    if (room[k] <= 0 || near[k] <= 0.3) continue;
-    const o = ((y0 + Math.floor(k / w) * step) * W + x0 + (k % w) * step) * 3;
-    const v = Math.min(near[k], room[k]);
-    out[k] = v;
-    // In mask units (applyLabShift scales the mask by the opacity).
-    const add = softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, hairL), v) / OPACITY;
-    if (add > data[k]) data[k] = add;
-  }
-  return out;
-}
-
-/**
- * Strand texture a length's node needs without the hair's own colour (see
- * reachLengths): the larger eigenvalue of the luma structure tensor, in sRGB
- * levels, at least; at least twice the neck skin's too. Lengths on the demo
- * portraits measure 8-20, skin 2-8.
- */
-const LENGTH_TEXTURE = 8;
-/**
- * Person mask (x 1.25) a node needs to be a length: not the person's soft outline. Its room (person x head
- * prior) must be above LENGTH_ROOM: the lengths fade out with the prior (a cut where it fell under 0.95
- * showed as a line across long lengths).
- */
-const LENGTH_PERSON = 0.95, LENGTH_ROOM = 0.05;
-/** L* under the body's skin at which a length needs no strand texture (see reachLengths). */
-const LENGTH_DARKER = 15;
-/** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
-const LENGTH_STEP = 10;
-/** Degrees beyond the hair's and the skin's hues that lengths may lie (see reachLengths). */
-const LENGTH_HUE = 25;
-/**
- * Striped lengths (see reachLengths): the share of a grown patch's nodes and border that are smooth nodes
- * continuing its colour at which the patch is left undyed, the span under it over which it fades, and the
- * L* of the hair's darkest colour from which the rule applies. At 1080x1920, sample1@1438's bands
- * measure 0.19-0.36 (most 0.2-0.27); the largest patches of other light or brown heads 0.04-0.24 (sample3's
- * and sample4's 0.23-0.24, partly faded); the rule does not apply to the bench portrait, sample6@1402 and
- * sample6@587 (near-black hair, patches 0.04-0.1 and some small ones up to 0.3).
- */
-const STRIPE_SHARE = 0.26, STRIPE_FADE = 0.08, STRIPE_HAIR_L = 30;
-/** How much of each node's colour the continued colour takes (see reachLengths). */
-const LENGTH_FOLLOW = 0.5;
-
-/**
- * Skin of the body, for the lengths (see reachLengths): the face's skin
- * classes and the neck's, and how like them a colour table cell is.
- */
-class BodySkin {
-  readonly #cells = new Float32Array(CN * CN * CN).fill(NaN);
-  readonly #lab = new Float64Array(3);
-  readonly #labs = new Float32Array(CN * CN * CN * 3).fill(NaN);
-  readonly classes: AxisStats[];
-  constructor(skins: AxisStats[], readonly neck: AxisStats | undefined) {
-    this.classes = neck ? [...skins, neck] : skins;
-  }
-  /** Likeness (0..1) of cell `cell` to the body's skin. */
-  at(cell: number): number {
-    const v = this.#cells[cell];
-    return v === v ? v : (this.#cells[cell] = this.of(this.labOf(cell)));
-  }
-  /** The Lab colour of cell `cell`'s centre (a view, valid until the next call). */
-  labOf(cell: number): Float32Array {
-    const lab = this.#labs.subarray(cell * 3, cell * 3 + 3);
-    if (lab[0] !== lab[0]) {
-      const r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31, t = this.#lab;
-      linearToLabInto(t, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
-      lab[0] = t[0], lab[1] = t[1], lab[2] = t[2];
-    }
-    return lab;
-  }
-  of(lab: ArrayLike<number>): number {
-    let ds = Infinity;
-    for (const s of this.classes) {
-      // Skin in other light mostly changes L: weigh L half.
-      const dL = 0.5 * (lab[0] - s.mean[0]) / Math.max(6, s.sd[0]),
-        dA = (lab[1] - s.mean[1]) / Math.max(3, s.sd[1]),
-        dB = (lab[2] - s.mean[2]) / Math.max(3, s.sd[2]);
-      ds = Math.min(ds, Math.sqrt((dL * dL + dA * dA + dB * dB) / 3));
-    }
-    return sigmoid((1.2 - ds) * 5);
-  }
-}
-
-/**
- * The neck's skin below the chin (a box 0.24 face widths wide), when the
- * person mask holds enough of it, and where it was sampled (x, y pairs).
- */
-function neckSkin(img: Canvas, g: FaceGeometry, person: PersonMask): { skin?: AxisStats; points: number[] } {
-  const chin = g.pts[152], d = img.data, W = img.width, lab = new Float64Array(3);
-  const px: Lab[] = [], points: number[] = [];
-  for (let y = Math.round(chin[1] + 0.1 * g.fh); y < Math.min(img.height, chin[1] + 0.35 * g.fh); y += 3) {
-    for (
-      let x = Math.max(0, Math.round(chin[0] - 0.12 * g.fw));
-      x < Math.min(W, chin[0] + 0.12 * g.fw);
-      x += 3
-    ) {
-      if (personAt(person, x, y) < 0.5) continue;
-      const o = (y * W + x) * 3;
-      linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
-      px.push([lab[0], lab[1], lab[2]]);
-      points.push(x, y);
-    }
-  }
-  if (px.length < 40) return { points: [] };
-  // Robust: the median and the median absolute deviation (a strand or a necklace in the box).
-  const mean = [0, 1, 2].map((c) => px.map((p) => p[c]).sort((a, b) => a - b)[px.length >> 1]) as Lab;
-  const sd = [0, 1, 2].map((c) =>
-    1.4826 * px.map((p) => Math.abs(p[c] - mean[c])).sort((a, b) => a - b)[px.length >> 1]
-  ) as Lab;
-  return { skin: { mean, sd } as AxisStats, points };
-}
-
-/**
- * Lighter lengths: hair that lightens toward its ends (ombre, sun-lightened or
- * warmer lengths) lies outside the hair colours sampled above the forehead and
- * beside the temples, and was left undyed below dyed hair (a botched dye).
- * From the dyed hair (mask above 0.5), the dye grows through neighbouring nodes
- * in `room` (beside and below the face from eye level down) that continue the
- * hair: a colour step under LENGTH_STEP from the node it comes from, strand
- * texture (LENGTH_TEXTURE) or a hair-like colour, and not the body's skin
- * (the face's and the neck's, see BodySkin). Grown nodes take the room hair has
- * there; each pixel at their edge is kept unless it is the body's skin (see
- * refine). Returns what was grown, per node.
- */
-function reachLengths(
-  m: Mask,
-  room: Float32Array,
-  img: Canvas,
-  x0: number,
-  y0: number,
-  step: number,
-  body: BodySkin,
-  colour: ColourModel,
-  neckPoints: number[],
-  clothRow: number,
-  centre: number,
-): Lengths {
-  const { w, h, data } = m, W = img.width, H = img.height, d = img.data;
-  const grown = new Float32Array(w * h);
-  let like: Lengths["like"] = () => 0;
-  const bodyL = Math.min(...body.classes.map((s) => s.mean[0]));
-  // Lengths are no lighter than the lightest skin (lighter hair is the colour model's: blonde) and lie in the
-  // hues between the hair's and the skin's (a green top or a blue backdrop beside them do not).
-  const maxL = Math.max(...body.classes.map((s) => s.mean[0])) + 2;
-  const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
-  const hues = [...colour.hair, ...body.classes].map((s) => hueOf(s.mean[1], s.mean[2]));
-  const hueLo = Math.min(...hues) - LENGTH_HUE, hueHi = Math.max(...hues) + LENGTH_HUE;
-  const labs = new Float32Array(w * h * 3).fill(NaN), lab = new Float64Array(3);
-  // A node's colour: the mean over the 8x8 pixels about it (every other one), in Lab: the strands' light
-  // and dark averaged.
-  const labAt = (k: number) => {
-    if (labs[k * 3] === labs[k * 3]) return k * 3;
-    const x = Math.min(W - 4, Math.max(4, x0 + (k % w) * step)),
-      y = Math.min(H - 4, Math.max(4, y0 + Math.floor(k / w) * step));
-    let r = 0, gg = 0, b = 0;
-    for (let dy = -4; dy < 4; dy += 2) {
-      for (let o = ((y + dy) * W + x - 4) * 3, e = o + 24; o < e; o += 6) {
-        r += SRGB_TO_LINEAR[d[o]], gg += SRGB_TO_LINEAR[d[o + 1]], b += SRGB_TO_LINEAR[d[o + 2]];
-      }
-    }
-    linearToLabInto(lab, r / 16, gg / 16, b / 16);
-    labs[k * 3] = lab[0], labs[k * 3 + 1] = lab[1], labs[k * 3 + 2] = lab[2];
-    return k * 3;
-  };
-  // Per node, once (a node is a candidate from each of its neighbours): its texture and whether it is not
-  // a length by its colour alone (the body's skin, lighter than any skin, or off the hues).
-  const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
-  const texture = (k: number) =>
-    tex[k] >= 0 ? tex[k] : (tex[k] = textureAt(x0 + (k % w) * step, y0 + Math.floor(k / w) * step));
-  const textureAt = (xc: number, yc: number) => strandTexture(img, xc, yc);
-  // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
-  // median over the neck's nodes.
-  const neckTex: number[] = [];
-  for (let q = 0; q < neckPoints.length; q += 8) neckTex.push(textureAt(neckPoints[q], neckPoints[q + 1]));
-  neckTex.sort((a, b) => a - b);
-  const minTexture = Math.max(LENGTH_TEXTURE, 2 * (neckTex[neckTex.length >> 1] ?? 0));
-  const seen = new Uint8Array(w * h), stack: number[] = [];
-  // Nodes that continue a length's colour but were left out for want of strand texture (see below).
-  const smooth = new Uint8Array(w * h);
-  // Per node reached: the colour the length has been continuing (a running mean along the way), so that a
-  // blurred edge, each step small, does not lead from the hair into a strap or a neighbour's arm.
-  const ref = new Float32Array(w * h * 3);
-  const around = [-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1];
-  for (let k = w + 1; k < w * (h - 1) - 1; k++) {
-    if (data[k] <= 0.5) continue;
-    seen[k] = 1;
-    // Only hair at the edge of where lengths may be grows.
-    if (!around.some((e) => data[k + e] <= 0.5 && room[k + e] > LENGTH_ROOM)) continue;
-    stack.push(k);
-    const a = labAt(k);
-    ref[a] = labs[a], ref[a + 1] = labs[a + 1], ref[a + 2] = labs[a + 2];
-  }
-  while (stack.length) {
-    const k = stack.pop()!, i = k % w;
-    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
-    const a = labAt(k);
-    for (const e of around) {
-      const n = k + e;
-      if (seen[n] || room[n] <= LENGTH_ROOM) continue;
-      const b = labAt(n);
-      const o = ((y0 + Math.floor(n / w) * step) * W + x0 + (n % w) * step) * 3;
-      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
-      if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
-      if (ruledOut[n] < 0) {
-        const hue = hueOf(labs[b + 1], labs[b + 2]);
-        ruledOut[n] = body.of(labs.subarray(b, b + 3)) > 0.5 || labs[b] > maxL ||
-            (Math.hypot(labs[b + 1], labs[b + 2]) > 6 && (hue < hueLo || hue > hueHi))
-          ? 1
-          : 0;
-      }
-      if (ruledOut[n]) continue;
-      // (The clothes' colours are sampled below the chin only, where long lengths are among them: a black top
-      // under black hair is not hair.)
-      const notCloth = !(n >= clothRow * w && colour.cells[c + 2] >= 0.5);
-      // The hair's own colours are hair; any other node must continue the length, with strand texture or,
-      // far darker than the skin, without (sleek hair on an enlarged photo is as smooth as skin).
-      if (!(colour.cells[c] >= 0.5 && notCloth)) {
-        const dE = Math.hypot(labs[b] - ref[a], labs[b + 1] - ref[a + 1], labs[b + 2] - ref[a + 2]);
-        if (dE > LENGTH_STEP) continue;
-        if (!(labs[b] < bodyL - LENGTH_DARKER && notCloth) && texture(n) < minTexture) {
-          smooth[n] = 1;
-          continue;
-        }
-      }
-      seen[n] = 1;
-      stack.push(n);
-      for (let q = 0; q < 3; q++) ref[b + q] = ref[a + q] + (labs[b + q] - ref[a + q]) * LENGTH_FOLLOW;
-      if (room[n] > data[n]) grown[n] = room[n];
-    }
-  }
-  // Holes: a node of smooth strands among grown ones, its colour like most of theirs.
-  const fill: number[] = [];
-  for (let k = w + 1; k < w * (h - 1) - 1; k++) {
-    if (grown[k] > 0 || data[k] >= room[k] || room[k] <= LENGTH_ROOM) continue;
-    let hair = 0, any = false;
-    for (const e of around) {
-      const q = k + e;
-      if (grown[q] > 0) any = true, hair++;
-      else if (data[q] > 0.5) hair++;
-    }
-    if (!any || hair < 5) continue;
-    let n = 0;
-    const a = labAt(k);
-    for (const e of around) {
-      const q = k + e;
-      if (!(grown[q] > 0 || data[q] > 0.5)) continue;
-      const b = labAt(q);
-      if (
-        Math.hypot(labs[a] - labs[b], labs[a + 1] - labs[b + 1], labs[a + 2] - labs[b + 2]) <= LENGTH_STEP
-      ) n++;
-    }
-    if (n >= 5 && body.of(labs.subarray(a, a + 3)) <= 0.5) fill.push(k);
-  }
-  for (const k of fill) grown[k] = room[k];
-  // An opening (erode twice, then grow back twice within what was grown): a band of nodes up to four wide is
-  // an edge the growth crept along (a chest's outline against a brown door, a top's neckline), not lengths.
-  let core = new Uint8Array(w * h);
-  for (let k = 0; k < w * h; k++) core[k] = grown[k] > 0 || data[k] > 0.5 ? 1 : 0;
-  const hairAt = core.slice();
-  for (let pass = 0; pass < 2; pass++) {
-    const next = new Uint8Array(w * h);
-    for (let k = w + 1; k < w * (h - 1) - 1; k++) {
-      next[k] = core[k] && core[k - 1] && core[k + 1] && core[k - w] && core[k + w] ? 1 : 0;
-    }
-    core = next;
-  }
-  for (let pass = 0; pass < 2; pass++) {
-    const next = core.slice();
-    for (let k = w + 1; k < w * (h - 1) - 1; k++) {
-      if (!core[k] && hairAt[k] && around.some((e) => core[k + e])) next[k] = 1;
-    }
-    core = next;
-  }
-  // What stays is only what the opened growth still connects to the dyed hair: a patch reached through a
-  // neck of up to four nodes is an edge the growth crept along onto a wider area (the bench portrait's curl
-  // tip onto her lit shoulder and her top's neckline), not the lengths.
-  const linked = new Uint8Array(w * h), queue: number[] = [];
-  for (let k = 0; k < w * h; k++) if (data[k] > 0.5) linked[k] = 1, queue.push(k);
-  for (let t = 0; t < queue.length; t++) {
-    const k = queue[t], i = k % w;
-    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
-    for (const e of around) {
-      const n = k + e;
-      if (!linked[n] && core[n] && grown[n] > 0) linked[n] = 1, queue.push(n);
-    }
-  }
-  for (let k = 0; k < w * h; k++) if (grown[k] > 0 && !(core[k] && linked[k])) grown[k] = 0;
-  // Striped lengths: light or brown hair's darker strands grow without strand texture (far darker than the
-  // skin), its lighter ones, as smooth as skin out of focus, do not: lengths dyed in pink bands between
-  // golden strands (sample1@1438). A grown patch whose border is largely such smooth nodes that continued its
-  // colour (STRIPE_SHARE of the patch and that border, fading over STRIPE_FADE) is one of those bands and
-  // is left undyed: the lengths dyed evenly or not at all. (Near-black hair's smooth border is its sheen or
-  // skin beside it, not lighter strands of the same lengths: its patches are kept.)
-  if (Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L) {
-    const label = new Uint8Array(w * h), members: number[] = [], total = [0, 0], gone = [0, 0];
-    for (let k0 = 0; k0 < w * h; k0++) {
-      if (!(grown[k0] > 0) || label[k0]) continue;
-      members.length = 0;
-      members.push(k0);
-      label[k0] = 1;
-      const border: number[] = [];
-      for (let t = 0; t < members.length; t++) {
-        const k = members[t], i = k % w;
-        if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
-        for (const e of around) {
-          const n = k + e;
-          if (grown[n] > 0) {
-            if (!label[n]) label[n] = 1, members.push(n);
-          } else if (smooth[n] === 1) smooth[n] = 2, border.push(n);
-        }
-      }
-      for (const n of border) smooth[n] = 1;
-      const share = border.length / (members.length + border.length);
-      const keep = Math.max(0, Math.min(1, (STRIPE_SHARE - share) / STRIPE_FADE));
-      for (const k of members) {
-        const side = k % w < centre ? 0 : 1;
-        total[side] += grown[k], gone[side] += grown[k] * (1 - keep), grown[k] *= keep;
-      }
-    }
-    // The patches left between bands are bands too (dyed patches among golden lengths): on a side of the
-    // head where most of the growth was bands, none of it stays.
-    for (let k = 0; k < w * h; k++) {
-      if (gone[k % w < centre ? 0 : 1] > 0.5 * total[k % w < centre ? 0 : 1]) grown[k] = 0;
-    }
-  }
-  for (let k = 0; k < w * h; k++) if (grown[k] > data[k]) data[k] = grown[k];
-  // A pixel at the grown lengths' edge: how like the colour of the nearest hair node of its grid cell (a
-  // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
-  // colour table cell's (within 3 ΔE).
-  like = (r: number, g: number, b: number, k: number) => {
-    const pixelLab = body.labOf((r >> 3 << 10) | (g >> 3 << 5) | (b >> 3));
-    let near = Infinity;
-    for (const q of [k, k + 1, k + w, k + w + 1]) {
-      if (!(grown[q] > 0 || data[q] > 0.5) || labs[q * 3] !== labs[q * 3]) continue;
-      near = Math.min(
-        near,
-        Math.hypot(pixelLab[0] - labs[q * 3], pixelLab[1] - labs[q * 3 + 1], pixelLab[2] - labs[q * 3 + 2]),
-      );
-    }
-    return Math.max(0, Math.min(1, (LENGTH_STEP - near) / 6));
-  };
-  return { grown, like };
-}
-
-/**
- * Strand texture at a pixel: the larger eigenvalue of the luma structure tensor over 8x8 pixels (2 px
- * differences). With `above`, stops (returning at least `above`) as soon as the texture is sure to be above it
- * (the larger eigenvalue is at least half the tensor's trace, which only grows).
- */
-function strandTexture(img: Canvas, xc: number, yc: number, above = Infinity): number {
-  const W = img.width, d = img.data;
-  if (xc < 6 || yc < 6 || xc > W - 7 || yc > img.height - 7) return 0;
-  const stop = 32 * above * above;
-  const luma = (o: number) => 0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2];
-  let sxx = 0, syy = 0, sxy = 0;
-  // Every other pixel of the 8x8.
-  for (let y = yc - 4; y < yc + 4; y += 2) {
-    for (let x = xc - 4; x < xc + 4; x += 2) {
-      const o = (y * W + x) * 3;
-      const gx = luma(o + 6) - luma(o - 6), gy = luma(o + 6 * W) - luma(o - 6 * W);
-      sxx += gx * gx, syy += gy * gy, sxy += gx * gy;
-    }
-    if (sxx + syy > stop) return above;
-  }
-  const tr = (sxx + syy) / 16, det = (sxx * syy - sxy * sxy) / 256;
-  return Math.sqrt(Math.max(0, tr / 2 + Math.sqrt(Math.max(0, tr * tr / 4 - det))));
-}
-
-/**
- * Light hair below the chin: the colour model's mask takes clothes of the hair's colour (a light beige jacket
- * under blonde curls; the clothes model cannot hold a colour that is also the hair's). Curls carry strand
- * texture almost everywhere; cloth is smooth between its folds. Each 4-connected region of smooth mask nodes
- * below `fromRow` (strand texture under CLOTH_SMOOTH times the neck skin's median) as large as a square of
- * CLOTH_SIDE face widths is cloth: it leaves the mask and the lengths' room (see reachLengths). The smooth
- * spots among strands are small and stay. Returns whether anything was dropped.
- */
-function dropSmoothCloth(
-  m: Mask,
-  room: Float32Array,
-  img: Canvas,
-  x0: number,
-  y0: number,
-  step: number,
-  fromRow: number,
-  neckPoints: number[],
-  fw: number,
-): boolean {
-  const { w, h, data } = m;
-  if (fromRow >= h || neckPoints.length === 0) return false;
-  const neckTex: number[] = [];
-  for (let q = 0; q < neckPoints.length; q += 8) {
-    neckTex.push(strandTexture(img, neckPoints[q], neckPoints[q + 1]));
-  }
-  neckTex.sort((a, b) => a - b);
-  const limit = CLOTH_SMOOTH * neckTex[neckTex.length >> 1];
-  // 0: not looked at, 1: smooth and in the mask, 2: anything else, 3: in a region already judged.
-  const state = new Uint8Array(w * h);
-  const smoothAt = (k: number) => {
-    if (state[k] === 0) {
-      state[k] = data[k] > CLOTH_MASK &&
-          strandTexture(img, x0 + (k % w) * step, y0 + Math.floor(k / w) * step, limit) < limit
-        ? 1
-        : 2;
-    }
-    return state[k] === 1;
-  };
-  const minSize = (CLOTH_SIDE * fw / step) ** 2, region: number[] = [];
-  // The nodes dropped as cloth.
-  const cut = new Uint8Array(w * h), edge: number[] = [];
-  for (let k0 = fromRow * w; k0 < w * h; k0++) {
-    if (!smoothAt(k0)) continue;
-    region.length = 0;
-    region.push(k0);
-    state[k0] = 3;
-    for (let t = 0; t < region.length; t++) {
-      const k = region[t], i = k % w;
-      for (const n of [k - w, k + w, i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1]) {
-        if (n >= fromRow * w && n < w * h && smoothAt(n)) state[n] = 3, region.push(n);
-      }
-    }
-    if (region.length < minSize) continue;
-    for (const k of region) cut[k] = 1, data[k] = 0, room[k] = 0, edge.push(k);
-  }
-  if (edge.length === 0) return false;
-  // The mask fades into the cloth over a node (the share of cut nodes about it): cut on the grid, its edge
-  // showed as blocks.
-  const faded = new Uint8Array(w * h);
-  for (const k of edge) {
-    for (let b = -w; b <= w; b += w) {
-      for (let a = -1; a <= 1; a++) {
-        const n = k + a + b;
-        if (n < 0 || n >= w * h || cut[n] || faded[n] || data[n] === 0) continue;
-        faded[n] = 1;
-        let c = 0;
-        for (let bb = -w; bb <= w; bb += w) for (let aa = -1; aa <= 1; aa++) c += cut[n + aa + bb] ?? 0;
-        data[n] *= 1 - c / 9;
-      }
-    }
-  }
-  return true;
-}
-
-/** A smooth node's strand texture is under this many times the neck skin's median (see dropSmoothCloth). */
-const CLOTH_SMOOTH = 1;
-
-/** A smooth region below the chin this large (the side of a square, in face widths) is cloth. */
-const CLOTH_SIDE = 0.15;
-
-/** Mask value from which a node below the chin counts toward a smooth region (see dropSmoothCloth). */
-const CLOTH_MASK = 0.05;
-
-/** What reachLengths grew per node, and how like a pixel (sRGB, in cell k) is to the hair nodes about it. */
-interface Lengths {
-  grown: Float32Array;
-  like: (r: number, g: number, b: number, k: number) => number;
 }
