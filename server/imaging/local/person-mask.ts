@@ -540,35 +540,17 @@ function reclaimBand(
     queue = next;
   }
   // The two palettes (bins seen twice) and each bin's distance to them, for the bins asked about.
-  const side = PALETTE_SIDE;
-  const binOf = (k: number) => {
-    const r = Math.min(side - 1, rgb[k * 3] / PALETTE_BIN | 0),
-      gg = Math.min(side - 1, rgb[k * 3 + 1] / PALETTE_BIN | 0),
-      b = Math.min(side - 1, rgb[k * 3 + 2] / PALETTE_BIN | 0);
-    return (r * side + gg) * side + b;
-  };
-  const seenMine = new Uint16Array(side * side * side), seenTheirs = new Uint16Array(side * side * side);
+  const binOf = (k: number) => binOfCell(rgb, k);
+  const seenMine = new Uint16Array(PALETTE_SIDE ** 3), seenTheirs = new Uint16Array(PALETTE_SIDE ** 3);
   for (let k = 0; k < n; k++) {
     if (dist[k] === FAR) continue;
     if (theirs(k) && dist[k] <= R) seenTheirs[binOf(k)]++;
     else if (mine(k) && dist[k] > R) seenMine[binOf(k)]++;
   }
   const [toMine, toTheirs] = [seenMine, seenTheirs].map((seen) => {
-    const pal: number[] = [];
-    for (let b = 0; b < seen.length; b++) {
-      if (seen[b] >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
-    }
+    const pal = paletteOfCounts(seen.entries());
     const known = new Float32Array(seen.length).fill(-1);
-    return (b: number): number => {
-      if (known[b] >= 0) return known[b];
-      const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
-      let best = Infinity;
-      for (let q = 0; q < pal.length; q += 3) {
-        const d2 = (r - pal[q]) ** 2 + (gg - pal[q + 1]) ** 2 + (bl - pal[q + 2]) ** 2;
-        if (d2 < best) best = d2;
-      }
-      return (known[b] = PALETTE_BIN * Math.sqrt(best));
-    };
+    return (b: number): number => known[b] >= 0 ? known[b] : (known[b] = paletteDistance(pal, b));
   });
   const goes = (k: number) => {
     if (!mine(k) || dist[k] > R || seeds[k] === 1) return false;
@@ -788,6 +770,28 @@ function binOfCell(rgb: Float32Array, k: number): number {
   return (r * side + gg) * side + b;
 }
 
+/** The palette of the bins counted at least twice ([bin, count] pairs): each bin's three channel levels. */
+function paletteOfCounts(counts: Iterable<[number, number]>): Int32Array {
+  const side = PALETTE_SIDE, pal: number[] = [];
+  for (const [b, c] of counts) {
+    if (c >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
+  }
+  return Int32Array.from(pal);
+}
+
+/** Distance (sRGB units, between bin centres) from bin `b` to the nearest colour of `palette`. */
+function paletteDistance(palette: Int32Array, b: number): number {
+  const side = PALETTE_SIDE;
+  const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
+  let best = Infinity;
+  for (let q = 0; q < palette.length; q += 3) {
+    const dr = r - palette[q], dg = gg - palette[q + 1], db = bl - palette[q + 2];
+    const d2 = dr * dr + dg * dg + db * db;
+    if (d2 < best) best = d2;
+  }
+  return PALETTE_BIN * Math.sqrt(best);
+}
+
 /** Depth (face widths) of the kept side along the split that reclaimLocal judges. */
 const LOCAL_BAND = 0.2;
 /** Depth (face widths) beyond LOCAL_BAND, and on the others' side, whose colours are each side's local palette. */
@@ -869,18 +873,8 @@ function reclaimLocal(
       if (hair || su * su + sv * sv <= 1) sure[binOfCell(rgb, k)]++;
     }
   }
-  const headPal: number[] = [];
-  for (let b = 0; b < sure.length; b++) {
-    if (sure[b] >= 2) {
-      headPal.push(
-        (b / (PALETTE_SIDE * PALETTE_SIDE)) | 0,
-        ((b / PALETTE_SIDE) | 0) % PALETTE_SIDE,
-        b % PALETTE_SIDE,
-      );
-    }
-  }
-  if (headPal.length === 0) return;
-  const headPalette = Int32Array.from(headPal);
+  const headPalette = paletteOfCounts(sure.entries());
+  if (headPalette.length === 0) return;
   const Rj = Math.max(2, Math.round(LOCAL_BAND * g.fw / step));
   const Rr = Math.max(2, Math.round(LOCAL_REF * g.fw / step));
   // 1 kept, 2 not kept (someone else's, or cut off), 0 not person.
@@ -926,7 +920,6 @@ function reclaimLocal(
     [queue, next] = [next, queue];
     len = nextLen;
   }
-  const side = PALETTE_SIDE;
   const binOf = (k: number) => binOfCell(rgb, k);
   const T = Math.max(4, Math.round(LOCAL_TILE * g.fw / step));
   const tw = Math.ceil(w / T), th = Math.ceil(h / T);
@@ -964,25 +957,10 @@ function reclaimLocal(
         }
       }
     }
-    const [mine, theirs] = sums.map((sum) => {
-      const pal: number[] = [];
-      for (const [b, c] of sum) {
-        if (c >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
-      }
-      return Int32Array.from(pal);
-    });
+    const [mine, theirs] = sums.map((sum) => paletteOfCounts(sum));
     p = { mine, theirs, known: new Map() };
     palettes.set(t, p);
     return p;
-  };
-  const nearest = (pal: Int32Array, b: number) => {
-    const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
-    let best = Infinity;
-    for (let q = 0; q < pal.length; q += 3) {
-      const d2 = (r - pal[q]) ** 2 + (gg - pal[q + 1]) ** 2 + (bl - pal[q + 2]) ** 2;
-      if (d2 < best) best = d2;
-    }
-    return PALETTE_BIN * Math.sqrt(best);
   };
   // Which side each band cell is nearer along the matte, paths paying for colour edges, with no
   // favour: from the chosen person's cells beyond the band and from the others' cells. The split
@@ -1029,8 +1007,8 @@ function reclaimLocal(
     const b = binOf(k);
     let c = p.known.get(b);
     if (c === undefined) {
-      const t = Math.min(LOCAL_FOREIGN, nearest(p.theirs, b)) + LOCAL_MARGIN;
-      c = t < nearest(headPalette, b) && t < nearest(p.mine, b) ? 1 : 0;
+      const t = Math.min(LOCAL_FOREIGN, paletteDistance(p.theirs, b)) + LOCAL_MARGIN;
+      c = t < paletteDistance(headPalette, b) && t < paletteDistance(p.mine, b) ? 1 : 0;
       p.known.set(b, c);
     }
     return c === 1;
@@ -1202,15 +1180,9 @@ function personPalette(
   rgb: Float32Array,
 ): ((k: number) => number) | undefined {
   const { w, h, step, data } = m;
-  const side = PALETTE_SIDE;
-  const binOf = (k: number) => {
-    const r = rgb[k * 3] / PALETTE_BIN | 0,
-      gg = rgb[k * 3 + 1] / PALETTE_BIN | 0,
-      b = rgb[k * 3 + 2] / PALETTE_BIN | 0;
-    return (Math.min(side - 1, r) * side + Math.min(side - 1, gg)) * side + Math.min(side - 1, b);
-  };
+  const binOf = (k: number) => binOfCell(rgb, k);
   // The palette: bins seen at least twice in the sampled cells.
-  const seen = new Uint16Array(side * side * side);
+  const seen = new Uint16Array(PALETTE_SIDE ** 3);
   const mouth = g.pts[13] && g.pts[14]
     ? [(g.pts[13][0] + g.pts[14][0]) / 2, (g.pts[13][1] + g.pts[14][1]) / 2]
     : [g.center[0], g.center[1] + 0.25 * g.fh];
@@ -1238,24 +1210,12 @@ function personPalette(
     }
   }
   if (sampled < 20) return undefined;
-  const pal: number[] = [];
-  for (let b = 0; b < seen.length; b++) {
-    if (seen[b] >= 2) pal.push((b / (side * side)) | 0, ((b / side) | 0) % side, b % side);
-  }
-  const palette = Int32Array.from(pal);
+  const palette = paletteOfCounts(seen.entries());
   // Computed for the bins asked about only.
-  const known = new Float32Array(side * side * side).fill(-1);
+  const known = new Float32Array(seen.length).fill(-1);
   return (k: number): number => {
     const b = binOf(k);
-    if (known[b] >= 0) return known[b];
-    const r = (b / (side * side)) | 0, gg = ((b / side) | 0) % side, bl = b % side;
-    let best = Infinity;
-    for (let q = 0; q < palette.length; q += 3) {
-      const dr = r - palette[q], dg = gg - palette[q + 1], db = bl - palette[q + 2];
-      const d2 = dr * dr + dg * dg + db * db;
-      if (d2 < best) best = d2;
-    }
-    return (known[b] = PALETTE_BIN * Math.sqrt(best));
+    return known[b] >= 0 ? known[b] : (known[b] = paletteDistance(palette, b));
   };
 }
 
