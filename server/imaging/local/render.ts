@@ -70,6 +70,11 @@ export interface RenderOutput {
   mime: string;
   notes: string[];
   timings: Record<string, number>;
+  /**
+   * The photo's decode and faces came from the worker's cache: no decode and no face model ran for
+   * this render (its `decode` and `detect` laps are only the cache lookup's).
+   */
+  photoCached: boolean;
 }
 
 /** A permanent, user-facing failure (e.g. no usable face). */
@@ -385,7 +390,8 @@ async function renderStages(
     });
   }
   lap("frame");
-  if (prepareOnly) return { image: new Uint8Array(0), mime: "", notes: [], timings };
+  const photoCached = !!cached;
+  if (prepareOnly) return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
   // Measured on the photo before anything is painted: the light the person was photographed in (see
   // personBalance) and the eyes' lid lines (see primeEyes).
   const balance = person && scene ? personBalance(img, person) : undefined;
@@ -426,5 +432,5 @@ async function renderStages(
   }
   const out = await encode(img, job.format, job.quality);
   lap("encode");
-  return { ...out, notes, timings };
+  return { ...out, notes, timings, photoCached };
 }

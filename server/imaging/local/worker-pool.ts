@@ -260,7 +260,8 @@ export class WorkerPool {
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
     if (slot.jobs >= this.recycleAfterJobs) this.recycle(slot);
     if (msg.ok) {
-      cur.pending.resolve({ image: msg.image, mime: msg.mime, notes: msg.notes, timings: msg.timings });
+      const { image, mime, notes, timings, photoCached } = msg;
+      cur.pending.resolve({ image, mime, notes, timings, photoCached });
     } else {
       cur.pending.reject(new ModelError(msg.message, { transient: msg.transient }));
     }

@@ -46,6 +46,7 @@ export type WorkerOut =
     mime: string;
     notes: string[];
     timings: Record<string, number>;
+    photoCached: boolean;
   }
   | { type: "result"; id: number; ok: false; message: string; transient: boolean };
 
