@@ -121,6 +121,10 @@ export class BodySkin {
   readonly #lab = new Float64Array(3);
   readonly #labs = new Float32Array(CN * CN * CN * 3).fill(NaN);
   readonly classes: AxisStats[];
+  /** Bytes its colour tables hold. */
+  get bytes(): number {
+    return this.#cells.byteLength + this.#labs.byteLength;
+  }
   constructor(skins: AxisStats[], readonly neck: AxisStats | undefined) {
     this.classes = neck ? [...skins, neck] : skins;
   }
@@ -414,7 +418,7 @@ export function reachLengths(
     }
     return Math.max(0, Math.min(1, (LENGTH_STEP - near) / 6));
   };
-  return { grown, like };
+  return { grown, like, bytes: grown.byteLength + labs.byteLength };
 }
 
 /**
@@ -528,4 +532,6 @@ const CLOTH_MASK = 0.05;
 export interface Lengths {
   grown: Float32Array;
   like: (r: number, g: number, b: number, k: number) => number;
+  /** Bytes the answer holds (grown and the nodes' colours that `like` reads). */
+  bytes: number;
 }

@@ -104,13 +104,139 @@ export const ROOT_HOLD = 0.22;
 /** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
 const NECK_HALF_WIDTH = 0.25;
 
-/** Recolours the hair toward `hex`; skips (and says why) when hair cannot be separated from skin. */
+/**
+ * What the hair recolour learns from one framed photo: the shade-free analysis (skin and hair colour samples,
+ * their clusters) and the masks built for each kind of shade (see planKey). The renderer keeps it with the
+ * framing, so that restyling a photo (another lip colour, another hair shade of the same kind) repaints the hair
+ * without measuring it again: everything in it depends on the unpainted canvas, the face and the person mask
+ * alone. Hair is the first stage to paint, so the canvas it sees is the framed photo's every time.
+ */
+export interface HairCache {
+  analysis?: HairAnalysis | HairResult;
+  plans: Map<string, HairPlan | HairResult>;
+}
+
+export const newHairCache = (): HairCache => ({ plans: new Map() });
+
+/** Bytes a HairCache holds (its plans' masks and colour tables). */
+export function hairCacheBytes(cache: HairCache): number {
+  let n = 0;
+  for (const p of cache.plans.values()) if ("mask" in p) n += p.bytes;
+  return n;
+}
+
+/** The hair's colour clusters sampled on the photo, before any shade is chosen (see analyseHair). */
+interface HairAnalysis {
+  skinLab: Lab[];
+  skin: AxisStats;
+  /** The skin sampled on the face, then skin in other light (see litSkin). */
+  skins: AxisStats[];
+  confidence: number;
+  found: { s: AxisStats; pale: boolean; sep: number; blonde: boolean }[];
+  light: number;
+  paleCount: number;
+  counted: number;
+}
+
+/**
+ * The hair's masks for one kind of shade (see planKey), and what painting them needs: everything but the
+ * shade's own colour table.
+ */
+interface HairPlan {
+  confidence: number;
+  lightHair: boolean;
+  mask: Mask;
+  step: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+  /** The hair's mean colour, which the shade replaces. */
+  mean: Lab;
+  /** Light hair found by place dyed on both sides of the head (see placeCoverage); always true otherwise. */
+  coverageOk: boolean;
+  lift?: Lift;
+  /** Per node, for the edge refinement (see applyPlan). */
+  ovalAt: Float32Array;
+  filled: Float32Array;
+  grown: Float32Array;
+  soft?: Float32Array;
+  colour: ColourModel;
+  body: BodySkin;
+  like: (r: number, g: number, b: number, k: number) => number;
+  skinL: number;
+  chinY: number;
+  /** Bytes it holds (see hairCacheBytes). */
+  bytes: number;
+}
+
+/**
+ * Recolours the hair toward `hex`; skips (and says why) when hair cannot be separated from skin. With `cache`
+ * (one per framed canvas, person mask and face), what an earlier call on the same canvas measured is reused:
+ * the result is byte-identical to a call without it.
+ */
 export function recolorHair(
   img: Canvas,
   g: FaceGeometry,
   person: PersonMask,
   hex: string,
+  cache: HairCache = newHairCache(),
 ): HairResult {
+  const target = hexToLab(hex);
+  const analysis = cache.analysis ??= analyseHair(img, g, person);
+  if (!("found" in analysis)) return analysis;
+  const { hair, lightHair } = chooseHair(analysis, target);
+  const key = planKey(hair.length > 0, lightHair, target);
+  let plan = cache.plans.get(key);
+  if (!plan) {
+    plan = planHair(img, g, person, analysis, hair, lightHair, target);
+    cache.plans.set(key, plan);
+  }
+  if (!("mask" in plan)) return plan;
+  const confidence = plan.confidence;
+  // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
+  // strands grey and whitens every skin pixel the mask touches. Say so instead.
+  if (target[0] - plan.mean[0] > MAX_LIGHTENING) {
+    return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
+  }
+  // Light hair found by place, dyed on one side of the head only (her shaded side, as skin-hued as her face,
+  // left blonde beside a dyed one): a botched dye, worse than the note.
+  if (!plan.coverageOk) {
+    return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
+  }
+  applyPlan(img, plan, target);
+  return { applied: true, confidence };
+}
+
+/**
+ * Measures the hair for every shade that does not darken light hair (nearly every look), without painting: a
+ * photo prepared at upload has its hair measured before its owner picks a shade. Light hair found by place is
+ * looked for against the chosen shade's lightness, so it waits for the shade.
+ */
+export function prepareHair(img: Canvas, g: FaceGeometry, person: PersonMask, cache: HairCache): void {
+  const analysis = cache.analysis ??= analyseHair(img, g, person);
+  if (!("found" in analysis)) return;
+  // As light as a shade goes: it darkens no hair, so its plan serves every shade that darkens no light hair.
+  const lightest: Lab = [100, 0, 0];
+  const { hair, lightHair } = chooseHair(analysis, lightest);
+  if (hair.length === 0) return;
+  const key = planKey(true, lightHair, lightest);
+  if (!cache.plans.has(key)) {
+    cache.plans.set(key, planHair(img, g, person, analysis, hair, lightHair, lightest));
+  }
+}
+
+/**
+ * Names the masks a shade needs. A shade changes them only through its lightness: light hair dyed darker is
+ * masked and painted differently (see lightHair), and light hair found by place is looked for against the
+ * shade's L* (see lightByPlace). Every other shade shares one plan.
+ */
+function planKey(hairFound: boolean, lightHair: boolean, target: Lab): string {
+  return hairFound ? (lightHair ? "darkening" : "other") : `place:${target[0]}`;
+}
+
+/** The skin and hair colours sampled on the photo and the hair's clusters, before any shade is chosen. */
+function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnalysis | HairResult {
   const skinLab = skinSamples(img, g);
   const candidates = hairSamples(img, g, person);
   if (candidates.length < 60) {
@@ -120,14 +246,12 @@ export function recolorHair(
   // Hair colours: clusters of the candidates that are not skin (forehead skin
   // under a high hairline, or two-tone hair, give several clusters).
   let confidence = 0;
-  const hair: AxisStats[] = [], skins = [skin];
+  const skins = [skin];
   // A few thousand samples describe the colours as well as all of them (and cluster 5x faster).
   const every = Math.ceil(candidates.length / 1000);
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
-  // Light hair dyed a darker shade (see LIGHT_HAIR_GAIN, closeHighlights, liftDarks).
-  let light = 0, paleCount = 0, counted = 0, lightHair = false;
+  let light = 0, paleCount = 0, counted = 0;
   const found: { s: AxisStats; pale: boolean; sep: number; blonde: boolean }[] = [];
-  const target = hexToLab(hex);
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group);
     counted += group.length;
@@ -147,6 +271,16 @@ export function recolorHair(
       found.push({ s, pale, sep, blonde: isBlonde });
     }
   }
+  return { skinLab, skin, skins, confidence, found, light, paleCount, counted };
+}
+
+/** The hair colours a shade dyes, and whether it darkens light hair (see LIGHT_HAIR_GAIN). */
+function chooseHair(
+  { found, light, paleCount, counted }: HairAnalysis,
+  target: Lab,
+): { hair: AxisStats[]; lightHair: boolean } {
+  const hair: AxisStats[] = [];
+  let lightHair = false;
   // Pale colours (light, not blonde, near the skin) match a blown-out
   // forehead, light clothing and lit walls as well as hair: painted, they gave
   // dark blotches on a blonde's forehead and pink ones on a lit face and
@@ -162,6 +296,21 @@ export function recolorHair(
     if (f.blonde && target[0] < f.s.mean[0] - DARKER_BY) lightHair = true;
   }
   if (paleCount > 0.5 * counted) hair.length = 0;
+  return { hair, lightHair };
+}
+
+/** The hair's masks for the kind of shade `target` is (see planKey), or why it cannot be dyed. */
+function planHair(
+  img: Canvas,
+  g: FaceGeometry,
+  person: PersonMask,
+  analysis: HairAnalysis,
+  hair: AxisStats[],
+  lightHair: boolean,
+  target: Lab,
+): HairPlan | HairResult {
+  const { skinLab, skin, confidence } = analysis;
+  const skins = analysis.skins.slice();
   // Light hair as pale as the skin, dyed darker: found by where it is (off the forehead's skin) and its hue.
   let forehead: Forehead | undefined;
   if (hair.length === 0) {
@@ -383,11 +532,6 @@ export function recolorHair(
   featherBox(strandAt, mw, faceBox, 1);
   reachStrands(mask, faceBox, strandAt, strandRoom, strandSkin, ovalAt, Math.ceil((eyeY - y0) / step));
   const mean: Lab = [sumL / sumW, sumA / sumW, sumB / sumW];
-  // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
-  // strands grey and whitens every skin pixel the mask touches. Say so instead.
-  if (target[0] - mean[0] > MAX_LIGHTENING) {
-    return { applied: false, confidence, reason: "lightening dark hair this much needs a generative model" };
-  }
   // Lighter lengths the colour model left out (see reachLengths), and the soft hairline (see softHairline).
   const body = new BodySkin(skins, neck.skin);
   const lengths = reachLengths(
@@ -404,11 +548,8 @@ export function recolorHair(
     Math.round((cx - x0) / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
-  // Light hair found by place, dyed on one side of the head only (her shaded side, as skin-hued as her face,
-  // left blonde beside a dyed one): a botched dye, worse than the note.
-  if (visible && placeCoverage(mask.data, visible) < PLACE_COVERAGE) {
-    return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
-  }
+  // Light hair found by place, dyed on one side of the head only (see recolorHair).
+  const coverageOk = !visible || placeCoverage(mask.data, visible) >= PLACE_COVERAGE;
   const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
     ? softHairline(
       mask,
@@ -422,6 +563,37 @@ export function recolorHair(
       Math.max(1, Math.round(SOFT_REACH * fw / step)),
     )
     : undefined;
+  const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
+  return {
+    confidence,
+    lightHair,
+    mask,
+    step,
+    x0,
+    y0,
+    x1,
+    y1,
+    mean,
+    coverageOk,
+    lift,
+    ovalAt,
+    filled,
+    grown,
+    soft,
+    colour,
+    body,
+    like: lengths.like,
+    skinL,
+    chinY,
+    bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
+      (lift?.data.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
+  };
+}
+
+/** Paints `plan`'s hair toward `target`. */
+function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
+  const { mask, step, x0, y0, x1, y1, mean, ovalAt, filled, grown, soft, colour, body, skinL, chinY } = plan;
+  const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Where a grid cell straddles the hair's edge (the face, the scalp, the
   // outline), each pixel's own colour decides: hair up to the cell's strongest
   // node, skin down to nothing. The grid alone left a 2-4 px band of half-dyed
@@ -445,7 +617,7 @@ export function recolorHair(
       // Grown lengths (see reachLengths): every pixel like the hair about it but the body's skin. The soft
       // hairline (see softHairline): each pixel by its own share of hair.
       const bodySkin = gr > 0.01 ? body.at(c >> 2) : 0;
-      const len = gr > 0.01 ? gr * (1 - bodySkin) * lengths.like(d[o], d[o + 1], d[o + 2], k) : 0;
+      const len = gr > 0.01 ? gr * (1 - bodySkin) * plan.like(d[o], d[o + 1], d[o + 2], k) : 0;
       const mix = sf > 0.01 ? softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, mean[0]), sf) : 0;
       // In the oval's fringe above the chin, only colours the model is sure of.
       const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
@@ -462,10 +634,21 @@ export function recolorHair(
       );
     }
   };
-  const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
-  // Light hair dyed darker at full strength, for the same reason as the roots above.
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, lightHair ? 1 : OPACITY, refine, lift);
-  return { applied: true, confidence };
+  // Light hair dyed darker at full strength (no roots held back: see planHair).
+  applyLabShift(
+    img,
+    mask,
+    step,
+    x0,
+    y0,
+    x1,
+    y1,
+    mean,
+    target,
+    plan.lightHair ? 1 : OPACITY,
+    refine,
+    plan.lift,
+  );
 }
 
 /**
@@ -897,6 +1080,10 @@ export class ColourModel {
   /** Per cell: likeness to a pale strand (see fill; filled with the cell). */
   readonly pale = new Float32Array(CN * CN * CN);
   readonly #lab = new Float64Array(3);
+  /** Bytes its tables hold. */
+  get bytes(): number {
+    return this.cells.byteLength + this.cellL.byteLength + this.pale.byteLength;
+  }
   /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
   /**
    * `byHue`: light hair found by place (see lightByPlace): a colour yellower than the skin (`skin`, sampled on the

@@ -245,6 +245,17 @@ function findLips(img: Canvas, g: FaceGeometry): LipFit | undefined {
     if (hole.data[k] < 0.5) cand.data[k] = coloured;
     else inHole[k] = coloured;
   }
+  // The lips found are lip-coloured cells outside the opening: too few of those, or too few of them well
+  // outside the outline (more than ~0.03 face widths past it), and the outline stands whatever the opening and
+  // the growth below would find (on nearly every face: the search stops here).
+  feather(poly, 0.015 * fw / step);
+  let candidates = 0, candidatesFar = 0;
+  for (let k = 0; k < n; k++) {
+    if (!cand.data[k]) continue;
+    candidates++;
+    if (poly.data[k] < 0.02) candidatesFar++;
+  }
+  if (candidates < 0.5 * ring.length || candidatesFar < FAR_OFF * ring.length) return undefined;
   // Opened: eroded (a blur kept where nearly all of it is lip-coloured), grown from the ring's
   // confident lip pixels through what is left, then grown back over the lip-coloured pixels
   // within the blur's reach.
@@ -281,8 +292,7 @@ function findLips(img: Canvas, g: FaceGeometry): LipFit | undefined {
     found += lips[k];
   }
   if (found < 0.5 * ring.length || found > 3 * ring.length) return undefined;
-  // Lips found well outside the outline (more than ~0.03 face widths past it).
-  feather(poly, 0.015 * fw / step);
+  // Lips found well outside the outline (poly was feathered above).
   let far = 0;
   for (let k = 0; k < n; k++) if (lips[k] && poly.data[k] < 0.02) far++;
   if (far < FAR_OFF * ring.length) return undefined;

@@ -12,7 +12,7 @@ import type { DetectedFace, FaceModels } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
 import { coverScaled, framingNote, mapPoints, planFraming, renderFramed, softFaceNote } from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
-import { recolorHair } from "./hair-recolor.ts";
+import { type HairCache, hairCacheBytes, newHairCache, prepareHair, recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
 import { neighbourHeads, type PersonMask, personMask, takeCellColours } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
@@ -139,6 +139,8 @@ export interface FramedPhoto {
   person?: PersonMask;
   /** The matte's pixel-free part (see planMatte), when a backdrop or lens blur needed it; dropped by a trim. */
   plan?: MattePlan;
+  /** What the hair recolour measured on the canvas (see HairCache); dropped by a trim. */
+  hair?: HairCache;
 }
 
 /** A photo decoded and searched for faces once, and its last framings. */
@@ -167,6 +169,7 @@ function preparedBytes(p: PreparedPhoto): number {
       n += f.plan.p.byteLength + f.plan.pMean.byteLength + f.plan.near.byteLength +
         f.plan.kept.data.byteLength;
     }
+    if (f.hair) n += hairCacheBytes(f.hair);
   }
   return n;
 }
@@ -233,6 +236,7 @@ export class PhotoCache {
       for (const f of e.framed?.values() ?? []) {
         f.canvas = undefined;
         f.plan = undefined;
+        f.hair = undefined;
       }
     }
   }
@@ -382,23 +386,32 @@ async function renderStages(
     : undefined;
   if (plan) lap("plan");
   const img = await framed;
-  if (key && (!kept?.canvas || (person && !kept.person) || (plan && !kept.plan))) {
+  // The hair's measurements of this canvas (see HairCache): kept with the framing, when it is kept.
+  const hair = kept?.hair ?? newHairCache();
+  if (key && (!kept?.canvas || (person && !kept.person) || (plan && !kept.plan) || !kept.hair)) {
     cache!.keepFramed(key, fkey, {
       canvas: kept?.canvas ?? { ...img, data: img.data.slice() },
-      person,
-      plan,
+      // (A look that needed no mask keeps the one an earlier look made, which a trim keeps too.)
+      person: person ?? kept?.person,
+      plan: plan ?? kept?.plan,
+      hair,
     });
   }
   lap("frame");
   const photoCached = !!cached;
-  if (prepareOnly) return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
+  if (prepareOnly) {
+    // The hair for the shades nearly every look asks for, measured while the owner picks one.
+    prepareHair(img, g, person!, hair);
+    lap("hair");
+    return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
+  }
   // Measured on the photo before anything is painted: the light the person was photographed in (see
   // personBalance) and the eyes' lid lines (see primeEyes).
   const balance = person && scene ? personBalance(img, person) : undefined;
   const makeup = planMakeup(o, job.intensity);
   primeEyes(img, g, makeup);
   if (hairColor?.hex && person) {
-    const r = recolorHair(img, g, person, hairColor.hex);
+    const r = recolorHair(img, g, person, hairColor.hex, hair);
     if (!r.applied) {
       notes.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
     }

@@ -57,10 +57,11 @@ const post = (msg: WorkerOut, transfer: Transferable[] = []) => self.postMessage
 sharp.cache(false);
 
 const models = new FaceModelsClient();
-// Previews of one photo arrive many times a minute: its decode and faces are kept. 32 MB holds the
-// photo being styled (a 2048 px photo is ~12 MB decoded) with its output and preview framings; the
+// Previews of one photo arrive many times a minute: its decode and faces are kept. 40 MB holds the
+// photo being styled (a 2048 px photo is ~12 MB decoded) with its output and preview framings (~20 MB
+// and ~5 MB with their masks, matte plans and hair measures: the hair's ~5.5 MB at 1080x1920); the
 // server's memory target leaves no room for 96 MB per worker.
-const photos = new PhotoCache(4, 32e6);
+const photos = new PhotoCache(4, 40e6);
 post({ type: "ready" });
 
 self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
