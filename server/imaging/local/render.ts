@@ -2,7 +2,7 @@
  * One job, start to finish, inside a worker: decode, find the face, frame 9:16,
  * paint makeup, recolour hair, compose the scene, grade the light, encode.
  */
-import sharp from "sharp";
+import sharp, { type JpegOptions } from "sharp";
 import type { CatalogEntry } from "../../styling/catalog.ts";
 import { optionList } from "../../styling/catalog.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
@@ -116,6 +116,15 @@ function entry<T>(key: OptionKey, studio: StudioType, id: string): T | undefined
 /** Smallest usable face width, in pixels of a photo DETECT_LONG px long (or longer). */
 const MIN_FACE_WIDTH = 60;
 
+/**
+ * The JPEG settings of every result and preview. Huffman tables are not optimised: the optimising pass cost
+ * 100-130 ms on a 1080x1920 result (14 ms without; 4-7 ms at 540x960) for a file 2 % smaller (365 against
+ * 372 KB on the bench portrait); the pixels decoded are the same either way (the coding is lossless).
+ */
+export function jpegOptions(quality: number): JpegOptions {
+  return { quality, chromaSubsampling: quality >= 90 ? "4:4:4" : "4:2:0", optimiseCoding: false };
+}
+
 export async function encode(
   img: Canvas,
   format: OutputFormat,
@@ -124,7 +133,7 @@ export async function encode(
   const s = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } });
   const buf = format === "png"
     ? await s.png({ compressionLevel: 6, adaptiveFiltering: false }).toBuffer()
-    : await s.jpeg({ quality, chromaSubsampling: quality >= 90 ? "4:4:4" : "4:2:0" }).toBuffer();
+    : await s.jpeg(jpegOptions(quality)).toBuffer();
   return {
     image: new Uint8Array(buf.buffer, buf.byteOffset, buf.length),
     mime: format === "png" ? "image/png" : "image/jpeg",
