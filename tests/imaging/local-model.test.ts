@@ -145,6 +145,24 @@ Deno.test("local model through the worker pool", async (t) => {
       },
     );
 
+    await t.step(
+      "a prepared photo's first preview is the fresh preview, without segmenting the photo again",
+      async () => {
+        const photo = await cropFace(FACE);
+        const look = { lips: "classic-red-matte", hairColor: "auburn", setting: "beach-sunset" };
+        const fresh = await model.preview({ ...request(photo, look), photoId: "preview-fresh" });
+        assert.equal(await model.prepare({ photoId: "prepared-preview", photo }), true);
+        // The preview's own framing is prepared right after the output's (the preview waits for it here).
+        const first = await model.preview({ ...request(photo, look), photoId: "prepared-preview" });
+        assert.deepEqual(first.image, fresh.image);
+        const photoStages = (t: Record<string, number>) => t.decode + t.detect + t.segment + t.plan + t.frame;
+        assert.ok(
+          photoStages(first.timings) < photoStages(fresh.timings) / 4,
+          JSON.stringify({ prepared: first.timings, fresh: fresh.timings }),
+        );
+      },
+    );
+
     await t.step("a preparation waits for a free worker and never makes a generation wait", async () => {
       const photo = await cropFace(FACE);
       const order: string[] = [];

@@ -89,12 +89,21 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   };
 
   let closed = false;
-  /** Uploads waiting for a free worker, newest last (at most PREPARE_BACKLOG). */
-  const waiting: { photoId: string; photo: Uint8Array; done: (prepared: boolean) => void }[] = [];
+  /**
+   * Uploads waiting for a free worker, newest last (at most PREPARE_BACKLOG): each is prepared for the output
+   * size, then for the live preview's (`preview`: the studio previews a photo as soon as its owner picks an
+   * option, and that first preview would otherwise segment the photo again at its own size).
+   */
+  const waiting: {
+    photoId: string;
+    photo: Uint8Array;
+    preview?: boolean;
+    done: (prepared: boolean) => void;
+  }[] = [];
   const startPreparations = () => {
     while (waiting.length && busy < pool.size && pool.health().state === "ready") {
       // The newest upload first: its owner is the one about to style it.
-      const { photoId, photo, done } = waiting.pop()!;
+      const { photoId, photo, preview, done } = waiting.pop()!;
       const studioType = "makeup";
       run({
         photo,
@@ -105,10 +114,13 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         intensity: Object.fromEntries(MAKEUP_CATEGORIES.map((c) => [c, DEFAULT_INTENSITY])) as Intensity,
         instructions: null,
         angle: "front",
-        width: PREPARE_WIDTH,
-        height: PREPARE_HEIGHT,
+        width: preview ? PREVIEW_WIDTH : PREPARE_WIDTH,
+        height: preview ? PREVIEW_HEIGHT : PREPARE_HEIGHT,
       }, { cacheKey: photoId, prepareOnly: true }).then(
-        () => done(true),
+        () => {
+          done(true);
+          if (!preview && !closed) queuePreparation({ photoId, photo, preview: true, done: () => {} });
+        },
         (e) => {
           // No face, a shutdown: the first look on this photo reports it (or renders cold).
           log.debug("local image model: photo not prepared", { photoId, error: String(e) });
@@ -125,15 +137,23 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
    * short backlog (the oldest upload is dropped first); a look on the photo
    * before then renders it anyway, so its preparation is dropped.
    */
+  const queuePreparation = (entry: (typeof waiting)[number]) => {
+    waiting.push(entry);
+    // Over the backlog the oldest goes, a preview's preparation before any upload's.
+    if (waiting.length > PREPARE_BACKLOG) {
+      const i = waiting.findIndex((w) => w.preview);
+      waiting.splice(Math.max(0, i), 1)[0].done(false);
+    }
+    startPreparations();
+  };
   const prepare = ({ photoId, photo }: { photoId: string; photo: Uint8Array }) =>
     new Promise<boolean>((done) => {
       if (closed) return done(false);
-      waiting.push({ photoId, photo, done });
-      if (waiting.length > PREPARE_BACKLOG) waiting.shift()!.done(false);
-      startPreparations();
+      queuePreparation({ photoId, photo, done });
     });
-  const dropPreparation = (photoId: string | undefined) => {
-    const i = photoId ? waiting.findIndex((w) => w.photoId === photoId) : -1;
+  /** A look on a photo renders its framing itself: the photo's preparation for that size is dropped. */
+  const dropPreparation = (photoId: string | undefined, preview = false) => {
+    const i = photoId ? waiting.findIndex((w) => w.photoId === photoId && !w.preview === !preview) : -1;
     if (i >= 0) waiting.splice(i, 1)[0].done(false);
   };
   const model: LocalModel = {
@@ -149,13 +169,15 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       return run(req, { cacheKey: req.photoId });
     },
     prepare,
-    preview: (req) =>
-      run(
+    preview: (req) => {
+      dropPreparation(req.photoId, true);
+      return run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
         { cacheKey: req.photoId, quality: 82 },
         // A preview goes ahead of queued generations: its user is waiting on each choice.
         { first: true },
-      ),
+      );
+    },
     workerStats: () => pool.stats(),
     faceCounter: () => ({
       count: (image) => pool.countFaces(image),
