@@ -183,15 +183,7 @@ export function recolorHair(
   cache: HairCache = newHairCache(),
 ): HairResult {
   const target = hexToLab(hex);
-  const analysis = cache.analysis ??= analyseHair(img, g, person);
-  if (!("found" in analysis)) return analysis;
-  const { hair, lightHair } = chooseHair(analysis, target);
-  const key = planKey(hair.length > 0, lightHair, target);
-  let plan = cache.plans.get(key);
-  if (!plan) {
-    plan = planHair(img, g, person, analysis, hair, lightHair, target);
-    cache.plans.set(key, plan);
-  }
+  const plan = cachedPlan(img, g, person, target, cache);
   if (!("mask" in plan)) return plan;
   const confidence = plan.confidence;
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
@@ -215,15 +207,28 @@ export function recolorHair(
  */
 export function prepareHair(img: Canvas, g: FaceGeometry, person: PersonMask, cache: HairCache): void {
   const analysis = cache.analysis ??= analyseHair(img, g, person);
-  if (!("found" in analysis)) return;
   // As light as a shade goes: it darkens no hair, so its plan serves every shade that darkens no light hair.
   const lightest: Lab = [100, 0, 0];
-  const { hair, lightHair } = chooseHair(analysis, lightest);
-  if (hair.length === 0) return;
-  const key = planKey(true, lightHair, lightest);
-  if (!cache.plans.has(key)) {
-    cache.plans.set(key, planHair(img, g, person, analysis, hair, lightHair, lightest));
+  if ("found" in analysis && chooseHair(analysis, lightest).hair.length > 0) {
+    cachedPlan(img, g, person, lightest, cache);
   }
+}
+
+/** The masks for `target`'s kind of shade (see planKey), or why it cannot be dyed: measured once per cache. */
+function cachedPlan(
+  img: Canvas,
+  g: FaceGeometry,
+  person: PersonMask,
+  target: Lab,
+  cache: HairCache,
+): HairPlan | HairResult {
+  const analysis = cache.analysis ??= analyseHair(img, g, person);
+  if (!("found" in analysis)) return analysis;
+  const { hair, lightHair } = chooseHair(analysis, target);
+  const key = planKey(hair.length > 0, lightHair, target);
+  let plan = cache.plans.get(key);
+  if (!plan) cache.plans.set(key, plan = planHair(img, g, person, analysis, hair, lightHair, target));
+  return plan;
 }
 
 /**

@@ -131,12 +131,6 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   };
   // Workers that were loading when photos arrived take them once ready.
   pool.ready().then(startPreparations, () => {});
-  /**
-   * Runs on a worker that nothing else is waiting for: a preparation never
-   * makes a generation or a preview wait. Until one is free it waits in a
-   * short backlog (the oldest upload is dropped first); a look on the photo
-   * before then renders it anyway, so its preparation is dropped.
-   */
   const queuePreparation = (entry: (typeof waiting)[number]) => {
     waiting.push(entry);
     // Over the backlog the oldest goes, a preview's preparation before any upload's.
@@ -146,6 +140,12 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     }
     startPreparations();
   };
+  /**
+   * Runs on a worker that nothing else is waiting for: a preparation never
+   * makes a generation or a preview wait. Until one is free it waits in a
+   * short backlog (the oldest upload is dropped first); a look on the photo
+   * before then renders it anyway, so its preparation is dropped.
+   */
   const prepare = ({ photoId, photo }: { photoId: string; photo: Uint8Array }) =>
     new Promise<boolean>((done) => {
       if (closed) return done(false);
