@@ -47,6 +47,19 @@ function fullLook(photo: Uint8Array, cacheKey?: string): RenderJob {
   };
 }
 
+/** `promise`, or a failure naming `what` after `ms` (a lost answer fails the test instead of hanging it). */
+async function within<T>(what: string, promise: Promise<T>, ms = 10_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Polls the pool's stats until `check` holds. */
 async function untilStats(
   what: string,
@@ -55,7 +68,7 @@ async function untilStats(
 ): Promise<PoolStats> {
   const end = Date.now() + TIMEOUT_MS;
   for (;;) {
-    const stats = await pool.stats();
+    const stats = await within("the pool's stats", pool.stats());
     if (check(stats)) return stats;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(stats)}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -121,6 +134,41 @@ Deno.test("worker pool: idle, two workers are trimmed, none replaced; health sta
     assert.deepEqual([...states], ["ready"], "health never left ready");
     assert.deepEqual(pool.jobCounts(), [1, 1], "no worker was replaced");
     assert.equal((await pool.run(fullLook(photo))).mime, "image/jpeg");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("worker pool: stats asked through the idle swap of the face models always answer", async () => {
+  // The swap terminates the old face-models worker: a stats request it had not answered yet was lost,
+  // and the caller (the bench, this file's polls) waited forever (a CI run hung 90 minutes on it).
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const pool = new WorkerPool(1, { idleMs: 200 });
+  try {
+    await pool.ready(TIMEOUT_MS);
+    await pool.run(fullLook(photo));
+    const busy = await within("stats after the look", pool.stats());
+    const end = Date.now() + TIMEOUT_MS;
+    let asked = 0;
+    // Back to back, two at a time: one is nearly always in flight when the old worker goes.
+    for (;;) {
+      const [a, b] = await within("stats through the swap", Promise.all([pool.stats(), pool.stats()]));
+      asked += 2;
+      if (
+        a.faceModels.wasmBytes < busy.faceModels.wasmBytes &&
+        b.faceModels.wasmBytes < busy.faceModels.wasmBytes
+      ) {
+        break;
+      }
+      assert.ok(Date.now() < end, `the swap did not happen (${asked} stats asked)`);
+    }
+    // Asked, then the pool closes before any worker answers: the request fails instead of hanging.
+    const pending = pool.stats();
+    await pool.close();
+    await within(
+      "stats across close",
+      assert.rejects(pending, { message: "The image model is shut down" }),
+    );
   } finally {
     await pool.close();
   }

@@ -79,6 +79,20 @@ interface Count {
   reject: (e: Error) => void;
 }
 
+/** A stats request waiting for its worker's answer (see askStats). */
+interface StatsRequest {
+  worker: Worker;
+  resolve: (s: unknown) => void;
+  reject: (e: Error) => void;
+  timer: ReturnType<typeof setTimeout>;
+}
+
+/** A stats request whose worker was terminated or retired before it answered (stats asks again). */
+class WorkerGone extends Error {}
+
+/** A worker that has not answered a stats request by then fails it (stats never hangs). */
+export const STATS_TIMEOUT_MS = 30_000;
+
 /** What the pool's workers hold (bench and diagnostics). */
 export interface PoolStats {
   workers: WorkerStats[];
@@ -91,7 +105,7 @@ export class WorkerPool {
   private nextId = 1;
   private closed = false;
   /** Stats requests to any of the pool's workers, by id (see askStats). */
-  private statsWaiting = new Map<number, (s: unknown) => void>();
+  private statsWaiting = new Map<number, StatsRequest>();
   /** Face counts not answered yet, by id. */
   private counts = new Map<number, Count>();
   private models: ModelsSlot;
@@ -120,7 +134,7 @@ export class WorkerPool {
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
       log.error("local image model: face-models worker crashed", { message: ev.message });
-      worker.terminate();
+      this.kill(worker);
       if (this.closed) return;
       if (models === this.nextModels) {
         this.nextModels = undefined;
@@ -178,7 +192,7 @@ export class WorkerPool {
     this.models = next;
     this.nextModels = undefined;
     for (const slot of this.slots) this.connect(slot);
-    old.worker.terminate();
+    this.kill(old.worker);
   }
 
   private spawn(): Slot {
@@ -204,7 +218,7 @@ export class WorkerPool {
     const cur = slot.current;
     slot.current = undefined;
     if (cur && !crashed) this.retire(slot.worker);
-    else slot.worker.terminate();
+    else this.kill(slot.worker);
     if (cur) {
       if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
       cur.pending.reject(err);
@@ -213,6 +227,8 @@ export class WorkerPool {
 
   /** Terminates `worker` once its render answers (its libvips work settled), or after RETIRE_TIMEOUT_MS. */
   private retire(worker: Worker): void {
+    // Its answers are no longer read (onmessage is replaced below).
+    this.failStats(worker);
     const gone = new Promise<void>((resolve) => {
       const stop = () => {
         clearTimeout(timer);
@@ -272,7 +288,7 @@ export class WorkerPool {
   private recycle(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i < 0 || slot.current || this.closed) return;
-    slot.worker.terminate();
+    this.kill(slot.worker);
     this.slots[i] = this.spawn();
   }
 
@@ -418,26 +434,63 @@ export class WorkerPool {
     return this.slots.map((s) => s.jobs);
   }
 
-  /** Each model worker's own memory (answered between jobs), and the face-models worker's. */
+  /**
+   * Each model worker's own memory (answered between jobs), and the face-models worker's. A worker
+   * replaced while it was asked (recycled, retired, the idle swap of the face models) is not waited
+   * for: the pool as it then stands is asked again.
+   */
   async stats(): Promise<PoolStats> {
-    const workers = Promise.all(this.slots.map((slot) => this.askStats<WorkerStats>(slot.worker)));
-    const faceModels = this.askStats<FaceModelsStats>(this.models.worker);
-    return { workers: await workers, faceModels: await faceModels };
+    for (let attempt = 1;; attempt++) {
+      if (this.closed) throw new ModelError("The image model is shut down", { transient: true });
+      const asked = this.slots.map((slot) => this.askStats<WorkerStats>(slot.worker));
+      const faceModels = this.askStats<FaceModelsStats>(this.models.worker);
+      try {
+        const [models, ...workers] = await Promise.all([faceModels, ...asked]);
+        return { workers, faceModels: models };
+      } catch (e) {
+        // Every ask settles before the next attempt (none is left to reject unheard).
+        await Promise.allSettled([faceModels, ...asked]);
+        if (!(e instanceof WorkerGone) || attempt >= 5) throw e;
+      }
+    }
   }
 
   /** A model worker's or the face-models worker's stats (both answer `{ type: "stats", id }`). */
   private askStats<T>(worker: Worker): Promise<T> {
-    return new Promise<T>((resolve) => {
+    return new Promise<T>((resolve, reject) => {
       const id = this.nextId++;
-      this.statsWaiting.set(id, resolve as (s: unknown) => void);
+      const timer = setTimeout(() => {
+        this.statsWaiting.delete(id);
+        reject(new ModelError("The image model did not answer in time", { transient: true }));
+      }, STATS_TIMEOUT_MS);
+      this.statsWaiting.set(id, { worker, resolve: resolve as (s: unknown) => void, reject, timer });
       const msg: WorkerIn & FaceModelsIn = { type: "stats", id };
       worker.postMessage(msg);
     });
   }
 
   private answerStats({ type: _, id, ...stats }: { type: "stats"; id: number }): void {
-    this.statsWaiting.get(id)?.(stats);
+    const req = this.statsWaiting.get(id);
+    if (!req) return;
     this.statsWaiting.delete(id);
+    clearTimeout(req.timer);
+    req.resolve(stats);
+  }
+
+  /** Fails the stats requests `worker` will no longer answer. */
+  private failStats(worker: Worker): void {
+    for (const [id, req] of this.statsWaiting) {
+      if (req.worker !== worker) continue;
+      this.statsWaiting.delete(id);
+      clearTimeout(req.timer);
+      req.reject(new WorkerGone("The worker was replaced"));
+    }
+  }
+
+  /** Terminates `worker` at once (nothing of it may still run: see retire). */
+  private kill(worker: Worker): void {
+    this.failStats(worker);
+    worker.terminate();
   }
 
   /** Resolves once every worker has loaded its models. */
@@ -465,10 +518,10 @@ export class WorkerPool {
     for (const c of this.counts.values()) c.reject(err);
     this.counts.clear();
     for (const slot of this.slots.splice(0)) this.terminate(slot, err);
-    this.nextModels?.worker.terminate();
+    if (this.nextModels) this.kill(this.nextModels.worker);
     // Retired workers may still wait on the face models to finish their render.
     await Promise.all(this.retiring);
-    this.models.worker.terminate();
+    this.kill(this.models.worker);
   }
 }
 
