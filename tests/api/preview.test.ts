@@ -5,12 +5,15 @@
  * would change nothing is refused before any charge.
  */
 import assert from "node:assert/strict";
+import { eq } from "drizzle-orm";
 import sharp from "sharp";
+import { creditLedger } from "../../db/schema.ts";
 import { createApp } from "../../server/app.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
 import { createLocalModel } from "../../server/imaging/local/local-model.ts";
 import { createPreviewer } from "../../server/preview/previewer.ts";
 import { backends } from "../helpers/backends.ts";
+import { waitFor } from "../helpers/api-test.ts";
 import { callApp, openTestContext, type TestContext } from "../helpers/test-app.ts";
 import { cropFace, DARK_HAIR } from "../imaging/fixtures.ts";
 
@@ -201,6 +204,52 @@ for (const backend of backends()) {
         },
       });
       assert.equal(ok.status, 202, JSON.stringify(ok.body));
+    }),
+  );
+
+  Deno.test(
+    {
+      name:
+        `[${backend.name}] local model: a colour this photo refuses, and nothing else: the job fails with the reason, refunded`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    withCtx(async (ctx) => {
+      // Platinum on dark hair would need bleaching: known only once the photo is rendered, after the
+      // charge. The result would be the photo as framed: the job fails and the 2 credits come back.
+      const me = await ctx.register();
+      const photoId = await upload(ctx, me.access_token);
+      const gen = await ctx.call("POST", "/api/generate", {
+        token: me.access_token,
+        body: { photoId, studioType: "hair", options: { hairColor: "platinum-blonde" } },
+      });
+      assert.equal(gen.status, 202, JSON.stringify(gen.body));
+      const charged = await ctx.call("GET", "/api/users/me", { token: me.access_token });
+      assert.equal(charged.body.credits, me.user.credits - 2);
+      // Drained until the job ends (a runner finds no job while the model reports itself starting).
+      const status = await waitFor("the job's end", async () => {
+        await ctx.drain();
+        const s = await ctx.call("GET", `/api/generation/${gen.body.generationId}/status`, {
+          token: me.access_token,
+        });
+        return ["queued", "processing"].includes(s.body.status) ? null : s;
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      assert.equal(status.body.status, "failed", JSON.stringify(status.body));
+      assert.match(
+        status.body.error,
+        /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied: lightening dark hair .+ your credits have been refunded\.$/,
+      );
+      assert.equal(status.body.resultUrl ?? null, null);
+      const after = await ctx.call("GET", "/api/users/me", { token: me.access_token });
+      assert.equal(after.body.credits, me.user.credits, "the charge was refunded");
+      const rows = await ctx.database.db.select().from(creditLedger).where(
+        eq(creditLedger.ref, gen.body.generationId),
+      );
+      assert.deepEqual(
+        rows.map((r) => [r.reason, r.delta]).sort(),
+        [["generation_charge", -2], ["generation_refund", 2]],
+        "the ledger explains both moves",
+      );
     }),
   );
 }

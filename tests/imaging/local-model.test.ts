@@ -6,7 +6,7 @@ import { createLocalModel } from "../../server/imaging/local/local-model.ts";
 import { PhotoCache } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
-import { cropFace, FULL_INTENSITY, landscape } from "./fixtures.ts";
+import { cropFace, DARK_HAIR, FULL_INTENSITY, landscape } from "./fixtures.ts";
 
 const FACE: [number, number, number, number] = [3, 515, 295, 361];
 
@@ -185,6 +185,38 @@ Deno.test("local model through the worker pool", async (t) => {
       // A photo without a face is not prepared, and that is not an error.
       assert.equal(await model.prepare({ photoId: "no-face", photo: await landscape() }), false);
     });
+    await t.step(
+      "a change the photo refuses, and nothing else: generate fails with the reason, the preview shows it",
+      async () => {
+        // Platinum on dark hair would need bleaching: refused with a note. Alone, the result was the photo
+        // as framed, and the user paid 2 credits for it.
+        const photo = await cropFace(DARK_HAIR);
+        const hair = { ...request(photo), studioType: "hair" as const, options: defaultOptions("hair") };
+        const platinum = { ...hair, options: { ...hair.options, hairColor: "platinum-blonde" } };
+        await assert.rejects(model.generate(platinum), (err) => {
+          assert.ok(err instanceof ModelError);
+          assert.equal(err.transient, false, "not retried: the photo refuses it every time");
+          assert.match(
+            err.message,
+            /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied: lightening dark hair .+\. No image was made and your credits have been refunded\.$/,
+          );
+          return true;
+        });
+        // The live preview still shows the photo, with the note, before anything is spent.
+        const seen = await model.preview({ ...platinum, photoId: "refused-platinum" });
+        assert.ok(seen.image.byteLength > 1000);
+        assert.ok(seen.notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')));
+        assert.ok(seen.refused?.length === 1, JSON.stringify(seen.refused));
+        // With anything else the photo takes (a backdrop, or a colour it can reach), the look is made.
+        const withScene = await model.generate({
+          ...platinum,
+          options: { ...platinum.options, setting: "studio-grey" },
+        });
+        assert.ok(withScene.notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')));
+        const auburn = await model.generate({ ...hair, options: { ...hair.options, hairColor: "auburn" } });
+        assert.deepEqual(auburn.notes, []);
+      },
+    );
     await t.step("non-front angles are refused (capabilities say front only)", async () => {
       assert.deepEqual(model.capabilities.angles, ["front"]);
       await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);

@@ -76,6 +76,17 @@ export function unsupportedNotes(
   return notes;
 }
 
+/**
+ * Why a generation failed when the photo took none of the changes asked for (RenderOutput.refused: a
+ * hair colour it could not apply, a beard colour on a shaven face...). Known only once the photo is
+ * rendered, after the charge: the job fails, and failing refunds it.
+ */
+export function nothingAppliedMessage(refusals: string[]): string {
+  return `Nothing could be changed on this photo: ${
+    refusals.join("; ")
+  }. No image was made and your credits have been refunded.`;
+}
+
 /** What a generation asks for, as the generate endpoint received it (options resolved). */
 export interface Requested {
   studioType: StudioType;

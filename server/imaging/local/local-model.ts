@@ -7,7 +7,7 @@ import { ModelError } from "../image-model.ts";
 import { defaultOptions } from "../../styling/catalog.ts";
 import { log } from "../../log.ts";
 import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
-import { LOCAL_CAPABILITIES } from "./capabilities.ts";
+import { LOCAL_CAPABILITIES, nothingAppliedMessage } from "./capabilities.ts";
 import type { OutputFormat, RenderOutput } from "./render.ts";
 import type { FaceCounter } from "./face-count.ts";
 import { type PoolStats, WorkerPool } from "./worker-pool.ts";
@@ -160,13 +160,15 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     name: "local",
     capabilities: LOCAL_CAPABILITIES,
     async generate(req: ImageRequest): Promise<ImageResult> {
-      dropPreparation(req.photoId);
-      const out = await run(req, { cacheKey: req.photoId });
+      const out = await model.generateWithTimings(req);
       return { image: out.image, mime: out.mime, notes: out.notes };
     },
-    generateWithTimings: (req) => {
+    async generateWithTimings(req) {
       dropPreparation(req.photoId);
-      return run(req, { cacheKey: req.photoId });
+      const out = await run(req, { cacheKey: req.photoId });
+      // The photo took nothing that was asked: the generation fails (and is refunded) with the reasons.
+      if (out.refused) throw new ModelError(nothingAppliedMessage(out.refused), { transient: false });
+      return out;
     },
     prepare,
     preview: (req) => {

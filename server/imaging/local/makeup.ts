@@ -91,9 +91,15 @@ export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeCo
 /**
  * Paints the plan's layers on `img`, in painting order. Answers how many eyes the eye layers
  * (shadow, liner, lashes) left bare because the mesh put them where the photo
- * shows only skin (EyeContour.onEye): 0 when no eye layer is planned.
+ * shows only skin (EyeContour.onEye): 0 when no eye layer is planned; and
+ * whether anything was painted (false when the plan has no layer above 0, or
+ * only eye layers and both eyes were left bare).
  */
-export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): { bareEyes: number } {
+export function applyMakeup(
+  img: Canvas,
+  g: FaceGeometry,
+  plan: MakeupPlan,
+): { bareEyes: number; painted: boolean } {
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
   const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
   const eyes = primeEyes(img, g, plan);
@@ -117,5 +123,19 @@ export function applyMakeup(img: Canvas, g: FaceGeometry, plan: MakeupPlan): { b
   if (wing || liner) linerLayer(img, g, (wing ?? liner)!.t, !!wing);
   if (lashes) lashLayer(img, g, lashes.t);
   if (plan.lips && plan.lips.t > 0) lipsLayer(img, g, plan.lips.entry, plan.lips.t);
-  return { bareEyes: eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0 };
+  const bareEyes = eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0;
+  const on = (l: { t: number } | undefined) => !!l && l.t > 0;
+  const eyeLayers = [plan.eyeshadow?.entry.hex ? plan.eyeshadow : undefined, wing, liner, lashes];
+  const faceLayers = [
+    plan.base,
+    plan.cheeks?.entry.hex ? plan.cheeks : undefined,
+    plan.lips,
+    contour,
+    bronzer,
+    freckles,
+    hl,
+    brows,
+  ];
+  const painted = faceLayers.some(on) || (eyeLayers.some(on) && bareEyes < 2);
+  return { bareEyes, painted };
 }

@@ -75,6 +75,13 @@ export interface RenderOutput {
    * this render (its `decode` and `detect` laps are only the cache lookup's).
    */
   photoCached: boolean;
+  /**
+   * Set when the job asked for changes this model renders and the photo took none of them (a hair
+   * colour on hair it could not tell from skin, or that would need bleaching; a beard colour on a
+   * shaven face; eye makeup on eyes it could not find): the image is only the photo as framed. The
+   * reasons, as in `notes`. A generation is not worth its credits then; a preview still shows it.
+   */
+  refused?: string[];
 }
 
 /** A permanent, user-facing failure (e.g. no usable face). */
@@ -419,24 +426,33 @@ async function renderStages(
   const balance = person && scene ? personBalance(img, person) : undefined;
   const makeup = planMakeup(o, job.intensity);
   primeEyes(img, g, makeup);
+  // What the photo refused of what was asked, and whether anything asked for was applied (see
+  // RenderOutput.refused). A camera, a backdrop and a light always change the image.
+  const refusals: string[] = [];
+  let applied = !!(camera || backdrop || lighting);
   if (hairColor?.hex && person) {
     const r = recolorHair(img, g, person, hairColor.hex, hair);
     if (!r.applied) {
-      notes.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
+      refusals.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
     }
+    applied ||= r.applied;
     lap("hair");
   }
   if (beardColor?.hex) {
     const r = recolorFacialHair(img, g, beardColor.hex, person);
     if (!r.applied) {
-      notes.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
+      refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
     }
+    applied ||= r.applied;
     lap("beard");
   }
+  notes.push(...refusals);
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
   // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
-  const { bareEyes } = applyMakeup(img, g, makeup);
+  const { bareEyes, painted } = applyMakeup(img, g, makeup);
   if (bareEyes) notes.push(bareEyes === 1 ? ONE_EYE_BARE : EYES_BARE);
+  if (bareEyes && !painted) refusals.push(EYES_BARE);
+  applied ||= painted;
   lap("makeup");
   if (person && scene) {
     const bg = await scene;
@@ -454,5 +470,11 @@ async function renderStages(
   }
   const out = await encode(img, job.format, job.quality);
   lap("encode");
-  return { ...out, notes, timings, photoCached };
+  return {
+    ...out,
+    notes,
+    timings,
+    photoCached,
+    ...(!applied && refusals.length ? { refused: refusals } : {}),
+  };
 }

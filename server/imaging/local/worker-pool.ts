@@ -276,8 +276,8 @@ export class WorkerPool {
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
     if (slot.jobs >= this.recycleAfterJobs) this.recycle(slot);
     if (msg.ok) {
-      const { image, mime, notes, timings, photoCached } = msg;
-      cur.pending.resolve({ image, mime, notes, timings, photoCached });
+      const { image, mime, notes, timings, photoCached, refused } = msg;
+      cur.pending.resolve({ image, mime, notes, timings, photoCached, ...(refused ? { refused } : {}) });
     } else {
       cur.pending.reject(new ModelError(msg.message, { transient: msg.transient }));
     }

@@ -47,6 +47,7 @@ export type WorkerOut =
     notes: string[];
     timings: Record<string, number>;
     photoCached: boolean;
+    refused?: string[];
   }
   | { type: "result"; id: number; ok: false; message: string; transient: boolean };
 
