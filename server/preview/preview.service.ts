@@ -33,6 +33,11 @@ export interface PreviewImage {
   notes: string[];
   /** The model the final image will come from. */
   finalModel: string;
+  /**
+   * The final image would be this one unchanged: the local model is the final model and the photo
+   * refuses every change asked for (see RenderOutput.refused), so Generate would fail and refund.
+   */
+  refused: boolean;
 }
 
 export function previewLimiter(): RateLimiter {
@@ -73,7 +78,14 @@ export async function renderPreview(
       instructions: input.additionalInstructions ?? null,
       signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
     });
-    return { image: out.image, mime: out.mime, notes: out.notes, finalModel: deps.previewer.finalModel };
+    const finalModel = deps.previewer.finalModel;
+    return {
+      image: out.image,
+      mime: out.mime,
+      notes: out.notes,
+      finalModel,
+      refused: finalModel === "local" && !!out.refused,
+    };
   } catch (err) {
     if (err instanceof ModelError && !err.transient) {
       throw new AppError(422, err.message, { code: "model_refused" });

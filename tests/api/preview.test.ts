@@ -219,9 +219,26 @@ for (const backend of backends()) {
       // charge. The result would be the photo as framed: the job fails and the 2 credits come back.
       const me = await ctx.register();
       const photoId = await upload(ctx, me.access_token);
+      // The preview says so first, free: the photo as framed, the note, and X-Preview-Refused.
+      const platinum = { studioType: "hair", options: { hairColor: "platinum-blonde" } };
+      const seen = await preview(ctx, me.access_token, { photoId, ...platinum });
+      assert.equal(seen.status, 200);
+      assert.equal(seen.headers.get("X-Preview-Refused"), "true");
+      const notes: string[] = JSON.parse(decodeURIComponent(seen.headers.get("X-Preview-Notes")!));
+      assert.ok(
+        notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')),
+        notes.join("; "),
+      );
+      const auburn = await preview(ctx, me.access_token, {
+        photoId,
+        studioType: "hair",
+        options: { hairColor: "auburn" },
+      });
+      assert.equal(auburn.status, 200);
+      assert.equal(auburn.headers.get("X-Preview-Refused"), null);
       const gen = await ctx.call("POST", "/api/generate", {
         token: me.access_token,
-        body: { photoId, studioType: "hair", options: { hairColor: "platinum-blonde" } },
+        body: { photoId, ...platinum },
       });
       assert.equal(gen.status, 202, JSON.stringify(gen.body));
       const charged = await ctx.call("GET", "/api/users/me", { token: me.access_token });

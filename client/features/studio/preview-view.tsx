@@ -6,6 +6,10 @@
 import { Spinner } from "../../ui/spinner.tsx";
 import type { PreviewState } from "./use-preview.ts";
 
+/** The photo takes none of the choices (notes above say why): a generation would change nothing. */
+export const PREVIEW_REFUSED =
+  "None of these choices can be applied to this photo, so Generate would leave it unchanged (and refund your credits). Try another choice.";
+
 export function previewUrl(state: PreviewState): string | null {
   return "url" in state ? state.url : null;
 }
@@ -28,6 +32,8 @@ export function PreviewView(
     ? "Preview paused for a moment: too many changes in a minute."
     : state.kind === "error"
     ? "The preview could not be rendered. Generate still works."
+    : state.kind === "ready" && state.refused
+    ? PREVIEW_REFUSED
     : null;
   const isPreview = previewUrl(state) !== null;
 

@@ -15,8 +15,11 @@ export type PreviewState =
   /** Nothing to preview (signed out, no photo, nothing chosen): show the photo. */
   | { kind: "idle" }
   | { kind: "loading"; url: string | null }
-  /** `notes`: what the preview did not apply (from the X-Preview-Notes header). */
-  | { kind: "ready"; url: string; notes: string[] }
+  /**
+   * `notes`: what the preview did not apply (from the X-Preview-Notes header); `refused`: the photo
+   * takes none of the choices, so Generate would change nothing (X-Preview-Refused).
+   */
+  | { kind: "ready"; url: string; notes: string[]; refused: boolean }
   /** 422: these choices change nothing in the photo. */
   | { kind: "no-change"; detail: string | null }
   /** 429: too many previews a minute; the last image stays. */
@@ -72,12 +75,13 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
           return;
         }
         const notes = previewNotes(res.headers.get("X-Preview-Notes"));
+        const refused = res.headers.get("X-Preview-Refused") === "true";
         const blob = await res.blob();
         if (ctrl.signal.aborted) return;
         const url = URL.createObjectURL(blob);
         if (urlRef.current) URL.revokeObjectURL(urlRef.current);
         urlRef.current = url;
-        setState({ kind: "ready", url, notes });
+        setState({ kind: "ready", url, notes, refused });
       } catch {
         if (!ctrl.signal.aborted) setState({ kind: "error", url: urlRef.current });
       }
