@@ -280,9 +280,9 @@ bothSizesTest(
   },
 );
 
-pageTest(
+bothSizesTest(
   "[browser] a shade the photo cannot take: the live preview says so; Generate fails with the reason and refunds",
-  async (g, { server, portrait }) => {
+  async (g, { server, portrait }, label) => {
     // The portrait's dark hair would need bleaching for Platinum Blonde: the real local model refuses it.
     const { page } = g;
     g.allow(/status of 4\d\d/);
@@ -293,17 +293,25 @@ pageTest(
     await page.getByRole("heading", { name: "AI Hair Studio" }).waitFor();
     await openGroup(page, "hairColor");
     await page.locator('[data-group="hairColor"]').getByRole("radio", { name: "Platinum Blonde" }).click();
-    const preview = page.getByTestId("preview");
-    await preview.getByText(
-      "None of these choices can be applied to this photo, so Generate would leave it unchanged (and refund your credits). Try another choice.",
-    ).waitFor({ timeout: 30_000 });
-    await preview.getByTestId("preview-notes").getByText('Hair Color "Platinum Blonde" was not applied', {
-      exact: false,
-    }).waitFor();
-    await expectNoSeriousAxeViolations(page, "refused preview (desktop)");
-    await shot(page, "studio-preview-refused-desktop");
+    if (label === "phone") {
+      await page.getByTestId("stage-note").getByText(
+        "These choices cannot be applied to this photo: Generate would leave it unchanged.",
+      ).waitFor({ timeout: 30_000 });
+    } else {
+      const preview = page.getByTestId("preview");
+      await preview.getByText(
+        "None of these choices can be applied to this photo, so Generate would leave it unchanged (and refund your credits). Try another choice.",
+      ).waitFor({ timeout: 30_000 });
+      await preview.getByTestId("preview-notes").getByText('Hair Color "Platinum Blonde" was not applied', {
+        exact: false,
+      }).waitFor();
+    }
+    await expectNoSeriousAxeViolations(page, `refused preview (${label})`);
+    await shot(page, `studio-preview-refused-${label}`);
 
-    await page.getByRole("button", { name: "Generate Avatar" }).click();
+    await (label === "phone"
+      ? page.getByTestId("generate-bar-button")
+      : page.getByRole("button", { name: "Generate Avatar" })).click();
     await toast(page, "Generation Failed").waitFor({ timeout: 90_000 });
     const reason = page.getByTestId("generation-problem");
     await reason.getByText(
@@ -313,7 +321,6 @@ pageTest(
     await reason.getByText(/your credits have been refunded\.$/).waitFor();
     await pill.filter({ hasText: credits }).waitFor();
   },
-  { viewport: DESKTOP },
 );
 
 /** A solid JPEG `width` px wide (9:16), so a test can tell which preview the page shows. */
