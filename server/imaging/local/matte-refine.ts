@@ -92,7 +92,7 @@ export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float3
       }
     }
   }
-  solidify(out, label, w, h);
+  solidify(out, label, w, h, rgb);
   return { ...person, data: out };
 }
 
@@ -234,18 +234,59 @@ export function backgroundObjects(
   return drop;
 }
 
+/**
+ * An enclosed hole the selfie model is sure is background (mean under HOLE_SURE) whose colour is
+ * not the person's around it (more than HOLE_APART from the mean of the region's cells bordering
+ * it, sRGB): the background seen through a loop of arm and head, not a shirt the model doubted
+ * where it resembles the wall (that hole has the shirt's colour).
+ */
+function openHole(
+  hole: number[],
+  out: Float32Array,
+  label: Int32Array,
+  rgb: Float32Array,
+  w: number,
+): boolean {
+  if (hole.length < HOLE_MIN) return false;
+  let v = 0;
+  const hc = [0, 0, 0], rc = [0, 0, 0];
+  let rim = 0;
+  const n = label.length;
+  for (const k of hole) {
+    v += out[k];
+    for (let c = 0; c < 3; c++) hc[c] += rgb[k * 3 + c];
+    const x = k % w;
+    for (const nb of [k - w, k + w, x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1]) {
+      if (nb < 0 || nb >= n || label[nb] !== 1) continue;
+      rim++;
+      for (let c = 0; c < 3; c++) rc[c] += rgb[nb * 3 + c];
+    }
+  }
+  if (v / hole.length >= HOLE_SURE || rim === 0) return false;
+  return Math.hypot(...hc.map((s, c) => s / hole.length - rc[c] / rim)) > HOLE_APART;
+}
+
+/** See openHole: the hole's mean grid value under this... */
+const HOLE_SURE = 0.15;
+/** ...and its mean colour this far from the bordering person cells' (sRGB units)... */
+const HOLE_APART = 40;
+/** ...and at least this many cells (a speck is the model's noise). */
+const HOLE_MIN = 16;
+
 /** Cells this far (chessboard, in grid cells) inside the kept region are surely person. */
 const CORE_DEPTH = 3;
 
 /**
  * Inside the person there is no old background and no backdrop showing
  * through: small holes enclosed by the kept region (the model unsure on a
- * shirt that resembles the wall; under 2% of the region) are filled, and
+ * shirt that resembles the wall; under 2% of the region) are filled, unless
+ * the cells' colours (`rgb`) show background seen through a loop of arm and
+ * head (see openHole), and
  * every cell CORE_DEPTH cells or more inside the region gets alpha 1 (the
  * model's 0.6-0.8 inside a torso would let the new backdrop show through).
  * Larger enclosed gaps (an arm on a hip) stay background.
  */
-function solidify(out: Float32Array, label: Int32Array, w: number, h: number): void {
+function solidify(out: Float32Array, label: Int32Array, w: number, h: number, rgb?: Float32Array): void {
   const n = w * h;
   let area = 0;
   for (let k = 0; k < n; k++) area += label[k];
@@ -299,7 +340,7 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number): v
       step(k - w);
       step(k + w);
     }
-    if (hole.length < 0.02 * area) {
+    if (hole.length < 0.02 * area && !(rgb && openHole(hole, out, label, rgb, w))) {
       for (const k of hole) {
         out[k] = 1;
         solid[k] = 1;
@@ -700,16 +741,19 @@ export function dropBackgroundObjects(m: PersonMask, rgb: Float32Array): number 
 }
 
 /**
- * A plan made without the pixels, checked for background objects with the canvas's colours, in
- * place: most photos have none (the region as kept is tested first, no new plan); with some, the
- * plan is made again without them.
+ * A plan made without the pixels, checked with the canvas's colours, in place: the region kept with
+ * them (background objects dropped, a hole of background kept open: see openHole) is compared with
+ * the plan's; most photos have neither, and the plan stands; otherwise it is made again.
  */
 function checkPlan(plan: MattePlan, full: Canvas, person: PersonMask, seed: Point): void {
   const rgb = cellColours(full, person);
-  const region = new Uint8Array(plan.kept.w * plan.kept.h);
-  for (let k = 0; k < region.length; k++) region[k] = plan.kept.data[k] >= REGION_THRESHOLD ? 1 : 0;
-  if (backgroundObjects(person, region, rgb).includes(1)) {
-    Object.assign(plan, planMatte(full, person, seed, rgb));
+  // With the colours, the region may lose background objects and keep a hole open (see openHole).
+  const kept = keepDominantRegion(person, seed, rgb).data, was = plan.kept.data;
+  for (let k = 0; k < kept.length; k++) {
+    if (kept[k] !== was[k]) {
+      Object.assign(plan, planMatte(full, person, seed, rgb));
+      break;
+    }
   }
   plan.checked = true;
 }
