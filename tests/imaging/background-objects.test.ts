@@ -19,6 +19,10 @@ import { cellColours } from "../../server/imaging/local/person-mask.ts";
 import { cropFace, DARK_HAIR, FRONTAL_FACES } from "./fixtures.ts";
 import { framedCrop } from "./framed-crop.ts";
 
+/** One face engine for the file's real-photo tests (a second load in one process finds the model's file handlers registered twice). */
+let engineLoad: Promise<FaceEngine> | undefined;
+const faceEngine = () => (engineLoad ??= FaceEngine.load());
+
 export const SYN_W = 540, SYN_H = 960;
 /** The synthetic face's centre. */
 export const SYN_FACE: Point = [270, 360];
@@ -249,7 +253,7 @@ export function perPixel(
 }
 
 Deno.test("matte: the wooden window frame beside sample6's hair is not kept in the cut-out; her hair is", async () => {
-  const engine = await FaceEngine.load();
+  const engine = await faceEngine();
   const c = (await framedCrop(engine, await cropFace(DARK_HAIR)))!;
   const alpha = perPixel(refineMatte(c.framed, c.person, c.g.center));
   const [bx, by, bw, bh] = c.box;
@@ -277,7 +281,7 @@ Deno.test("matte: the sofa seen through the loop of sample2@1370's raised arm is
   // the person. The selfie model marked most of it background, but the hole was under 2 % of the region
   // and was filled as a doubt on a shirt: a lavender and red patch over every backdrop. Polygons relative
   // to the detected face box (traced on the 1080x1920 framing); before: the loop 100 % kept.
-  const engine = await FaceEngine.load();
+  const engine = await faceEngine();
   const c = (await framedCrop(engine, await cropFace(FRONTAL_FACES[3])))!;
   const alpha = perPixel(refineMatte(c.framed, c.person, c.g.center));
   const [bx, by, bw, bh] = c.box;
