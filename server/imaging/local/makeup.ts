@@ -125,7 +125,6 @@ export function applyMakeup(
   if (plan.lips && plan.lips.t > 0) lipsLayer(img, g, plan.lips.entry, plan.lips.t);
   const bareEyes = eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0;
   const on = (l: { t: number } | undefined) => !!l && l.t > 0;
-  const eyeLayers = [plan.eyeshadow?.entry.hex ? plan.eyeshadow : undefined, wing, liner, lashes];
   const faceLayers = [
     plan.base,
     plan.cheeks?.entry.hex ? plan.cheeks : undefined,
@@ -136,6 +135,7 @@ export function applyMakeup(
     hl,
     brows,
   ];
-  const painted = faceLayers.some(on) || (eyeLayers.some(on) && bareEyes < 2);
+  // `eyes` is found exactly when an eye layer is planned above 0 (primeEyes).
+  const painted = faceLayers.some(on) || (!!eyes && bareEyes < 2);
   return { bareEyes, painted };
 }

@@ -524,11 +524,19 @@ export function planMatte(
   seed: Point,
   rgb?: Float32Array,
 ): MattePlan {
+  return planFromRegion(size, keepDominantRegion(person, seed, rgb), !!rgb);
+}
+
+/** planMatte's plan from the region it keeps (`checked`: the region was kept with the pixels' colours). */
+function planFromRegion(
+  size: { width: number; height: number },
+  kept: PersonMask,
+  checked: boolean,
+): MattePlan {
   // Frames wider than REFINE_MAX_WIDTH are refined at half size (4x less work; the selfie
   // matte's own grid is 4 px, so the refined edge is still 2x finer than it was).
   const scale = size.width > REFINE_MAX_WIDTH ? 2 : 1;
   const W = Math.ceil(size.width / scale), H = Math.ceil(size.height / scale), n = W * H;
-  const kept = keepDominantRegion(person, seed, rgb);
   // Wider than the selfie matte's error (a grid cell is ~W/256 px, its edges ~2 cells soft).
   const R = Math.max(6, Math.round(W / 45));
   // The guided filter's radius.
@@ -591,7 +599,7 @@ export function planMatte(
   boxMean(p, W, H, R, pMean, tmp);
   // Sure person / sure background: far enough inside their side of the coarse edge.
   boxMean(p, W, H, Math.max(2, R >> 1), near, tmp);
-  return { scale, W, H, kept, R, r, Rc, tw, th, own, around, need, p, pMean, near, checked: !!rgb };
+  return { scale, W, H, kept, R, r, Rc, tw, th, own, around, need, p, pMean, near, checked };
 }
 
 /**
@@ -748,10 +756,10 @@ export function dropBackgroundObjects(m: PersonMask, rgb: Float32Array): number 
 function checkPlan(plan: MattePlan, full: Canvas, person: PersonMask, seed: Point): void {
   const rgb = cellColours(full, person);
   // With the colours, the region may lose background objects and keep a hole open (see openHole).
-  const kept = keepDominantRegion(person, seed, rgb).data, was = plan.kept.data;
-  for (let k = 0; k < kept.length; k++) {
-    if (kept[k] !== was[k]) {
-      Object.assign(plan, planMatte(full, person, seed, rgb));
+  const kept = keepDominantRegion(person, seed, rgb), was = plan.kept.data;
+  for (let k = 0; k < kept.data.length; k++) {
+    if (kept.data[k] !== was[k]) {
+      Object.assign(plan, planFromRegion(full, kept, true));
       break;
     }
   }
