@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { EYE_L, EYE_R } from "../../server/imaging/local/landmarks.ts";
+import type { Point } from "../../server/imaging/local/masks.ts";
 import {
   chooseFace,
   decodePhoto,
@@ -36,4 +40,41 @@ Deno.test("a group photo with no dominant face is refused", async () => {
   const faces = await detectFaces(engine, photo);
   assert.ok(faces.length >= 3);
   assert.throws(() => chooseFace(faces, photo.width, photo.height), UserFacingError);
+});
+
+Deno.test("a tilted head's eyes are measured on an upright copy and land where the upright photo's are", async () => {
+  // sample3@1372 (upright) turned by sharp: where her eyes are is known from the mesh on the upright
+  // photo, turned the same way. The mesh as found on a head tilted this far drifts off the eyes (the
+  // mesh model expects an upright face); the upright measure (uprightMesh) must land on them.
+  const photo = await decodePhoto(await cropFace(FRONTAL_FACES[7]));
+  const [upright] = await detectFaces(engine, photo);
+  assert.equal(upright.uprightMesh, undefined, "an upright head is measured once");
+  const eyes = [...EYE_R, ...EYE_L];
+  for (const degrees of [35, -40]) {
+    const turned = await sharp(photo.data, { raw: { width: photo.width, height: photo.height, channels: 3 } })
+      .rotate(degrees, { background: "#808080" })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const img = { data: new Uint8Array(turned.data), width: turned.info.width, height: turned.info.height };
+    // sharp turns clockwise about the centre and grows the canvas around it.
+    const a = degrees * Math.PI / 180, cos = Math.cos(a), sin = Math.sin(a);
+    const expected = (k: number): Point => {
+      const dx = upright.mesh[k][0] - photo.width / 2, dy = upright.mesh[k][1] - photo.height / 2;
+      return [img.width / 2 + cos * dx - sin * dy, img.height / 2 + sin * dx + cos * dy];
+    };
+    const [face] = await detectFaces(engine, img);
+    const fw = faceGeometry(upright.mesh).fw;
+    const off = (mesh: Point[]) =>
+      eyes.reduce((s, k) => s + Math.hypot(mesh[k][0] - expected(k)[0], mesh[k][1] - expected(k)[1]), 0) /
+      eyes.length / fw;
+    assert.ok(face.uprightMesh, `${degrees}°: measured upright`);
+    const asFound = off(face.mesh), measured = off(face.uprightMesh);
+    console.log(
+      `turned ${degrees}°: eye points off the upright photo's by ${
+        asFound.toFixed(3)
+      } face widths as found, ` +
+        `${measured.toFixed(3)} upright`,
+    );
+    assert.ok(measured <= 0.02, `${degrees}°: upright eyes ${measured.toFixed(3)} face widths off`);
+  }
 });

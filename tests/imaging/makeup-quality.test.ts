@@ -12,13 +12,14 @@ import assert from "node:assert/strict";
 import { blushLayer, highlighterLayer } from "../../server/imaging/local/cheeks-and-face.ts";
 import { eyeContours } from "../../server/imaging/local/eye-contour.ts";
 import { eyeshadowLayer, lashLayer, linerLayer } from "../../server/imaging/local/eye-makeup.ts";
-import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { FaceEngine, type FaceModels } from "../../server/imaging/local/face-engine.ts";
+import { decodePhoto, detectFaces, UPRIGHT_SIDE } from "../../server/imaging/local/photo-faces.ts";
 import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY, type SelectedOptions } from "../../server/styling/option-keys.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { EYE_L, EYE_R, LASH_L, LASH_R, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
-import { cropFace, FRONTAL_FACES, job, polygonPixels } from "./fixtures.ts";
+import { cropFace, cropRect, decode, FRONTAL_FACES, job, polygonPixels } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import {
   blushOnStrands,
@@ -43,6 +44,12 @@ import {
 } from "./makeup-metrics.ts";
 
 const engine = await FaceEngine.load();
+/** The engine losing the face on the upright copy (as the mesh model may): the mesh as found places the eyes. */
+const noUpright: FaceModels = {
+  detect: (img) =>
+    img.width === UPRIGHT_SIDE && img.height === UPRIGHT_SIDE ? Promise.resolve([]) : engine.detect(img),
+  segment: (input) => engine.segment(input),
+};
 const DEFAULT_LOOK = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
 // Three portraits in different light and skin tones, eyes open (a closed eye under heavy black
 // liner shows no lid to measure).
@@ -422,9 +429,14 @@ Deno.test("a mesh eye on a patch of lit skin is left bare; an eye on deep skin i
 });
 
 Deno.test("a look whose eye makeup left an eye bare says so; a look on two found eyes does not", async () => {
-  const jobOf = async (face: [number, number, number, number], options: Partial<SelectedOptions>) =>
-    (await render(engine, job(await cropFace(face), options, DEFAULT_LOOK, "makeup"))).notes;
-  const tilted = await jobOf(FRONTAL_FACES[1], { lookStyle: "evening-glam" });
+  const jobOf = async (
+    face: [number, number, number, number],
+    options: Partial<SelectedOptions>,
+    models: FaceModels = engine,
+  ) => (await render(models, job(await cropFace(face), options, DEFAULT_LOOK, "makeup"))).notes;
+  // sample1@1438 as the mesh first finds her (noUpright): the right eye lies on the side of the nose and is
+  // left bare.
+  const tilted = await jobOf(FRONTAL_FACES[1], { lookStyle: "evening-glam" }, noUpright);
   assert.ok(
     tilted.includes(
       "Eye makeup was painted on one eye only: the other eye could not be located in the photo " +
@@ -434,13 +446,72 @@ Deno.test("a look whose eye makeup left an eye bare says so; a look on two found
   );
   // No eye layer, nothing to say: a lipstick alone.
   assert.deepEqual(
-    (await jobOf(FRONTAL_FACES[1], { lips: "classic-red-matte" })).filter((n) => n.includes("Eye makeup")),
+    (await jobOf(FRONTAL_FACES[1], { lips: "classic-red-matte" }, noUpright)).filter((n) =>
+      n.includes("Eye makeup")
+    ),
     [],
   );
-  assert.deepEqual(
-    (await jobOf(FRONTAL_FACES[5], { lookStyle: "evening-glam" })).filter((n) => n.includes("Eye makeup")),
-    [],
-  );
+  // Both eyes found: on an upright face, and on sample1@1438 measured upright (the next test).
+  for (const face of [FRONTAL_FACES[5], FRONTAL_FACES[1]]) {
+    assert.deepEqual(
+      (await jobOf(face, { lookStyle: "evening-glam" })).filter((n) => n.includes("Eye makeup")),
+      [],
+    );
+  }
+});
+
+Deno.test("a tilted head's eyes are measured upright and made up where the photo shows them", async () => {
+  // sample1@1438 (tilted ~42°, read 25° by the mesh as found) and sample4@1216 (~27°, read 16°): the
+  // mesh as found put the right eye on the side of the nose, 0.1-0.2 face widths under the eye marked on
+  // the photo. Before: sample1@1438's right eye left bare (with a note); sample4@1216's found by the
+  // search beside the other eye. Measured on a copy turned upright, the eye lies on the marked one.
+  const cases = [
+    [FRONTAL_FACES[1], 0.75, 2.2],
+    [FRONTAL_FACES[1], 0.5625, 3.2],
+    [FRONTAL_FACES[8], 0.75, 2.2],
+    [FRONTAL_FACES[8], 0.5625, 3.2],
+  ] as const;
+  for (const [face, aspect, span] of cases) {
+    const label = `sample${face[0]}@${face[1]}`;
+    const photo = await decodePhoto(await cropFace(face, aspect, span));
+    const { left, top } = await cropRect(face, aspect, span);
+    const [found] = await detectFaces(engine, photo);
+    const [asFound] = await detectFaces(engine, photo, { upright: false });
+    assert.ok(found.uprightMesh, `${label} ${aspect}: measured upright`);
+    const seen = EYE_CENTRES_SEEN[`${label} R`];
+    const fw = faceGeometry(found.uprightMesh).fw;
+    const offBy = (mesh: Point[]) => {
+      const c = EYE_R.reduce((a, k) => [a[0] + mesh[k][0] / EYE_R.length, a[1] + mesh[k][1] / EYE_R.length], [
+        0,
+        0,
+      ]);
+      return Math.hypot(c[0] + left - seen[0], c[1] + top - seen[1]) / fw;
+    };
+    const upright = offBy(found.uprightMesh), before = offBy(asFound.mesh);
+    // The styled look paints the marked eye: pixels moved within 0.06 face widths of its centre.
+    const f = await framedFace(engine, face, aspect, span);
+    const look = job(f.photo, { lookStyle: "evening-glam" }, DEFAULT_LOOK, "makeup");
+    const c: Point = [
+      (seen[0] - f.crop.left) * f.framing.scale + f.framing.offsetX,
+      (seen[1] - f.crop.top) * f.framing.scale + f.framing.offsetY,
+    ];
+    const r = 0.06 * f.g.fw;
+    const disc = Array.from(
+      { length: 24 },
+      (_, k): Point => [c[0] + r * Math.cos(k * Math.PI / 12), c[1] + r * Math.sin(k * Math.PI / 12)],
+    );
+    const around = polygonPixels(f.plain, disc, 0, 0.5);
+    const madeUp = async (models: FaceModels) =>
+      changed(f.plain, await decode((await render(models, look)).image), around, 6).length / around.length;
+    const [now, then] = [await madeUp(engine), await madeUp(noUpright)];
+    console.log(
+      `${label} ${aspect}: right eye ${before.toFixed(3)} face widths off the marked one as found, ` +
+        `${upright.toFixed(3)} upright; Evening Glam moved ${(100 * then).toFixed(1)}% -> ` +
+        `${(100 * now).toFixed(1)}% of the pixels around it by ΔE > 6`,
+    );
+    assert.ok(upright <= 0.06, `${label} ${aspect}: upright eye ${upright.toFixed(3)} face widths off`);
+    assert.ok(now >= 0.1, `${label} ${aspect}: ${(100 * now).toFixed(1)}% around the eye made up`);
+  }
 });
 
 Deno.test("plum eyeshadow at the default intensity shows on both lids", () => {

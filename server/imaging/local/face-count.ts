@@ -36,7 +36,7 @@ const MIN_SCORE = 0.5;
 export async function countFaces(models: FaceModels, image: Uint8Array): Promise<FaceCount> {
   try {
     const photo = await decodePhoto(image);
-    const faces = (await detectFaces(models, photo)).filter((f) => f.score >= MIN_SCORE);
+    const faces = (await detectFaces(models, photo, { upright: false })).filter((f) => f.score >= MIN_SCORE);
     const largest = faces.reduce((m, f) => Math.max(m, f.box[2]), 0);
     const g = faces[0] ? faceGeometry(faces[0].mesh) : undefined;
     return {

@@ -16,6 +16,11 @@ export interface DetectedFace {
   score: number;
   /** 478 points in input pixels. */
   mesh: Point[];
+  /**
+   * On a tilted head, the mesh measured again on a copy turned upright, in the same pixels: where
+   * the eyes are (see detectFaces in photo-faces.ts). Undefined on an upright head.
+   */
+  uprightMesh?: Point[];
   /** Head rotation in radians. */
   yaw: number;
   pitch: number;
