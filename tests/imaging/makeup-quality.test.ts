@@ -9,6 +9,7 @@
  * (also on a dim, turned face), blush kept off strands of hair.
  */
 import assert from "node:assert/strict";
+import { deltaE, srgbToLab } from "../../server/imaging/local/color.ts";
 import { blushLayer, highlighterLayer } from "../../server/imaging/local/cheeks-and-face.ts";
 import { eyeContours } from "../../server/imaging/local/eye-contour.ts";
 import { eyeshadowLayer, lashLayer, linerLayer } from "../../server/imaging/local/eye-makeup.ts";
@@ -511,6 +512,65 @@ Deno.test("a tilted head's eyes are measured upright and made up where the photo
     );
     assert.ok(upright <= 0.06, `${label} ${aspect}: upright eye ${upright.toFixed(3)} face widths off`);
     assert.ok(now >= 0.1, `${label} ${aspect}: ${(100 * now).toFixed(1)}% around the eye made up`);
+  }
+});
+
+Deno.test("a tilted head's blush sits on the cheekbone under the eye marked on the photo", async () => {
+  // The blush follows the upright measure too. Its centre on the right cheek lies 0.21-0.25 face widths
+  // from the eye on upright faces; on the tilted ones, placed by the mesh as found, 0.31-0.34 (beside the
+  // nose, toward the mouth's corner).
+  for (const face of [FRONTAL_FACES[1], FRONTAL_FACES[8]]) {
+    const label = `sample${face[0]}@${face[1]}`;
+    const f = await framedFace(engine, face);
+    const [found] = await detectFaces(engine, await decodePhoto(f.photo));
+    const toCanvas = (p: Point): Point => [
+      p[0] * f.framing.scale + f.framing.offsetX,
+      p[1] * f.framing.scale + f.framing.offsetY,
+    ];
+    const seen = EYE_CENTRES_SEEN[`${label} R`];
+    const eyeR = toCanvas([seen[0] - f.crop.left, seen[1] - f.crop.top]);
+    const eyeL = toCanvas(
+      EYE_L.reduce(
+        (
+          a,
+          k,
+        ): Point => [
+          a[0] + found.uprightMesh![k][0] / EYE_L.length,
+          a[1] + found.uprightMesh![k][1] / EYE_L.length,
+        ],
+        [0, 0],
+      ),
+    );
+    const look = job(f.photo, { cheeks: "dusty-rose" }, DEFAULT_LOOK, "makeup");
+    // The centre of what the blush moved (ΔE-weighted) on the right eye's side of the face, in face widths
+    // from that eye.
+    const fromEye = async (models: FaceModels) => {
+      const out = await decode((await render(models, look)).image);
+      const all = Array.from({ length: out.width * out.height }, (_, k) => k).filter((k) => {
+        const x = k % out.width, y = (k - x) / out.width;
+        return Math.hypot(x - eyeR[0], y - eyeR[1]) < Math.hypot(x - eyeL[0], y - eyeL[1]);
+      });
+      let m = 0, sx = 0, sy = 0;
+      for (const k of changed(f.plain, out, all, 2)) {
+        const i = k * 3;
+        const d = deltaE(
+          srgbToLab(f.plain.data[i], f.plain.data[i + 1], f.plain.data[i + 2]),
+          srgbToLab(out.data[i], out.data[i + 1], out.data[i + 2]),
+        );
+        const x = k % out.width;
+        m += d;
+        sx += d * x;
+        sy += d * (k - x) / out.width;
+      }
+      return Math.hypot(sx / m - eyeR[0], sy / m - eyeR[1]) / f.g.fw;
+    };
+    const [now, then] = [await fromEye(engine), await fromEye(noUpright)];
+    console.log(
+      `${label}: right cheek's blush centred ${then.toFixed(2)} -> ${
+        now.toFixed(2)
+      } face widths from the marked eye`,
+    );
+    assert.ok(now >= 0.15 && now <= 0.28, `${label}: blush ${now.toFixed(2)} face widths from the eye`);
   }
 });
 

@@ -93,21 +93,24 @@ export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeCo
  * (shadow, liner, lashes) left bare because the mesh put them where the photo
  * shows only skin (EyeContour.onEye): 0 when no eye layer is planned; and
  * whether anything was painted (false when the plan has no layer above 0, or
- * only eye layers and both eyes were left bare). The eye layers (shadow, brows,
- * liner, lashes) follow `eyesG`: on a tilted head, the mesh measured upright
- * (DetectedFace.uprightMesh).
+ * only eye layers and both eyes were left bare). On a tilted head `g` is the
+ * mesh measured upright (DetectedFace.uprightMesh) and `lipsG` the mesh as
+ * found: the colour search that corrects a lip outline off the lips
+ * (lips.ts) was tuned on that mesh, and on the upright one it did not
+ * trigger where the outline stops inside a full lower lip (sample1@1438: 76%
+ * of the lips painted against 95%).
  */
 export function applyMakeup(
   img: Canvas,
   g: FaceGeometry,
   plan: MakeupPlan,
-  eyesG: FaceGeometry = g,
+  lipsG: FaceGeometry = g,
 ): { bareEyes: number; painted: boolean } {
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
   const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
-  const eyes = primeEyes(img, eyesG, plan);
+  const eyes = primeEyes(img, g, plan);
   // The lips are found on the photo too, before the base, contour or blush paint around them.
-  if (plan.lips && plan.lips.t > 0) primeLips(img, g);
+  if (plan.lips && plan.lips.t > 0) primeLips(img, lipsG);
   if (plan.base && plan.base.t > 0) baseLayer(img, g, plan.base.entry, plan.base.t);
   const contour = has("contour");
   if (contour) contourLayer(img, g, contour.t);
@@ -119,13 +122,13 @@ export function applyMakeup(
   const hl = has("highlighter");
   if (hl) highlighterLayer(img, g, hl.t);
   if (plan.eyeshadow?.entry.hex) {
-    eyeshadowLayer(img, eyesG, plan.eyeshadow.entry.hex, plan.eyeshadow.t);
+    eyeshadowLayer(img, g, plan.eyeshadow.entry.hex, plan.eyeshadow.t);
   }
   const brows = has("brows");
-  if (brows) browLayer(img, eyesG, brows.t);
-  if (wing || liner) linerLayer(img, eyesG, (wing ?? liner)!.t, !!wing);
-  if (lashes) lashLayer(img, eyesG, lashes.t);
-  if (plan.lips && plan.lips.t > 0) lipsLayer(img, g, plan.lips.entry, plan.lips.t);
+  if (brows) browLayer(img, g, brows.t);
+  if (wing || liner) linerLayer(img, g, (wing ?? liner)!.t, !!wing);
+  if (lashes) lashLayer(img, g, lashes.t);
+  if (plan.lips && plan.lips.t > 0) lipsLayer(img, lipsG, plan.lips.entry, plan.lips.t);
   const bareEyes = eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0;
   const on = (l: { t: number } | undefined) => !!l && l.t > 0;
   const faceLayers = [

@@ -95,9 +95,9 @@ async function detectAsIs(engine: FaceModels, photo: Canvas): Promise<DetectedFa
  * expects an upright face; its own rotation correction turns the whole photo by the detector's
  * rougher angle (sample2@805, upright, was turned and lost an eye). On heads tilted 16-25° as first
  * read (sample1@1438, sample4@1216) the mesh put an eye on the side of the nose, ~0.1-0.2 face widths
- * under the real one; measured upright, both eyes land on the eyes. The upright mesh is used for the
- * eyes only: the matte, hair and lip models were tuned on the mesh as found, and measured on the
- * upright one they changed in ways not yet worked through (see decision 021).
+ * under the real one; measured upright, both eyes land on the eyes. The upright mesh places all the
+ * makeup except the lips: the matte, hair and lip models were tuned on the mesh as found, and measured on
+ * the upright one they changed in ways not yet worked through (see decision 021).
  */
 const TILT_MIN = 0.26;
 /** Upright measures at most per face, and the change in tilt (radians, ~3°) that ends them. */

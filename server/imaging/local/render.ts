@@ -371,9 +371,9 @@ async function renderStages(
     ? Promise.resolve({ ...kept.canvas, data: kept.canvas.data.slice() })
     : track(renderFramed(photo, framing, prescaled ?? track(coverScaled(photo, job.width, job.height))));
   const g = faceGeometry(mapPoints(face.mesh, framing));
-  // The eyes of a tilted head from its upright measure (see detectFaces); the mesh as found places
-  // everything else.
-  const eyesG = face.uprightMesh ? faceGeometry(mapPoints(face.uprightMesh, framing)) : g;
+  // Makeup on a tilted head follows its upright measure (see detectFaces), the lips excepted (see
+  // applyMakeup); the framing, matte and hair models keep the mesh as found (decision 021).
+  const makeupG = face.uprightMesh ? faceGeometry(mapPoints(face.uprightMesh, framing)) : g;
   const hairColor = entry<{ hex?: string; label: string }>("hairColor", studio, o.hairColor);
   const blur = lens?.backgroundBlur ?? 0;
   let person: PersonMask | undefined;
@@ -428,7 +428,7 @@ async function renderStages(
   // personBalance) and the eyes' lid lines (see primeEyes).
   const balance = person && scene ? personBalance(img, person) : undefined;
   const makeup = planMakeup(o, job.intensity);
-  primeEyes(img, eyesG, makeup);
+  primeEyes(img, makeupG, makeup);
   // What the photo refused of what was asked, and whether anything asked for was applied (see
   // RenderOutput.refused). A camera, a backdrop and a light always change the image.
   const refusals: string[] = [];
@@ -452,7 +452,7 @@ async function renderStages(
   notes.push(...refusals);
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
   // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
-  const { bareEyes, painted } = applyMakeup(img, g, makeup, eyesG);
+  const { bareEyes, painted } = applyMakeup(img, makeupG, makeup, g);
   if (bareEyes) notes.push(bareEyes === 1 ? ONE_EYE_BARE : EYES_BARE);
   if (bareEyes && !painted) refusals.push(EYES_BARE);
   applied ||= painted;
