@@ -847,6 +847,39 @@ Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck
   }
 });
 
+Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline take the dye, never a pale band", async () => {
+  // The recolour maps a pixel by its lightness offset from the hair's mean, stretched when dark hair is
+  // lightened a lot; the hairline's blends of hair and skin, far lighter than any strand, went to white
+  // out of gamut: a grey-white band between the forehead and the copper hair, or a pale patch over the
+  // forehead. Counted: pixels of the ring around the face oval above the eyes that the dye made lighter
+  // (> 5 L*) and greyer (chroma down > 3). Before: 2,600-22,000 per look; after: 0-158.
+  for (const face of [FRONTAL_FACES[7], FRONTAL_FACES[13], FRONTAL_FACES[14]]) {
+    for (const id of ["copper-red", "caramel"]) {
+      const { plain, g, res, out } = await recoloured(face, id);
+      assert.deepEqual(res.notes, [], `sample${face[0]}@${face[1]} ${id}`);
+      const ring = (k: number) =>
+        polygonPixels(
+          plain,
+          FACE_OVAL.map((i): [number, number] => [
+            g.center[0] + (g.pts[i][0] - g.center[0]) * k,
+            g.center[1] + (g.pts[i][1] - g.center[1]) * k,
+          ]),
+          0,
+          0.5,
+        );
+      const inner = new Set(ring(0.9));
+      const zone = ring(1.2).filter((p) => !inner.has(p) && Math.floor(p / plain.width) < g.eyeCenter[1]);
+      let paled = 0;
+      for (const p of zone) {
+        const [a, b] = [labOf(plain, p), labOf(out, p)];
+        if (b[0] > a[0] + 5 && Math.hypot(b[1], b[2]) < Math.hypot(a[1], a[2]) - 3) paled++;
+      }
+      console.log(`sample${face[0]}@${face[1]} ${id}: ${paled} of ${zone.length} hairline px made paler`);
+      assert.ok(paled <= 300, `sample${face[0]}@${face[1]} ${id}: ${paled} px made paler`);
+    }
+  }
+});
+
 Deno.test("lighter lengths on the demo portraits are dyed; neck and chest are not; no grey-green band under the hairline", async () => {
   // sample6@1402 (brown hair with lighter, warmer lengths) and the bench portrait (ombre lengths), Auburn at
   // the tests' crop. Before reachLengths and softHairline: lengths beside the neck changed by ΔE > 8 on

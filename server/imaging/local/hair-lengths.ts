@@ -41,7 +41,11 @@ export function softStrength(share: number, v: number): number {
  */
 export function hairShare(r: number, g: number, b: number, skinL: number, hairL: number): number {
   const Y = 0.2126 * SRGB_TO_LINEAR[r] + 0.7152 * SRGB_TO_LINEAR[g] + 0.0722 * SRGB_TO_LINEAR[b];
-  const L = Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
+  return hairShareAt(Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y, skinL, hairL);
+}
+
+/** hairShare of a pixel of lightness L*. */
+export function hairShareAt(L: number, skinL: number, hairL: number): number {
   return Math.max(0, Math.min(1, (skinL - SOFT_DEAD - L) / (skinL - SOFT_DEAD - hairL)));
 }
 

@@ -29,6 +29,7 @@ import {
   BodySkin,
   dropSmoothCloth,
   hairShare,
+  hairShareAt,
   LENGTH_PERSON,
   neckSkin,
   reachLengths,
@@ -38,7 +39,7 @@ import {
   softHairline,
   softStrength,
 } from "./hair-lengths.ts";
-import { applyLabShift, type EdgeRefine, type Lift } from "./lab-shift.ts";
+import { applyLabShift, type EdgeRefine, hairlineTable, liftedTable } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
   blurPlane,
@@ -155,12 +156,15 @@ interface HairPlan {
   mean: Lab;
   /** Light hair found by place dyed on both sides of the head (see placeCoverage); always true otherwise. */
   coverageOk: boolean;
-  lift?: Lift;
+  /** Light hair dyed darker: per node, the share of `amount` L* added to the recolour (see liftDarks). */
+  lift?: { data: Float32Array; amount: number };
   /** Per node, for the edge refinement (see applyPlan). */
   ovalAt: Float32Array;
   filled: Float32Array;
   grown: Float32Array;
   soft?: Float32Array;
+  /** Dark hair over lighter skin: per node, the weight of the table for blends of hair and skin (see hairlineZone). */
+  hairline?: Float32Array;
   colour: ColourModel;
   body: BodySkin;
   like: (r: number, g: number, b: number, k: number) => number;
@@ -569,6 +573,7 @@ function planHair(
     )
     : undefined;
   const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
+  const hairline = soft ? hairlineZone(faceZone, soft, HAIRLINE_REACH * fw / step) : undefined;
   return {
     confidence,
     lightHair,
@@ -585,13 +590,14 @@ function planHair(
     filled,
     grown,
     soft,
+    hairline,
     colour,
     body,
     like: lengths.like,
     skinL,
     chinY,
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
-      (lift?.data.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
+      (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
   };
 }
 
@@ -639,21 +645,16 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
       );
     }
   };
+  // A second table per node: light hair dyed darker is lifted (see liftDarks); the soft hairline's pixels,
+  // blends of hair and skin, are dyed as blends (see hairlineTable). The two never meet: the soft
+  // hairline is traced on dark hair only.
+  const second = plan.lift
+    ? { data: plan.lift.data, lut: liftedTable(mean, target, plan.lift.amount) }
+    : plan.hairline
+    ? { data: plan.hairline, lut: hairlineTable(mean, target, (L) => hairShareAt(L, skinL, mean[0])) }
+    : undefined;
   // Light hair dyed darker at full strength (no roots held back: see planHair).
-  applyLabShift(
-    img,
-    mask,
-    step,
-    x0,
-    y0,
-    x1,
-    y1,
-    mean,
-    target,
-    plan.lightHair ? 1 : OPACITY,
-    refine,
-    plan.lift,
-  );
+  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, plan.lightHair ? 1 : OPACITY, refine, second);
 }
 
 /**
@@ -831,7 +832,7 @@ const LIFT_SPAN = 0.03;
  * of the difference, so the dyed hair's large-scale light and shade is
  * compressed toward the shade while the strands within a region keep theirs.
  */
-function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): Lift {
+function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): HairPlan["lift"] {
   const { w, h } = m;
   const weighted: Mask = { x: 0, y: 0, w, h, data: new Float32Array(w * h) };
   const weight: Mask = { x: 0, y: 0, w, h, data: m.data.slice() };
@@ -845,6 +846,24 @@ function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): 
     data[k] = Math.max(0, Math.min(1, (LIFT_SHARE * (meanL - base)) / LIFT_MAX));
   }
   return { data, amount: LIFT_MAX };
+}
+
+/** How far (Gaussian sigma, face widths) outside the face oval the hairline's blends are looked for. */
+const HAIRLINE_REACH = 0.04;
+
+/**
+ * Where dark hair meets lighter skin (the forehead, the temples, the cheeks beside the hair), the pixels
+ * between them blend the two: the (widened) face oval feathered by `sigma` nodes, and the soft hairline.
+ * The hairline table (see hairlineTable in lab-shift.ts) dyes them as blends; a pixel of hair alone there
+ * takes the strands' recolour as anywhere. Not along the lengths' outline: light lengths there (blends
+ * of strands, not of hair and skin) were dyed pink.
+ */
+function hairlineZone(faceZone: Mask, soft: Float32Array, sigma: number): Float32Array {
+  const zone: Mask = { ...faceZone, data: faceZone.data.slice() };
+  feather(zone, sigma);
+  const out = new Float32Array(zone.data.length);
+  for (let k = 0; k < out.length; k++) out[k] = Math.min(1, Math.max(soft[k], 2 * zone.data[k]));
+  return out;
 }
 
 /** The face oval's bounding box on the mask grid (x0, y0: the grid's origin), grown by 3 nodes; no data. */

@@ -24,7 +24,7 @@ const FRINGE = 0.1;
  * - L: the mean moves to the swatch L (92 % of the way for darker targets, 80 %
  *   for lighter ones); the strand texture (each pixel's L offset from the
  *   mean) is kept, stretched a little when lightening dark hair a lot so the
- *   strands do not flatten into a grey sheet; `lift` L* is added (see Lift) and
+ *   strands do not flatten into a grey sheet; `lift` L* is added (see liftedTable) and
  *   L* under TOE_L is compressed toward black instead of clipped.
  * - a/b: the swatch's hue. The chroma follows the pixel's lightness (shadows
  *   in hair carry less colour than the swatch) plus half of the pixel's own
@@ -38,34 +38,22 @@ const FRINGE = 0.1;
  *   channels instead turned copper orange-brown, 9-18 degrees off its hue).
  */
 function shiftLut(mean: Lab, target: Lab, lift = 0): Float32Array {
-  const [tL, ta, tb] = target;
-  const tC = Math.hypot(ta, tb);
-  // The swatch's hue direction (any direction for a grey swatch: no chroma is added along it).
-  const ux = tC > 1e-6 ? ta / tC : 1, uy = tC > 1e-6 ? tb / tC : 0;
-  const kL = tL < mean[0] ? 0.92 : 0.8;
-  const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
-  const capC = CHROMA_OF_SWATCH * tC + 3;
+  const shift = shiftFn(mean, target, lift);
+  return tabulate((r, g, b) => shift(...linearToLab(r, g, b)));
+}
+
+/** A colour transform (linear RGB in, linear RGB out) tabulated on the LUT_N^3 sRGB grid. */
+function tabulate(f: (r: number, g: number, b: number) => [number, number, number]): Float32Array {
   const lut = new Float32Array(LUT_N * LUT_N * LUT_N * 3);
   let o = 0;
   for (let bi = 0; bi < LUT_N; bi++) {
     for (let gi = 0; gi < LUT_N; gi++) {
       for (let ri = 0; ri < LUT_N; ri++) {
-        const r = SRGB_TO_LINEAR[Math.round((ri * 255) / (LUT_N - 1))];
-        const g = SRGB_TO_LINEAR[Math.round((gi * 255) / (LUT_N - 1))];
-        const b = SRGB_TO_LINEAR[Math.round((bi * 255) / (LUT_N - 1))];
-        const [L, a, bb] = linearToLab(r, g, b);
-        const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain + lift));
-        const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
-        const da = a - mean[1], db = bb - mean[2];
-        const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
-        const across = 0.25 * (db * ux - da * uy);
-        let ao = along * ux - across * uy, bo = along * uy + across * ux;
-        const c = Math.hypot(ao, bo), cap = Math.min(capC, CHROMA_PER_L * Lo + 2);
-        if (c > cap) {
-          ao *= cap / c;
-          bo *= cap / c;
-        }
-        const out = inGamut(Lo, ao, bo);
+        const out = f(
+          SRGB_TO_LINEAR[Math.round((ri * 255) / (LUT_N - 1))],
+          SRGB_TO_LINEAR[Math.round((gi * 255) / (LUT_N - 1))],
+          SRGB_TO_LINEAR[Math.round((bi * 255) / (LUT_N - 1))],
+        );
         lut[o++] = linearToSrgbFloat(out[0]);
         lut[o++] = linearToSrgbFloat(out[1]);
         lut[o++] = linearToSrgbFloat(out[2]);
@@ -74,6 +62,61 @@ function shiftLut(mean: Lab, target: Lab, lift = 0): Float32Array {
   }
   return lut;
 }
+
+/** shiftLut's mapping of one Lab colour to linear RGB. */
+function shiftFn(
+  mean: Lab,
+  target: Lab,
+  lift: number,
+): (L: number, a: number, b: number) => [number, number, number] {
+  const [tL, ta, tb] = target;
+  const tC = Math.hypot(ta, tb);
+  // The swatch's hue direction (any direction for a grey swatch: no chroma is added along it).
+  const ux = tC > 1e-6 ? ta / tC : 1, uy = tC > 1e-6 ? tb / tC : 0;
+  const kL = tL < mean[0] ? 0.92 : 0.8;
+  const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
+  const capC = CHROMA_OF_SWATCH * tC + 3;
+  return (L, a, bb) => {
+    const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain + lift));
+    const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
+    const da = a - mean[1], db = bb - mean[2];
+    const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
+    const across = 0.25 * (db * ux - da * uy);
+    let ao = along * ux - across * uy, bo = along * uy + across * ux;
+    const c = Math.hypot(ao, bo), cap = Math.min(capC, CHROMA_PER_L * Lo + 2);
+    if (c > cap) {
+      ao *= cap / c;
+      bo *= cap / c;
+    }
+    return inGamut(Lo, ao, bo);
+  };
+}
+
+/**
+ * The recolour for pixels that blend hair with skin (a soft hairline: fine hairs over the forehead, or the
+ * photo's blur), `share(L)` being a pixel's share of hair by its lightness. shiftLut maps a pixel by its
+ * offset from the hair's mean, stretched when dark hair is lightened a lot: a blended pixel, far lighter
+ * than any strand, went to white and out of gamut (a grey band between the forehead and dark hair dyed
+ * copper). A blend of hair and skin in the light is dyed as such: the hair's old colour in it (its mean)
+ * is replaced by the new one, in linear light, the skin's part kept (each pixel's share is its paint
+ * strength: see softHairline). A pixel that is nearly all hair takes shiftLut's colour, its strands kept.
+ */
+function hairlineLut(mean: Lab, target: Lab, share: (L: number) => number): Float32Array {
+  const shift = shiftFn(mean, target, 0);
+  const from = labToLinear(mean[0], mean[1], mean[2]), to = shift(mean[0], mean[1], mean[2]);
+  const delta = [0, 1, 2].map((c) => to[c] - from[c]);
+  return tabulate((r, g, b) => {
+    const lab = linearToLab(r, g, b);
+    const strands = shift(lab[0], lab[1], lab[2]);
+    const blend = [r, g, b].map((v, c) => Math.min(1, Math.max(0, v + delta[c])));
+    // Blended pixels (share under STRANDS_FROM) take the blend's colour, pixels of hair alone shiftLut's.
+    const w = Math.min(1, Math.max(0, (share(lab[0]) - STRANDS_FROM) / (1 - STRANDS_FROM)));
+    return [0, 1, 2].map((c) => blend[c] + (strands[c] - blend[c]) * w) as [number, number, number];
+  });
+}
+
+/** Share of hair from which a soft hairline's pixel starts to take the strands' recolour (see hairlineLut). */
+const STRANDS_FROM = 0.6;
 
 /** Below this L* the recolour's lightness is compressed toward black instead of clipped (see toeL). */
 const TOE_L = 8;
@@ -126,18 +169,18 @@ export type EdgeRefine = (
 const EDGE_STEP = 0.25;
 
 /**
- * A lightness lift over the mask's grid: per node, the share (0..1) of
- * `amount` L* added to the recolour's lightness (the strands' offsets kept).
+ * A second colour table over the mask's grid: per node, the share (0..1) of
+ * the pixel's colour taken from `lut` instead of the recolour's own table.
  */
-export interface Lift {
+export interface SecondTable {
   data: Float32Array;
-  amount: number;
+  lut: Float32Array;
 }
 
 /**
  * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
- * edges by `edge` when given, lifted by `lift` when given (a second colour
- * table, `amount` L* lighter, blended in per pixel).
+ * edges by `edge` when given, with `second` blended in per pixel when given
+ * (liftedTable, hairlineTable).
  */
 export function applyLabShift(
   img: Canvas,
@@ -151,11 +194,10 @@ export function applyLabShift(
   target: Lab,
   opacity: number,
   edge?: EdgeRefine,
-  lift?: Lift,
+  second?: SecondTable,
 ): void {
   const lut = shiftLut(mean, target);
-  const lifted = lift ? shiftLut(mean, target, lift.amount) : undefined;
-  const liftRow = new Float32Array(lift ? Math.max(0, x1 - x0) : 0);
+  const secondRow = new Float32Array(second ? Math.max(0, x1 - x0) : 0);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
   // Row by row: the mask row is interpolated between grid nodes first (pixels
@@ -201,24 +243,29 @@ export function applyLabShift(
         }
         if (!any) continue;
         const pa = ia * step, pb = Math.min(xe - x0, ib * step);
-        if (lift) {
-          const u = lift.data;
+        if (second) {
+          const u = second.data;
           for (let i = ia; i < ib; i++) {
             const k = j * mw + i;
             const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
             const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-            for (let x = xa; x < xb; x++) liftRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+            for (let x = xa; x < xb; x++) secondRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
           }
         }
-        paintRow(d, lut, row, pa, (y * img.width + x0 + pa) * 3, pb - pa, lifted, liftRow);
+        paintRow(d, lut, row, pa, (y * img.width + x0 + pa) * 3, pb - pa, second?.lut, secondRow);
       }
     }
   }
 }
 
-/** The recolour's colour table (see shiftLut), for callers that paint row by row with paintRow. */
-export function labShiftTable(mean: Lab, target: Lab): Float32Array {
-  return shiftLut(mean, target);
+/** The recolour's colour table (see shiftLut) `lift` L* lighter, its strands' offsets kept. */
+export function liftedTable(mean: Lab, target: Lab, lift: number): Float32Array {
+  return shiftLut(mean, target, lift);
+}
+
+/** The recolour's table for a soft hairline's blended pixels (see hairlineLut). */
+export function hairlineTable(mean: Lab, target: Lab, share: (L: number) => number): Float32Array {
+  return hairlineLut(mean, target, share);
 }
 
 /**
