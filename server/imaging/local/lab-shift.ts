@@ -101,7 +101,7 @@ function shiftFn(
  * is replaced by the new one, in linear light, the skin's part kept (each pixel's share is its paint
  * strength: see softHairline). A pixel that is nearly all hair takes shiftLut's colour, its strands kept.
  */
-function hairlineLut(mean: Lab, target: Lab, share: (L: number) => number): Float32Array {
+export function hairlineTable(mean: Lab, target: Lab, share: (L: number) => number): Float32Array {
   const shift = shiftFn(mean, target, 0);
   const from = labToLinear(mean[0], mean[1], mean[2]), to = shift(mean[0], mean[1], mean[2]);
   const delta = [0, 1, 2].map((c) => to[c] - from[c]);
@@ -115,7 +115,7 @@ function hairlineLut(mean: Lab, target: Lab, share: (L: number) => number): Floa
   });
 }
 
-/** Share of hair from which a soft hairline's pixel starts to take the strands' recolour (see hairlineLut). */
+/** Share of hair from which a soft hairline's pixel starts to take the strands' recolour (see hairlineTable). */
 const STRANDS_FROM = 0.6;
 
 /** Below this L* the recolour's lightness is compressed toward black instead of clipped (see toeL). */
@@ -261,11 +261,6 @@ export function applyLabShift(
 /** The recolour's colour table (see shiftLut) `lift` L* lighter, its strands' offsets kept. */
 export function liftedTable(mean: Lab, target: Lab, lift: number): Float32Array {
   return shiftLut(mean, target, lift);
-}
-
-/** The recolour's table for a soft hairline's blended pixels (see hairlineLut). */
-export function hairlineTable(mean: Lab, target: Lab, share: (L: number) => number): Float32Array {
-  return hairlineLut(mean, target, share);
 }
 
 /**
