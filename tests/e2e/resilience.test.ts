@@ -263,8 +263,10 @@ pageTest(
     const banner = page.getByTestId("pending-generation");
     await banner.getByText("Your avatar is still being generated").waitFor();
     await screenshots(page, "pending-generation");
-    // Back in the studio polling starts over (a fresh count); stop time to run it quickly.
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
+    // Back in the studio polling starts over (a fresh count); stop time to run it quickly. The page's clock
+    // runs on while the pause is asked for: 50 ms ahead was already the past once on a loaded CI machine
+    // ("Cannot fast-forward to the past"), so the pause is set a second ahead.
+    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 1000));
     polls = 0;
     await banner.getByRole("button", { name: "Return to Studio" }).click();
     await page.waitForURL(/\/studio\?photo=/);
