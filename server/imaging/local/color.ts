@@ -64,6 +64,11 @@ export function luminance(r: number, g: number, b: number): number {
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
+/** CIE L* (0-100) of a relative luminance (the L* of linearToLab, from Y alone). */
+export function lightnessOf(Y: number): number {
+  return Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
+}
+
 const XN = 0.95047, YN = 1, ZN = 1.08883;
 const labF = (t: number) => t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
 const labFInv = (t: number) => {

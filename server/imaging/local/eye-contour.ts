@@ -24,7 +24,7 @@
  * where it ends is the corner (see extendCorner).
  */
 import type { Canvas } from "./blend.ts";
-import { deltaE, linearToLab, SRGB_TO_LINEAR, srgbToLab } from "./color.ts";
+import { deltaE, lightnessOf, linearToLab, luminance, SRGB_TO_LINEAR, srgbToLab } from "./color.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { LASH_L, LASH_R, LOWER_LASH_L, LOWER_LASH_R } from "./landmarks.ts";
@@ -554,9 +554,7 @@ const centreOf = (pts: Point[]): Point =>
 
 /** L* (0-100) of a gamma-encoded pixel, from its luminance only. */
 function lightness(d: Uint8Array | Uint8ClampedArray, i: number): number {
-  const y = 0.2126 * SRGB_TO_LINEAR[d[i]] + 0.7152 * SRGB_TO_LINEAR[d[i + 1]] +
-    0.0722 * SRGB_TO_LINEAR[d[i + 2]];
-  return y > 0.008856 ? 116 * Math.cbrt(y) - 16 : 903.3 * y;
+  return lightnessOf(luminance(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]));
 }
 
 export interface EyeSearch {

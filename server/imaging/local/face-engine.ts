@@ -18,7 +18,7 @@ export interface DetectedFace {
   mesh: Point[];
   /**
    * On a tilted head, the mesh measured again on a copy turned upright, in the same pixels: where
-   * the eyes are (see detectFaces in photo-faces.ts). Undefined on an upright head.
+   * the makeup goes, the lips excepted (see detectFaces in photo-faces.ts). Undefined on an upright head.
    */
   uprightMesh?: Point[];
   /** Head rotation in radians. */

@@ -5,7 +5,7 @@
  * hairline over the forehead, dyed by each pixel's share of hair (softHairline).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
+import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-recolor.ts";
@@ -40,8 +40,11 @@ export function softStrength(share: number, v: number): number {
  * lightness (a soft hairline: fine hairs over skin, or the photo's blur).
  */
 export function hairShare(r: number, g: number, b: number, skinL: number, hairL: number): number {
-  const Y = 0.2126 * SRGB_TO_LINEAR[r] + 0.7152 * SRGB_TO_LINEAR[g] + 0.0722 * SRGB_TO_LINEAR[b];
-  return hairShareAt(Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y, skinL, hairL);
+  return hairShareAt(
+    lightnessOf(luminance(SRGB_TO_LINEAR[r], SRGB_TO_LINEAR[g], SRGB_TO_LINEAR[b])),
+    skinL,
+    hairL,
+  );
 }
 
 /** hairShare of a pixel of lightness L*. */

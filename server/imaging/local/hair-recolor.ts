@@ -10,7 +10,7 @@
  * than painting skin.
  */
 import type { Canvas } from "./blend.ts";
-import { hexToLab, type Lab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLab, type Lab, lightnessOf, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   type AxisStats,
@@ -1374,7 +1374,7 @@ function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
         }
       }
       const Y = sum / n;
-      L[j * gw + i] = Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
+      L[j * gw + i] = lightnessOf(Y);
     }
   }
   const fine = L.slice(), coarse = L.slice();

@@ -266,7 +266,7 @@ export function liftedTable(mean: Lab, target: Lab, lift: number): Float32Array 
 /**
  * Recolours n pixels from byte offset o through the table, each by its mask
  * value alpha[k..] (values at or under FRINGE are left alone); with `lut2`,
- * each pixel's colour is the tables' blend by lift[k..] (0: `lut`, 1: `lut2`).
+ * each pixel's colour is the tables' blend by share[k..] (0: `lut`, 1: `lut2`).
  */
 export function paintRow(
   d: Uint8ClampedArray,
@@ -276,7 +276,7 @@ export function paintRow(
   o: number,
   n: number,
   lut2?: Float32Array,
-  lift?: Float32Array,
+  share?: Float32Array,
 ): void {
   const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
   const e = k + n;
@@ -308,7 +308,7 @@ export function paintRow(
     let outR = lut[p0] * w0 + lut[p1] * w1 + lut[p2] * w2 + lut[p3] * w3;
     let outG = lut[p0 + 1] * w0 + lut[p1 + 1] * w1 + lut[p2 + 1] * w2 + lut[p3 + 1] * w3;
     let outB = lut[p0 + 2] * w0 + lut[p1 + 2] * w1 + lut[p2 + 2] * w2 + lut[p3 + 2] * w3;
-    const t = lut2 ? lift![k] : 0;
+    const t = lut2 ? share![k] : 0;
     if (t > 0.01) {
       const q = lut2!;
       outR += (q[p0] * w0 + q[p1] * w1 + q[p2] * w2 + q[p3] * w3 - outR) * t;
