@@ -386,9 +386,22 @@ Deno.test(
       await signInWithTokens(page, me);
       await openDashboard(page, "history");
       await page.getByRole("heading", { name: "No Generations Yet" }).waitFor();
-      // Queue three jobs at once: the single worker runs them one after another, so the list
-      // shows them waiting first.
+      // Queue three jobs at once; the list shows them waiting first. The local model can finish
+      // all three before the page has reloaded, so until the test has seen the newest one
+      // processing, the browser's copy of the history holds it at "processing" (the server's
+      // jobs run and finish for real; only that one item's status is held back).
       const ids: string[] = [];
+      let hold = true;
+      await page.route("**/api/generations?*", async (route) => {
+        if (route.request().method() !== "GET" || !hold) return route.fallback();
+        const res = await route.fetch();
+        const body = await res.json() as { items: Record<string, unknown>[] };
+        for (const item of body.items) {
+          if (item.id !== ids[2]) continue;
+          Object.assign(item, { status: "processing", result_url: null, result_urls: {} });
+        }
+        return route.fulfill({ response: res, json: body });
+      });
       for (const studioType of ["makeup", "hair", "makeup"]) {
         ids.push(await generate(server.url, me.access_token, photoId, { studioType, options: LOOK }));
       }
@@ -409,6 +422,7 @@ Deno.test(
         getComputedStyle(el).backgroundColor
       );
       await screenshots(page, "dashboard-history-processing");
+      hold = false;
       // No reload: the list updates itself until every item is completed (green).
       for (const id of ids) {
         await page.locator(`[data-testid="history-item"][data-id="${id}"][data-status="completed"]`)
