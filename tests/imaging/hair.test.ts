@@ -3,6 +3,8 @@ import { deltaE, hexToLab, type Lab } from "../../server/imaging/local/color.ts"
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import {
+  BROW_L,
+  BROW_R,
   CHEEK_L,
   CHEEK_R,
   FACE_OVAL,
@@ -482,7 +484,10 @@ Deno.test("hair lighter than the skin but greyer, in a strong light (sample5@104
   // (strands over the face's edge), forehead and neck 0 %. Since the strands
   // lying across her temple and cheek are dyed with the hair (decision 018,
   // strands section), the oval's share is 5-6 %: those strands only (looked at
-  // as a map of the changed pixels); the middle of the face stays at 0.
+  // as a map of the changed pixels); the middle of the face stayed at 0. Since
+  // hair over a brow's box is dyed (2026-11-28: the box keeps only columns
+  // with no hair above them), the strand over her left brow is dyed too: oval
+  // 7.2-7.9 %, middle 0.8-1.1 % (looked at as a map: the strand only).
   for (const [name, shot] of SHOTS) {
     const f = await portraitFigures(FRONTAL_FACES[11], "auburn", "#7E2E1F", shot);
     console.log(`sample5@1045, ${name}: ${shown(f, 3)}`);
@@ -491,8 +496,8 @@ Deno.test("hair lighter than the skin but greyer, in a strong light (sample5@104
       f.coverage >= (shot.aspect ? 0.4 : 0.6),
       `${name}: ${(100 * f.coverage).toFixed(0)} % of the hair recoloured`,
     );
-    assert.ok(f.oval <= 0.08, `${name}: ${(100 * f.oval).toFixed(1)} % of the face changed`);
-    assert.ok(f.inner <= 0.005, `${name}: ${(100 * f.inner).toFixed(1)} % of the middle of the face changed`);
+    assert.ok(f.oval <= 0.09, `${name}: ${(100 * f.oval).toFixed(1)} % of the face changed`);
+    assert.ok(f.inner <= 0.015, `${name}: ${(100 * f.inner).toFixed(1)} % of the middle of the face changed`);
     assert.ok(f.forehead <= 0.02, `${name}: ${(100 * f.forehead).toFixed(1)} % of the forehead changed`);
     assert.ok(f.neck <= 0.02, `${name}: ${(100 * f.neck).toFixed(1)} % of the neck changed`);
   }
@@ -877,6 +882,97 @@ Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline t
       console.log(`sample${face[0]}@${face[1]} ${id}: ${paled} of ${zone.length} hairline px made paler`);
       assert.ok(paled <= 300, `sample${face[0]}@${face[1]} ${id}: ${paled} px made paler`);
     }
+  }
+});
+
+Deno.test("skin in a second light is not hair: her shoulder keeps its colour (sample3@1372, lit blue and warm)", async () => {
+  // Lit blue from the front and warm from above, her skin is two colours 77 degrees of hue apart: the warm
+  // half (upper forehead, nose, the shoulder under her hair) came out as a hair colour, and Copper Red dyed
+  // her shoulder pale peach with ragged edges. Counted: pixels below the chin, as light as skin (L* > 55),
+  // that the dye moved by ΔE > 10. Before: 39,102; after: 0.
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[7]);
+  assert.deepEqual(res.notes, []);
+  const chinY = g.pts[152][1];
+  let dyed = 0;
+  for (let p = Math.ceil(chinY) * plain.width; p < plain.width * plain.height; p++) {
+    const a = labOf(plain, p);
+    if (a[0] > 55 && deltaE(a, labOf(out, p)) > 10) dyed++;
+  }
+  console.log(`sample3@1372: ${dyed} skin-light px below the chin dyed`);
+  assert.ok(dyed <= 500, `${dyed} px of her shoulder dyed`);
+  // Her hair is still dyed: the patch above the forehead moves toward the shade.
+  const top = g.pts[10], hair: number[] = [];
+  for (let y = Math.round(top[1] - 0.25 * g.fh); y < top[1] - 0.12 * g.fh; y++) {
+    for (let x = Math.round(top[0] - 0.15 * g.fw); x < top[0] + 0.15 * g.fw; x++) {
+      hair.push(y * plain.width + x);
+    }
+  }
+  const before = deltaE(meanLab(plain, hair), COPPER_RED), after = deltaE(meanLab(out, hair), COPPER_RED);
+  assert.ok(after < before - 10, `hair ΔE to the shade ${before.toFixed(1)} -> ${after.toFixed(1)}`);
+});
+
+Deno.test("hair over a brow's tail at the temple is dyed; the brows are not (sample3@1372, sample6@587)", async () => {
+  // The brows are kept out of the hair as boxes reaching 0.1 brow widths past their ends. Where hair lies
+  // over the temple, the box's outer end was hair, left dark and undyed in a rectangle with straight edges
+  // beside dyed hair. Counted: the dark pixels (L* < 30) of the box's outer end (0.1 brow widths either side
+  // of the brow's end, from 0.08 face widths above the brow to 0.02 below) that Copper Red left as they
+  // were (ΔE < 5). Before: 70 % (sample3@1372, image-left), 75 % (sample6@587, image-right); after: 0 %, 10 %.
+  for (const [face, idx, side] of [[FRONTAL_FACES[7], BROW_R, -1], [FRONTAL_FACES[15], BROW_L, 1]] as const) {
+    const { plain, g, res, out } = await recoloured(face);
+    const name = `sample${face[0]}@${face[1]}`;
+    assert.deepEqual(res.notes, [], name);
+    const pts = idx.map((i) => g.pts[i]), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const bw = Math.max(...xs) - Math.min(...xs), end = side < 0 ? Math.min(...xs) : Math.max(...xs);
+    let dark = 0, kept = 0;
+    for (let y = Math.round(Math.min(...ys) - 0.08 * g.fw); y < Math.max(...ys) + 0.02 * g.fw; y++) {
+      for (let x = Math.round(end - 0.1 * bw); x < end + 0.1 * bw; x++) {
+        const p = y * plain.width + x, before = labOf(plain, p);
+        if (before[0] >= 30) continue;
+        dark++;
+        if (deltaE(before, labOf(out, p)) < 5) kept++;
+      }
+    }
+    console.log(`${name}: ${kept} of ${dark} dark px at the brow's end left undyed`);
+    assert.ok(dark > 300, `${name}: ${dark} dark px`);
+    assert.ok(kept <= 0.2 * dark, `${name}: ${kept} of ${dark} dark px left undyed`);
+    // The brows themselves (the mesh's brows, their middle two thirds) keep their colour.
+    for (const brow of [BROW_R, BROW_L]) {
+      const b = brow.map((i) => g.pts[i]), bx = b.map((p) => p[0]);
+      const inner = Math.min(...bx) + (Math.max(...bx) - Math.min(...bx)) / 6;
+      const px = polygonPixels(plain, b, 0, 0.5).filter((p) => {
+        const x = p % plain.width;
+        return x > inner && x < Math.max(...bx) - (Math.max(...bx) - Math.min(...bx)) / 6;
+      });
+      const moved = meanPixelDeltaE(plain, out, px);
+      assert.ok(moved <= 3, `${name}: a brow moved by ΔE ${moved.toFixed(2)}`);
+    }
+  }
+});
+
+Deno.test("dark hair dyed lighter: lighter lengths and sheen take the shade, never white", async () => {
+  // Each pixel keeps its lightness offset from the hair's mean, stretched up to 1.6x when dark hair is
+  // lightened a lot; ombre ends and sheen 30-45 L* above a near-black mean went to L* 98, white strands
+  // with their colour lost out of gamut (the bench portrait's curls). Counted: pixels the dye made white
+  // (L* > 88, chroma < 15, 15 L* lighter than they were). Before: 22,045 (sample6@1081, Copper Red), 5,188
+  // (sample5@1319, Honey Blonde), 4,296 (sample6@1402, Honey Blonde); after: 0-200.
+  for (
+    const [face, id] of [[DARK_HAIR, "copper-red"], [FRONTAL_FACES[12], "honey-blonde"], [
+      FRONTAL_FACES[14],
+      "honey-blonde",
+    ]] as const
+  ) {
+    const { plain, res, out } = await recoloured(face, id);
+    const name = `sample${face[0]}@${face[1]} ${id}`;
+    assert.deepEqual(res.notes, [], name);
+    let white = 0, dyed = 0;
+    for (let p = 0; p < plain.width * plain.height; p++) {
+      const [a, b] = [labOf(plain, p), labOf(out, p)];
+      if (deltaE(a, b) > 8) dyed++;
+      if (b[0] > 88 && Math.hypot(b[1], b[2]) < 15 && b[0] - a[0] > 15) white++;
+    }
+    console.log(`${name}: ${white} px made white of ${dyed} dyed`);
+    assert.ok(dyed > 20_000, `${name}: only ${dyed} px dyed`);
+    assert.ok(white <= 300, `${name}: ${white} px made white`);
   }
 });
 

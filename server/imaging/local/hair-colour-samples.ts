@@ -6,7 +6,7 @@
 import type { Canvas } from "./blend.ts";
 import { type Lab, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { SKIN_SAMPLES } from "./landmarks.ts";
+import { NOSE_BRIDGE, NOSE_TIP, SKIN_SAMPLES } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 /**
@@ -87,6 +87,38 @@ export function hairSamples(img: Canvas, g: FaceGeometry, person: PersonMask): L
   collect(l[0] - 0.16 * g.fw, l[0] - 0.04 * g.fw, top[1], l[1]);
   collect(r[0] + 0.04 * g.fw, r[0] + 0.16 * g.fw, top[1], r[1]);
   return out;
+}
+
+/**
+ * The nose's colours, from between the eyes to the tip, 0.07 face widths either side of its line: skin
+ * that no hair lies over (strands across a face, a fringe, a beard all leave it bare).
+ */
+export function noseSamples(img: Canvas, g: FaceGeometry): Lab[] {
+  const out: Lab[] = [];
+  const top = g.pts[NOSE_BRIDGE[1]], tip = g.pts[NOSE_TIP];
+  const half = 0.07 * g.fw, stepPx = Math.max(1, Math.round(g.fw / 120));
+  for (let t = 0; t <= 1; t += 0.05) {
+    const px = top[0] + (tip[0] - top[0]) * t, y = Math.round(top[1] + (tip[1] - top[1]) * t);
+    for (let dx = -half; dx <= half; dx += stepPx) {
+      const x = Math.round(px + dx);
+      if (x >= 0 && y >= 0 && x < img.width && y < img.height) out.push(labAt(img, x, y));
+    }
+  }
+  return out;
+}
+
+/** The share of `samples` nearer (in Lab) to `means[i]` than to any other of `means`, per mean. */
+export function nearestShares(samples: Lab[], means: Lab[]): number[] {
+  const n = new Array(means.length).fill(0);
+  for (const s of samples) {
+    let best = 0, bestD = Infinity;
+    for (let i = 0; i < means.length; i++) {
+      const m = means[i], d = (s[0] - m[0]) ** 2 + (s[1] - m[1]) ** 2 + (s[2] - m[2]) ** 2;
+      if (d < bestD) bestD = d, best = i;
+    }
+    n[best]++;
+  }
+  return n.map((v) => v / Math.max(1, samples.length));
 }
 
 /** A colour class: its mean and its spread along L*, a*, b* (the farthest 20 % dropped). */

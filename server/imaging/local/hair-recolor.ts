@@ -19,6 +19,8 @@ import {
   clusters,
   CN,
   hairSamples,
+  nearestShares,
+  noseSamples,
   OPACITY,
   palette,
   separation,
@@ -261,8 +263,11 @@ function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnal
   const pool = every > 1 ? candidates.filter((_, i) => i % every === 0) : candidates;
   let light = 0, paleCount = 0, counted = 0;
   const found: { s: AxisStats; pale: boolean; sep: number; blonde: boolean }[] = [];
-  for (const group of clusters(pool, 3)) {
-    const s = axisStats(group);
+  const groups = clusters(pool, 3), groupStats = groups.map(axisStats);
+  // Each cluster's share of the nose, against the other clusters and the skin (see NOSE_SKIN).
+  const onNose = nearestShares(noseSamples(img, g), [...groupStats.map((s) => s.mean), skin.mean]);
+  for (const [i, group] of groups.entries()) {
+    const s = groupStats[i];
     counted += group.length;
     const sep = separation(group, skinLab);
     const far = Math.hypot(s.mean[0] - skin.mean[0], s.mean[1] - skin.mean[1], s.mean[2] - skin.mean[2]);
@@ -275,7 +280,9 @@ function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnal
     if (isLight) light += group.length;
     const pale = isLight && !isBlonde && sep < PALE_SEPARATION;
     if (pale) paleCount += group.length;
-    if (lit) skins.push(s);
+    // A light colour that is neither pale nor blonde, and the nose's own: skin in a second light (see NOSE_SKIN).
+    const nose = isLight && !pale && !isBlonde && onNose[i] >= NOSE_SKIN;
+    if (lit || nose) skins.push(s);
     else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
       found.push({ s, pale, sep, blonde: isBlonde });
     }
@@ -371,7 +378,13 @@ function planHair(
   const strandSkin = new Float32Array(mw * mh);
   // Everything about strands across the face happens in the face oval's box on the grid (a quarter of it).
   const faceBox = ovalBox(g, mw, mh, x0, y0, step);
-  const features = featureMask(g, faceBox, x0, y0, step);
+  const features = featureMask(g, faceBox, x0, y0, step, (x, y) => {
+    if (x < 0 || y < 0 || x >= img.width || y >= img.height) return 0;
+    const o = (y * img.width + x) * 3, d = img.data;
+    const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+    if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
+    return colour.cells[c] * (1 - colour.cells[c + 3]);
+  });
   // Fading out toward the chin, or, with a beard or moustache (not the hair's to dye), from the nose's base
   // to the mouth corners.
   const mouthY = Math.min(g.pts[61][1], g.pts[291][1]);
@@ -573,7 +586,14 @@ function planHair(
     )
     : undefined;
   const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
-  const hairline = soft ? hairlineZone(faceZone, soft, HAIRLINE_REACH * fw / step) : undefined;
+  const hairline = soft
+    ? hairlineZone(
+      faceZone,
+      soft,
+      skinBeside(img, person, mask, grown, body, x0, y0, step),
+      HAIRLINE_REACH * fw / step,
+    )
+    : undefined;
   return {
     confidence,
     lightHair,
@@ -669,6 +689,15 @@ function litSkin(c: Lab, skin: Lab): boolean {
   const chroma = Math.hypot(c[1], c[2]) / Math.max(1, Math.hypot(skin[1], skin[2]));
   return dHue < 10 && chroma > 0.65 && chroma < 1.5 && c[0] > skin[0] - 15;
 }
+
+/**
+ * A light hair cluster, neither pale nor blonde, that is the nearest colour on this share of the nose is skin
+ * in other light, whatever its hue. Under two lights the skin sampled on the face can be two colours: a brunette lit blue from the front
+ * and warm from above had the warm half of her skin (forehead, nose, shoulder) taken for hair, 77 degrees of
+ * hue from the blue half, and her shoulder dyed pale peach. On the 16 test faces the hair's clusters are the
+ * nearest on at most 0.23 of the nose; skin clusters on 0.41-0.80.
+ */
+const NOSE_SKIN = 0.5;
 
 /** A shade this many L* darker than a blonde hair colour counts as dyeing it darker. */
 const DARKER_BY = 15;
@@ -858,11 +887,44 @@ const HAIRLINE_REACH = 0.04;
  * takes the strands' recolour as anywhere. Not along the lengths' outline: light lengths there (blends
  * of strands, not of hair and skin) were dyed pink.
  */
-function hairlineZone(faceZone: Mask, soft: Float32Array, sigma: number): Float32Array {
+function hairlineZone(
+  faceZone: Mask,
+  soft: Float32Array,
+  bodySkin: Float32Array,
+  sigma: number,
+): Float32Array {
   const zone: Mask = { ...faceZone, data: faceZone.data.slice() };
+  for (let k = 0; k < zone.data.length; k++) zone.data[k] = Math.max(zone.data[k], bodySkin[k]);
   feather(zone, sigma);
   const out = new Float32Array(zone.data.length);
   for (let k = 0; k < out.length; k++) out[k] = Math.min(1, Math.max(soft[k], 2 * zone.data[k]));
+  return out;
+}
+
+/**
+ * The body's bare skin on the mask grid: nodes inside the person, off the hair (`mask`, `grown`), whose
+ * colour is the body's skin. Hair lying on a shoulder or a neck blends with it at its edge as it does with
+ * the forehead.
+ */
+function skinBeside(
+  img: Canvas,
+  person: PersonMask,
+  mask: Mask,
+  grown: Float32Array,
+  body: BodySkin,
+  x0: number,
+  y0: number,
+  step: number,
+): Float32Array {
+  const out = new Float32Array(mask.w * mask.h), d = img.data, W = img.width;
+  for (let j = 0; j < mask.h; j++) {
+    const y = y0 + j * step;
+    for (let i = 0; i < mask.w; i++) {
+      const k = j * mask.w + i, x = x0 + i * step;
+      if (mask.data[k] > 0.2 || grown[k] > 0.2 || personAt(person, x, y) < 0.5) continue;
+      out[k] = 1;
+    }
+  }
   return out;
 }
 
@@ -931,7 +993,14 @@ const NOSE_BASE = [129, 64, 98, 97, 2, 326, 327, 294, 358, 4];
  * the brows, the nostrils and the lips, each grown about its centre (see
  * reachStrands). A strand across them is left as it is.
  */
-function featureMask(g: FaceGeometry, box: Mask, x0: number, y0: number, step: number): Mask {
+function featureMask(
+  g: FaceGeometry,
+  box: Mask,
+  x0: number,
+  y0: number,
+  step: number,
+  hairAt: (x: number, y: number) => number,
+): Mask {
   const m: Mask = { ...box, data: new Float32Array(box.w * box.h) };
   for (
     const [idx, grow, growY] of [
@@ -956,20 +1025,33 @@ function featureMask(g: FaceGeometry, box: Mask, x0: number, y0: number, step: n
     );
   }
   // The brows as boxes: on a tilted head the mesh's brow sat 0.06 face widths below the brow's tail and
-  // sloped the other way (the tail, connected to a strand, took the dye).
+  // sloped the other way (the tail, connected to a strand, took the dye). A column of the box with hair
+  // just above it is hair lying over the brow's tail, not the brow (forehead skin lies above a brow): on a
+  // head turned away the mesh put the tail 0.1 face widths out in the hair over the temple, and that hair
+  // was left undyed in a rectangle with straight edges.
   for (const idx of [BROW_R, BROW_L]) {
     const pts = pick(g, idx), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
     const bw = Math.max(...xs) - Math.min(...xs);
-    const l = (Math.min(...xs) - 0.1 * bw - x0) / step + 0.5,
-      r = (Math.max(...xs) + 0.1 * bw - x0) / step + 0.5;
-    const t = (Math.min(...ys) - 0.08 * g.fw - y0) / step + 0.5,
-      b = (Math.max(...ys) + 0.02 * g.fw - y0) / step + 0.5;
-    fillPolygon(m, [[l, t], [r, t], [r, b], [l, b]]);
+    const l = Math.round((Math.min(...xs) - 0.1 * bw - x0) / step),
+      r = Math.round((Math.max(...xs) + 0.1 * bw - x0) / step);
+    const t = Math.round((Math.min(...ys) - 0.08 * g.fw - y0) / step),
+      b = Math.round((Math.max(...ys) + 0.02 * g.fw - y0) / step);
+    for (let i = Math.max(l, m.x); i <= Math.min(r, m.x + m.w - 1); i++) {
+      let above = 0;
+      for (let d = 1; d <= BROW_CHECK_ROWS; d++) above += hairAt(x0 + i * step, y0 + (t - d) * step);
+      if (above / BROW_CHECK_ROWS >= 0.5) continue;
+      for (let j = Math.max(t, m.y); j <= Math.min(b, m.y + m.h - 1); j++) {
+        m.data[(j - m.y) * m.w + i - m.x] = 1;
+      }
+    }
   }
   feather(m, 1.5);
   for (let k = 0; k < m.data.length; k++) m.data[k] = Math.min(1, 2 * m.data[k]);
   return m;
 }
+
+/** Rows (grid nodes) above a brow's box whose colour tells a brow (skin above) from hair over it (see featureMask). */
+const BROW_CHECK_ROWS = 3;
 
 /** A node counts as part of a strand across the face from this (smoothed) strand likeness (see reachStrands). */
 const STRAND_LIKE = 0.5;

@@ -77,7 +77,7 @@ function shiftFn(
   const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
   const capC = CHROMA_OF_SWATCH * tC + 3;
   return (L, a, bb) => {
-    const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + (L - mean[0]) * gain + lift));
+    const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + stretched(L - mean[0], gain) + lift));
     const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
     const da = a - mean[1], db = bb - mean[2];
     const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
@@ -117,6 +117,24 @@ export function hairlineTable(mean: Lab, target: Lab, share: (L: number) => numb
 
 /** Share of hair from which a soft hairline's pixel starts to take the strands' recolour (see hairlineTable). */
 const STRANDS_FROM = 0.6;
+
+/**
+ * The strands' L* offsets from the hair's mean are stretched by `gain` up to this many L*; the rest of an
+ * offset is kept as it is. Stretched whole, lighter lengths and sheen on dark hair dyed copper (30-45 L*
+ * above its mean) went to L* 98: white strands, their colour lost out of gamut.
+ */
+const STRETCH_SPAN = 12;
+/**
+ * Dark hair lightened (`gain` > 1): what lies further above the mean than STRETCH_SPAN (lighter lengths,
+ * bleached ends, sheen) counts this share. A dye deposits its colour: lighter hair takes the shade about as
+ * light as the rest, a little lighter, not white.
+ */
+const BEYOND_SPAN = 0.5;
+
+function stretched(offset: number, gain: number): number {
+  const inside = Math.max(-STRETCH_SPAN, Math.min(STRETCH_SPAN, offset));
+  return inside * gain + (offset - inside) * (offset > inside && gain > 1 ? BEYOND_SPAN : 1);
+}
 
 /** Below this L* the recolour's lightness is compressed toward black instead of clipped (see toeL). */
 const TOE_L = 8;
