@@ -885,6 +885,33 @@ Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline t
   }
 });
 
+Deno.test("synthetic head: pale strands over the crown, far from the skin, are dyed as fully as those in the lengths", async () => {
+  // The soft hairline's plane covers all the hair above the brows; the table for blends of hair and skin
+  // used it whole, so lighter strands deep in the hair there were dyed as blends, weaker than the same
+  // strands below the brows: a greyer rectangle with a straight edge at the brows' line (sample6@587).
+  // Measured: the pale strands' mean ΔE moved, over the crown against the lengths. Before: 0.56-0.66;
+  // after: 0.86-0.87.
+  const head = await syntheticHead(engine, false, false, true);
+  const eyeY = head.g.eyeCenter[1];
+  const crown: number[] = [], lengths: number[] = [];
+  for (let p = 0; p < head.paleStrand.length; p++) {
+    if (head.paleStrand[p]) (Math.floor(p / head.img.width) < eyeY ? crown : lengths).push(p);
+  }
+  for (const hex of ["#B4532A", "#7E2E1F", "#A0683A"]) {
+    const img = { ...head.img, data: head.img.data.slice() };
+    assert.ok(recolorHair(img, head.g, head.person, hex).applied, hex);
+    const moved = (px: number[]) => meanPixelDeltaE(head.img, img, px);
+    const ratio = moved(crown) / moved(lengths);
+    console.log(
+      `${hex}: crown ${moved(crown).toFixed(1)}, lengths ${moved(lengths).toFixed(1)}, ratio ${
+        ratio.toFixed(2)
+      }`,
+    );
+    assert.ok(crown.length > 1000 && lengths.length > 1000);
+    assert.ok(ratio >= 0.8, `${hex}: the crown's pale strands moved ${ratio.toFixed(2)} of the lengths'`);
+  }
+});
+
 Deno.test("skin in a second light is not hair: her shoulder keeps its colour (sample3@1372, lit blue and warm)", async () => {
   // Lit blue from the front and warm from above, her skin is two colours 77 degrees of hue apart: the warm
   // half (upper forehead, nose, the shoulder under her hair) came out as a hair colour, and Copper Red dyed

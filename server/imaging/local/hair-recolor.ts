@@ -587,12 +587,7 @@ function planHair(
     : undefined;
   const lift = nodeL ? liftDarks(mask, nodeL, mean[0], LIFT_SPAN * fw / step) : undefined;
   const hairline = soft
-    ? hairlineZone(
-      faceZone,
-      soft,
-      skinBeside(img, person, mask, grown, body, x0, y0, step),
-      HAIRLINE_REACH * fw / step,
-    )
+    ? hairlineZone(faceZone, offHair(person, mask, grown, x0, y0, step), soft, HAIRLINE_REACH * fw / step)
     : undefined;
   return {
     confidence,
@@ -879,50 +874,57 @@ function liftDarks(m: Mask, nodeL: Float32Array, meanL: number, sigma: number): 
 
 /** How far (Gaussian sigma, face widths) outside the face oval the hairline's blends are looked for. */
 const HAIRLINE_REACH = 0.04;
+/**
+ * The soft hairline's plane counts as blends of hair and skin within this many HAIRLINE_REACH sigmas of
+ * the skin (see hairlineZone): at 2, the band under sample6@1402's hairline lay 4.23 ΔE off the blend of
+ * dyed hair and forehead (3.21 in the photo; 4.13 at 3).
+ */
+const SOFT_NEAR = 3;
 
 /**
- * Where dark hair meets lighter skin (the forehead, the temples, the cheeks beside the hair), the pixels
- * between them blend the two: the (widened) face oval feathered by `sigma` nodes, and the soft hairline.
- * The hairline table (see hairlineTable in lab-shift.ts) dyes them as blends; a pixel of hair alone there
- * takes the strands' recolour as anywhere. Not along the lengths' outline: light lengths there (blends
- * of strands, not of hair and skin) were dyed pink.
+ * Where dark hair meets lighter skin (the forehead, the temples, the cheeks beside the hair, a shoulder or a
+ * neck), the pixels between them blend the two: the (widened) face oval and the person off the hair (see
+ * offHair), feathered by `sigma` nodes, and the soft hairline within SOFT_NEAR sigmas of them. The hairline
+ * table (see hairlineTable in lab-shift.ts) dyes them as blends; a pixel of hair alone there takes the
+ * strands' recolour as anywhere. Not the whole soft hairline: its plane reaches over all the hair above the
+ * brows, whose lighter strands, dyed as blends, stayed greyer than the hair beside them, in a rectangle with
+ * a straight edge at the brows' line (sample6@587). Not along the lengths' outline either: light lengths
+ * there (blends of strands, not of hair and skin) were dyed pink.
  */
-function hairlineZone(
-  faceZone: Mask,
-  soft: Float32Array,
-  bodySkin: Float32Array,
-  sigma: number,
-): Float32Array {
+function hairlineZone(faceZone: Mask, person: Float32Array, soft: Float32Array, sigma: number): Float32Array {
   const zone: Mask = { ...faceZone, data: faceZone.data.slice() };
-  for (let k = 0; k < zone.data.length; k++) zone.data[k] = Math.max(zone.data[k], bodySkin[k]);
+  for (let k = 0; k < zone.data.length; k++) zone.data[k] = Math.max(zone.data[k], person[k]);
+  const near: Mask = { ...zone, data: zone.data.slice() };
   feather(zone, sigma);
+  feather(near, SOFT_NEAR * sigma);
   const out = new Float32Array(zone.data.length);
-  for (let k = 0; k < out.length; k++) out[k] = Math.min(1, Math.max(soft[k], 2 * zone.data[k]));
+  for (let k = 0; k < out.length; k++) {
+    out[k] = Math.min(1, Math.max(2 * zone.data[k], soft[k] * Math.min(1, 4 * near.data[k])));
+  }
   return out;
 }
 
 /**
- * The body's bare skin on the mask grid: nodes inside the person, off the hair (`mask`, `grown`), whose
- * colour is the body's skin. Hair lying on a shoulder or a neck blends with it at its edge as it does with
- * the forehead.
+ * The person off the hair on the mask grid (1 at nodes inside the person where neither `mask` nor `grown`
+ * holds hair): the body's bare skin, and its clothes. Hair lying on a shoulder or a neck blends with it at
+ * its edge as it does with the forehead; with dark clothes, the blends are as dark as the hair and take the
+ * strands' recolour (see hairlineTable).
  */
-function skinBeside(
-  img: Canvas,
+function offHair(
   person: PersonMask,
   mask: Mask,
   grown: Float32Array,
-  body: BodySkin,
   x0: number,
   y0: number,
   step: number,
 ): Float32Array {
-  const out = new Float32Array(mask.w * mask.h), d = img.data, W = img.width;
+  const out = new Float32Array(mask.w * mask.h);
   for (let j = 0; j < mask.h; j++) {
-    const y = y0 + j * step;
     for (let i = 0; i < mask.w; i++) {
-      const k = j * mask.w + i, x = x0 + i * step;
-      if (mask.data[k] > 0.2 || grown[k] > 0.2 || personAt(person, x, y) < 0.5) continue;
-      out[k] = 1;
+      const k = j * mask.w + i;
+      if (mask.data[k] <= 0.2 && grown[k] <= 0.2 && personAt(person, x0 + i * step, y0 + j * step) >= 0.5) {
+        out[k] = 1;
+      }
     }
   }
   return out;
