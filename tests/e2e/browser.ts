@@ -100,8 +100,37 @@ export async function withPage(
   try {
     await fn(g);
     g.assertNoErrors();
+  } catch (err) {
+    await describeFailure(g);
+    throw err;
   } finally {
     await g.close();
+  }
+}
+
+export const FAILURE_DIR = new URL("../../test-results/failures/", import.meta.url);
+
+/**
+ * What the page showed when a test failed: a screenshot under test-results/failures/, and its address,
+ * title, the start of its text and the console errors so far on stderr. A wait that times out says only
+ * what it waited for; this says what was there instead (a flake seen once on a loaded CI machine cannot
+ * be run again to look).
+ */
+async function describeFailure({ page, errors }: GuardedPage): Promise<void> {
+  try {
+    await Deno.mkdir(FAILURE_DIR, { recursive: true });
+    const file = new URL(`failure-${Date.now()}-${crypto.randomUUID().slice(0, 8)}.png`, FAILURE_DIR);
+    await page.screenshot({ path: file.pathname, timeout: 5_000 });
+    const text = await page.evaluate(() => document.body?.innerText ?? "", undefined).catch(() => "");
+    console.error(
+      `browser test failed on ${page.url()} ("${await page.title().catch(() =>
+        ""
+      )}"), screenshot ${file.pathname}\n` +
+        `page text: ${text.replace(/\s+/g, " ").slice(0, 400)}\n` +
+        `console errors: ${errors.length ? errors.join(" | ") : "none"}`,
+    );
+  } catch (e) {
+    console.error(`browser test failed; the page could not be described: ${e}`);
   }
 }
 
