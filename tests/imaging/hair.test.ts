@@ -976,6 +976,38 @@ Deno.test("hair over a brow's tail at the temple is dyed; the brows are not (sam
   }
 });
 
+Deno.test("a brow's tail near the hair keeps its colour (sample6@1402, sample1@773, sample2@1370)", async () => {
+  // The mesh's brow can lie 0.05 face widths below the brow (sample6@1402): the brow's tail, outside the
+  // face core and as dark as the hair, was dyed copper with it. Counted: dark pixels (L* < 50) of the brow's
+  // box (its middle 80 % across, from 0.06 face widths above the mesh's brow to 0.02 below) that Copper Red
+  // moved by ΔE > 8. Before: 275 (sample6@1402, image-left brow), 243 (sample1@773, image-left), 268
+  // (sample2@1370, image-right); after: 0-30.
+  for (
+    const [face, idx] of [[FRONTAL_FACES[14], BROW_R], [FRONTAL_FACES[2], BROW_R], [
+      FRONTAL_FACES[3],
+      BROW_L,
+    ]] as const
+  ) {
+    const { plain, g, res, out } = await recoloured(face);
+    const name = `sample${face[0]}@${face[1]}`;
+    assert.deepEqual(res.notes, [], name);
+    const pts = idx.map((i) => g.pts[i]), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
+    const bw = Math.max(...xs) - Math.min(...xs);
+    let dark = 0, dyed = 0;
+    for (let y = Math.round(Math.min(...ys) - 0.06 * g.fw); y < Math.max(...ys) + 0.02 * g.fw; y++) {
+      for (let x = Math.round(Math.min(...xs) + 0.1 * bw); x < Math.max(...xs) - 0.1 * bw; x++) {
+        const p = y * plain.width + x, before = labOf(plain, p);
+        if (before[0] >= 50) continue;
+        dark++;
+        if (deltaE(before, labOf(out, p)) > 8) dyed++;
+      }
+    }
+    console.log(`${name}: ${dyed} of ${dark} dark px of the brow dyed`);
+    assert.ok(dark > 1000, `${name}: ${dark} dark px`);
+    assert.ok(dyed <= 100, `${name}: ${dyed} dark px of the brow dyed`);
+  }
+});
+
 Deno.test("dark hair dyed lighter: lighter lengths and sheen take the shade, never white", async () => {
   // Each pixel keeps its lightness offset from the hair's mean, stretched up to 1.6x when dark hair is
   // lightened a lot; ombre ends and sheen 30-45 L* above a near-black mean went to L* 98, white strands

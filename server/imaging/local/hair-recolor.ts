@@ -472,8 +472,11 @@ function planHair(
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1])) * (1 - brow);
-      // Light hair found by place: a brow's tail outside the face core is as yellow as the hair.
-      if (forehead) gate[k] *= 1 - maskAt(features, i, j);
+      // A brow's tail outside the face core is as dark as dark hair (the mesh's brow lay 0.05 face widths
+      // below sample6@1402's: its tail was dyed copper) and as yellow as light hair found by place. In the
+      // face oval, off the brows' boxes (those keep only columns with no hair above: a fringe over the
+      // brows is dyed).
+      if (forehead || inOval > 0.05) gate[k] *= 1 - maskAt(features, i, j);
       // Light hair: on the forehead (the face oval grown, above the brows) too, only colours the model is sure of.
       if (lightHair) gate[k] *= 1 - Math.min(1, faceZone.data[k]) * (1 - cells[c + 1]);
       place[k] = inNeck > 0 ? 0 : Math.min(1, 1.25 * p) * prior * hold * (1 - below);
