@@ -690,9 +690,9 @@ function litSkin(c: Lab, skin: Lab): boolean {
 
 /**
  * A light hair cluster, neither pale nor blonde, that is the nearest colour on this share of the nose is skin
- * in other light, whatever its hue. Under two lights the skin sampled on the face can be two colours: a brunette lit blue from the front
- * and warm from above had the warm half of her skin (forehead, nose, shoulder) taken for hair, 77 degrees of
- * hue from the blue half, and her shoulder dyed pale peach. On the 16 test faces the hair's clusters are the
+ * in other light, whatever its hue. Under two lights the skin sampled on the face can be two colours: a
+ * brunette lit blue from the front and warm from above had the warm half of her skin (forehead, nose,
+ * shoulder) taken for hair, 77 degrees of hue from the blue half, and her shoulder dyed pale peach. On the 16 test faces the hair's clusters are the
  * nearest on at most 0.23 of the nose; skin clusters on 0.41-0.80.
  */
 const NOSE_SKIN = 0.5;
