@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { deltaE, hexToLab, type Lab } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
-import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import {
   BROW_L,
   BROW_R,
@@ -938,6 +938,25 @@ Deno.test("skin in a second light is not hair: her shoulder keeps its colour (sa
   assert.ok(after < before - 10, `hair ΔE to the shade ${before.toFixed(1)} -> ${after.toFixed(1)}`);
 });
 
+/** The bounding box of the mesh's brow `idx` (BROW_R or BROW_L). */
+function browExtent(g: FaceGeometry, idx: readonly number[]) {
+  const xs = idx.map((i) => g.pts[i][0]), ys = idx.map((i) => g.pts[i][1]);
+  const left = Math.min(...xs), right = Math.max(...xs);
+  return { left, right, width: right - left, top: Math.min(...ys), bottom: Math.max(...ys) };
+}
+
+/** The pixels of `img` in the box [x0, x1) x [y0, y1) (starts rounded) darker than L* `maxL`. */
+function darkPixels(img: Decoded, maxL: number, [x0, x1]: number[], [y0, y1]: number[]): number[] {
+  const out: number[] = [];
+  for (let y = Math.round(y0); y < y1; y++) {
+    for (let x = Math.round(x0); x < x1; x++) {
+      const p = y * img.width + x;
+      if (labOf(img, p)[0] < maxL) out.push(p);
+    }
+  }
+  return out;
+}
+
 Deno.test("hair over a brow's tail at the temple is dyed; the brows are not (sample3@1372, sample6@587)", async () => {
   // The brows are kept out of the hair as boxes reaching 0.1 brow widths past their ends. Where hair lies
   // over the temple, the box's outer end was hair, left dark and undyed in a rectangle with straight edges
@@ -948,29 +967,23 @@ Deno.test("hair over a brow's tail at the temple is dyed; the brows are not (sam
     const { plain, g, res, out } = await recoloured(face);
     const name = `sample${face[0]}@${face[1]}`;
     assert.deepEqual(res.notes, [], name);
-    const pts = idx.map((i) => g.pts[i]), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-    const bw = Math.max(...xs) - Math.min(...xs), end = side < 0 ? Math.min(...xs) : Math.max(...xs);
-    let dark = 0, kept = 0;
-    for (let y = Math.round(Math.min(...ys) - 0.08 * g.fw); y < Math.max(...ys) + 0.02 * g.fw; y++) {
-      for (let x = Math.round(end - 0.1 * bw); x < end + 0.1 * bw; x++) {
-        const p = y * plain.width + x, before = labOf(plain, p);
-        if (before[0] >= 30) continue;
-        dark++;
-        if (deltaE(before, labOf(out, p)) < 5) kept++;
-      }
-    }
+    const brow = browExtent(g, idx), end = side < 0 ? brow.left : brow.right;
+    const px = darkPixels(plain, 30, [end - 0.1 * brow.width, end + 0.1 * brow.width], [
+      brow.top - 0.08 * g.fw,
+      brow.bottom + 0.02 * g.fw,
+    ]);
+    const dark = px.length, kept = px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) < 5).length;
     console.log(`${name}: ${kept} of ${dark} dark px at the brow's end left undyed`);
     assert.ok(dark > 300, `${name}: ${dark} dark px`);
     assert.ok(kept <= 0.2 * dark, `${name}: ${kept} of ${dark} dark px left undyed`);
     // The brows themselves (the mesh's brows, their middle two thirds) keep their colour.
-    for (const brow of [BROW_R, BROW_L]) {
-      const b = brow.map((i) => g.pts[i]), bx = b.map((p) => p[0]);
-      const inner = Math.min(...bx) + (Math.max(...bx) - Math.min(...bx)) / 6;
-      const px = polygonPixels(plain, b, 0, 0.5).filter((p) => {
+    for (const each of [BROW_R, BROW_L]) {
+      const b = browExtent(g, each);
+      const inside = polygonPixels(plain, each.map((i) => g.pts[i]), 0, 0.5).filter((p) => {
         const x = p % plain.width;
-        return x > inner && x < Math.max(...bx) - (Math.max(...bx) - Math.min(...bx)) / 6;
+        return x > b.left + b.width / 6 && x < b.right - b.width / 6;
       });
-      const moved = meanPixelDeltaE(plain, out, px);
+      const moved = meanPixelDeltaE(plain, out, inside);
       assert.ok(moved <= 3, `${name}: a brow moved by ΔE ${moved.toFixed(2)}`);
     }
   }
@@ -991,17 +1004,12 @@ Deno.test("a brow's tail near the hair keeps its colour (sample6@1402, sample1@7
     const { plain, g, res, out } = await recoloured(face);
     const name = `sample${face[0]}@${face[1]}`;
     assert.deepEqual(res.notes, [], name);
-    const pts = idx.map((i) => g.pts[i]), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-    const bw = Math.max(...xs) - Math.min(...xs);
-    let dark = 0, dyed = 0;
-    for (let y = Math.round(Math.min(...ys) - 0.06 * g.fw); y < Math.max(...ys) + 0.02 * g.fw; y++) {
-      for (let x = Math.round(Math.min(...xs) + 0.1 * bw); x < Math.max(...xs) - 0.1 * bw; x++) {
-        const p = y * plain.width + x, before = labOf(plain, p);
-        if (before[0] >= 50) continue;
-        dark++;
-        if (deltaE(before, labOf(out, p)) > 8) dyed++;
-      }
-    }
+    const brow = browExtent(g, idx);
+    const px = darkPixels(plain, 50, [brow.left + 0.1 * brow.width, brow.right - 0.1 * brow.width], [
+      brow.top - 0.06 * g.fw,
+      brow.bottom + 0.02 * g.fw,
+    ]);
+    const dark = px.length, dyed = px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 8).length;
     console.log(`${name}: ${dyed} of ${dark} dark px of the brow dyed`);
     assert.ok(dark > 1000, `${name}: ${dark} dark px`);
     assert.ok(dyed <= 100, `${name}: ${dyed} dark px of the brow dyed`);

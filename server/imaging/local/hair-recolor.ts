@@ -165,7 +165,7 @@ interface HairPlan {
   filled: Float32Array;
   grown: Float32Array;
   soft?: Float32Array;
-  /** Dark hair over lighter skin: per node, the weight of the table for blends of hair and skin (see hairlineZone). */
+  /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
   hairline?: Float32Array;
   colour: ColourModel;
   body: BodySkin;
@@ -280,7 +280,7 @@ function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnal
     if (isLight) light += group.length;
     const pale = isLight && !isBlonde && sep < PALE_SEPARATION;
     if (pale) paleCount += group.length;
-    // A light colour that is neither pale nor blonde, and the nose's own: skin in a second light (see NOSE_SKIN).
+    // Light, neither pale nor blonde, and the nose's own colour: skin in a second light (see NOSE_SKIN).
     const nose = isLight && !pale && !isBlonde && onNose[i] >= NOSE_SKIN;
     if (lit || nose) skins.push(s);
     else if (sep >= MIN_SEPARATION && far >= MIN_SKIN_DISTANCE && group.length >= 0.12 * pool.length) {
@@ -692,8 +692,8 @@ function litSkin(c: Lab, skin: Lab): boolean {
  * A light hair cluster, neither pale nor blonde, that is the nearest colour on this share of the nose is skin
  * in other light, whatever its hue. Under two lights the skin sampled on the face can be two colours: a
  * brunette lit blue from the front and warm from above had the warm half of her skin (forehead, nose,
- * shoulder) taken for hair, 77 degrees of hue from the blue half, and her shoulder dyed pale peach. On the 16 test faces the hair's clusters are the
- * nearest on at most 0.23 of the nose; skin clusters on 0.41-0.80.
+ * shoulder) taken for hair, 77 degrees of hue from the blue half, and her shoulder dyed pale peach. On the
+ * 16 test faces the hair's clusters are the nearest on at most 0.23 of the nose; skin clusters on 0.41-0.80.
  */
 const NOSE_SKIN = 0.5;
 
@@ -1055,7 +1055,7 @@ function featureMask(
   return m;
 }
 
-/** Rows (grid nodes) above a brow's box whose colour tells a brow (skin above) from hair over it (see featureMask). */
+/** Grid rows above a brow's box whose colour tells a brow (skin above) from hair over it (featureMask). */
 const BROW_CHECK_ROWS = 3;
 
 /** A node counts as part of a strand across the face from this (smoothed) strand likeness (see reachStrands). */

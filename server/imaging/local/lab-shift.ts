@@ -115,7 +115,7 @@ export function hairlineTable(mean: Lab, target: Lab, share: (L: number) => numb
   });
 }
 
-/** Share of hair from which a soft hairline's pixel starts to take the strands' recolour (see hairlineTable). */
+/** Share of hair from which a blended pixel starts to take the strands' recolour (see hairlineTable). */
 const STRANDS_FROM = 0.6;
 
 /**
