@@ -3,10 +3,11 @@
  * painted on the unstyled 1080x1920 render with the renderer's own landmarks
  * and measured against the unstyled render (see makeup-metrics.ts):
  * highlighter inside its regions with a bounded lift, blush swept along the
- * cheekbone inside the face outline, skin texture kept under the heaviest
- * base and the full looks, liner never inside the eye opening and its wing
- * flicking up, plum eyeshadow visible on both lids at the default intensity
- * (also on a dim, turned face), blush kept off strands of hair.
+ * cheekbone inside the face outline as a sheer pigment (no channel lightened),
+ * skin texture kept under the heaviest base and the full looks, liner never
+ * inside the eye opening and its wing flicking up, plum eyeshadow visible on
+ * both lids at the default intensity (also on a dim, turned face), blush kept
+ * off strands of hair.
  */
 import assert from "node:assert/strict";
 import { deltaE, srgbToLab } from "../../server/imaging/local/color.ts";
@@ -20,7 +21,7 @@ import { DEFAULT_INTENSITY, type SelectedOptions } from "../../server/styling/op
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { EYE_L, EYE_R, LASH_L, LASH_R, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
-import { cropFace, cropRect, decode, FRONTAL_FACES, job, polygonPixels } from "./fixtures.ts";
+import { cropFace, cropRect, decode, FRONTAL_FACES, job, labOf, polygonPixels } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import {
   blushOnStrands,
@@ -83,6 +84,33 @@ Deno.test("blush: swept along the cheekbone, never past the face outline", () =>
     console.log(`${name(i)}: outside ${b.outside} px, elongation ${b.elongation.toFixed(2)}`);
     assert.equal(b.outside, 0, `${name(i)}: blush pixels outside the face outline`);
     assert.ok(b.elongation >= 1.3, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
+  });
+});
+
+Deno.test("blush is a sheer pigment: it deepens the cheek's colour and never lightens a channel", () => {
+  // A flush that raised red and blue on olive skin read as a chalky hot-pink patch (sample6@1081's
+  // Berry Flush). Pigment on skin only absorbs: no channel of a flushed pixel gets lighter, and
+  // the flush still shows.
+  framed.forEach((f, i) => {
+    const out = copyOf(f.plain);
+    blushLayer(out, f.g, "#B2476B", 1);
+    const moved = changed(f.plain, out, faceBox(f.plain, f.g), 1.5);
+    let lighter = 0;
+    const shifts: number[] = [];
+    for (const p of moved) {
+      const o = p * 3;
+      if ([0, 1, 2].some((c) => out.data[o + c] > f.plain.data[o + c] + 2)) lighter++;
+      shifts.push(deltaE(labOf(f.plain, p), labOf(out, p)));
+    }
+    shifts.sort((a, b) => a - b);
+    const strong = shifts[Math.floor(0.9 * shifts.length)] ?? 0;
+    console.log(
+      `${name(i)}: ${moved.length} px flushed, ${lighter} with a lighter channel, 90th percentile ΔE ${
+        strong.toFixed(1)
+      }`,
+    );
+    assert.ok(lighter <= 0.01 * moved.length, `${name(i)}: ${lighter} of ${moved.length} px lightened`);
+    assert.ok(strong >= 10, `${name(i)}: the flush's 90th percentile ΔE ${strong.toFixed(1)}`);
   });
 });
 

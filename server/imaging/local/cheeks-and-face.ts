@@ -80,7 +80,11 @@ const HAIR_DARKNESS = 0.2;
  * shade's where the band is full, and the flush deepens the skin by at least
  * 9%, more (down to 80%) until the full-strength flush stands ΔE 12 from the
  * skin: a shade close to the skin's own (Soft Peach or Dusty Rose on fair
- * skin) still reads as blush at the default intensity, as pigment does.
+ * skin) still reads as blush at the default intensity, as pigment does. No
+ * channel is raised: pigment on skin only absorbs. (Gains up to 1.3 lifted red
+ * and blue on olive skin: Berry Flush read as a chalky hot-pink patch on
+ * sample6@1081, 7,718 of sample3@1372's 9,527 flushed pixels had a lighter
+ * channel.)
  */
 const BLUSH_CHROMA = 0.9;
 const BLUSH_DEPTHS = [0.91, 0.88, 0.85, 0.82, 0.8];
@@ -124,8 +128,8 @@ const SIDES = [
 export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
   const p = g.pts, fw = g.fw, q = SOFT_STEP;
   // A translucent flush: the skin's chromaticity moved toward the shade's
-  // (a per-channel multiply, luminance roughly kept, texture untouched), so a
-  // berry reads berry on any skin instead of an orange soft-light patch.
+  // (a per-channel multiply, never above 1, texture untouched), so a berry
+  // reads berry on any skin instead of an orange soft-light patch.
   const c = hexToLinear(hex), skin = skinMeanLinear(img, g);
   const yc = Math.max(1e-3, 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]);
   const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
@@ -134,7 +138,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   const skinLab = linearToLab(skin[0], skin[1], skin[2]);
   let gains: [number, number, number] = [1, 1, 1];
   for (const depth of BLUSH_DEPTHS) {
-    gains = ratio.map((r) => Math.min(1.3, r * depth / ry)) as [number, number, number];
+    gains = ratio.map((r) => Math.min(1, r * depth / ry)) as [number, number, number];
     const flushed = linearToLab(skin[0] * gains[0], skin[1] * gains[1], skin[2] * gains[2]);
     if (deltaE(flushed, skinLab) >= BLUSH_MIN_DELTA_E) break;
   }
