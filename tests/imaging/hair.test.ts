@@ -1086,6 +1086,31 @@ Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sampl
   assert.ok(h.dyed >= 0.3, `${(100 * h.dyed).toFixed(1)} % beside the face dyed`);
 });
 
+Deno.test("a tilted head's shaded neck under the jaw is not dyed (sample1@1438)", async () => {
+  // Her head leans 31 degrees: the shade under her jaw lies beside her chin in the image, not below it, and
+  // the neck was kept out of the mask only straight below the chin. Copper Red dyed a band along the jaw.
+  // Measured in the face's own frame (top of the mesh to the chin): the pixels 0.02-0.15 face heights below
+  // the chin, within 0.2 face widths of that axis, changed by ΔE > 6: 18.7 % before (a copper band along the
+  // jaw), 3.9 % now (a patch where the jaw meets the box).
+  const { plain, g, out } = await recoloured(FRONTAL_FACES[1]);
+  const top = g.pts[10], chin = g.pts[152], len = Math.hypot(chin[0] - top[0], chin[1] - top[1]);
+  const u = [(chin[0] - top[0]) / len, (chin[1] - top[1]) / len];
+  let n = 0, dyed = 0;
+  for (let y = 0; y < plain.height; y++) {
+    for (let x = 0; x < plain.width; x++) {
+      const down = (x - chin[0]) * u[0] + (y - chin[1]) * u[1];
+      const across = (y - chin[1]) * u[0] - (x - chin[0]) * u[1];
+      if (down < 0.02 * g.fh || down > 0.15 * g.fh || Math.abs(across) > 0.2 * g.fw) continue;
+      const p = y * plain.width + x;
+      n++;
+      if (deltaE(labOf(plain, p), labOf(out, p)) > 6) dyed++;
+    }
+  }
+  console.log(`sample1@1438, under the jaw: ${n} px, ${(100 * dyed / n).toFixed(1)} % dyed`);
+  assert.ok(n > 5000, `${n} px under the jaw`);
+  assert.ok(dyed <= 0.06 * n, `${(100 * dyed / n).toFixed(1)} % of the skin under the jaw dyed`);
+});
+
 /** Of the pixels inside `poly` (render pixels), the share whose colour `out` changed by more than 6 ΔE. */
 function changedShare(plain: Decoded, out: Decoded, poly: [number, number][]): number {
   const px = polygonPixels(plain, poly);

@@ -108,6 +108,17 @@ export const ROOT_HOLD = 0.22;
 const NECK_HALF_WIDTH = 0.25;
 
 /**
+ * How far below the chin (face heights, along the face's own axis) the neck is also kept out of the mask
+ * along that axis, fading out over the next 0.1: on a tilted head the shade under the jaw lies beside the
+ * chin in the image (dyed copper on sample1@1438), while further down the neck hangs straight and long
+ * hair falls beside it (sample6@1402's curls).
+ */
+const JAW_SHADE = 0.15;
+
+/** Sines of the head's tilt from which that axis's neck fades in (10 degrees) and is full (20 degrees). */
+const TILT_FROM = Math.sin(Math.PI / 18), TILT_FULL = Math.sin(Math.PI / 9);
+
+/**
  * What the hair recolour learns from one framed photo: the shade-free analysis (skin and hair colour samples,
  * their clusters) and the masks built for each kind of shade (see planKey). The renderer keeps it with the
  * framing, so that restyling a photo (another lip colour, another hair shade of the same kind) repaints the hair
@@ -405,6 +416,16 @@ function planHair(
   // Light hair darkened: a node's hair-likeness counts this much more (see LIGHT_HAIR_GAIN).
   const gain = lightHair ? LIGHT_HAIR_GAIN : HAIR_GAIN;
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
+  // The neck lies below the chin in the image, and just under the jaw along the face's own axis (its top to its
+  // chin; see JAW_SHADE).
+  const chin = g.pts[152], axis = Math.hypot(chin[0] - g.pts[10][0], chin[1] - topY);
+  const faceDown = [(chin[0] - g.pts[10][0]) / axis, (chin[1] - topY) / axis];
+  // An upright head keeps the neck below the chin only (10-20 degrees of tilt fade the axis's neck in).
+  const tilted = Math.max(0, Math.min(1, (Math.abs(faceDown[0]) - TILT_FROM) / (TILT_FULL - TILT_FROM)));
+  // How much a point `down` below the chin and `across` from the neck's axis is neck (pixels).
+  const neckAt = (down: number, across: number) =>
+    down <= 0 ? 0 : Math.min(1, down / (0.1 * fh)) *
+      Math.max(0, Math.min(1, (NECK_HALF_WIDTH * fw - across) / (0.06 * fw)));
   // The room hair has, per node: beside and below the face from eye level down (see reachLengths), and
   // over the forehead above the brows (see softHairline).
   const lengthRoom = new Float32Array(mw * mh), softRoom = new Float32Array(mw * mh);
@@ -437,12 +458,13 @@ function planHair(
       }
       // The neck under the chin: long hair falls beside it, not over it, and
       // shaded neck skin is as dark and warm as blonde or brown hair.
-      let inNeck = 0;
-      if (y > neckY) {
-        inNeck = Math.min(1, (y - neckY) / (0.1 * fh)) *
-          Math.max(0, Math.min(1, (NECK_HALF_WIDTH * fw - Math.abs(x - cx)) / (0.06 * fw)));
-        prior *= 1 - inNeck;
-      }
+      const down = (x - chin[0]) * faceDown[0] + (y - chin[1]) * faceDown[1];
+      const inNeck = Math.max(
+        neckAt(y - neckY, Math.abs(x - cx)),
+        neckAt(down, Math.abs((y - chin[1]) * faceDown[0] - (x - chin[0]) * faceDown[1])) * tilted *
+          Math.max(0, Math.min(1, (JAW_SHADE + 0.1 - down / fh) / 0.1)),
+      );
+      prior *= 1 - inNeck;
       if (prior <= 0) continue;
       const k = j * mw + i;
       if (lightHair && faceZone.data[k] > 0.3) faceAt[k] = 1;
