@@ -1111,6 +1111,32 @@ Deno.test("a tilted head's shaded neck under the jaw is not dyed (sample1@1438)"
   assert.ok(dyed <= 0.06 * n, `${(100 * dyed / n).toFixed(1)} % of the skin under the jaw dyed`);
 });
 
+Deno.test("lengths in the clothes' colours fade out toward the chin, not along a straight line (sample3@1005)", async () => {
+  // Her lengths at the image right, in the blue light, are as dark as her top: dyed down to the chin's row
+  // and left below it, along a horizontal line. Per row (x from 700 to the frame's edge, within 40 px of the
+  // chin's row), the summed ΔE of the pixels the dye moved: its largest drop over 3 rows was 45 % of the
+  // row above (at the chin's row); 8 % now.
+  const { plain, g, out } = await recoloured(FRONTAL_FACES[6]);
+  const chinY = Math.round(g.pts[152][1]);
+  const moved = new Map<number, number>();
+  for (let y = chinY - 40; y <= chinY + 40; y++) {
+    let sum = 0;
+    for (let x = 700; x < plain.width; x++) {
+      const p = y * plain.width + x, d = deltaE(labOf(plain, p), labOf(out, p));
+      if (d > 1) sum += d;
+    }
+    moved.set(y, sum);
+  }
+  let drop = 0;
+  for (let y = chinY - 37; y <= chinY + 40; y++) {
+    const above = moved.get(y - 3)!;
+    if (above > 0) drop = Math.max(drop, (above - moved.get(y)!) / above);
+  }
+  console.log(`sample3@1005: largest 3-row drop of the dye by the chin ${(100 * drop).toFixed(0)} %`);
+  assert.ok(moved.get(chinY - 20)! > 0, "her lengths above the chin are dyed");
+  assert.ok(drop <= 0.2, `the dye drops ${(100 * drop).toFixed(0)} % within 3 rows by the chin`);
+});
+
 /** Of the pixels inside `poly` (render pixels), the share whose colour `out` changed by more than 6 ΔE. */
 function changedShare(plain: Decoded, out: Decoded, poly: [number, number][]): number {
   const px = polygonPixels(plain, poly);

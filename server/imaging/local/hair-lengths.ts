@@ -206,7 +206,9 @@ export function neckSkin(
  * texture (LENGTH_TEXTURE) or a hair-like colour, and not the body's skin
  * (the face's and the neck's, see BodySkin). Grown nodes take the room hair has
  * there; each pixel at their edge is kept unless it is the body's skin (see
- * refine). Returns what was grown, per node.
+ * refine). From row `clothRow` (the chin) down, a node in the clothes' colours
+ * needs strand texture to grow; over the `clothFade` rows above that row such a
+ * node takes a falling share of the room. Returns what was grown, per node.
  */
 export function reachLengths(
   m: Mask,
@@ -220,6 +222,7 @@ export function reachLengths(
   neckPoints: number[],
   clothRow: number,
   centre: number,
+  clothFade = 0,
 ): Lengths {
   const { w, h, data } = m, W = img.width, H = img.height, d = img.data;
   const grown = new Float32Array(w * h);
@@ -311,7 +314,13 @@ export function reachLengths(
       seen[n] = 1;
       stack.push(n);
       for (let q = 0; q < 3; q++) ref[b + q] = ref[a + q] + (labs[b + q] - ref[a + q]) * LENGTH_FOLLOW;
-      if (room[n] > data[n]) grown[n] = room[n];
+      // Clothes' colours fade out of the growth over the rows above the clothes' (clothFade): stopped at that
+      // row, lengths of such a colour were dyed down to a straight line across them (sample3@1005).
+      const row = Math.floor(n / w);
+      const fade = row >= clothRow - clothFade && row < clothRow
+        ? 1 - colour.cells[c + 2] * (row - (clothRow - clothFade) + 1) / (clothFade + 1)
+        : 1;
+      if (room[n] * fade > data[n]) grown[n] = room[n] * fade;
     }
   }
   // Holes: a node of smooth strands among grown ones, its colour like most of theirs.

@@ -104,6 +104,12 @@ const PALE_SEPARATION = 2.5, PALE_SEPARATION_ALWAYS = 2;
  */
 export const ROOT_HOLD = 0.22;
 
+/**
+ * Face heights above the chin over which the clothes' colours fade out of the lengths' growth (see
+ * reachLengths), as the colour model's gain and the clothes' weight fade in below it.
+ */
+const CLOTH_FADE = 0.15;
+
 /** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
 const NECK_HALF_WIDTH = 0.25;
 
@@ -519,11 +525,13 @@ function planHair(
         softRoom[k] = room * (1 - maskAt(features, i, j));
       }
       palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
-      // Off the face and above the chin only: the forehead and the neck keep the colour model's doubt.
-      // (For dark hair only colours not like the skin either: the ear's rim and a lit temple are between.)
-      const likeness = faceAt[k] || y > chinY || (!lightHair && (cells[c + 3] > 0.15 || onFace))
+      // Off the face only, and fading out below the chin with the clothes' weight (`below`): the forehead and
+      // the neck keep the colour model's doubt. (For dark hair only colours not like the skin either: the ear's
+      // rim and a lit temple are between.) Cut at the chin's row, lengths of middling likeness were dyed above
+      // it and left below, along a straight line (sample3@1005).
+      const likeness = faceAt[k] || (!lightHair && (cells[c + 3] > 0.15 || onFace))
         ? cells[c]
-        : Math.min(1, gain * cells[c]);
+        : Math.min(1, (1 + (gain - 1) * (1 - below)) * cells[c]);
       mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * likeness * (1 - below * cells[c + 2]);
       skinLike[k] = cells[c + 3] * (1 - colour.pale[c >> 2]);
       if (nodeL) nodeL[k] = colour.cellL[c >> 2];
@@ -593,6 +601,7 @@ function planHair(
     neck.points,
     Math.ceil((chinY - y0) / step),
     Math.round((cx - x0) / step),
+    Math.round(CLOTH_FADE * fh / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
   // Light hair found by place, dyed on one side of the head only (see recolorHair).
