@@ -106,7 +106,7 @@ export const ROOT_HOLD = 0.22;
 
 /**
  * Face heights above the chin over which the clothes' colours fade out of the lengths' growth (see
- * reachLengths), as the colour model's gain and the clothes' weight fade in below it.
+ * reachLengths), as below the chin the hair-likeness gain fades out and the clothes' weight fades in.
  */
 const CLOTH_FADE = 0.15;
 
