@@ -464,12 +464,14 @@ function planHair(
       }
       // The neck under the chin: long hair falls beside it, not over it, and
       // shaded neck skin is as dark and warm as blonde or brown hair.
-      const down = (x - chin[0]) * faceDown[0] + (y - chin[1]) * faceDown[1];
-      const inNeck = Math.max(
-        neckAt(y - neckY, Math.abs(x - cx)),
-        neckAt(down, Math.abs((y - chin[1]) * faceDown[0] - (x - chin[0]) * faceDown[1])) * tilted *
-          Math.max(0, Math.min(1, (JAW_SHADE + 0.1 - down / fh) / 0.1)),
-      );
+      let inNeck = neckAt(y - neckY, Math.abs(x - cx));
+      if (tilted > 0) {
+        const down = (x - chin[0]) * faceDown[0] + (y - chin[1]) * faceDown[1];
+        const jaw = neckAt(down, Math.abs((y - chin[1]) * faceDown[0] - (x - chin[0]) * faceDown[1])) *
+          tilted *
+          Math.max(0, Math.min(1, (JAW_SHADE + 0.1 - down / fh) / 0.1));
+        if (jaw > inNeck) inNeck = jaw;
+      }
       prior *= 1 - inNeck;
       if (prior <= 0) continue;
       const k = j * mw + i;
