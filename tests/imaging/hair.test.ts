@@ -1091,7 +1091,8 @@ Deno.test("a tilted head's shaded neck under the jaw is not dyed (sample1@1438)"
   // the neck was kept out of the mask only straight below the chin. Copper Red dyed a band along the jaw.
   // Measured in the face's own frame (top of the mesh to the chin): the pixels 0.02-0.15 face heights below
   // the chin, within 0.2 face widths of that axis, changed by ΔE > 6: 18.7 % before (a copper band along the
-  // jaw), 3.9 % now (a patch where the jaw meets the box).
+  // jaw), 3.9 % with this fix, 5.0 % since the gain fades out below the chin instead of stopping at it (the
+  // jaw's edge where it meets the box).
   const { plain, g, out } = await recoloured(FRONTAL_FACES[1]);
   const top = g.pts[10], chin = g.pts[152], len = Math.hypot(chin[0] - top[0], chin[1] - top[1]);
   const u = [(chin[0] - top[0]) / len, (chin[1] - top[1]) / len];
