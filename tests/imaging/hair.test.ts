@@ -1179,3 +1179,27 @@ Deno.test("curly blonde falling onto a light jacket: the jacket is not dyed, her
   assert.ok(f.right >= 0.9, `${(100 * f.right).toFixed(1)} % of the lengths at the image right dyed`);
   assert.ok(f.left >= 0.75, `${(100 * f.left).toFixed(1)} % of the lengths at the image left dyed`);
 });
+
+Deno.test("sheen across dark lengths is dyed with them, not left in grey-olive specks (sample6@1402)", async () => {
+  // Her straight lengths at the image right catch the light in a grey-olive band (L* 45-50 over hair of
+  // L* 22), nearer her skin than her hair by colour, and the colour of her clothes. Its nodes were left out
+  // one by one, and a band above the chin was dyed at half strength: dyed lengths speckled with the original.
+  // In a box inside those lengths (0.75-1.08 face widths right of the chin, from 0.35 face heights above it
+  // to 0.2 below), the share of pixels still at the original's olive hue (over 60 degrees; copper lies near
+  // 45): 8.1 % before, 0.1 % now.
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[14]);
+  assert.deepEqual(res.notes, []);
+  const chin = g.pts[152];
+  let n = 0, olive = 0, kept = 0;
+  for (let y = Math.round(chin[1] - 0.35 * g.fh); y < chin[1] + 0.2 * g.fh; y++) {
+    for (let x = Math.round(chin[0] + 0.75 * g.fw); x < chin[0] + 1.08 * g.fw; x++) {
+      const p = y * plain.width + x;
+      n++;
+      if (hue(labOf(plain, p)) > Math.PI / 3) olive++;
+      if (hue(labOf(out, p)) > Math.PI / 3) kept++;
+    }
+  }
+  console.log(`sample6@1402: ${(100 * kept / n).toFixed(1)} % of ${n} px of her lengths left olive`);
+  assert.ok(olive >= 0.95 * n, `the box is her olive-brown lengths (${(100 * olive / n).toFixed(1)} %)`);
+  assert.ok(kept <= 0.02 * n, `${(100 * kept / n).toFixed(1)} % of her lengths left olive`);
+});

@@ -269,6 +269,8 @@ export function reachLengths(
   // Per node reached: the colour the length has been continuing (a running mean along the way), so that a
   // blurred edge, each step small, does not lead from the hair into a strap or a neighbour's arm.
   const ref = new Float32Array(w * h * 3);
+  // Nodes grown at a falling share above the clothes' row (see clothFade).
+  const faded: number[] = [];
   const around = [-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1];
   for (let k = w + 1; k < w * (h - 1) - 1; k++) {
     if (data[k] <= 0.5) continue;
@@ -321,8 +323,22 @@ export function reachLengths(
         ? 1 - colour.cells[c + 2] * (row - (clothRow - clothFade) + 1) / (clothFade + 1)
         : 1;
       if (room[n] * fade > data[n]) grown[n] = room[n] * fade;
+      if (fade < 1) faded.push(n);
     }
   }
+  // The fade is for lengths that stop at the clothes' row. Where the growth went on below it in the same
+  // column (or the next), the length continues past the chin and is dyed whole: faded there, sample6@1402's
+  // lengths (sheen the colour of her clothes) were dyed at half strength in a band above the chin, an olive
+  // tint between fully dyed lengths above and below.
+  const goesOn = new Uint8Array(w);
+  for (let row = clothRow; row <= Math.min(h - 1, clothRow + clothFade); row++) {
+    for (let i = 0; i < w; i++) {
+      if (grown[row * w + i] > 0) {
+        goesOn[Math.max(0, i - 1)] = goesOn[i] = goesOn[Math.min(w - 1, i + 1)] = 1;
+      }
+    }
+  }
+  for (const n of faded) if (goesOn[n % w]) grown[n] = Math.max(grown[n], room[n]);
   // Holes: a node of smooth strands among grown ones, its colour like most of theirs.
   const fill: number[] = [];
   for (let k = w + 1; k < w * (h - 1) - 1; k++) {

@@ -606,6 +606,9 @@ function planHair(
     Math.round(CLOTH_FADE * fh / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
+  if (!lightHair) {
+    bridgeSheen(mask, lengthRoom, img, x0, y0, step, colour, body, Math.round(SHEEN_BRIDGE * fw / step));
+  }
   // Light hair found by place, dyed on one side of the head only (see recolorHair).
   const coverageOk = !visible || placeCoverage(mask.data, visible) >= PLACE_COVERAGE;
   const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
@@ -852,6 +855,71 @@ function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: numb
       const v = c[q] * a + c[q + 1] * b + c[q + cw] * e + c[q + cw + 1] * f;
       const fade = o[q] * a + o[q + 1] * b + o[q + cw] * e + o[q + cw + 1] * f;
       data[k] = Math.max(data[k], Math.min(v, place[k]) * fade);
+    }
+  }
+}
+
+/**
+ * Sheen across the lengths, in face widths: a gap between hair nodes up to twice this wide is bridged (see
+ * bridgeSheen).
+ */
+const SHEEN_BRIDGE = 0.03;
+
+/** A node this many L* lighter than the lightest hair colour is not the hair's sheen (an earring, the backdrop). */
+const SHEEN_ABOVE = 30;
+
+/**
+ * The mask value the hair on each side of a bridged gap needs: hair, not the scattered partial nodes on clothes
+ * (bridged from any value, the dyed dots on sample4@908's patterned top, sample5@1319's neighbour's navy dress
+ * and sample3@1005's dark shoulder were filled in).
+ */
+const SHEEN_SIDES = 0.6;
+
+/**
+ * Sheen across the lengths: a light band where straight lengths catch the light lies far from every hair
+ * colour sampled above the forehead (L* 45-50 over hair of L* 22 on sample6@1402) and, grey-olive, nearer the
+ * skin than the hair by colour. Its nodes were left out of the mask one by one and its pixels were dyed or
+ * not by the colour table cell they fell in: dyed lengths speckled with the original's grey-olive. A node in
+ * the lengths' room with hair (SHEEN_SIDES) on both sides of it along a row, a column or a diagonal, within r
+ * nodes, takes the weaker side's value, up to the room. A node is not bridged when any of four pixels of its
+ * cell is lighter than the lightest hair colour by SHEEN_ABOVE (the node's own pixel alone: sample6@1402's
+ * hoop earring, between bridged nodes, went white under Honey Blonde) or in the body's skin colours. Gaps
+ * that open onto the outline are not bridged: it needs hair on both sides (a closing, tried first, grew the
+ * outline onto the neck and straps).
+ */
+function bridgeSheen(
+  m: Mask,
+  room: Float32Array,
+  img: Canvas,
+  x0: number,
+  y0: number,
+  step: number,
+  colour: ColourModel,
+  body: BodySkin,
+  r: number,
+): void {
+  const { w, h } = m, src = m.data.slice(), data = m.data, d = img.data, W = img.width;
+  const lightest = Math.max(...colour.hair.map((s) => s.mean[0]));
+  for (let j = r; j < h - r; j++) {
+    for (let i = r; i < w - r; i++) {
+      const k = j * w + i;
+      if (!(room[k] > data[k])) continue;
+      let across = 0;
+      for (const e of [1, w, w + 1, w - 1]) {
+        let a = 0, b = 0;
+        for (let t = 1; t <= r; t++) a = Math.max(a, src[k - t * e]), b = Math.max(b, src[k + t * e]);
+        across = Math.max(across, Math.min(a, b));
+      }
+      if (across < SHEEN_SIDES || across <= data[k]) continue;
+      let sheen = true;
+      for (let q = 0; q < 4 && sheen; q++) {
+        const x = Math.min(W - 1, x0 + i * step + (q & 1) * 2),
+          y = Math.min(img.height - 1, y0 + j * step + (q >> 1) * 2);
+        const o = (y * W + x) * 3, cell = ((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3);
+        if (colour.cells[cell * 4] !== colour.cells[cell * 4]) colour.fill(cell * 4);
+        if (colour.cellL[cell] > lightest + SHEEN_ABOVE || body.at(cell) >= 0.5) sheen = false;
+      }
+      if (sheen) data[k] = Math.min(across, room[k]);
     }
   }
 }
