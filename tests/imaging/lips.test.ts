@@ -201,3 +201,48 @@ Deno.test("lipstick follows the real lips where the mesh's outline is off them (
     }
   }
 });
+
+Deno.test("the crease between closed lips takes the lipstick with them, not left as holes (sample2@805)", async () => {
+  // Her lips meet along a crease darker and redder than the lip's typical colour (L* 30-35 at a* 29-31
+  // against 47 at 20). Inside the mesh's opening such a pixel, more than 16 ΔE from the lip's colour,
+  // counted as the mouth's opening and took 40 % of the shade: two bare patches in the middle of the
+  // painted lips. Crease pixels here: inside the outer outline, 0.55-0.85 of the lip's L* at its hue
+  // (within 12 degrees) and chroma. How far each moved in a*b*, against the lip's own pixels' median.
+  const face = FRONTAL_FACES[4];
+  const { plain, g } = await framedFace(engine, face);
+  const inside = (await import("./fixtures.ts")).polygonPixels(
+    plain,
+    LIPS_OUTER.map((i) => g.pts[i]),
+    1.2,
+    0.9,
+  );
+  const labs = inside.map((p) => labOf(plain, p));
+  const sorted = [...labs].sort((a, b) => a[0] - b[0]);
+  const mid = sorted.slice(Math.floor(sorted.length * 0.25), Math.floor(sorted.length * 0.6));
+  const lip = [0, 1, 2].map((c) => mid.reduce((a, b) => a + b[c], 0) / mid.length);
+  const hue = (l: number[]) => Math.atan2(l[2], l[1]) * 180 / Math.PI;
+  const lips: number[] = [], crease: number[] = [];
+  inside.forEach((p, k) => {
+    const l = labs[k];
+    if (Math.hypot(l[0] - lip[0], l[1] - lip[1], l[2] - lip[2]) < 14) lips.push(p);
+    else if (
+      l[0] >= 0.55 * lip[0] && l[0] <= 0.85 * lip[0] && Math.abs(hue(l) - hue(lip)) < 12 &&
+      Math.hypot(l[1], l[2]) >= Math.hypot(lip[1], lip[2])
+    ) crease.push(p);
+  });
+  assert.ok(crease.length >= 40, `crease ${crease.length} px`);
+  const out = await decode(
+    (await render(engine, job(await cropFace(face), { lips: "plum-matte" }, at(60)))).image,
+  );
+  const moved = (p: number) => {
+    const a = labOf(plain, p), b = labOf(out, p);
+    return Math.hypot(a[1] - b[1], a[2] - b[2]);
+  };
+  const typical = lips.map(moved).sort((a, b) => a - b)[lips.length >> 1];
+  const bare = crease.filter((p) => moved(p) < 0.5 * typical).length / crease.length;
+  console.log(
+    `sample2@805: ${crease.length} crease px, ${(100 * bare).toFixed(1)} % moved under half the lips' ` +
+      `${typical.toFixed(1)} a*b*`,
+  );
+  assert.ok(bare <= 0.1, `${(100 * bare).toFixed(1)} % of the crease left bare`);
+});
