@@ -27,6 +27,7 @@ import {
   job,
   labOf,
   meanLab,
+  polygonPixels,
 } from "./fixtures.ts";
 import {
   changed,
@@ -75,20 +76,27 @@ interface Regions {
   found: boolean;
 }
 
-async function regions(face: [number, number, number, number]): Promise<Regions> {
-  // The renderer's own landmarks (found on the photo, mapped through the framing), so that the
-  // lip outline measured here is the one the renderer worked from.
-  const { plain, g } = await framedFace(engine, face);
-  const outer = LIPS_OUTER.map((i) => g.pts[i]);
-  // Inside the outline by ~1.5 px: the outline itself is the mesh's guess, not a lip pixel.
-  const inside = (await import("./fixtures.ts")).polygonPixels(plain, outer, 1.2, 0.9);
+/**
+ * The pixels inside the mesh's outer lip outline (by ~1.5 px: the outline itself is the mesh's guess, not a
+ * lip pixel), their Lab, and the lip's typical colour: the mean of the 25th-60th percentile by L*, the most
+ * typical lip pixels.
+ */
+function insideLips(plain: Decoded, pts: Point[]): { inside: number[]; labs: Lab[]; lip: number[] } {
+  const inside = polygonPixels(plain, LIPS_OUTER.map((i) => pts[i]), 1.2, 0.9);
   const labs = inside.map((p) => labOf(plain, p));
-  // The lip's colour: the median-L half, the most typical lip pixels.
   const sorted = [...labs].sort((a, b) => a[0] - b[0]);
   const mid = sorted.slice(Math.floor(sorted.length * 0.25), Math.floor(sorted.length * 0.6));
   const lip = mid.reduce((a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]], [0, 0, 0]).map((v) =>
     v / mid.length
   );
+  return { inside, labs, lip };
+}
+
+async function regions(face: [number, number, number, number]): Promise<Regions> {
+  // The renderer's own landmarks (found on the photo, mapped through the framing), so that the
+  // lip outline measured here is the one the renderer worked from.
+  const { plain, g } = await framedFace(engine, face);
+  const { inside, labs, lip } = insideLips(plain, g.pts);
   const lips: number[] = [], teeth: number[] = [];
   inside.forEach((p, k) => {
     const [L, a, b] = labs[k];
@@ -210,16 +218,7 @@ Deno.test("the crease between closed lips takes the lipstick with them, not left
   // (within 12 degrees) and chroma. How far each moved in a*b*, against the lip's own pixels' median.
   const face = FRONTAL_FACES[4];
   const { plain, g } = await framedFace(engine, face);
-  const inside = (await import("./fixtures.ts")).polygonPixels(
-    plain,
-    LIPS_OUTER.map((i) => g.pts[i]),
-    1.2,
-    0.9,
-  );
-  const labs = inside.map((p) => labOf(plain, p));
-  const sorted = [...labs].sort((a, b) => a[0] - b[0]);
-  const mid = sorted.slice(Math.floor(sorted.length * 0.25), Math.floor(sorted.length * 0.6));
-  const lip = [0, 1, 2].map((c) => mid.reduce((a, b) => a + b[c], 0) / mid.length);
+  const { inside, labs, lip } = insideLips(plain, g.pts);
   const hue = (l: number[]) => Math.atan2(l[2], l[1]) * 180 / Math.PI;
   const lips: number[] = [], crease: number[] = [];
   inside.forEach((p, k) => {

@@ -98,10 +98,11 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
 
 /**
  * How surely a pixel is lip in shadow: darker than the lip's typical colour (down to about half its L*), at
- * its hue (fully within 8 degrees, not past 12) and with its chroma (from 85 %, fully by 95 %). The crease where closed lips meet is such a
- * pixel (sample2@805: L* 30-35 at a* 29-31 against the lip's 47 at 20): more than 16 ΔE from the lip's
- * colour and as dark as the mouth's cavity, it counted as the opening and took 40 % of the shade, two bare
- * patches in the middle of painted lips. The cavity (and a shaded tooth) is darker still or greyer.
+ * its hue (fully within 8 degrees, not past 12) and with its chroma (from 85 %, fully by 95 %). The crease
+ * where closed lips meet is such a pixel (sample2@805: L* 30-35 at a* 29-31 against the lip's 47 at 20):
+ * more than 16 ΔE from the lip's colour and as dark as the mouth's cavity, it counted as the opening and
+ * took 40 % of the shade, two bare patches in the middle of painted lips. The cavity (and a shaded tooth) is
+ * darker still or greyer.
  */
 function lipShade(
   L: number,
