@@ -1180,6 +1180,36 @@ Deno.test("curly blonde falling onto a light jacket: the jacket is not dyed, her
   assert.ok(f.left >= 0.75, `${(100 * f.left).toFixed(1)} % of the lengths at the image left dyed`);
 });
 
+Deno.test("a closed eye's lashes and brow keep their colour when the mesh misses them (sample2@1370)", async () => {
+  // Her right eye (at the image left) is closed. The mesh's outline of it is a line along the lid, above the
+  // lashes, and its brow stops 0.1 face widths short of the brow's tail; the hair at the face's edge reached
+  // the lashes, and a strand the tail. Copper Red dyed them. In a box from 0.14 face widths outside the eye's
+  // outer corner to its inner corner, 0.2 face widths above it to 0.1 below, the share of the dark pixels
+  // (L* under 40: lashes, liner, brow) moved by over 6 ΔE: 78.9 % before, 29.1 % now (her outer lashes,
+  // joined to the hair at the face's edge, are still dyed).
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[3]);
+  assert.deepEqual(res.notes, []);
+  const outer = g.pts[33], inner = g.pts[133];
+  const box = rect(plain, outer[0] - 0.14 * g.fw, inner[0], outer[1] - 0.2 * g.fw, outer[1] + 0.1 * g.fw);
+  const dark = box.filter((p) => labOf(plain, p)[0] < 40);
+  const moved = dark.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6);
+  const share = moved.length / dark.length;
+  console.log(`sample2@1370: ${(100 * share).toFixed(1)} % of ${dark.length} dark px by her closed eye dyed`);
+  assert.ok(dark.length >= 0.25 * box.length, `the box holds her lashes and brow (${dark.length} dark px)`);
+  assert.ok(share <= 0.4, `${(100 * share).toFixed(1)} % of her lashes and brow dyed`);
+  // The hair beside the face is still dyed: the band 0.1-0.2 face widths outside the outer corner.
+  const side = rect(
+    plain,
+    outer[0] - 0.2 * g.fw,
+    outer[0] - 0.1 * g.fw,
+    outer[1] + 0.2 * g.fw,
+    outer[1] + 0.4 * g.fw,
+  )
+    .filter((p) => labOf(plain, p)[0] < 40);
+  const sideMoved = side.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / side.length;
+  assert.ok(sideMoved >= 0.8, `${(100 * sideMoved).toFixed(1)} % of the hair beside her face dyed`);
+});
+
 Deno.test("sheen across dark lengths is dyed with them, not left in grey-olive specks (sample6@1402)", async () => {
   // Her straight lengths at the image right catch the light in a grey-olive band (L* 45-50 over hair of
   // L* 22), nearer her skin than her hair by colour, and the colour of her clothes. Its nodes were left out

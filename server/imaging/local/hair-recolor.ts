@@ -387,6 +387,8 @@ function planHair(
   const skinLike = new Float32Array(mw * mh), ovalAt = new Float32Array(mw * mh);
   // Per node: where hair may be regardless of colour, and the face (see closeHighlights).
   const place = new Float32Array(mw * mh), faceAt = new Uint8Array(mw * mh);
+  // Per node: in the face oval below the brows' line (see dropLashLines).
+  const inOvalAt = new Uint8Array(mw * mh);
   // Per node: where a pale strand may join the hair (see reachPale).
   const palePlace = new Float32Array(mw * mh);
   // Strands lying across the face (see reachStrands): how hair-like a node's
@@ -498,7 +500,7 @@ function planHair(
         ovalAt[k] = 1;
         continue;
       }
-      if (inOval > 0.05) faceAt[k] = 1;
+      if (inOval > 0.05) faceAt[k] = inOvalAt[k] = 1;
       if (cells[c] !== cells[c]) colour.fill(c);
       // Inside the (widened) face oval: hair only where the colour model is sure.
       gate[k] = notFace * (1 - inOval * (1 - cells[c + 1])) * (1 - brow);
@@ -628,6 +630,14 @@ function planHair(
   const hairline = soft
     ? hairlineZone(faceZone, offHair(person, mask, grown, x0, y0, step), soft, HAIRLINE_REACH * fw / step)
     : undefined;
+  // Lashes and brows the mesh missed, reached by a strand or the oval's fringe.
+  dropLashLines(
+    mask,
+    skinLike,
+    inOvalAt,
+    Math.max(2, Math.round(LASH_RUN * fw / step)),
+    (LASH_PIECE * fw / step) ** 2,
+  );
   return {
     confidence,
     lightHair,
@@ -1119,6 +1129,13 @@ function featureMask(
     const pts = pick(g, idx);
     const ex = pts.reduce((a, p) => a + p[0], 0) / pts.length,
       ey = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+    // A closed eye's outline is a line along the lid; its lashes hang below it (sample2@1370's were dyed).
+    let gy: number = growY;
+    if (idx === EYE_R || idx === EYE_L) {
+      const ys = pts.map((p) => p[1]), xs = pts.map((p) => p[0]);
+      const tall = Math.max(...ys) - Math.min(...ys), wide = Math.max(...xs) - Math.min(...xs);
+      if (tall < CLOSED_EYE * wide) gy = Math.max(growY, (EYE_TALL * wide * grow) / Math.max(1, tall));
+    }
     // Ordered by angle about the centre: the nose's points are not listed along an outline.
     if (idx === NOSE_BASE) {
       pts.sort((a, b) => Math.atan2(a[1] - ey, a[0] - ex) - Math.atan2(b[1] - ey, b[0] - ex));
@@ -1127,7 +1144,7 @@ function featureMask(
       m,
       pts.map((
         [x, y],
-      ): Point => [(ex + (x - ex) * grow - x0) / step + 0.5, (ey + (y - ey) * growY - y0) / step + 0.5]),
+      ): Point => [(ex + (x - ex) * grow - x0) / step + 0.5, (ey + (y - ey) * gy - y0) / step + 0.5]),
     );
   }
   // The brows as boxes: on a tilted head the mesh's brow sat 0.06 face widths below the brow's tail and
@@ -1155,6 +1172,12 @@ function featureMask(
   for (let k = 0; k < m.data.length; k++) m.data[k] = Math.min(1, 2 * m.data[k]);
   return m;
 }
+
+/** An eye whose outline is less tall than this share of its width is closed or nearly (see featureMask). */
+const CLOSED_EYE = 0.22;
+
+/** A closed eye's grown outline is at least this share of its width tall (its lashes hang below the lid). */
+const EYE_TALL = 0.5;
 
 /** Grid rows above a brow's box whose colour tells a brow (skin above) from hair over it (featureMask). */
 const BROW_CHECK_ROWS = 3;
@@ -1216,6 +1239,65 @@ function reachStrands(
       if (v > 0.05) ovalAt[k] = 0;
     }
   }
+}
+
+/** Longest run of hair down a column of the face oval that may be a lash line or a brow, in face widths (see dropLashLines). */
+const LASH_RUN = 0.08;
+
+/** Side of the smallest piece of such runs that is dropped, in face widths (see dropLashLines). */
+const LASH_PIECE = 0.045;
+
+/**
+ * In the face oval, a short run of hair-coloured nodes (0.3 and up) down a
+ * column, with no hair (under 0.2) or skin right above and right below it, is
+ * a lash line or a brow, not hair: a strand across the face runs on past the
+ * features, and the hair at the oval's edge runs on out of it. The mesh's eyes
+ * and brows (featureMask) keep these out where it finds them; on sample2@1370's
+ * closed eye it put the brow's tail 0.1 face widths short and the lashes under
+ * the lid's line, reached from the hair at the face's edge (dyed copper).
+ */
+function dropLashLines(
+  mask: Mask,
+  skinLike: Float32Array,
+  inOval: Uint8Array,
+  maxRun: number,
+  minArea: number,
+): void {
+  const { w, h, data } = mask;
+  const open = (k: number) => skinLike[k] >= 0.5 || data[k] < 0.2;
+  const drop: Mask = { x: 0, y: 0, w, h, data: new Float32Array(w * h) };
+  for (let i = 0; i < w; i++) {
+    for (let j = 0; j < h; j++) {
+      if (!inOval[j * w + i] || data[j * w + i] < 0.3) continue;
+      let e = j;
+      while (e + 1 < h && inOval[(e + 1) * w + i] && data[(e + 1) * w + i] >= 0.3) e++;
+      // Within two nodes above the run's top and below its end.
+      const above = (j >= 1 && open((j - 1) * w + i)) || (j >= 2 && open((j - 2) * w + i));
+      const below = (e + 1 < h && open((e + 1) * w + i)) || (e + 2 < h && open((e + 2) * w + i));
+      if (e - j + 1 <= maxRun && above && below) { for (let t = j; t <= e; t++) drop.data[t * w + i] = 1; }
+      j = e;
+    }
+  }
+  // Only pieces of some size: a column crosses a strand at the face's edge in a short run too.
+  const seen = new Uint8Array(w * h);
+  for (let s = 0; s < w * h; s++) {
+    if (!drop.data[s] || seen[s]) continue;
+    const piece = [s];
+    seen[s] = 1;
+    for (let n = 0; n < piece.length; n++) {
+      const k = piece[n], i = k % w, j = (k - i) / w;
+      for (let jj = Math.max(0, j - 1); jj <= Math.min(h - 1, j + 1); jj++) {
+        for (let ii = Math.max(0, i - 1); ii <= Math.min(w - 1, i + 1); ii++) {
+          const q = jj * w + ii;
+          if (drop.data[q] && !seen[q]) seen[q] = 1, piece.push(q);
+        }
+      }
+    }
+    if (piece.length < minArea) { for (const k of piece) drop.data[k] = 0; }
+  }
+  // Softened, so that columns dropped beside kept ones do not leave a dyed block with straight edges.
+  feather(drop, 1);
+  for (let k = 0; k < data.length; k++) data[k] *= 1 - Math.min(1, 2 * drop.data[k]);
 }
 
 /** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
