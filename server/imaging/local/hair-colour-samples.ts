@@ -15,6 +15,10 @@ import { personAt, type PersonMask } from "./person-mask.ts";
  */
 export const CN = 32;
 
+/** An sRGB colour's cell in the colour tables (see CN): red, green and blue >> 3, red the most significant. */
+export const cellOf = (r: number, g: number, b: number): number =>
+  ((r >> 3) << 10) | ((g >> 3) << 5) | (b >> 3);
+
 /** The recolour's strength (the rest of the original colour shows through, like dye on real hair). */
 export const OPACITY = 0.88;
 

@@ -7,7 +7,7 @@
 import type { Canvas } from "./blend.ts";
 import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { type AxisStats, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
+import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-recolor.ts";
 import { type Mask, slidingExtreme } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
@@ -290,7 +290,7 @@ export function reachLengths(
       if (seen[n] || room[n] <= LENGTH_ROOM) continue;
       const b = labAt(n);
       const o = ((y0 + Math.floor(n / w) * step) * W + x0 + (n % w) * step) * 3;
-      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
       if (ruledOut[n] < 0) {
         const hue = hueOf(labs[b + 1], labs[b + 2]);
@@ -439,7 +439,7 @@ export function reachLengths(
   // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
   // colour table cell's (within 3 ΔE).
   like = (r: number, g: number, b: number, k: number) => {
-    const pixelLab = body.labOf((r >> 3 << 10) | (g >> 3 << 5) | (b >> 3));
+    const pixelLab = body.labOf(cellOf(r, g, b));
     let near = Infinity;
     for (const q of [k, k + 1, k + w, k + w + 1]) {
       if (!(grown[q] > 0 || data[q] > 0.5) || labs[q * 3] !== labs[q * 3]) continue;

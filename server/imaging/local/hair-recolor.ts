@@ -15,6 +15,7 @@ import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   type AxisStats,
   axisStats,
+  cellOf,
   clothSamples,
   clusters,
   CN,
@@ -400,7 +401,7 @@ function planHair(
   const features = featureMask(g, faceBox, x0, y0, step, (x, y) => {
     if (x < 0 || y < 0 || x >= img.width || y >= img.height) return 0;
     const o = (y * img.width + x) * 3, d = img.data;
-    const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+    const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
     if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
     return colour.cells[c] * (1 - colour.cells[c + 3]);
   });
@@ -483,7 +484,7 @@ function planHair(
       if (brow > 0.3) faceAt[k] = 1;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
       const o = (y * W + x) * 3;
-      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
       if (notFace < 1 || inOval > 0.05) {
         if (cells[c] !== cells[c]) colour.fill(c);
@@ -685,7 +686,7 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
     const sfL = soft ? soft[k] + (soft[k + mw] - soft[k]) * fy : 0;
     const sfR = soft ? soft[k + 1] + (soft[k + mw + 1] - soft[k + 1]) * fy : 0;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
-      const c = (((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3)) * 4;
+      const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
       const ov = ovL + (ovR - ovL) * (t / step), fl = flL + (flR - flL) * (t / step);
       const gr = grL + (grR - grL) * (t / step), sf = sfL + (sfR - sfL) * (t / step);
@@ -925,7 +926,7 @@ function bridgeSheen(
       for (let q = 0; q < 4 && sheen; q++) {
         const x = Math.min(W - 1, x0 + i * step + (q & 1) * 2),
           y = Math.min(img.height - 1, y0 + j * step + (q >> 1) * 2);
-        const o = (y * W + x) * 3, cell = ((d[o] >> 3) << 10) | ((d[o + 1] >> 3) << 5) | (d[o + 2] >> 3);
+        const o = (y * W + x) * 3, cell = cellOf(d[o], d[o + 1], d[o + 2]);
         if (colour.cells[cell * 4] !== colour.cells[cell * 4]) colour.fill(cell * 4);
         if (colour.cellL[cell] > lightest + SHEEN_ABOVE || body.at(cell) >= 0.5) sheen = false;
       }
