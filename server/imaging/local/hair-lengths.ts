@@ -8,7 +8,7 @@ import type { Canvas } from "./blend.ts";
 import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
-import type { ColourModel } from "./hair-recolor.ts";
+import type { ColourModel } from "./hair-colour-model.ts";
 import { type Mask, slidingExtreme } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 

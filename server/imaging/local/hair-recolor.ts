@@ -16,16 +16,13 @@ import {
   type AxisStats,
   axisStats,
   cellOf,
-  clothSamples,
   clusters,
   CN,
   hairSamples,
   nearestShares,
   noseSamples,
   OPACITY,
-  palette,
   separation,
-  sigmoid,
   skinSamples,
 } from "./hair-colour-samples.ts";
 import {
@@ -42,6 +39,17 @@ import {
   softHairline,
   softStrength,
 } from "./hair-lengths.ts";
+import { clothModel, ColourModel } from "./hair-colour-model.ts";
+import {
+  dropLashLines,
+  featherBox,
+  featureMask,
+  hasBeard,
+  LASH_PIECE,
+  LASH_RUN,
+  ovalBox,
+  reachStrands,
+} from "./hair-on-face.ts";
 import { applyLabShift, type EdgeRefine, hairlineTable, liftedTable } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
@@ -54,16 +62,7 @@ import {
   sampleGrid,
   slidingExtreme,
 } from "./masks.ts";
-import {
-  BROW_L,
-  BROW_R,
-  CHIN_ZONE,
-  EYE_L,
-  EYE_R,
-  FACE_OVAL,
-  LIPS_OUTER,
-  MOUSTACHE_ZONE,
-} from "./landmarks.ts";
+import { FACE_OVAL } from "./landmarks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 export interface HairResult {
@@ -1045,262 +1044,6 @@ function offHair(
   return out;
 }
 
-/** The face oval's bounding box on the mask grid (x0, y0: the grid's origin), grown by 3 nodes; no data. */
-function ovalBox(g: FaceGeometry, mw: number, mh: number, x0: number, y0: number, step: number): Mask {
-  const pts = pick(g, FACE_OVAL), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-  const i0 = Math.max(0, Math.floor((Math.min(...xs) - x0) / step) - 3),
-    i1 = Math.min(mw, Math.ceil((Math.max(...xs) - x0) / step) + 4),
-    j0 = Math.max(0, Math.floor((Math.min(...ys) - y0) / step) - 3),
-    j1 = Math.min(mh, Math.ceil((Math.max(...ys) - y0) / step) + 4);
-  return { x: i0, y: j0, w: Math.max(1, i1 - i0), h: Math.max(1, j1 - j0), data: new Float32Array(0) };
-}
-
-/** Feathers the part of a w-wide grid plane inside `box` (the rest is left as it is). */
-function featherBox(plane: Float32Array, w: number, box: Mask, sigma: number): void {
-  const sub: Mask = { ...box, data: new Float32Array(box.w * box.h) };
-  for (let j = 0; j < box.h; j++) {
-    sub.data.set(plane.subarray((box.y + j) * w + box.x, (box.y + j) * w + box.x + box.w), j * box.w);
-  }
-  feather(sub, sigma);
-  for (let j = 0; j < box.h; j++) {
-    plane.set(sub.data.subarray(j * box.w, (j + 1) * box.w), (box.y + j) * w + box.x);
-  }
-}
-
-/**
- * Whether a beard or moustache is there: half the chin zone or of the
- * moustache zone (lips excluded by the zones) 20 L* or more darker than the
- * skin, on the mask grid. A strand across the face must not lead the dye into
- * it (see reachStrands). On the 16 beardless frontal test faces the darkest
- * chin zone (in shadow) counts 0.42.
- */
-function hasBeard(
-  img: Canvas,
-  g: FaceGeometry,
-  skinL: number,
-  box: Mask,
-  x0: number,
-  y0: number,
-  step: number,
-): boolean {
-  const d = img.data;
-  for (const zone of [CHIN_ZONE, MOUSTACHE_ZONE]) {
-    const m: Mask = { ...box, data: new Float32Array(box.w * box.h) };
-    fillPolygon(m, pick(g, zone).map(([x, y]): Point => [(x - x0) / step + 0.5, (y - y0) / step + 0.5]));
-    let n = 0, dark = 0;
-    const lab = new Float64Array(3);
-    for (let k = 0; k < m.data.length; k++) {
-      if (m.data[k] < 0.5) continue;
-      const o =
-        ((y0 + (box.y + Math.floor(k / box.w)) * step) * img.width + x0 + (box.x + (k % box.w)) * step) * 3;
-      linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
-      n++;
-      if (lab[0] < skinL - 20) dark++;
-    }
-    if (n > 0 && dark >= 0.5 * n) return true;
-  }
-  return false;
-}
-
-/** The nose's wings and nostrils (dark like hair; kept out of reachStrands). */
-const NOSE_BASE = [129, 64, 98, 97, 2, 326, 327, 294, 358, 4];
-
-/**
- * The face's own dark features on the mask grid: the eyes with their lashes,
- * the brows, the nostrils and the lips, each grown about its centre (see
- * reachStrands). A strand across them is left as it is.
- */
-function featureMask(
-  g: FaceGeometry,
-  box: Mask,
-  x0: number,
-  y0: number,
-  step: number,
-  hairAt: (x: number, y: number) => number,
-): Mask {
-  const m: Mask = { ...box, data: new Float32Array(box.w * box.h) };
-  for (
-    const [idx, grow, growY] of [
-      [EYE_R, 1.8, 1.8],
-      [EYE_L, 1.8, 1.8],
-      [LIPS_OUTER, 1.25, 1.25],
-      [NOSE_BASE, 1.35, 1.35],
-    ] as const
-  ) {
-    const pts = pick(g, idx);
-    const ex = pts.reduce((a, p) => a + p[0], 0) / pts.length,
-      ey = pts.reduce((a, p) => a + p[1], 0) / pts.length;
-    // A closed eye's outline is a line along the lid; its lashes hang below it (sample2@1370's were dyed).
-    let gy: number = growY;
-    if (idx === EYE_R || idx === EYE_L) {
-      const ys = pts.map((p) => p[1]), xs = pts.map((p) => p[0]);
-      const tall = Math.max(...ys) - Math.min(...ys), wide = Math.max(...xs) - Math.min(...xs);
-      if (tall < CLOSED_EYE * wide) gy = Math.max(growY, (EYE_TALL * wide * grow) / Math.max(1, tall));
-    }
-    // Ordered by angle about the centre: the nose's points are not listed along an outline.
-    if (idx === NOSE_BASE) {
-      pts.sort((a, b) => Math.atan2(a[1] - ey, a[0] - ex) - Math.atan2(b[1] - ey, b[0] - ex));
-    }
-    fillPolygon(
-      m,
-      pts.map((
-        [x, y],
-      ): Point => [(ex + (x - ex) * grow - x0) / step + 0.5, (ey + (y - ey) * gy - y0) / step + 0.5]),
-    );
-  }
-  // The brows as boxes: on a tilted head the mesh's brow sat 0.06 face widths below the brow's tail and
-  // sloped the other way (the tail, connected to a strand, took the dye). A column of the box with hair
-  // just above it is hair lying over the brow's tail, not the brow (forehead skin lies above a brow): on a
-  // head turned away the mesh put the tail 0.1 face widths out in the hair over the temple, and that hair
-  // was left undyed in a rectangle with straight edges.
-  for (const idx of [BROW_R, BROW_L]) {
-    const pts = pick(g, idx), xs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-    const bw = Math.max(...xs) - Math.min(...xs);
-    const l = Math.round((Math.min(...xs) - 0.1 * bw - x0) / step),
-      r = Math.round((Math.max(...xs) + 0.1 * bw - x0) / step);
-    const t = Math.round((Math.min(...ys) - 0.08 * g.fw - y0) / step),
-      b = Math.round((Math.max(...ys) + 0.02 * g.fw - y0) / step);
-    for (let i = Math.max(l, m.x); i <= Math.min(r, m.x + m.w - 1); i++) {
-      let above = 0;
-      for (let d = 1; d <= BROW_CHECK_ROWS; d++) above += hairAt(x0 + i * step, y0 + (t - d) * step);
-      if (above / BROW_CHECK_ROWS >= 0.5) continue;
-      for (let j = Math.max(t, m.y); j <= Math.min(b, m.y + m.h - 1); j++) {
-        m.data[(j - m.y) * m.w + i - m.x] = 1;
-      }
-    }
-  }
-  feather(m, 1.5);
-  for (let k = 0; k < m.data.length; k++) m.data[k] = Math.min(1, 2 * m.data[k]);
-  return m;
-}
-
-/** An eye whose outline is less tall than this share of its width is closed or nearly (see featureMask). */
-const CLOSED_EYE = 0.22;
-
-/** A closed eye's grown outline is at least this share of its width tall (its lashes hang below the lid). */
-const EYE_TALL = 0.5;
-
-/** Grid rows above a brow's box whose colour tells a brow (skin above) from hair over it (featureMask). */
-const BROW_CHECK_ROWS = 3;
-
-/** A node counts as part of a strand across the face from this (smoothed) strand likeness (see reachStrands). */
-const STRAND_LIKE = 0.5;
-
-/**
- * Strands lying across the face (the core below the brows, where the mask
- * holds no hair, and the oval's fringe, where only sure colours count): nodes
- * whose `strand` likeness (hair-like and not skin-like, off the eyes, brows,
- * nose and lips, fading toward the chin or a beard) is above STRAND_LIKE join
- * the hair when connected, through such nodes, to hair above row `seedRows`
- * (eye level): strands fall from the head, while the face's own dark places (a
- * shadow, an eye corner) are not reached from there through hair-coloured
- * nodes. They take the room hair has there times their likeness, softened over
- * a node (a blotchy edge where a strand thins out otherwise), off nodes whose
- * colour is clearly skin (`skinAt`); each pixel at their edge is decided by its
- * own hair-likeness (`ovalAt` 0, see refine). The colour model is seldom sure
- * of such strands (they lie between its hair clusters in lightness): left to
- * sureness, they stayed near-black beside dyed hair, with a hard edge where the
- * face core began.
- */
-function reachStrands(
-  m: Mask,
-  box: Mask,
-  strand: Float32Array,
-  room: Float32Array,
-  skinAt: Float32Array,
-  ovalAt: Float32Array,
-  seedRows: number,
-): void {
-  const { w, h, data } = m;
-  const seen = new Uint8Array(w * h), stack: number[] = [];
-  for (let j = 1; j < Math.min(h - 1, seedRows); j++) {
-    for (let i = 1; i < w - 1; i++) {
-      const k = j * w + i;
-      if (data[k] <= 0.3) continue;
-      for (const n of [k - 1, k + 1, k - w, k + w]) {
-        if (!seen[n] && strand[n] > STRAND_LIKE) seen[n] = 1, stack.push(n);
-      }
-    }
-  }
-  if (!stack.length) return;
-  const add = new Float32Array(w * h);
-  while (stack.length) {
-    const k = stack.pop()!, i = k % w;
-    add[k] = Math.min(1, 1.25 * strand[k]) * room[k];
-    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
-    for (const n of [k - 1, k + 1, k - w, k + w, k - w - 1, k - w + 1, k + w - 1, k + w + 1]) {
-      if (!seen[n] && strand[n] > STRAND_LIKE) seen[n] = 1, stack.push(n);
-    }
-  }
-  featherBox(add, w, box, 1);
-  for (let j = box.y; j < box.y + box.h; j++) {
-    for (let k = j * w + box.x; k < j * w + box.x + box.w; k++) {
-      const v = add[k] * (1 - skinAt[k]);
-      if (v > data[k]) data[k] = v;
-      if (v > 0.05) ovalAt[k] = 0;
-    }
-  }
-}
-
-/** Longest run of hair down a column of the face oval that may be a lash line or a brow, in face widths (see dropLashLines). */
-const LASH_RUN = 0.08;
-
-/** Side of the smallest piece of such runs that is dropped, in face widths (see dropLashLines). */
-const LASH_PIECE = 0.045;
-
-/**
- * In the face oval, a short run of hair-coloured nodes (0.3 and up) down a
- * column, with no hair (under 0.2) or skin right above and right below it, is
- * a lash line or a brow, not hair: a strand across the face runs on past the
- * features, and the hair at the oval's edge runs on out of it. The mesh's eyes
- * and brows (featureMask) keep these out where it finds them; on sample2@1370's
- * closed eye it put the brow's tail 0.1 face widths short and the lashes under
- * the lid's line, reached from the hair at the face's edge (dyed copper).
- */
-function dropLashLines(
-  mask: Mask,
-  skinLike: Float32Array,
-  inOval: Uint8Array,
-  maxRun: number,
-  minArea: number,
-): void {
-  const { w, h, data } = mask;
-  const open = (k: number) => skinLike[k] >= 0.5 || data[k] < 0.2;
-  const drop: Mask = { x: 0, y: 0, w, h, data: new Float32Array(w * h) };
-  for (let i = 0; i < w; i++) {
-    for (let j = 0; j < h; j++) {
-      if (!inOval[j * w + i] || data[j * w + i] < 0.3) continue;
-      let e = j;
-      while (e + 1 < h && inOval[(e + 1) * w + i] && data[(e + 1) * w + i] >= 0.3) e++;
-      // Within two nodes above the run's top and below its end.
-      const above = (j >= 1 && open((j - 1) * w + i)) || (j >= 2 && open((j - 2) * w + i));
-      const below = (e + 1 < h && open((e + 1) * w + i)) || (e + 2 < h && open((e + 2) * w + i));
-      if (e - j + 1 <= maxRun && above && below) { for (let t = j; t <= e; t++) drop.data[t * w + i] = 1; }
-      j = e;
-    }
-  }
-  // Only pieces of some size: a column crosses a strand at the face's edge in a short run too.
-  const seen = new Uint8Array(w * h);
-  for (let s = 0; s < w * h; s++) {
-    if (!drop.data[s] || seen[s]) continue;
-    const piece = [s];
-    seen[s] = 1;
-    for (let n = 0; n < piece.length; n++) {
-      const k = piece[n], i = k % w, j = (k - i) / w;
-      for (let jj = Math.max(0, j - 1); jj <= Math.min(h - 1, j + 1); jj++) {
-        for (let ii = Math.max(0, i - 1); ii <= Math.min(w - 1, i + 1); ii++) {
-          const q = jj * w + ii;
-          if (drop.data[q] && !seen[q]) seen[q] = 1, piece.push(q);
-        }
-      }
-    }
-    if (piece.length < minArea) { for (const k of piece) drop.data[k] = 0; }
-  }
-  // Softened, so that columns dropped beside kept ones do not leave a dyed block with straight edges.
-  feather(drop, 1);
-  for (let k = 0; k < data.length; k++) data[k] *= 1 - Math.min(1, 2 * drop.data[k]);
-}
-
 /** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
 const LINK = 0.15;
 
@@ -1320,174 +1063,6 @@ function closeGaps(m: Mask): void {
     }
   }
 }
-
-/** Clothing colour clusters below the chin, each with its spread and whether it looks like the hair. */
-interface ClothClass {
-  mean: Lab;
-  s: number;
-  likeHair: boolean;
-}
-
-function clothModel(img: Canvas, g: FaceGeometry, person: PersonMask, hair: AxisStats): ClothClass[] {
-  const hs = Math.max(6, Math.hypot(...hair.sd));
-  return palette(clothSamples(img, g, person), 3).map((c) => ({
-    mean: c.mean,
-    s: Math.max(6, c.sd),
-    likeHair: Math.hypot(c.mean[0] - hair.mean[0], c.mean[1] - hair.mean[1], c.mean[2] - hair.mean[2]) <
-      1.5 * hs,
-  }));
-}
-
-/** Distance to a colour class in units of its spread per axis (floors keep tight classes usable). */
-function axisDistance(lab: Float64Array, s: AxisStats, floor: number, weightL = 1): number {
-  const dL = (lab[0] - s.mean[0]) * weightL / Math.max(floor, s.sd[0]);
-  const dA = (lab[1] - s.mean[1]) / Math.max(floor, s.sd[1]);
-  const dB = (lab[2] - s.mean[2]) / Math.max(floor, s.sd[2]);
-  return Math.sqrt((dL * dL + dA * dA + dB * dB) / 3);
-}
-
-/**
- * Highlights above a hair colour lighter than the skin count their extra L* at
- * this weight: blonde strands range far more in lightness than in hue, and
- * nothing lighter than blonde hair is skin (the curly blonde highlights were
- * left undyed at full weight). Below the skin's L*, or under darker hair, L*
- * counts fully (shaded neck skin is as dark as brown hair).
- */
-const HIGHLIGHT_WEIGHT_L = 0.5;
-
-/**
- * The colour model over RGB (CN^3 cells, each evaluated at its centre colour
- * the first time a pixel needs it: a head holds a few thousand distinct cells).
- * Four values per cell:
- * - hair-likeness: nearer the hair than the skin, and not far from a hair colour;
- * - sureness: clearly nearer the hair (what counts inside the face oval, where
- *   shaded skin at the face's edge is nearly as dark as hair);
- * - clothing-likeness below the chin. A garment the colour of the hair (black
- *   hair, black top) cannot be told apart by colour: that colour fades out of
- *   the mask below the chin instead of dyeing the clothes;
- * - skin-likeness: clearly nearer the skin than the hair.
- */
-export class ColourModel {
-  /** Per cell: hair-likeness, sureness, clothing-likeness, skin-likeness (NaN until filled). */
-  readonly cells = new Float32Array(CN * CN * CN * 4).fill(NaN);
-  /** Per cell: the L* of its centre colour (filled with the cell). */
-  readonly cellL = new Float32Array(CN * CN * CN);
-  /** Per cell: likeness to a pale strand (see fill; filled with the cell). */
-  readonly pale = new Float32Array(CN * CN * CN);
-  readonly #lab = new Float64Array(3);
-  /** Bytes its tables hold. */
-  get bytes(): number {
-    return this.cells.byteLength + this.cellL.byteLength + this.pale.byteLength;
-  }
-  /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
-  /**
-   * `byHue`: light hair found by place (see lightByPlace): a colour yellower than the skin (`skin`, sampled on the
-   * face) counts as hair by its hue too (see fill).
-   */
-  constructor(
-    readonly hair: AxisStats[],
-    readonly skins: AxisStats[],
-    readonly cloth: ClothClass[],
-    readonly byHue?: Lab,
-  ) {}
-
-  /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
-  fill(c: number): void {
-    const cell = c / 4, r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
-    const lab = this.#lab;
-    linearToLabInto(lab, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
-    this.cellL[cell] = lab[0];
-    let dh = Infinity;
-    for (const h of this.hair) {
-      const highlight = h.mean[0] > this.skins[0].mean[0] && lab[0] > h.mean[0];
-      dh = Math.min(dh, axisDistance(lab, h, 3.5, highlight ? HIGHLIGHT_WEIGHT_L : 1));
-    }
-    // Skin under other light (shoulders, neck, a shaded forehead) mostly changes L: weigh L less.
-    let ds = Infinity;
-    for (const s of this.skins) ds = Math.min(ds, axisDistance(lab, s, 5, 0.5));
-    const m = this.cells;
-    m[c] = sigmoid((ds - dh) * 1.6) * Math.max(0, Math.min(1, 3 - dh));
-    m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));
-    let keep = 1;
-    for (const k of this.cloth) {
-      const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
-      keep *= 1 - (k.likeHair ? sigmoid((1.5 - dc) * 3) : sigmoid((dh - dc) * 1.6));
-    }
-    m[c + 2] = 1 - keep;
-    // Clearly skin: what the feather must not spread hair onto.
-    m[c + 3] = sigmoid((dh - ds - 1) * 2.5);
-    if (this.byHue) {
-      // Light hair as light as the skin: its hue (blonde 20-30 degrees yellower than the skin; skin in any light,
-      // shaded or lit, within about 10-15) where its lightness and tight clusters leave the colour in doubt.
-      const sk = this.byHue,
-        ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
-      const dHue = (Math.atan2(lab[2], lab[1]) - Math.atan2(sk[2], sk[1])) * 180 / Math.PI;
-      const yellower = ((dHue + 540) % 360) - 180, skinC = Math.hypot(sk[1], sk[2]);
-      const light = ramp(Math.hypot(lab[1], lab[2]), 0.4 * skinC, 0.55 * skinC) *
-        ramp(lab[0], sk[0] - 15, sk[0] - 5);
-      const like = ramp(yellower, HUE_HAIR - 4, HUE_HAIR + 2) * light;
-      m[c] = Math.max(m[c], like);
-      m[c + 1] = Math.max(m[c + 1], ramp(yellower, HUE_HAIR, HUE_HAIR + 6) * light);
-      m[c + 3] *= 1 - like;
-    }
-    // A pale strand: lighter than a hair colour, with its a*b* (grey, sheen,
-    // scalp seen through the parting), not the skin's. Only where it fills a
-    // gap beside hair (see reachPale): a grey wall or top is as pale.
-    let pa = Infinity;
-    for (const h of this.hair) {
-      if (lab[0] < h.mean[0] - 4) continue;
-      const da = (lab[1] - h.mean[1]) / Math.max(3, h.sd[1]),
-        db = (lab[2] - h.mean[2]) / Math.max(3, h.sd[2]);
-      pa = Math.min(pa, Math.sqrt((da * da + db * db) / 2));
-    }
-    let sa = Infinity;
-    for (const s of this.skins) {
-      const da = (lab[1] - s.mean[1]) / Math.max(5, s.sd[1]),
-        db = (lab[2] - s.mean[2]) / Math.max(5, s.sd[2]);
-      sa = Math.min(sa, Math.sqrt((da * da + db * db) / 2));
-    }
-    // Lighter strands of the same hair carry more chroma in its hue (olive
-    // lights in olive-brown hair: L* 30-38 at chroma 20 on hair of L* 20,
-    // chroma 12). What tells them from skin is the hue: skin in any light keeps
-    // its hue within about 10 degrees (see litSkin), shaded skin included,
-    // while these strands lie 20 degrees or more from it, toward the hair's.
-    let strand = 0;
-    if (pa !== Infinity) {
-      const C = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
-      const off = (m: Lab) => {
-        const d = hue - Math.atan2(m[2], m[1]);
-        return Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI;
-      };
-      let hh = Infinity, hs = Infinity, lightest = 0, nearest = this.hair[0];
-      for (const h of this.hair) {
-        if (off(h.mean) < hh) hh = off(h.mean), nearest = h;
-        lightest = Math.max(lightest, h.mean[0]);
-      }
-      // The hue between the nearest hair colour's and the skin's: a strand lies
-      // at the hair's or beyond it, a hair-and-skin mix at the face edge between.
-      let apart = Infinity;
-      const hairHue = Math.atan2(nearest.mean[2], nearest.mean[1]);
-      for (const s of this.skins) {
-        hs = Math.min(hs, off(s.mean));
-        const d = hairHue - Math.atan2(s.mean[2], s.mean[1]);
-        apart = Math.min(apart, Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI);
-      }
-      const ramp = (v: number, from: number, to: number) =>
-        Math.max(0, Math.min(1, (v - from) / (to - from)));
-      // A grey's hue is noise: a grey is a strand by its a*b* only (below).
-      const byHue = ramp(hs, 10, 16) * ramp(hs, apart - 10, apart - 4) * ramp(hh, 35, 25) * ramp(C, 4, 8);
-      // Sheen, grey and olive strands and a parting lie within 30 L* of the
-      // lightest hair colour; a temple's skin paled by the light (as grey as
-      // the hair in a*b*) lies beyond.
-      strand = ramp(lab[0], lightest + 35, lightest + 25) *
-        Math.max(sigmoid((sa - pa - 0.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - pa)), byHue);
-    }
-    this.pale[cell] = strand;
-  }
-}
-
-/** Light hair found by place: a colour this many degrees yellower than the skin is hair by its hue (see ColourModel). */
-const HUE_HAIR = 18;
 
 /** A light hair colour found by place needs at least this separation from the skin (see lightByPlace). */
 const PLACE_SEPARATION = 1;
