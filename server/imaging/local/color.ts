@@ -119,6 +119,11 @@ export function hexToLab(hex: string): Lab {
 }
 
 /** CIE76 colour difference. */
+/** A difference of two angles in degrees, wrapped to [-180, 180). */
+export function wrapDegrees(d: number): number {
+  return ((d + 540) % 360) - 180;
+}
+
 export function deltaE(a: Lab, b: Lab): number {
   return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 }

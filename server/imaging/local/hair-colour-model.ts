@@ -5,7 +5,7 @@
  * hair-recolor.ts).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
+import { type Lab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, clothSamples, CN, palette, sigmoid } from "./hair-colour-samples.ts";
 import type { PersonMask } from "./person-mask.ts";
@@ -111,7 +111,7 @@ export class ColourModel {
       const sk = this.byHue,
         ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
       const dHue = (Math.atan2(lab[2], lab[1]) - Math.atan2(sk[2], sk[1])) * 180 / Math.PI;
-      const yellower = ((dHue + 540) % 360) - 180, skinC = Math.hypot(sk[1], sk[2]);
+      const yellower = wrapDegrees(dHue), skinC = Math.hypot(sk[1], sk[2]);
       const light = ramp(Math.hypot(lab[1], lab[2]), 0.4 * skinC, 0.55 * skinC) *
         ramp(lab[0], sk[0] - 15, sk[0] - 5);
       const like = ramp(yellower, HUE_HAIR - 4, HUE_HAIR + 2) * light;

@@ -10,7 +10,7 @@
  * than painting skin.
  */
 import type { Canvas } from "./blend.ts";
-import { hexToLab, type Lab, lightnessOf, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLab, type Lab, lightnessOf, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   type AxisStats,
@@ -756,7 +756,7 @@ const DARKER_BY = 15;
 function blonde(c: Lab, skin: Lab): boolean {
   if (c[0] <= Math.max(BLONDE_MIN_L, skin[0] - BLONDE_BELOW_SKIN)) return false;
   const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, d = hue - Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
-  const yellower = ((d + 540) % 360) - 180;
+  const yellower = wrapDegrees(d);
   return Math.hypot(c[1], c[2]) >= 0.75 * Math.hypot(skin[1], skin[2]) && yellower >= 10 && hue >= 55 &&
     hue <= 100;
 }
@@ -1111,7 +1111,7 @@ function lightByPlace(
       skins.push(s);
       continue;
     }
-    const hue = Math.atan2(m[2], m[1]) * 180 / Math.PI, yellower = ((hue - skinHue + 540) % 360) - 180;
+    const hue = Math.atan2(m[2], m[1]) * 180 / Math.PI, yellower = wrapDegrees(hue - skinHue);
     const far = Math.hypot(m[0] - skin.mean[0], m[1] - skin.mean[1], m[2] - skin.mean[2]);
     if (
       m[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN) && yellower >= 10 && hue >= 55 &&
@@ -1146,7 +1146,7 @@ function lightHairColour(cell: number, skin: Lab): number {
   linearToLabInto(c, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
   if (c[0] < Math.max(35, skin[0] - 35)) return 0;
   const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, skinHue = Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
-  const off = ((hue - skinHue + 540) % 360) - 180;
+  const off = wrapDegrees(hue - skinHue);
   return Math.hypot(c[1], c[2]) >= 0.4 * Math.hypot(skin[1], skin[2]) && off >= -25 && off <= 40 ? 1 : 0;
 }
 

@@ -1,7 +1,7 @@
 /** Lipstick: the lip mask, the photo's light on the lips, and the finish (matte, satin, gloss). */
 import type { CatalogEntry } from "../../styling/catalog.ts";
 import { blendLayer, type Canvas, meanLuminance } from "./blend.ts";
-import { hexToLinear, linearToLab, linearToLabInto, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLinear, linearToLab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01 } from "./makeup-layer.ts";
@@ -112,7 +112,7 @@ function lipShade(
   lipHue: number,
 ): number {
   const C = Math.hypot(a, b), lipC = Math.hypot(lip.a, lip.b);
-  const dh = Math.abs(((hueOf(a, b) - lipHue + 540) % 360) - 180);
+  const dh = Math.abs(wrapDegrees(hueOf(a, b) - lipHue));
   return clamp01((12 - dh) / 4) * clamp01((C - 0.85 * lipC) / (0.1 * lipC + 1)) * clamp01((lip.L - L) / 3) *
     clamp01((L - 0.5 * lip.L) / (0.05 * lip.L + 1));
 }
