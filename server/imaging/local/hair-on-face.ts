@@ -254,6 +254,7 @@ export function dropLashLines(
   }
   // Only pieces of some size: a column crosses a strand at the face's edge in a short run too.
   const seen = new Uint8Array(w * h);
+  let kept = false;
   for (let s = 0; s < w * h; s++) {
     if (!drop.data[s] || seen[s]) continue;
     const piece = [s];
@@ -268,7 +269,9 @@ export function dropLashLines(
       }
     }
     if (piece.length < minArea) { for (const k of piece) drop.data[k] = 0; }
+    else kept = true;
   }
+  if (!kept) return;
   // Softened, so that columns dropped beside kept ones do not leave a dyed block with straight edges.
   feather(drop, 1);
   for (let k = 0; k < data.length; k++) data[k] *= 1 - Math.min(1, 2 * drop.data[k]);
