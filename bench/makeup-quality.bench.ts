@@ -163,7 +163,7 @@ for (const face of FRONTAL_FACES) {
     tracedPlum += t.plum;
     tracedFloating += t.floating;
     return [
-      `traced opening ${side}: winged liner ${t.wing} (middle 80% ${t.middle}), plum ${t.plum} px inside, plain liner ${t.floating} px floating above it; edge sigma photo ${
+      `traced opening ${side}: winged liner ${t.wing} (middle 80% ${t.middle}), plum ${t.plum} px inside, plain liner ${t.floating} px visibly floating above it; edge sigma against the eye: photo ${
         soft.photo.toFixed(1)
       } / liner ${soft.liner.toFixed(1)} px`,
     ];
@@ -229,7 +229,7 @@ console.log(
   `berry gloss at 60 on lips traced by hand ${lipsPainted} of ${lipsTraced} px (target >= 95%), skin around them moved by ΔE > 6 ${lipSkin} px (target 0)`,
 );
 console.log(
-  `traced openings (6 eyes): winged liner inside ${tracedWing} px (middle 80% ${traced}), plum at 60 inside ${tracedPlum} px, plain liner floating above the lid ${tracedFloating} px`,
+  `traced openings (6 eyes): winged liner inside ${tracedWing} px (middle 80% ${traced}), plum at 60 inside ${tracedPlum} px, plain liner visibly (ΔE > 6) floating above the lid ${tracedFloating} px`,
 );
 
 const speed = await M.framedFace(engine, DARK_HAIR);
