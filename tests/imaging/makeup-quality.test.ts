@@ -360,7 +360,7 @@ Deno.test("the liner is as soft as the photo's lids: crisp on a sharp eye, soft 
   // soft; a liner cut at 1 px on it read as drawn on the photo. The same synthetic eye, sharp and
   // blurred (sigma 3 px); the liner painted on flat skin with the lid lines found on each, so its
   // own edge is read alone. Its edge against the lid: the distance over which it fades from 90% to
-  // 10% of its darkest, up the face from its darkest, at the middle 40% of each lid.
+  // 10% of its darkest, up the face from its darkest, along the outer half of each lid (its thickest).
   const f = framed[0];
   const sharpEye = syntheticEye(f, 0, 0).img;
   const raw = await sharp(sharpEye.data, {
