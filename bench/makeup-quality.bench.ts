@@ -6,7 +6,8 @@
  * - highlighter: share of changed pixels outside its regions (cheekbone tops,
  *   nose bridge, cupid's bow), largest L* lift, fine texture kept under it;
  * - blush: changed pixels outside the face outline, elongation of each cheek's
- *   patch (1 = a round disc), share of painted hair strands across a cheek it
+ *   patch (1 = a round disc), how gradually it fades out (80% to 20% of its
+ *   peak), share of painted hair strands across a cheek it
  *   moved (target 0) and of the skin between them it flushed;
  * - skin: fine texture kept (L* minus its 3x3 mean) in cheek and chin
  *   patches under the heaviest bases and the full Evening Glam look;
@@ -51,6 +52,7 @@ const worst = {
   hlTexture: 9,
   outside: 0,
   elong: 9,
+  fade: 9,
   onHair: 0,
   flushed: 1,
   texture: 9,
@@ -67,6 +69,8 @@ for (const face of FACES) {
   const blush = M.copyOf(f.plain);
   blushLayer(blush, f.g, "#B2476B", 1);
   const b = M.blushOutsideFace(f.plain, blush, f.g);
+  // (A turned face's far cheek barely takes blush: its fade says nothing.)
+  const fade = Math.min(...M.blushFade(f.plain, blush, f.g).filter((c) => c.peak >= 10).map((c) => c.fade));
   const st = M.blushOnStrands(f, (img, g) => blushLayer(img, g, "#B2476B", 1));
   const liner = M.copyOf(f.plain);
   linerLayer(liner, f.g, 1, true);
@@ -85,9 +89,9 @@ for (const face of FACES) {
   console.log(
     `${name}: highlighter spill ${(100 * h.spill).toFixed(1)}% max L* lift ${h.lift.toFixed(1)} texture ${
       f2(h.texture)
-    } | blush outside face ${b.outside} px, elongation ${
-      f2(b.elongation)
-    }, on strands ${st.onHair}/${st.hair} px, flushed between ${
+    } | blush outside face ${b.outside} px, elongation ${f2(b.elongation)}, fades over ${
+      fade.toFixed(3)
+    } fw, on strands ${st.onHair}/${st.hair} px, flushed between ${
       f2(st.flushed / Math.max(1, st.skin))
     } | skin texture airbrushed ${f2(textures[0])} evening ${
       f2(textures[1])
@@ -98,6 +102,7 @@ for (const face of FACES) {
   worst.hlTexture = Math.min(worst.hlTexture, h.texture);
   worst.outside = Math.max(worst.outside, b.outside);
   worst.elong = Math.min(worst.elong, b.elongation);
+  worst.fade = Math.min(worst.fade, fade);
   worst.onHair = Math.max(worst.onHair, st.onHair / Math.max(1, st.hair));
   worst.flushed = Math.min(worst.flushed, st.flushed / Math.max(1, st.skin));
   worst.texture = Math.min(worst.texture, ...textures);
@@ -113,7 +118,11 @@ console.log(
   `  highlighter: max L* lift ${worst.lift.toFixed(1)} (target <= 12), texture ${f2(worst.hlTexture)}`,
 );
 console.log(
-  `  blush: pixels outside the face outline ${worst.outside} (target 0), elongation ${f2(worst.elong)}`,
+  `  blush: pixels outside the face outline ${worst.outside} (target 0), elongation ${
+    f2(worst.elong)
+  }, fades from 80% to 20% of its peak over ${
+    worst.fade.toFixed(3)
+  } face widths at least (cheeks flushed by ΔE 10+)`,
 );
 console.log(
   `  blush on hair strands across a cheek ${

@@ -21,6 +21,7 @@ import {
 } from "../../server/imaging/local/landmarks.ts";
 import {
   bandPolygon,
+  blurPlane,
   createMask,
   feather,
   fillEllipse,
@@ -255,6 +256,26 @@ export function blushOutsideFace(
     outside: moved.filter((p) => !oval.has(p)).length,
     elongation: Math.min(elongation(plain, out, right), elongation(plain, out, left)),
   };
+}
+
+/**
+ * How gradually the blush fades out, per cheek (image-left side first): the flush's ΔE map, smoothed over 0.01
+ * face widths (skin texture), its peak (98th percentile of the pixels moved by over 0.5) and the areas where it
+ * stands at 80% and at 20% of that peak, each read as a disc; the fade is the difference of the two radii, in
+ * face widths. A patch with a crisp outline fades over a thin ring, one blended out over a wide one.
+ */
+export function blushFade(plain: Decoded, out: Decoded, g: FaceGeometry): { peak: number; fade: number }[] {
+  const W = plain.width, H = plain.height, d = new Float32Array(W * H);
+  for (let p = 0; p < W * H; p++) d[p] = deltaE(labOf(plain, p), labOf(out, p));
+  blurPlane(d, W, H, 0.01 * g.fw);
+  return [true, false].map((leftSide) => {
+    const v: number[] = [];
+    for (let p = 0; p < W * H; p++) if ((p % W < g.center[0]) === leftSide && d[p] > 0.5) v.push(d[p]);
+    v.sort((a, b) => a - b);
+    const peak = v[Math.floor(0.98 * v.length)] ?? 0;
+    const radius = (share: number) => Math.sqrt(v.filter((x) => x >= share * peak).length / Math.PI);
+    return { peak, fade: (radius(0.2) - radius(0.8)) / g.fw };
+  });
 }
 
 /**

@@ -34,6 +34,7 @@ import {
 } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import {
+  blushFade,
   blushOnStrands,
   blushOutsideFace,
   changed,
@@ -121,6 +122,28 @@ Deno.test("blush is a sheer pigment: it deepens the cheek's colour and never lig
     );
     assert.ok(lighter <= 0.01 * moved.length, `${name(i)}: ${lighter} of ${moved.length} px lightened`);
     assert.ok(strong >= 10, `${name(i)}: the flush's 90th percentile ΔE ${strong.toFixed(1)}`);
+  });
+});
+
+Deno.test("blush fades out over a wide ring, not at an outline", () => {
+  // Feathered over 0.04 face widths and lifted to a plateau, Berry Flush at 100 sat as two pink
+  // ovals with a visible edge just under the eyes (sample6@1081): it faded from 80% to 20% of its
+  // peak over 0.044-0.059 face widths on these faces. Blended out, at the same peak: >= 0.055.
+  framed.forEach((f, i) => {
+    const out = copyOf(f.plain);
+    blushLayer(out, f.g, "#B2476B", 1);
+    for (const [k, cheek] of blushFade(f.plain, out, f.g).entries()) {
+      console.log(
+        `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}, fades over ${
+          cheek.fade.toFixed(3)
+        } face widths`,
+      );
+      assert.ok(
+        cheek.fade >= 0.055,
+        `${name(i)} cheek ${k}: fades over ${cheek.fade.toFixed(3)} face widths`,
+      );
+      assert.ok(cheek.peak >= 10, `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}`);
+    }
   });
 });
 

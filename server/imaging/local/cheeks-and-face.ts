@@ -92,6 +92,19 @@ const BLUSH_MIN_DELTA_E = 12;
 const BLUSH_ALPHA = 0.9;
 
 /**
+ * The blush band's shape, in face widths. Its apple end lies BLUSH_DROP down the face from the mesh's apple
+ * points (50/101, 280/330: just under the lower lid, where two round patches read as doll's cheeks) and it is
+ * swept BLUSH_REACH of the way to the temple points. It is feathered over BLUSH_FEATHER and its core lifted by
+ * BLUSH_LIFT: it fades out over a wider ring at the same peak (feathered 0.04 and lifted 1.2, its outline showed
+ * as an oval on an evenly lit cheek). BLUSH_MARGIN is the grid mask's room around the band for the feather.
+ */
+const BLUSH_DROP = 0.03;
+const BLUSH_REACH = 1.1;
+const BLUSH_FEATHER = 0.06;
+const BLUSH_LIFT = 1.8;
+const BLUSH_MARGIN = 0.16;
+
+/**
  * The end of every soft cheek-area layer (blush, contour, bronzer) drawn on
  * a SOFT_STEP grid mask: feathered by `featherPx` (image pixels), its core
  * lifted by `lift`, cut at the face outline and off hair, then blended with
@@ -144,13 +157,14 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   }
   const lut = multiplyLut(...gains);
   for (const side of SIDES) {
-    const apple = mid(p[side.apple[0]], p[side.apple[1]]);
-    const temple = mid(apple, mid(p[side.temple[0]], p[side.temple[1]]), 0.9);
+    const a = mid(p[side.apple[0]], p[side.apple[1]]);
+    const apple: Point = [a[0] - g.up[0] * BLUSH_DROP * fw, a[1] - g.up[1] * BLUSH_DROP * fw];
+    const temple = mid(apple, mid(p[side.temple[0]], p[side.temple[1]]), BLUSH_REACH);
     const line = [apple, mid(apple, temple), temple];
     const band = bandPolygon(line, (u) => fw * (0.05 - 0.022 * u));
-    const m = gridMask(img, band, 0.1 * fw, q);
+    const m = gridMask(img, band, BLUSH_MARGIN * fw, q);
     fillPolygon(m, toGrid(band, q));
-    paintSoftArea(img, g, m, 0.04 * fw, 1.2, BLUSH_ALPHA * t, lut);
+    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, lut);
   }
 }
 
