@@ -638,7 +638,7 @@ export function linerPlacement(
 }
 
 /** L* at a fractional canvas position (bilinear on the gamma-encoded channels). */
-function lightnessAt(img: Decoded, x: number, y: number): number {
+export function lightnessAt(img: Decoded, x: number, y: number): number {
   const x0 = Math.max(0, Math.min(img.width - 2, Math.floor(x))),
     y0 = Math.max(0, Math.min(img.height - 2, Math.floor(y)));
   const fx = Math.min(1, Math.max(0, x - x0)), fy = Math.min(1, Math.max(0, y - y0));

@@ -49,6 +49,7 @@ import {
   highlighterSpill,
   intensityAll,
   lidContrast,
+  lightnessAt,
   linerAgainstTrace,
   makeupLook,
   skinTexture,
@@ -400,16 +401,6 @@ Deno.test("the liner is as soft as the photo's lids: crisp on a sharp eye, soft 
     const out = copyOf(flat);
     linerLayer(out, g, 1, false);
     const eyes = eyeContours(img, g), [ux, uy] = g.up, fades: number[] = [];
-    // Darkening the liner adds, bilinear between pixels.
-    const lightness = (img: Decoded, x: number, y: number) => {
-      const x0 = Math.floor(x), y0 = Math.floor(y), fx = x - x0, fy = y - y0;
-      const at = (xx: number, yy: number) => {
-        const i = (yy * img.width + xx) * 3;
-        return srgbToLab(img.data[i], img.data[i + 1], img.data[i + 2])[0];
-      };
-      return (at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx) * (1 - fy) +
-        (at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx) * fy;
-    };
     const STEP = 0.25;
     for (const eye of [eyes.right, eyes.left]) {
       // The outer half of the lid, where the liner is thickest (the outer 15% is the corner).
@@ -417,7 +408,7 @@ Deno.test("the liner is as soft as the photo's lids: crisp on a sharp eye, soft 
       for (let k = Math.round(0.15 * line.length); k <= Math.round(0.45 * line.length); k++) {
         const d = Array.from({ length: Math.round(0.08 * g.fw / STEP) }, (_, j) => {
           const x = line[k][0] + ux * j * STEP, y = line[k][1] + uy * j * STEP;
-          return lightness(flat, x, y) - lightness(out, x, y);
+          return lightnessAt(flat, x, y) - lightnessAt(out, x, y);
         });
         const top = d.indexOf(Math.max(...d));
         const at = (share: number) => d.findIndex((v, j) => j > top && v <= share * d[top]);
