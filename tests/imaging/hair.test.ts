@@ -33,6 +33,9 @@ import {
   syntheticHead,
 } from "./synthetic-hair.ts";
 import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
+import { neckSkin } from "../../server/imaging/local/hair-lengths.ts";
+import { axisStats, skinSamples } from "../../server/imaging/local/hair-colour-samples.ts";
+import { personMask } from "../../server/imaging/local/person-mask.ts";
 
 const {
   cropFace,
@@ -1062,6 +1065,45 @@ Deno.test("lighter lengths on the demo portraits are dyed; neck and chest are no
       `${name}: hairline band ${band.offBlend.toFixed(2)} ΔE off the hair-to-forehead blend (photo ${
         band.offBlendBefore.toFixed(2)
       })`,
+    );
+  }
+});
+
+Deno.test("the neck's skin is skin: black lengths or their shadow under the chin are not taken for it", async () => {
+  // The lengths grow through everything but the body's skin (see reachLengths), sampled on the face and
+  // under the chin. Under sample1@773's and sample1@334's chins the box holds black hair and its shadow:
+  // their neck classes read L* 1, and near-black lengths there were the body's skin. sample1@1438's read
+  // L* 16 (her shaded neck behind dark strands). Where the neck shows (the rest), it is still sampled.
+  const chroma = (c: Lab) => Math.hypot(c[1], c[2]);
+  for (const [i, mayLack] of [[0, false], [1, false], [2, true], [14, false], [6, false]] as const) {
+    const face = FRONTAL_FACES[i], name = `sample${face[0]}@${face[1]}`;
+    const framed = await decode(
+      (await render(engine, job(await cropFace(face), {}, undefined, "hair"))).image,
+    );
+    const g = faceGeometry((await engine.detect(framed))[0].mesh);
+    const person = await personMask(
+      engine,
+      framed,
+      g,
+      { x: 0, y: 0, w: framed.width, h: framed.height },
+      false,
+    );
+    const skin = axisStats(skinSamples(framed, g)).mean;
+    const neck = neckSkin(framed, g, person, skin).skin;
+    console.log(
+      `${name}: face L* ${skin[0].toFixed(0)}, neck ${neck ? neck.mean.map((v) => v.toFixed(0)) : "none"}`,
+    );
+    if (!neck) {
+      assert.ok(mayLack, `${name}: no neck skin found`);
+      continue;
+    }
+    assert.ok(
+      neck.mean[0] >= 0.5 * skin[0],
+      `${name}: neck L* ${neck.mean[0].toFixed(1)}, face ${skin[0].toFixed(1)}`,
+    );
+    assert.ok(
+      chroma(neck.mean) >= 0.4 * chroma(skin),
+      `${name}: neck chroma ${chroma(neck.mean).toFixed(1)}`,
     );
   }
 });

@@ -5,7 +5,7 @@
  * hairline over the forehead, dyed by each pixel's share of hair (softHairline).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
+import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-colour-model.ts";
@@ -164,16 +164,29 @@ export class BodySkin {
 }
 
 /**
+ * A neck pixel darker than this share of the face skin's L*, with less than NECK_CHROMA of its chroma, or
+ * more than NECK_HUE degrees off its hue is not the neck's skin: long dark hair or its shadow fills the box
+ * under the chin on many portraits. Counted in, sample1@773's and sample1@334's neck classes were black
+ * (L* 1): near-black lengths read as the body's skin and never grew (see reachLengths), and strands in
+ * sample6@587's box raised the skin texture the lengths had to beat by 40 %. The necks kept on the 16
+ * frontal demo portraits measure 0.6-1.3 of the face's L* and 0.5-1.4 of its chroma.
+ */
+const NECK_DARKER = 0.5, NECK_CHROMA = 0.4, NECK_HUE = 35;
+
+/**
  * The neck's skin below the chin (a box 0.24 face widths wide), when the
- * person mask holds enough of it, and where it was sampled (x, y pairs).
+ * person mask holds enough of it, and where it was sampled (x, y pairs):
+ * only pixels that could be the face's skin `face` in shade (see NECK_DARKER).
  */
 export function neckSkin(
   img: Canvas,
   g: FaceGeometry,
   person: PersonMask,
+  face: Lab,
 ): { skin?: AxisStats; points: number[] } {
   const chin = g.pts[152], d = img.data, W = img.width, lab = new Float64Array(3);
   const px: Lab[] = [], points: number[] = [];
+  const faceChroma = Math.hypot(face[1], face[2]), faceHue = Math.atan2(face[2], face[1]);
   for (let y = Math.round(chin[1] + 0.1 * g.fh); y < Math.min(img.height, chin[1] + 0.35 * g.fh); y += 3) {
     for (
       let x = Math.max(0, Math.round(chin[0] - 0.12 * g.fw));
@@ -183,6 +196,9 @@ export function neckSkin(
       if (personAt(person, x, y) < 0.5) continue;
       const o = (y * W + x) * 3;
       linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
+      const chroma = Math.hypot(lab[1], lab[2]);
+      if (lab[0] < NECK_DARKER * face[0] || chroma < NECK_CHROMA * faceChroma) continue;
+      if (Math.abs(wrapDegrees((Math.atan2(lab[2], lab[1]) - faceHue) * 180 / Math.PI)) > NECK_HUE) continue;
       px.push([lab[0], lab[1], lab[2]]);
       points.push(x, y);
     }

@@ -578,7 +578,7 @@ function planHair(
   for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
-  const neck = neckSkin(img, g, person);
+  const neck = neckSkin(img, g, person, skin.mean);
   // Light hair: clothes of its colour below the chin are smooth, the lengths are not (see dropSmoothCloth).
   if (lightHair) {
     const clothRow = Math.max(0, Math.ceil((chinY - y0) / step));
