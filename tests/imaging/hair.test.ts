@@ -683,6 +683,35 @@ Deno.test("hair recolour keeps the strands' light and dark structure (>= 0.8 of 
   }
 });
 
+Deno.test("near-black hair dyed lighter keeps its shadows dark: no flat brown slab (sample1@773)", async () => {
+  // Her hair and the shadow between it and her jaw are crushed to L* 0-4. Moved by its L* offset from the
+  // hair's mean alone, every such pixel took about the same lightness (median L* 21 under Copper Red): a flat
+  // brown slab beside her face. A dye adds no light: shadows keep their luminance's ratio to the mean (to
+  // the power 0.7), and the lit strands still take the shade.
+  const { plain, out } = await recoloured(FRONTAL_FACES[2], "copper-red");
+  const swatch = hexToLab("#B4532A");
+  const crushed: number[] = [];
+  let lit = 0, toward = 0;
+  for (let p = 0; p < plain.width * plain.height; p += 2) {
+    const before = labOf(plain, p), after = labOf(out, p);
+    if (deltaE(before, after) <= 3) continue;
+    if (before[0] <= 4) crushed.push(after[0]);
+    else if (before[0] >= 15) {
+      lit++;
+      if (deltaE(after, swatch) <= deltaE(before, swatch) - 10) toward++;
+    }
+  }
+  const median = crushed.sort((a, b) => a - b)[crushed.length >> 1];
+  console.log(
+    `crushed shadows dyed: ${crushed.length} px, median L* ${
+      median.toFixed(1)
+    }; lit strands: ${toward} of ${lit} ` +
+      `10 ΔE or more nearer the swatch`,
+  );
+  assert.ok(median <= 15, `crushed shadows dyed to median L* ${median.toFixed(1)}`);
+  assert.ok(lit > 20_000 && toward >= 0.9 * lit, `lit strands: ${toward} of ${lit} moved toward the swatch`);
+});
+
 Deno.test("pale strands in dark hair take the shade at their own lightness, not left grey-green", async () => {
   // Olive lights and sheen beside dark strands, a minority the hair colour
   // samples do not hold: they kept their colour (grey-green in auburn hair).

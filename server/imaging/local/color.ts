@@ -69,6 +69,11 @@ export function lightnessOf(Y: number): number {
   return Y > 0.008856 ? 116 * Math.cbrt(Y) - 16 : 903.3 * Y;
 }
 
+/** The relative luminance of CIE L* `L` (lightnessOf's inverse). */
+export function luminanceOfL(L: number): number {
+  return L > 8 ? ((L + 16) / 116) ** 3 : L / 903.3;
+}
+
 const XN = 0.95047, YN = 1, ZN = 1.08883;
 const labF = (t: number) => t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116;
 const labFInv = (t: number) => {
