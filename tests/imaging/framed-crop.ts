@@ -1,13 +1,16 @@
 /**
- * Test and bench helper: a photo framed at W x H as a render frames it (no camera), with its
+ * Test and bench helpers: a photo framed at W x H as a render frames it (no camera), with its
  * faces, the chosen one (the largest), its box on the canvas, the framing and the person mask. Used by the
- * matte tests and benches that measure on real crops without the rest of the render.
+ * matte tests and benches that measure on real crops without the rest of the render. And a demo portrait as
+ * the renderer outputs it (renderedPortrait), for tests of a stage run on the render's canvas.
  */
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { mapPoints, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
 import { neighbourHeads, personMask } from "../../server/imaging/local/person-mask.ts";
 import { decodePhoto, detectFaces } from "../../server/imaging/local/photo-faces.ts";
+import { render } from "../../server/imaging/local/render.ts";
+import { cropFace, decode, job } from "./fixtures.ts";
 
 export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080, H = 1920) {
   const photo = await decodePhoto(bytes);
@@ -35,4 +38,21 @@ export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080
     bh * framing.scale,
   ];
   return { photo, faces, face, framing, framed, g, person, box };
+}
+
+/**
+ * A demo portrait (a FRONTAL_FACES entry) as the renderer frames it: its plain render in the hair studio,
+ * the face found on it and its person mask over the whole canvas (no neighbours).
+ */
+export async function renderedPortrait(engine: FaceEngine, face: [number, number, number, number]) {
+  const framed = await decode((await render(engine, job(await cropFace(face), {}, undefined, "hair"))).image);
+  const g = faceGeometry((await engine.detect(framed))[0].mesh);
+  const person = await personMask(
+    engine,
+    framed,
+    g,
+    { x: 0, y: 0, w: framed.width, h: framed.height },
+    false,
+  );
+  return { framed, g, person };
 }

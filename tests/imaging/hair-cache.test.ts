@@ -12,10 +12,8 @@ import {
   prepareHair,
   recolorHair,
 } from "../../server/imaging/local/hair-recolor.ts";
-import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { personMask } from "../../server/imaging/local/person-mask.ts";
-import { render } from "../../server/imaging/local/render.ts";
-import { cropFace, DARK_HAIR, decode, FRONTAL_FACES, job } from "./fixtures.ts";
+import { DARK_HAIR, FRONTAL_FACES } from "./fixtures.ts";
+import { renderedPortrait } from "./framed-crop.ts";
 
 const engine = await FaceEngine.load();
 
@@ -27,18 +25,7 @@ const CURLY_BLONDE = testFace(3, 515);
 const BLONDE_LIKE_SKIN = testFace(4, 1216);
 
 /** A portrait as the renderer frames it (a plain render), its face and its person mask. */
-async function portrait(face: [number, number, number, number]) {
-  const framed = await decode((await render(engine, job(await cropFace(face), {}, undefined, "hair"))).image);
-  const g = faceGeometry((await engine.detect(framed))[0].mesh);
-  const person = await personMask(
-    engine,
-    framed,
-    g,
-    { x: 0, y: 0, w: framed.width, h: framed.height },
-    false,
-  );
-  return { framed, g, person };
-}
+const portrait = (face: [number, number, number, number]) => renderedPortrait(engine, face);
 
 /** The canvas after recolouring `hex`, with or without a cache, and the result. */
 function paint(

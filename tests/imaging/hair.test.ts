@@ -35,7 +35,7 @@ import {
 import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
 import { neckSkin } from "../../server/imaging/local/hair-lengths.ts";
 import { axisStats, skinSamples } from "../../server/imaging/local/hair-colour-samples.ts";
-import { personMask } from "../../server/imaging/local/person-mask.ts";
+import { renderedPortrait } from "./framed-crop.ts";
 
 const {
   cropFace,
@@ -1106,17 +1106,7 @@ Deno.test("the neck's skin is skin: black lengths or their shadow under the chin
   const chroma = (c: Lab) => Math.hypot(c[1], c[2]);
   for (const [i, mayLack] of [[0, false], [1, false], [2, true], [14, false], [6, false]] as const) {
     const face = FRONTAL_FACES[i], name = `sample${face[0]}@${face[1]}`;
-    const framed = await decode(
-      (await render(engine, job(await cropFace(face), {}, undefined, "hair"))).image,
-    );
-    const g = faceGeometry((await engine.detect(framed))[0].mesh);
-    const person = await personMask(
-      engine,
-      framed,
-      g,
-      { x: 0, y: 0, w: framed.width, h: framed.height },
-      false,
-    );
+    const { framed, g, person } = await renderedPortrait(engine, face);
     const skin = axisStats(skinSamples(framed, g)).mean;
     const neck = neckSkin(framed, g, person, skin).skin;
     console.log(
