@@ -123,12 +123,18 @@ export function hexToLab(hex: string): Lab {
   return srgbToLab(r, g, b);
 }
 
-/** CIE76 colour difference. */
 /** A difference of two angles in degrees, wrapped to [-180, 180). */
 export function wrapDegrees(d: number): number {
   return ((d + 540) % 360) - 180;
 }
 
+/** The gap between two hues given in radians (as atan2(b*, a*) gives them), in degrees: 0 to 180. */
+export function hueGap(h1: number, h2: number): number {
+  const d = h1 - h2;
+  return Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI;
+}
+
+/** CIE76 colour difference. */
 export function deltaE(a: Lab, b: Lab): number {
   return Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 }

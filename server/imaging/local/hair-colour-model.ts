@@ -5,7 +5,7 @@
  * hair-recolor.ts).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
+import { hueGap, type Lab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, clothSamples, CN, palette, sigmoid } from "./hair-colour-samples.ts";
 import type { PersonMask } from "./person-mask.ts";
@@ -143,10 +143,7 @@ export class ColourModel {
     let strand = 0;
     if (pa !== Infinity) {
       const C = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
-      const off = (m: Lab) => {
-        const d = hue - Math.atan2(m[2], m[1]);
-        return Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI;
-      };
+      const off = (m: Lab) => hueGap(hue, Math.atan2(m[2], m[1]));
       let hh = Infinity, hs = Infinity, lightest = 0, nearest = this.hair[0];
       for (const h of this.hair) {
         if (off(h.mean) < hh) hh = off(h.mean), nearest = h;
@@ -158,8 +155,7 @@ export class ColourModel {
       const hairHue = Math.atan2(nearest.mean[2], nearest.mean[1]);
       for (const s of this.skins) {
         hs = Math.min(hs, off(s.mean));
-        const d = hairHue - Math.atan2(s.mean[2], s.mean[1]);
-        apart = Math.min(apart, Math.abs(Math.atan2(Math.sin(d), Math.cos(d))) * 180 / Math.PI);
+        apart = Math.min(apart, hueGap(hairHue, Math.atan2(s.mean[2], s.mean[1])));
       }
       const ramp = (v: number, from: number, to: number) =>
         Math.max(0, Math.min(1, (v - from) / (to - from)));

@@ -5,7 +5,7 @@
  * hairline over the forehead, dyed by each pixel's share of hair (softHairline).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
+import { hueGap, type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-colour-model.ts";
@@ -198,7 +198,7 @@ export function neckSkin(
       linearToLabInto(lab, SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
       const chroma = Math.hypot(lab[1], lab[2]);
       if (lab[0] < NECK_DARKER * face[0] || chroma < NECK_CHROMA * faceChroma) continue;
-      if (Math.abs(wrapDegrees((Math.atan2(lab[2], lab[1]) - faceHue) * 180 / Math.PI)) > NECK_HUE) continue;
+      if (hueGap(Math.atan2(lab[2], lab[1]), faceHue) > NECK_HUE) continue;
       px.push([lab[0], lab[1], lab[2]]);
       points.push(x, y);
     }

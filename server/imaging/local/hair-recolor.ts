@@ -10,7 +10,15 @@
  * than painting skin.
  */
 import type { Canvas } from "./blend.ts";
-import { hexToLab, type Lab, lightnessOf, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
+import {
+  hexToLab,
+  hueGap,
+  type Lab,
+  lightnessOf,
+  linearToLabInto,
+  SRGB_TO_LINEAR,
+  wrapDegrees,
+} from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   type AxisStats,
@@ -728,8 +736,7 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
  * hue 15-30 degrees from the skin's) and dark hair holds far less chroma.
  */
 function litSkin(c: Lab, skin: Lab): boolean {
-  const hc = Math.atan2(c[2], c[1]), hs = Math.atan2(skin[2], skin[1]);
-  const dHue = Math.abs(Math.atan2(Math.sin(hc - hs), Math.cos(hc - hs))) * 180 / Math.PI;
+  const dHue = hueGap(Math.atan2(c[2], c[1]), Math.atan2(skin[2], skin[1]));
   const chroma = Math.hypot(c[1], c[2]) / Math.max(1, Math.hypot(skin[1], skin[2]));
   return dHue < 10 && chroma > 0.65 && chroma < 1.5 && c[0] > skin[0] - 15;
 }
