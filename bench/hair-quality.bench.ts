@@ -77,7 +77,7 @@ for (
 
 // Pale strands (grey-olive, L* 45-50) in dark hair: left grey-green before the 2026-11-24 (later) section.
 {
-  const pale = await syntheticHead(engine, false, false, true);
+  const pale = await syntheticHead(engine, { pale: true });
   const strands: number[] = [], rest: number[] = [];
   for (let p = 0; p < pale.hair.length; p++) if (pale.hair[p]) (pale.paleStrand[p] ? strands : rest).push(p);
   const out = { ...pale.img, data: pale.img.data.slice() }, target = hexToLab("#7E2E1F");
@@ -99,7 +99,7 @@ for (
 // lengths beside the neck changed by ΔE > 8, neck and chest by ΔE > 3, and the band under the hairline: its
 // distance from the blend of dyed hair and forehead (on the plain photo: its own hair and skin).
 {
-  const ombre = await syntheticHead(engine, false, false, false, true);
+  const ombre = await syntheticHead(engine, { ombre: true });
   const target = hexToLab("#7E2E1F"), out = { ...ombre.img, data: ombre.img.data.slice() };
   recolorHair(out, ombre.g, ombre.person, "#7E2E1F");
   const f = lengthsFigures(ombre, out, target);

@@ -273,7 +273,7 @@ Deno.test("blonde hair dyed darker is even: the highlights take the shade, light
 });
 
 Deno.test("synthetic blonde head with pale highlights, dyed darker: even, highlights lighter, strands kept", async () => {
-  const head = await syntheticHead(engine, false, true);
+  const head = await syntheticHead(engine, { blonde: true });
   const hair: number[] = [], lit: number[] = [], rest: number[] = [];
   for (let p = 0; p < head.hair.length; p++) {
     if (!head.hair[p]) continue;
@@ -574,7 +574,7 @@ Deno.test("synthetic head: no seam at the parting, darker roots, the hair at the
 });
 
 Deno.test("synthetic cornrows: every braid recoloured with its weave, the face edge too, the face not", async () => {
-  const head = await syntheticHead(engine, true);
+  const head = await syntheticHead(engine, { braids: true });
   const W = head.img.width, braidsEnd = head.g.eyeCenter[1] - 0.2 * head.g.fh;
   const braids: number[] = [];
   for (let p = 0; p < head.hair.length; p++) {
@@ -717,7 +717,7 @@ Deno.test("pale strands in dark hair take the shade at their own lightness, not 
   // samples do not hold: they kept their colour (grey-green in auburn hair).
   // Measured before -> after: pale strands grey or green 83 -> 16 % (Auburn),
   // 67 -> 12 % (Copper Red); their mean hue 36 -> 15 and 27 -> 10 degrees off.
-  const head = await syntheticHead(engine, false, false, true);
+  const head = await syntheticHead(engine, { pale: true });
   const strands: number[] = [];
   for (let p = 0; p < head.hair.length; p++) if (head.hair[p] && head.paleStrand[p]) strands.push(p);
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
@@ -869,7 +869,7 @@ Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck
   // Lengths turning a lighter, warmer brown (about ΔE 13 from the chest's skin they fall over) lay outside
   // the hair colours sampled above the forehead and beside the temples: none of them was dyed before
   // reachLengths (0 % -> 81 % Auburn, 0 -> 77 % Copper Red; the body's skin unchanged).
-  const head = await syntheticHead(engine, false, false, false, true);
+  const head = await syntheticHead(engine, { ombre: true });
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
     const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
     assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
@@ -923,7 +923,7 @@ Deno.test("synthetic head: pale strands over the crown, far from the skin, are d
   // strands below the brows: a greyer rectangle with a straight edge at the brows' line (sample6@587).
   // Measured: the pale strands' mean ΔE moved, over the crown against the lengths. Before: 0.56-0.66;
   // after: 0.86-0.87.
-  const head = await syntheticHead(engine, false, false, true);
+  const head = await syntheticHead(engine, { pale: true });
   const eyeY = head.g.eyeCenter[1];
   const crown: number[] = [], lengths: number[] = [];
   for (let p = 0; p < head.paleStrand.length; p++) {

@@ -36,6 +36,15 @@ export interface SyntheticHead {
   body: Uint8Array;
 }
 
+/** Which synthetic head (see syntheticHead); by default dark-brown loose strands. */
+export interface HeadKind {
+  braids?: boolean;
+  blonde?: boolean;
+  pale?: boolean;
+  ombre?: boolean;
+  striped?: boolean;
+}
+
 /**
  * The head as the test photo frames it (the mesh of the dark-haired demo face,
  * on its own crop). `braids`: the hair over the crown is cornrows instead of
@@ -60,14 +69,8 @@ export interface SyntheticHead {
  * sample1@1438), the golden ones within about ΔE 10 of the bands beside them:
  * the lengths (marked in `ombre`) dyed in stripes before.
  */
-export async function syntheticHead(
-  engine: FaceEngine,
-  braids = false,
-  blonde = false,
-  pale = false,
-  ombre = false,
-  striped = false,
-): Promise<SyntheticHead> {
+export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Promise<SyntheticHead> {
+  const { braids = false, blonde = false, pale = false, ombre = false, striped = false } = kind;
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
