@@ -26,7 +26,7 @@ export interface SyntheticHead {
   parting: { x: number; y0: number; y1: number };
   /** Hair's top row (the crown). */
   crownY: number;
-  /** 1 where the pixel is a highlight (blonde head only). */
+  /** 1 where the pixel is a highlight (blonde head), or a blue-lit highlight (lit head). */
   highlight: Uint8Array;
   /** 1 where the pixel is a pale grey-olive strand (pale head only). */
   paleStrand: Uint8Array;
@@ -43,6 +43,7 @@ export interface HeadKind {
   pale?: boolean;
   ombre?: boolean;
   striped?: boolean;
+  lit?: boolean;
 }
 
 /**
@@ -68,9 +69,14 @@ export interface HeadKind {
  * golden bands (L* about 55, 12 px wide, as out-of-focus light strands are on
  * sample1@1438), the golden ones within about ΔE 10 of the bands beside them:
  * the lengths (marked in `ombre`) dyed in stripes before.
+ * `lit`: dark-brown hair with three highlights lit blue (LIT_BLUE, as a screen or a neon sign lights dark
+ * hair from the side: L* about 25-45, hue about 290 degrees), each 0.12 face widths long and 0.05 wide,
+ * with hair all round them: beside each temple and at the crown (marked in `highlight`). The colour
+ * model, sampling the hair above the forehead and beside the temples, holds no such colour (as sample3@1372's
+ * blue-lit highlights, left blue in her dyed hair before).
  */
 export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Promise<SyntheticHead> {
-  const { braids = false, blonde = false, pale = false, ombre = false, striped = false } = kind;
+  const { braids = false, blonde = false, pale = false, ombre = false, striped = false, lit = false } = kind;
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
@@ -87,6 +93,16 @@ export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Pr
   const cx = g.center[0], eyeY = g.eyeCenter[1], chinY = g.pts[152][1], fw = g.fw, fh = g.fh;
   const crownY = Math.round(eyeY - 0.2 * fh - 1.0 * fh);
   const parting = { x: Math.round(cx), y0: crownY + 2, y1: Math.round(g.pts[10][1]) };
+  // The blue-lit highlights (`lit`): centres, as slanted ellipses along the strands.
+  const litSpots = [[cx - 0.64 * fw, eyeY + 0.25 * fh], [cx + 0.64 * fw, eyeY + 0.1 * fh], [
+    cx + 0.35 * fw,
+    crownY + 0.3 * fh,
+  ]];
+  const inLitSpot = (x: number, y: number) =>
+    litSpots.some(([sx, sy]) => {
+      const u = (x - sx) / (0.08 * fw), v = (y - sy) / (0.035 * fw);
+      return u * u + v * v <= 1;
+    });
   const personGrid = (x: number, y: number) => {
     const ex = (x - cx) / (1.05 * fw), ey = (y - (eyeY - 0.2 * fh)) / (1.0 * fh);
     const head = ex * ex + ey * ey <= 1;
@@ -139,6 +155,10 @@ export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Pr
           const s = 0.82 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
           rgb = rgb.map((v, c) => v + (OMBRE[c] * s - v) * toOmbre) as [number, number, number];
         }
+        if (lit && inLitSpot(x, y)) {
+          highlight[p] = 1;
+          rgb = [LIT_BLUE[0] * v, LIT_BLUE[1] * v, LIT_BLUE[2] * v];
+        }
         if (blonde) {
           // Curls catching the light: diagonal bands a quarter of a period wide, over lowlights on most strands.
           const lit = ((x + 0.6 * y) % HIGHLIGHT_PERIOD + HIGHLIGHT_PERIOD) % HIGHLIGHT_PERIOD <
@@ -181,6 +201,9 @@ export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Pr
     body: bodySkin,
   };
 }
+
+/** The lit head's blue highlights, sRGB at strand brightness 1 (see syntheticHead). */
+const LIT_BLUE = [52, 60, 118];
 
 /** The striped head (see syntheticHead): its strands' brightness, its smooth golden bands (sRGB) and their width, px. */
 const STRIPED_LIGHT = 1.6, STRIPE = 12;

@@ -1,8 +1,9 @@
 /**
  * Hair recolour, the dye's reach beyond the colour model (see hair-recolor.ts): lighter lengths grown
  * from the dyed hair (reachLengths), never into the body's skin (BodySkin, sampled on the face and the
- * neck) nor into smooth cloth of the hair's colour below the chin (dropSmoothCloth), and the soft
- * hairline over the forehead, dyed by each pixel's share of hair (softHairline).
+ * neck) nor into smooth cloth of the hair's colour below the chin (dropSmoothCloth), the soft
+ * hairline over the forehead, dyed by each pixel's share of hair (softHairline), and highlights in a
+ * coloured light enclosed by dyed hair (fillEnclosed).
  */
 import type { Canvas } from "./blend.ts";
 import { hueGap, type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
@@ -582,4 +583,69 @@ export interface Lengths {
   like: (r: number, g: number, b: number, k: number) => number;
   /** Bytes the answer holds (grown and the nodes' colours that `like` reads). */
   bytes: number;
+}
+
+/**
+ * Largest hole fillEnclosed fills, as the side of a square of the same area, in face widths: a lock's
+ * highlight, not a patch of clothes or an ear seen through the hair.
+ */
+export const HOLE_MAX = 0.15;
+/** A hole whose nodes are on average at least this like the skin (an ear, a shoulder between locks) stays. */
+const HOLE_SKIN = 0.5;
+
+/**
+ * Highlights in a coloured light: dark hair lit blue or purple from the side (a screen, a neon sign) has
+ * highlights of a hue far from every hair colour sampled, so the colour model left them out, and they stayed
+ * blue blotches in copper hair (sample3@1372: two, each about 0.1 face widths long; sample1@1438: olive
+ * patches among her lower lengths; sample2@1370: grey ones). A hole in the dyed hair (mask above 0.5, or
+ * grown lengths) that the hair encloses on every side (4-connected; not touching the grid's edge, the face,
+ * or a node where hair has no room: outside the person, the backdrop between locks), no larger than HOLE_MAX,
+ * and not on average skin (HOLE_SKIN) is hair: it takes the mean strength of the dyed nodes around it. The
+ * plane returned holds that strength (undefined when no hole was filled); each pixel in it is dyed at that
+ * strength, clear skin or not (see refine in hair-recolor.ts): a blue-lit highlight is as far from the hair
+ * as the skin lit blue is.
+ */
+export function fillEnclosed(
+  m: Mask,
+  grown: Float32Array,
+  gate: Float32Array,
+  face: Uint8Array,
+  skinLike: Float32Array,
+  place: Float32Array,
+  lengthRoom: Float32Array,
+  maxSide: number,
+): Float32Array | undefined {
+  const { w, h, data } = m;
+  const hair = (k: number) => data[k] > 0.5 || grown[k] > 0.5;
+  const seen = new Uint8Array(w * h), stack: number[] = [], hole: number[] = [];
+  let plane: Float32Array | undefined;
+  for (let k0 = 0; k0 < w * h; k0++) {
+    if (seen[k0] || hair(k0)) continue;
+    seen[k0] = 1;
+    stack.push(k0);
+    hole.length = 0;
+    let open = false, skin = 0, rim = 0, rimSum = 0;
+    while (stack.length) {
+      const k = stack.pop()!, i = k % w, j = (k - i) / w;
+      hole.push(k);
+      if (i === 0 || j === 0 || i === w - 1 || j === h - 1) open = true;
+      else if (gate[k] === 0 || face[k] || (place[k] <= 0 && lengthRoom[k] <= 0)) open = true;
+      skin += skinLike[k];
+      for (
+        const n of [i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1, j > 0 ? k - w : -1, j < h - 1 ? k + w : -1]
+      ) {
+        if (n < 0) continue;
+        if (hair(n)) rim++, rimSum += Math.max(data[n], grown[n]);
+        else if (!seen[n]) seen[n] = 1, stack.push(n);
+      }
+    }
+    if (open || hole.length > maxSide * maxSide || skin >= HOLE_SKIN * hole.length) continue;
+    const v = Math.min(1, rimSum / rim);
+    plane ??= new Float32Array(w * h);
+    for (const k of hole) {
+      if (v > data[k]) data[k] = v;
+      plane[k] = v;
+    }
+  }
+  return plane;
 }

@@ -36,8 +36,10 @@ import {
 import {
   BodySkin,
   dropSmoothCloth,
+  fillEnclosed,
   hairShare,
   hairShareAt,
+  HOLE_MAX,
   LENGTH_PERSON,
   neckSkin,
   reachLengths,
@@ -189,6 +191,8 @@ interface HairPlan {
   ovalAt: Float32Array;
   filled: Float32Array;
   grown: Float32Array;
+  /** Holes the hair encloses, filled (see fillEnclosed): per node, the strength each pixel takes, skin or not. */
+  enclosed?: Float32Array;
   soft?: Float32Array;
   /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
   hairline?: Float32Array;
@@ -619,6 +623,8 @@ function planHair(
   if (!lightHair) {
     bridgeSheen(mask, lengthRoom, img, x0, y0, step, colour, body, Math.round(SHEEN_BRIDGE * fw / step));
   }
+  // Highlights in a coloured light inside dyed hair (see fillEnclosed).
+  const enclosed = fillEnclosed(mask, grown, gate, faceAt, skinLike, place, lengthRoom, HOLE_MAX * fw / step);
   // Light hair found by place, dyed on one side of the head only (see recolorHair).
   const coverageOk = !visible || placeCoverage(mask.data, visible) >= PLACE_COVERAGE;
   const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
@@ -661,6 +667,7 @@ function planHair(
     ovalAt,
     filled,
     grown,
+    enclosed,
     soft,
     hairline,
     colour,
@@ -669,13 +676,15 @@ function planHair(
     skinL,
     chinY,
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
+      (enclosed?.byteLength ?? 0) +
       (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
   };
 }
 
 /** Paints `plan`'s hair toward `target`. */
 function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
-  const { mask, step, x0, y0, x1, y1, mean, ovalAt, filled, grown, soft, colour, body, skinL, chinY } = plan;
+  const { mask, step, x0, y0, x1, y1, mean, ovalAt, filled, grown, enclosed } = plan;
+  const { soft, colour, body, skinL, chinY } = plan;
   const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Where a grid cell straddles the hair's edge (the face, the scalp, the
   // outline), each pixel's own colour decides: hair up to the cell's strongest
@@ -692,6 +701,8 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
     const grR = grown[k + 1] + (grown[k + mw + 1] - grown[k + 1]) * fy;
     const sfL = soft ? soft[k] + (soft[k + mw] - soft[k]) * fy : 0;
     const sfR = soft ? soft[k + 1] + (soft[k + mw + 1] - soft[k + 1]) * fy : 0;
+    const enL = enclosed ? enclosed[k] + (enclosed[k + mw] - enclosed[k]) * fy : 0;
+    const enR = enclosed ? enclosed[k + 1] + (enclosed[k + mw + 1] - enclosed[k + 1]) * fy : 0;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
@@ -710,10 +721,11 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
       const strand = colour.pale[c >> 2],
         skin = Math.max(cells[c + 3] * (1 - strand), bodySkin),
         pale = fl * (1 - skin);
-      // A pale strand is not skin to the edge decision, whatever its distance to the skin colour.
+      // A pale strand is not skin to the edge decision, whatever its distance to the skin colour; nor is a
+      // hole the hair encloses (a highlight lit blue is as far from the hair as skin lit blue).
       row[from + t] = Math.min(
         hi,
-        Math.max(row[from + t] * (1 - skin), hi * hairness, pale, len, mix),
+        Math.max(row[from + t] * (1 - skin), hi * hairness, pale, len, mix, enL + (enR - enL) * (t / step)),
       );
     }
   };
