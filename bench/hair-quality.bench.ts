@@ -25,6 +25,7 @@ import {
   cropFace,
   DARK_HAIR,
   decode,
+  type Decoded,
   FRONTAL_FACES,
   job,
   labOf,
@@ -97,7 +98,17 @@ for (
 // Lighter lengths (decision 018, 2026-11-24 lengths section): the synthetic ombre head, and the demo
 // portraits with lighter lengths (sample6@1402, the bench portrait sample6@1081) at the tests' crop, Auburn:
 // lengths beside the neck changed by ΔE > 8, neck and chest by ΔE > 3, and the band under the hairline: its
-// distance from the blend of dyed hair and forehead (on the plain photo: its own hair and skin).
+// distance from the blend of dyed hair and forehead (on the plain photo: its own hair and skin); and the dye's
+// deposit on them (decision 018, 2026-11-28 deposit section): the median L* of what was dyed (ΔE > 5) below
+// the chin, against the shade's L* 31.
+const dyedBelowL = (plain: Decoded, out: Decoded, fromY: number): string => {
+  const L: number[] = [];
+  for (let p = Math.ceil(fromY) * plain.width; p < plain.data.length / 3; p += 2) {
+    const a = labOf(plain, p), b = labOf(out, p);
+    if (deltaE(a, b) > 5) L.push(b[0]);
+  }
+  return L.length ? percentile(L, 50).toFixed(1) : "-";
+};
 {
   const ombre = await syntheticHead(engine, { ombre: true });
   const target = hexToLab("#7E2E1F"), out = { ...ombre.img, data: ombre.img.data.slice() };
@@ -105,7 +116,8 @@ for (
   const f = lengthsFigures(ombre, out, target);
   console.log(
     `synthetic ombre head, Auburn: lengths dyed ${(100 * f.lengthsDyed).toFixed(1)} % (0 before), ` +
-      `neck/chest/shoulders changed ${(100 * f.bodyChanged).toFixed(2)} %, ΔE ${f.bodyChange.toFixed(2)}`,
+      `neck/chest/shoulders changed ${(100 * f.bodyChanged).toFixed(2)} %, ΔE ${f.bodyChange.toFixed(2)}, ` +
+      `dyed below the chin median L* ${dyedBelowL(ombre.img, out, ombre.g.pts[152][1])}`,
   );
   for (const face of [FRONTAL_FACES[14], DARK_HAIR]) {
     const photo = await cropFace(face);
@@ -121,7 +133,9 @@ for (
       } %; hairline band ` +
         `${b.offBlend.toFixed(2)} ΔE off the blend (photo ${b.offBlendBefore.toFixed(2)}), ΔE ${
           b.bandDeltaE.toFixed(2)
-        } from the forehead (photo ${b.bandDeltaEBefore.toFixed(2)})`,
+        } from the forehead (photo ${b.bandDeltaEBefore.toFixed(2)}); dyed below the chin median L* ${
+          dyedBelowL(plain, dyed, g.pts[152][1])
+        }`,
     );
   }
 }

@@ -29,6 +29,7 @@ import {
   lengthsFigures,
   lightnessSpread,
   offShade,
+  strandSpread,
   stripeFigures,
   syntheticHead,
 } from "./synthetic-hair.ts";
@@ -911,6 +912,35 @@ Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck
     );
     assert.ok(h.skinChange < 0.1, `${name}: face ΔE ${h.skinChange.toFixed(2)}`);
   }
+});
+
+Deno.test("synthetic ombre: lighter lengths dyed a darker shade take it, their strands kept", async () => {
+  // The recolour keeps each pixel's L* offset from the hair's mean: light ends under a darker shade stayed
+  // far lighter than it (the bench portrait's blonde ends under Auburn: pale salmon). Measured on the ombre
+  // lengths' dyed pixels (ΔE over 5), Auburn: median L* 64 before the deposit (see hair-deposit.ts); after
+  // it, nearer the shade's 31, with the strands' local L* contrast (strandSpread beside the neck) kept.
+  const head = await syntheticHead(engine, { ombre: true });
+  const hex = "#7E2E1F", target = hexToLab(hex);
+  const out = { ...head.img, data: head.img.data.slice() };
+  assert.equal(recolorHair(out, head.g, head.person, hex).applied, true);
+  const dyed: number[] = [];
+  for (let p = 0; p < head.ombre.length; p++) {
+    if (head.ombre[p] && deltaE(labOf(head.img, p), labOf(out, p)) > 5) dyed.push(p);
+  }
+  const L = dyed.map((p) => labOf(out, p)[0]).sort((a, b) => a - b), median = L[L.length >> 1];
+  const g = head.g, chinY = g.pts[152][1];
+  const box = [g.center[0] - 0.75 * g.fw, g.center[0] - 0.55 * g.fw, chinY, chinY + 0.3 * g.fh] as const;
+  const strands = strandSpread(out, ...box) / strandSpread(head.img, ...box);
+  console.log(
+    `ombre lengths under Auburn: ${dyed.length} px dyed, median L* ${median.toFixed(1)}, strands ${
+      strands.toFixed(2)
+    }`,
+  );
+  assert.ok(
+    median <= target[0] + 20,
+    `dyed lengths' median L* ${median.toFixed(1)} (the shade's ${target[0].toFixed(0)})`,
+  );
+  assert.ok(strands >= 0.8, `strand contrast in the lengths ${strands.toFixed(2)} of the original`);
 });
 
 Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline take the dye, never a pale band", async () => {

@@ -60,6 +60,7 @@ import {
   ovalBox,
   reachStrands,
 } from "./hair-on-face.ts";
+import { depositDarkening, lengthsLightness } from "./hair-deposit.ts";
 import { applyLabShift, type EdgeRefine, hairlineTable, liftedTable } from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
@@ -193,6 +194,8 @@ interface HairPlan {
   grown: Float32Array;
   /** Holes the hair encloses, filled (see fillEnclosed): per node, the strength each pixel takes, skin or not. */
   enclosed?: Float32Array;
+  /** Dark hair: per node below the eyes, the hair's lightness about it (see lengthsLightness). */
+  baseL?: Float32Array;
   soft?: Float32Array;
   /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
   hairline?: Float32Array;
@@ -652,6 +655,8 @@ function planHair(
     Math.max(2, Math.round(LASH_RUN * fw / step)),
     (LASH_PIECE * fw / step) ** 2,
   );
+  // Lighter lengths' lightness, for the dye's deposit (see hair-deposit.ts).
+  const baseL = lightHair ? undefined : lengthsLightness(img, mask, grown, x0, y0, step, fw, eyeY);
   return {
     confidence,
     lightHair,
@@ -668,6 +673,7 @@ function planHair(
     filled,
     grown,
     enclosed,
+    baseL,
     soft,
     hairline,
     colour,
@@ -676,7 +682,7 @@ function planHair(
     skinL,
     chinY,
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
-      (enclosed?.byteLength ?? 0) +
+      (enclosed?.byteLength ?? 0) + (baseL?.byteLength ?? 0) +
       (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
   };
 }
@@ -737,8 +743,11 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
     : plan.hairline
     ? { data: plan.hairline, lut: hairlineTable(mean, target, (L) => hairShareAt(L, skinL, mean[0])) }
     : undefined;
+  // Lighter lengths take a darker shade most of the way (see hair-deposit.ts).
+  const deposit = plan.baseL ? depositDarkening(plan.baseL, mean, target) : undefined;
   // Light hair dyed darker at full strength (no roots held back: see planHair).
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, plan.lightHair ? 1 : OPACITY, refine, second);
+  const opacity = plan.lightHair ? 1 : OPACITY;
+  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, opacity, refine, second, deposit);
 }
 
 /**

@@ -72,6 +72,30 @@ function tabulate(f: (r: number, g: number, b: number) => [number, number, numbe
   return lut;
 }
 
+/**
+ * The lightness shiftLut gives a pixel of lightness L* `L` (its chroma and hue aside): the hair's mean moves
+ * toward the shade, each pixel keeps its offset from the mean (stretched when dark hair is lightened a lot),
+ * and a shadow of hair lightened is no lighter than its luminance scaled as the mean's (see SHADOW_GAMMA).
+ */
+export function shiftedLightness(mean: Lab, target: Lab, lift = 0): (L: number) => number {
+  const tL = target[0];
+  const kL = tL < mean[0] ? 0.92 : 0.8;
+  const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
+  // Hair lightened: the mean's luminance after and before (see below).
+  const meanY = luminanceOfL(mean[0]),
+    meanOutY = luminanceOfL(toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + lift)));
+  return (L) => {
+    const Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + stretched(L - mean[0], gain) + lift));
+    // A dye scales the strands' reflectance; it adds no light. Hair lightened keeps each shadow at least as
+    // dark as its luminance scaled like the mean's (SHADOW_GAMMA): by its L* offset alone, near-black hair's
+    // crushed shadows (L* 0-4 on sample1@773's hair and beside her jaw) went to L* 21 (median, Copper Red), a
+    // flat brown slab without depth; now L* 11.
+    return tL > mean[0] && L < mean[0]
+      ? Math.min(Lo, lightnessOf(meanOutY * (luminanceOfL(L) / meanY) ** SHADOW_GAMMA))
+      : Lo;
+  };
+}
+
 /** shiftLut's mapping of one Lab colour to linear RGB. */
 function shiftFn(
   mean: Lab,
@@ -82,21 +106,10 @@ function shiftFn(
   const tC = Math.hypot(ta, tb);
   // The swatch's hue direction (any direction for a grey swatch: no chroma is added along it).
   const ux = tC > 1e-6 ? ta / tC : 1, uy = tC > 1e-6 ? tb / tC : 0;
-  const kL = tL < mean[0] ? 0.92 : 0.8;
-  const gain = Math.min(1.6, Math.max(1, (tL - 20) / Math.max(15, mean[0] - 5)));
   const capC = CHROMA_OF_SWATCH * tC + 3;
-  // Hair lightened: the mean's luminance after and before (see below).
-  const meanY = luminanceOfL(mean[0]),
-    meanOutY = luminanceOfL(toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + lift)));
+  const lightness = shiftedLightness(mean, target, lift);
   return (L, a, bb) => {
-    let Lo = toeL(Math.min(98, mean[0] + (tL - mean[0]) * kL + stretched(L - mean[0], gain) + lift));
-    // A dye scales the strands' reflectance; it adds no light. Hair lightened keeps each shadow at least as
-    // dark as its luminance scaled like the mean's (SHADOW_GAMMA): by its L* offset alone, near-black hair's
-    // crushed shadows (L* 0-4 on sample1@773's hair and beside her jaw) went to L* 21 (median, Copper Red), a
-    // flat brown slab without depth; now L* 11.
-    if (tL > mean[0] && L < mean[0]) {
-      Lo = Math.min(Lo, lightnessOf(meanOutY * (luminanceOfL(L) / meanY) ** SHADOW_GAMMA));
-    }
+    const Lo = lightness(L);
     const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
     const da = a - mean[1], db = bb - mean[2];
     const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
@@ -225,7 +238,9 @@ export interface SecondTable {
 /**
  * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
  * edges by `edge` when given, with `second` blended in per pixel when given
- * (liftedTable, hairlineTable).
+ * (liftedTable, hairlineTable), and, with `darken` (per grid node, bilinear
+ * like the mask), that many sRGB levels taken off each recoloured pixel (the
+ * dye's deposit on lighter lengths: see hair-deposit.ts).
  */
 export function applyLabShift(
   img: Canvas,
@@ -240,9 +255,11 @@ export function applyLabShift(
   opacity: number,
   edge?: EdgeRefine,
   second?: SecondTable,
+  darken?: Float32Array,
 ): void {
   const lut = shiftLut(mean, target);
   const secondRow = new Float32Array(second ? Math.max(0, x1 - x0) : 0);
+  const darkenRow = new Float32Array(darken ? Math.max(0, x1 - x0) : 0);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
   // Row by row: the mask row is interpolated between grid nodes first (pixels
@@ -297,7 +314,26 @@ export function applyLabShift(
             for (let x = xa; x < xb; x++) secondRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
           }
         }
-        paintRow(d, lut, row, pa, (y * img.width + x0 + pa) * 3, pb - pa, second?.lut, secondRow);
+        if (darken) {
+          for (let i = ia; i < ib; i++) {
+            const k = j * mw + i;
+            const l0 = darken[k] + (darken[k + mw] - darken[k]) * fy;
+            const l1 = darken[k + 1] + (darken[k + mw + 1] - darken[k + 1]) * fy;
+            const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+            for (let x = xa; x < xb; x++) darkenRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+          }
+        }
+        paintRow(
+          d,
+          lut,
+          row,
+          pa,
+          (y * img.width + x0 + pa) * 3,
+          pb - pa,
+          second?.lut,
+          secondRow,
+          darken ? darkenRow : undefined,
+        );
       }
     }
   }
@@ -311,7 +347,8 @@ export function liftedTable(mean: Lab, target: Lab, lift: number): Float32Array 
 /**
  * Recolours n pixels from byte offset o through the table, each by its mask
  * value alpha[k..] (values at or under FRINGE are left alone); with `lut2`,
- * each pixel's colour is the tables' blend by share[k..] (0: `lut`, 1: `lut2`).
+ * each pixel's colour is the tables' blend by share[k..] (0: `lut`, 1: `lut2`);
+ * with `darken`, darken[k..] sRGB levels are taken off the recoloured colour.
  */
 export function paintRow(
   d: Uint8ClampedArray,
@@ -322,6 +359,7 @@ export function paintRow(
   n: number,
   lut2?: Float32Array,
   share?: Float32Array,
+  darken?: Float32Array,
 ): void {
   const sR = 3, sG = LUT_N * 3, sB = LUT_N * LUT_N * 3;
   const e = k + n;
@@ -359,6 +397,10 @@ export function paintRow(
       outR += (q[p0] * w0 + q[p1] * w1 + q[p2] * w2 + q[p3] * w3 - outR) * t;
       outG += (q[p0 + 1] * w0 + q[p1 + 1] * w1 + q[p2 + 1] * w2 + q[p3 + 1] * w3 - outG) * t;
       outB += (q[p0 + 2] * w0 + q[p1 + 2] * w1 + q[p2 + 2] * w2 + q[p3 + 2] * w3 - outB) * t;
+    }
+    if (darken) {
+      const v = darken[k];
+      outR -= v, outG -= v, outB -= v;
     }
     // The store rounds and clamps (Uint8ClampedArray).
     d[o] = cr + (outR - cr) * a1;
