@@ -48,8 +48,11 @@ export function lengthsLightness(
   eyeY: number,
 ): Float32Array {
   const { w, h, data } = m, d = img.data, W = img.width, H = img.height;
-  const sum = new Float32Array(w * h), weight = new Float32Array(w * h);
-  for (let j = 0; j < h; j++) {
+  const sum = new Float32Array(w * h), sigma = DEPOSIT_SIGMA * fw / step;
+  // Only the rows from 3 sigmas above the eyes reach a node below them through the blur.
+  const j0 = Math.max(0, Math.min(h, Math.floor((eyeY - y0) / step - 3 * sigma)));
+  const rows = h - j0, below = sum.subarray(j0 * w), weight = new Float32Array(rows * w);
+  for (let j = j0; j < h; j++) {
     const y = Math.min(H - 1, y0 + j * step);
     for (let i = 0; i < w; i++) {
       const k = j * w + i, v = Math.min(1, Math.max(data[k], grown[k]));
@@ -57,13 +60,13 @@ export function lengthsLightness(
       const o = (y * W + Math.min(W - 1, x0 + i * step)) * 3;
       sum[k] = v *
         lightnessOf(luminance(SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]));
-      weight[k] = v;
+      weight[k - j0 * w] = v;
     }
   }
-  blurPlane(sum, w, h, DEPOSIT_SIGMA * fw / step);
-  blurPlane(weight, w, h, DEPOSIT_SIGMA * fw / step);
-  for (let k = 0; k < w * h; k++) {
-    sum[k] = weight[k] > 0.02 && y0 + Math.floor(k / w) * step > eyeY ? sum[k] / weight[k] : 0;
+  blurPlane(below, w, rows, sigma);
+  blurPlane(weight, w, rows, sigma);
+  for (let k = 0; k < rows * w; k++) {
+    below[k] = weight[k] > 0.02 && y0 + (j0 + Math.floor(k / w)) * step > eyeY ? below[k] / weight[k] : 0;
   }
   return sum;
 }

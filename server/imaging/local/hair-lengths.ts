@@ -590,6 +590,8 @@ export interface Lengths {
  * highlight, not a patch of clothes or an ear seen through the hair.
  */
 export const HOLE_MAX = 0.15;
+/** The four neighbours of a node: column and row offsets. */
+const NEIGHBOUR = [-1, 1, 0, 0], NEIGHBOUR_ROW = [0, 0, -1, 1];
 /** A hole whose nodes are on average at least this like the skin (an ear, a shoulder between locks) stays. */
 const HOLE_SKIN = 0.5;
 
@@ -615,34 +617,43 @@ export function fillEnclosed(
   lengthRoom: Float32Array,
   maxSide: number,
 ): Float32Array | undefined {
-  const { w, h, data } = m;
-  const hair = (k: number) => data[k] > 0.5 || grown[k] > 0.5;
-  const seen = new Uint8Array(w * h), stack: number[] = [], hole: number[] = [];
+  const { w, h, data } = m, n = w * h;
+  // Per node: 1 hair, 2 a hole's node that cannot be enclosed (the grid's edge, the face, no room), 0 else.
+  const kind = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const i = k % w;
+    if (data[k] > 0.5 || grown[k] > 0.5) kind[k] = 1;
+    else if (
+      i === 0 || i === w - 1 || k < w || k >= n - w || gate[k] === 0 || face[k] ||
+      (place[k] <= 0 && lengthRoom[k] <= 0)
+    ) kind[k] = 2;
+  }
+  const seen = new Uint8Array(n), hole = new Int32Array(n);
   let plane: Float32Array | undefined;
-  for (let k0 = 0; k0 < w * h; k0++) {
-    if (seen[k0] || hair(k0)) continue;
+  for (let k0 = 0; k0 < n; k0++) {
+    if (seen[k0] || kind[k0] === 1) continue;
+    // The hole's nodes are collected in `hole` (the queue of the fill as well).
     seen[k0] = 1;
-    stack.push(k0);
-    hole.length = 0;
-    let open = false, skin = 0, rim = 0, rimSum = 0;
-    while (stack.length) {
-      const k = stack.pop()!, i = k % w, j = (k - i) / w;
-      hole.push(k);
-      if (i === 0 || j === 0 || i === w - 1 || j === h - 1) open = true;
-      else if (gate[k] === 0 || face[k] || (place[k] <= 0 && lengthRoom[k] <= 0)) open = true;
+    hole[0] = k0;
+    let size = 1, open = false, skin = 0, rim = 0, rimSum = 0;
+    for (let t = 0; t < size; t++) {
+      const k = hole[t];
+      if (kind[k] === 2) open = true;
       skin += skinLike[k];
-      for (
-        const n of [i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1, j > 0 ? k - w : -1, j < h - 1 ? k + w : -1]
-      ) {
-        if (n < 0) continue;
-        if (hair(n)) rim++, rimSum += Math.max(data[n], grown[n]);
-        else if (!seen[n]) seen[n] = 1, stack.push(n);
+      // 4-connected. A node on the grid's edge is of kind 2: the hole is open, and its neighbours past the
+      // edge are not visited.
+      if (kind[k] === 2 && (k % w === 0 || k % w === w - 1 || k < w || k >= n - w)) continue;
+      for (let e = 0; e < 4; e++) {
+        const q = k + NEIGHBOUR[e] + NEIGHBOUR_ROW[e] * w;
+        if (kind[q] === 1) rim++, rimSum += Math.max(data[q], grown[q]);
+        else if (!seen[q]) seen[q] = 1, hole[size++] = q;
       }
     }
-    if (open || hole.length > maxSide * maxSide || skin >= HOLE_SKIN * hole.length) continue;
+    if (open || size > maxSide * maxSide || skin >= HOLE_SKIN * size) continue;
     const v = Math.min(1, rimSum / rim);
-    plane ??= new Float32Array(w * h);
-    for (const k of hole) {
+    plane ??= new Float32Array(n);
+    for (let t = 0; t < size; t++) {
+      const k = hole[t];
       if (v > data[k]) data[k] = v;
       plane[k] = v;
     }
