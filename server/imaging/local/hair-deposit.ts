@@ -1,14 +1,15 @@
 /**
  * Hair recolour, the dye's deposit on lighter lengths (see hair-recolor.ts). The recolour keeps each pixel's
  * L* offset from the hair's mean, so dark hair with lighter lengths (ombre, sun-lightened ends) dyed a darker
- * shade kept its ends far lighter than the shade: the bench portrait's blonde ends under Auburn came out pale
- * salmon (median L* 64 against the swatch's 31). A dye laid on light hair takes it most of the way to its own
- * colour: where the hair about a node (its lightness blurred over DEPOSIT_SIGMA, the strands' light and dark
- * averaged) is far lighter than the hair's mean, below the eyes, the recoloured pixels are darkened by the
- * same number of sRGB levels, so that node's lightness comes down to DEPOSIT_KNEE above the shade plus
- * DEPOSIT_SLOPE of the rest. The same levels off every pixel keep the strands' differences (and so their L*
- * contrast and chroma, nearly: L* is close to linear in sRGB levels over the mid-tones) where a scale would
- * flatten them. The crown's lit highlights are left alone: above the eyes they are the light, not the hair.
+ * shade kept its ends far lighter than the shade: the hair bench's portrait (sample6@1081) had her blonde
+ * ends dyed pale salmon by Auburn (median L* 64 against the swatch's 31). A dye laid on light hair takes it
+ * most of the way to its own colour: where the hair about a node (its lightness blurred over DEPOSIT_SIGMA,
+ * the strands' light and dark averaged) is far lighter than the hair's mean, below the eyes, the recoloured
+ * pixels are darkened by the same number of sRGB levels, so that node's lightness comes down to DEPOSIT_KNEE
+ * above the shade plus DEPOSIT_SLOPE of the rest. The same levels off every pixel keep the strands'
+ * differences (and so their L* contrast and chroma, nearly: L* is close to linear in sRGB levels over the
+ * mid-tones) where a scale would flatten them. The crown's lit highlights are left alone: above the eyes they
+ * are the light, not the hair.
  */
 import {
   type Lab,
@@ -28,7 +29,7 @@ const DEPOSIT_SIGMA = 0.06;
 const DEPOSIT_KNEE = 5, DEPOSIT_SLOPE = 0.3;
 /**
  * L* by which the hair about a node must be lighter than the hair's mean for the deposit to start, and
- * over which it comes in fully: lighter lengths (the bench portrait's ends lie 35-40 above her mean), not
+ * over which it comes in fully: lighter lengths (sample6@1081's ends lie 35-40 above her mean), not
  * a lock's sheen beside the face.
  */
 const LIGHTER_FROM = 20, LIGHTER_SPAN = 10;
