@@ -618,34 +618,31 @@ export function fillEnclosed(
   maxSide: number,
 ): Float32Array | undefined {
   const { w, h, data } = m, n = w * h;
-  // Per node: 1 hair, 2 a hole's node that cannot be enclosed (the grid's edge, the face, no room), 0 else.
-  const kind = new Uint8Array(n);
+  // Per node: HAIR, a hole's node that cannot be enclosed (OPEN: the face, no room; EDGE: the grid's edge,
+  // whose neighbours past the edge are not visited), or 0.
+  const HAIR = 1, OPEN = 2, EDGE = 3, kind = new Uint8Array(n);
   for (let k = 0; k < n; k++) {
     const i = k % w;
-    if (data[k] > 0.5 || grown[k] > 0.5) kind[k] = 1;
-    else if (
-      i === 0 || i === w - 1 || k < w || k >= n - w || gate[k] === 0 || face[k] ||
-      (place[k] <= 0 && lengthRoom[k] <= 0)
-    ) kind[k] = 2;
+    if (data[k] > 0.5 || grown[k] > 0.5) kind[k] = HAIR;
+    else if (i === 0 || i === w - 1 || k < w || k >= n - w) kind[k] = EDGE;
+    else if (gate[k] === 0 || face[k] || (place[k] <= 0 && lengthRoom[k] <= 0)) kind[k] = OPEN;
   }
   const seen = new Uint8Array(n), hole = new Int32Array(n);
   let plane: Float32Array | undefined;
   for (let k0 = 0; k0 < n; k0++) {
-    if (seen[k0] || kind[k0] === 1) continue;
-    // The hole's nodes are collected in `hole` (the queue of the fill as well).
+    if (seen[k0] || kind[k0] === HAIR) continue;
+    // The hole's nodes are collected in `hole` (the queue of the fill as well), 4-connected.
     seen[k0] = 1;
     hole[0] = k0;
     let size = 1, open = false, skin = 0, rim = 0, rimSum = 0;
     for (let t = 0; t < size; t++) {
       const k = hole[t];
-      if (kind[k] === 2) open = true;
+      if (kind[k] >= OPEN) open = true;
       skin += skinLike[k];
-      // 4-connected. A node on the grid's edge is of kind 2: the hole is open, and its neighbours past the
-      // edge are not visited.
-      if (kind[k] === 2 && (k % w === 0 || k % w === w - 1 || k < w || k >= n - w)) continue;
+      if (kind[k] === EDGE) continue;
       for (let e = 0; e < 4; e++) {
         const q = k + NEIGHBOUR[e] + NEIGHBOUR_ROW[e] * w;
-        if (kind[q] === 1) rim++, rimSum += Math.max(data[q], grown[q]);
+        if (kind[q] === HAIR) rim++, rimSum += Math.max(data[q], grown[q]);
         else if (!seen[q]) seen[q] = 1, hole[size++] = q;
       }
     }

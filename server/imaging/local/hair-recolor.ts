@@ -696,19 +696,18 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
   // outline), each pixel's own colour decides: hair up to the cell's strongest
   // node, skin down to nothing. The grid alone left a 2-4 px band of half-dyed
   // hair along the face.
+  // A per-node plane down node column q at fraction fy of the way to the next node row (0 for a plane the
+  // plan does not hold).
+  const down = (p: Float32Array | undefined, q: number, fy: number) => p ? p[q] + (p[q + mw] - p[q]) * fy : 0;
   const refine: EdgeRefine = (row, from, x, y, n, hi, k) => {
-    // The face oval's weight (see ovalAt) interpolated at the pixel.
+    // The planes at the pixel row: the face oval's weight (see ovalAt), the pale strands', the grown lengths',
+    // the soft hairline's and the enclosed holes' strengths, at the cell's left and right node columns.
     const fy = (y - y0) / step - Math.floor((y - y0) / step);
-    const ovL = ovalAt[k] + (ovalAt[k + mw] - ovalAt[k]) * fy;
-    const ovR = ovalAt[k + 1] + (ovalAt[k + mw + 1] - ovalAt[k + 1]) * fy;
-    const flL = filled[k] + (filled[k + mw] - filled[k]) * fy;
-    const flR = filled[k + 1] + (filled[k + mw + 1] - filled[k + 1]) * fy;
-    const grL = grown[k] + (grown[k + mw] - grown[k]) * fy;
-    const grR = grown[k + 1] + (grown[k + mw + 1] - grown[k + 1]) * fy;
-    const sfL = soft ? soft[k] + (soft[k + mw] - soft[k]) * fy : 0;
-    const sfR = soft ? soft[k + 1] + (soft[k + mw + 1] - soft[k + 1]) * fy : 0;
-    const enL = enclosed ? enclosed[k] + (enclosed[k + mw] - enclosed[k]) * fy : 0;
-    const enR = enclosed ? enclosed[k + 1] + (enclosed[k + mw + 1] - enclosed[k + 1]) * fy : 0;
+    const ovL = down(ovalAt, k, fy), ovR = down(ovalAt, k + 1, fy);
+    const flL = down(filled, k, fy), flR = down(filled, k + 1, fy);
+    const grL = down(grown, k, fy), grR = down(grown, k + 1, fy);
+    const sfL = down(soft, k, fy), sfR = down(soft, k + 1, fy);
+    const enL = down(enclosed, k, fy), enR = down(enclosed, k + 1, fy);
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);

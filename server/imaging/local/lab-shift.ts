@@ -262,6 +262,16 @@ export function applyLabShift(
   const darkenRow = new Float32Array(darken ? Math.max(0, x1 - x0) : 0);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
   const m = mask.data, mw = mask.w;
+  // A per-node plane over grid cells ia..ib of grid row j, bilinear like the mask, into `out` (per pixel of
+  // pixel row fy of the cell).
+  const planeRow = (u: Float32Array, out: Float32Array, j: number, ia: number, ib: number, fy: number) => {
+    for (let i = ia; i < ib; i++) {
+      const k = j * mw + i;
+      const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
+      const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+      for (let x = xa; x < xb; x++) out[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+    }
+  };
   // Row by row: the mask row is interpolated between grid nodes first (pixels
   // past the last grid node, as before, are left alone). Only the runs of grid
   // cells with a node at 0.01 or more are visited: the hair is a fraction of the
@@ -305,24 +315,8 @@ export function applyLabShift(
         }
         if (!any) continue;
         const pa = ia * step, pb = Math.min(xe - x0, ib * step);
-        if (second) {
-          const u = second.data;
-          for (let i = ia; i < ib; i++) {
-            const k = j * mw + i;
-            const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
-            const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-            for (let x = xa; x < xb; x++) secondRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
-          }
-        }
-        if (darken) {
-          for (let i = ia; i < ib; i++) {
-            const k = j * mw + i;
-            const l0 = darken[k] + (darken[k + mw] - darken[k]) * fy;
-            const l1 = darken[k + 1] + (darken[k + mw + 1] - darken[k + 1]) * fy;
-            const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-            for (let x = xa; x < xb; x++) darkenRow[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
-          }
-        }
+        if (second) planeRow(second.data, secondRow, j, ia, ib, fy);
+        if (darken) planeRow(darken, darkenRow, j, ia, ib, fy);
         paintRow(
           d,
           lut,
