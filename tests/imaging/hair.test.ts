@@ -1203,6 +1203,36 @@ Deno.test("the neck's skin is skin: black lengths or their shadow under the chin
   }
 });
 
+Deno.test("long black lengths hiding the neck are dyed below the chin; her white top is not (sample1@773)", async () => {
+  // Her black lengths fall in front of her neck onto a white top. The clothes' colours sampled below the
+  // chin held them (L* 5) as a clothes colour like the hair's, which faded out of the mask below the chin:
+  // the dye stopped along a line across her lengths. Beside the neck, from 0.3 face heights below the chin,
+  // pixels of L* 35 or less that end 8 ΔE nearer Auburn: 3.2 % before, 68.1 % after (her deepest shadows
+  // cannot move that far).
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[2], "auburn");
+  assert.deepEqual(res.notes, []);
+  const target = hexToLab("#7E2E1F"), W = plain.width, chin = g.pts[152], cx = g.center[0];
+  let lengths = 0, moved = 0, light = 0, changed = 0;
+  for (let y = Math.round(chin[1] + 0.3 * g.fh); y < plain.height; y++) {
+    for (let x = 0; x < W; x++) {
+      const p = y * W + x, before = labOf(plain, p), off = Math.abs(x - cx);
+      if (y < chin[1] + 1.2 * g.fh && off >= 0.4 * g.fw && off <= 1.2 * g.fw && before[0] <= 35) {
+        lengths++;
+        if (deltaE(labOf(out, p), target) < deltaE(before, target) - 8) moved++;
+      }
+      if (y >= chin[1] + 0.5 * g.fh && before[0] >= 55) {
+        light++;
+        if (deltaE(labOf(out, p), before) > 6) changed++;
+      }
+    }
+  }
+  console.log(
+    `lengths moved ${(100 * moved / lengths).toFixed(1)} % of ${lengths}; top changed ${changed} of ${light}`,
+  );
+  assert.ok(moved >= 0.5 * lengths, `lengths below the chin dyed: ${moved} of ${lengths}`);
+  assert.ok(light > 10_000 && changed <= 0.01 * light, `white top changed: ${changed} of ${light}`);
+});
+
 Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
   // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
   // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of

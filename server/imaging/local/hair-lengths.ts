@@ -8,6 +8,7 @@
 import type { Canvas } from "./blend.ts";
 import { hueGap, type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
+import { SKIN_SAMPLES } from "./landmarks.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-colour-model.ts";
 import { type Mask, slidingExtreme } from "./masks.ts";
@@ -276,10 +277,7 @@ export function reachLengths(
   const textureAt = (xc: number, yc: number) => strandTexture(img, xc, yc);
   // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
   // median over the neck's nodes.
-  const neckTex: number[] = [];
-  for (let q = 0; q < neckPoints.length; q += 8) neckTex.push(textureAt(neckPoints[q], neckPoints[q + 1]));
-  neckTex.sort((a, b) => a - b);
-  const minTexture = Math.max(LENGTH_TEXTURE, 2 * (neckTex[neckTex.length >> 1] ?? 0));
+  const minTexture = Math.max(LENGTH_TEXTURE, 2 * skinTexture(img, neckPoints));
   const seen = new Uint8Array(w * h), stack: number[] = [];
   // Nodes that continue a length's colour but were left out for want of strand texture (see below).
   const smooth = new Uint8Array(w * h);
@@ -495,12 +493,13 @@ export function strandTexture(img: Canvas, xc: number, yc: number, above = Infin
 }
 
 /**
- * Light hair below the chin: the colour model's mask takes clothes of the hair's colour (a light beige jacket
- * under blonde curls; the clothes model cannot hold a colour that is also the hair's). Curls carry strand
- * texture almost everywhere; cloth is smooth between its folds. Each 4-connected region of smooth mask nodes
- * below `fromRow` (strand texture under CLOTH_SMOOTH times the neck skin's median) as large as a square of
- * CLOTH_SIDE face widths is cloth: it leaves the mask and the lengths' room (see reachLengths). The smooth
- * spots among strands are small and stay. Returns whether anything was dropped.
+ * Hair-coloured clothes below the chin: the colour model's mask takes clothes of the hair's colour (a light
+ * beige jacket under blonde curls, a black top under long black lengths; the clothes model cannot hold a
+ * colour that is also the hair's). Lengths carry strand texture almost everywhere; cloth is smooth between
+ * its folds. Each 4-connected region of smooth mask nodes below `fromRow` (strand texture under `limit`, see
+ * skinTexture) as large as a square of CLOTH_SIDE face widths is cloth: it leaves the mask and the lengths'
+ * room (see reachLengths). The smooth spots among strands are small and stay. Returns whether anything was
+ * dropped.
  */
 export function dropSmoothCloth(
   m: Mask,
@@ -510,17 +509,11 @@ export function dropSmoothCloth(
   y0: number,
   step: number,
   fromRow: number,
-  neckPoints: number[],
+  limit: number,
   fw: number,
 ): boolean {
   const { w, h, data } = m;
-  if (fromRow >= h || neckPoints.length === 0) return false;
-  const neckTex: number[] = [];
-  for (let q = 0; q < neckPoints.length; q += 8) {
-    neckTex.push(strandTexture(img, neckPoints[q], neckPoints[q + 1]));
-  }
-  neckTex.sort((a, b) => a - b);
-  const limit = CLOTH_SMOOTH * neckTex[neckTex.length >> 1];
+  if (fromRow >= h || !(limit > 0)) return false;
   // 0: not looked at, 1: smooth and in the mask, 2: anything else, 3: in a region already judged.
   const state = new Uint8Array(w * h);
   const smoothAt = (k: number) => {
@@ -568,8 +561,29 @@ export function dropSmoothCloth(
   return true;
 }
 
-/** A smooth node's strand texture is under this many times the neck skin's median (see dropSmoothCloth). */
-const CLOTH_SMOOTH = 1;
+/**
+ * A smooth node's strand texture is under this many times the neck skin's median (see dropSmoothCloth), or,
+ * where long dark lengths hide the neck, under CLOTH_SMOOTH_FACE times the face skin's: the shadows between
+ * dark lengths are nearly as smooth as cloth (sample1@773: their regions' median texture 1.0-2.7, her face's
+ * skin 4.0, a black top 1.1 on sample1@334).
+ */
+export const CLOTH_SMOOTH = 1, CLOTH_SMOOTH_FACE = 0.5;
+
+/** The median strand texture (see strandTexture) at every fourth of `points` (x, y pairs); 0 with none. */
+export function skinTexture(img: Canvas, points: number[]): number {
+  const tex: number[] = [];
+  for (let q = 0; q < points.length; q += 8) tex.push(strandTexture(img, points[q], points[q + 1]));
+  tex.sort((a, b) => a - b);
+  return tex[tex.length >> 1] ?? 0;
+}
+
+/** Points (x, y pairs) on the face's plain skin: 3 x 3, 2 px apart, about each of SKIN_SAMPLES. */
+export function faceSkinPoints(g: FaceGeometry): number[] {
+  return SKIN_SAMPLES.flatMap((i) => {
+    const x = Math.round(g.pts[i][0]), y = Math.round(g.pts[i][1]);
+    return [-2, 0, 2].flatMap((dy) => [-2, 0, 2].flatMap((dx) => [x + dx, y + dy]));
+  });
+}
 
 /** A smooth region below the chin this large (the side of a square, in face widths) is cloth. */
 const CLOTH_SIDE = 0.15;

@@ -35,7 +35,10 @@ import {
 } from "./hair-colour-samples.ts";
 import {
   BodySkin,
+  CLOTH_SMOOTH,
+  CLOTH_SMOOTH_FACE,
   dropSmoothCloth,
+  faceSkinPoints,
   fillEnclosed,
   hairShare,
   hairShareAt,
@@ -43,6 +46,7 @@ import {
   LENGTH_PERSON,
   neckSkin,
   reachLengths,
+  skinTexture,
   SOFT_CONTRAST,
   SOFT_HALF_WIDTH,
   SOFT_REACH,
@@ -378,10 +382,18 @@ function planHair(
   const x0 = Math.max(0, Math.floor(cx - 1.45 * fw)), x1 = Math.min(img.width, Math.ceil(cx + 1.45 * fw));
   const y0 = Math.max(0, Math.floor(topY - fh)), y1 = Math.min(img.height, Math.ceil(chinY + 1.6 * fh));
   if (x1 <= x0 || y1 <= y0) return { applied: false, confidence, reason: "too little hair is visible" };
+  // The neck's skin below the chin. Where none shows, long lengths fall in front of it: a clothes colour like
+  // the hair's below the chin is then more likely the lengths themselves (their shadows) than a garment, and
+  // it does not fade out of the mask (see ColourModel); hair-coloured clothes are told from the lengths by
+  // their smoothness instead (see dropSmoothCloth). Faded, sample1@773's black lengths were left undyed
+  // below a line across her hair at the chin.
+  const neck = neckSkin(img, g, person, skin.mean);
+  const cloth = clothModel(img, g, person, hair[0]);
+  const lengthsInFront = !lightHair && neck.points.length === 0 && cloth.some((k) => k.likeHair);
   const colour = new ColourModel(
     hair,
     skins,
-    clothModel(img, g, person, hair[0]),
+    lengthsInFront ? cloth.filter((k) => !k.likeHair) : cloth,
     forehead ? skin.mean : undefined,
   );
 
@@ -593,11 +605,16 @@ function planHair(
   for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
   keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
-  const neck = neckSkin(img, g, person, skin.mean);
-  // Light hair: clothes of its colour below the chin are smooth, the lengths are not (see dropSmoothCloth).
-  if (lightHair) {
+  // Light hair, or dark lengths in front of the neck: clothes of the hair's colour below the chin are smooth,
+  // the lengths are not (see dropSmoothCloth).
+  const smooth = lightHair
+    ? CLOTH_SMOOTH * skinTexture(img, neck.points)
+    : lengthsInFront
+    ? CLOTH_SMOOTH_FACE * skinTexture(img, faceSkinPoints(g))
+    : 0;
+  if (smooth > 0) {
     const clothRow = Math.max(0, Math.ceil((chinY - y0) / step));
-    if (dropSmoothCloth(mask, lengthRoom, img, x0, y0, step, clothRow, neck.points, fw)) {
+    if (dropSmoothCloth(mask, lengthRoom, img, x0, y0, step, clothRow, smooth, fw)) {
       keepConnected(mask, clothRow);
     }
   }
