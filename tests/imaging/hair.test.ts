@@ -1233,6 +1233,22 @@ Deno.test("long black lengths hiding the neck are dyed below the chin; her white
   assert.ok(light > 10_000 && changed <= 0.01 * light, `white top changed: ${changed} of ${light}`);
 });
 
+Deno.test("brown lengths behind a shoulder are dyed; a green top's colours do not claim them (sample6@1402)", async () => {
+  // Her lengths' ends hang behind her shoulder (x 960-1070, y 1340-1600 of the 1080x1920 render). The clothes'
+  // colours sampled below her chin mixed her green top with its strap and skin into one class, so wide that
+  // her brown ends (hue 77 degrees; the class's 153) were nearer it than the hair and counted as clothes: the
+  // dye stopped at the shoulder's line. Pixels there of L* under 50 (not the wall, not the shoulder) that end
+  // 8 ΔE nearer Auburn: 0.3 % before, 75.6 % after.
+  const { plain, res, out } = await recoloured(FRONTAL_FACES[14], "auburn");
+  assert.deepEqual(res.notes, []);
+  const target = hexToLab("#7E2E1F");
+  const ends = rect(plain, 960, 1070, 1340, 1600).filter((p) => labOf(plain, p)[0] < 50);
+  const moved = ends.filter((p) => deltaE(labOf(out, p), target) < deltaE(labOf(plain, p), target) - 8);
+  console.log(`ends moved ${(100 * moved.length / ends.length).toFixed(1)} % of ${ends.length}`);
+  assert.ok(ends.length > 5000, `ends in the box: ${ends.length}`);
+  assert.ok(moved.length >= 0.5 * ends.length, `ends dyed: ${moved.length} of ${ends.length}`);
+});
+
 Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
   // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
   // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of

@@ -98,7 +98,9 @@ export class ColourModel {
     m[c] = sigmoid((ds - dh) * 1.6) * Math.max(0, Math.min(1, 3 - dh));
     m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));
     let keep = 1;
+    const chroma = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
     for (const k of this.cloth) {
+      if (!k.likeHair && otherHue(chroma, hue, k.mean)) continue;
       const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
       keep *= 1 - (k.likeHair ? sigmoid((1.5 - dc) * 3) : sigmoid((dh - dc) * 1.6));
     }
@@ -142,7 +144,6 @@ export class ColourModel {
     // while these strands lie 20 degrees or more from it, toward the hair's.
     let strand = 0;
     if (pa !== Infinity) {
-      const C = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
       const off = (m: Lab) => hueGap(hue, Math.atan2(m[2], m[1]));
       let hh = Infinity, hs = Infinity, lightest = 0, nearest = this.hair[0];
       for (const h of this.hair) {
@@ -160,7 +161,8 @@ export class ColourModel {
       const ramp = (v: number, from: number, to: number) =>
         Math.max(0, Math.min(1, (v - from) / (to - from)));
       // A grey's hue is noise: a grey is a strand by its a*b* only (below).
-      const byHue = ramp(hs, 10, 16) * ramp(hs, apart - 10, apart - 4) * ramp(hh, 35, 25) * ramp(C, 4, 8);
+      const byHue = ramp(hs, 10, 16) * ramp(hs, apart - 10, apart - 4) * ramp(hh, 35, 25) *
+        ramp(chroma, 4, 8);
       // Sheen, grey and olive strands and a parting lie within 30 L* of the
       // lightest hair colour; a temple's skin paled by the light (as grey as
       // the hair in a*b*) lies beyond.
@@ -169,6 +171,20 @@ export class ColourModel {
     }
     this.pale[cell] = strand;
   }
+}
+
+/**
+ * A colour and a clothes class both at least CLOTH_CHROMA in chroma and more than CLOTH_HUE degrees apart in
+ * hue are not the same garment's, however near the class's spread puts them: a class the clothes' samples
+ * mixed (sample6@1402's green top with its white strap and the skin between: a* spread 13.5) claimed her
+ * brown lengths behind the shoulder (hue 77 degrees against the class's 153) as clothes, and they were never
+ * dyed.
+ */
+const CLOTH_CHROMA = 8, CLOTH_HUE = 60;
+
+function otherHue(chroma: number, hue: number, cloth: Lab): boolean {
+  return chroma > CLOTH_CHROMA && Math.hypot(cloth[1], cloth[2]) > CLOTH_CHROMA &&
+    hueGap(hue, Math.atan2(cloth[2], cloth[1])) > CLOTH_HUE;
 }
 
 /** Light hair found by place: a colour this many degrees yellower than the skin is hair by its hue (see ColourModel). */
