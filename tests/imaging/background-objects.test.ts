@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import type { Canvas } from "../../server/imaging/local/blend.ts";
 import {
   dropBackgroundObjects,
+  dropIslands,
   type MattePlan,
   planMatte,
   refineMatte,
@@ -310,5 +311,27 @@ Deno.test("matte: the sofa seen through the loop of sample2@1370's raised arm is
   assert.ok(kept.loop < 0.1, `the loop ${(100 * kept.loop).toFixed(1)} % kept`);
   for (const part of ["forearm", "hair", "upperArm"]) {
     assert.ok(kept[part] > 0.98, `${part} ${(100 * kept[part]).toFixed(1)} % kept`);
+  }
+});
+
+Deno.test("dropIslands: a region detached from the person is dropped; the person and soft cells are not", () => {
+  // A 40x60 grid (step 4): the person (a solid block holding the face's centre, with a soft fringe), and
+  // a detached solid patch beside it (a neighbour's piece), joined to the person only through cells under
+  // the region threshold.
+  const w = 40, h = 60, step = 4, data = new Float32Array(w * h);
+  const fill = (x0: number, x1: number, y0: number, y1: number, v: number) => {
+    for (let y = y0; y < y1; y++) for (let x = x0; x < x1; x++) data[y * w + x] = v;
+  };
+  fill(4, 20, 4, 56, 1);
+  fill(20, 22, 4, 56, 0.2);
+  fill(22, 24, 20, 26, 0.3);
+  fill(24, 32, 18, 28, 0.95);
+  const before = data.slice();
+  const mask: PersonMask = { w, h, step, data };
+  dropIslands(mask, [12 * step, 10 * step]);
+  for (let k = 0; k < w * h; k++) {
+    const x = k % w, y = Math.floor(k / w);
+    const island = x >= 24 && x < 32 && y >= 18 && y < 28;
+    assert.equal(data[k], island ? 0 : before[k], `cell ${x},${y}`);
   }
 });

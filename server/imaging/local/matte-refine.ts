@@ -22,13 +22,10 @@ import { cellColours, personAt, type PersonMask } from "./person-mask.ts";
 const REGION_THRESHOLD = 0.35;
 
 /**
- * Zeroes every connected region (8-connected, grid cells >= REGION_THRESHOLD)
- * that does not contain `seed` (canvas pixels, the face centre), and the soft
- * fringe around those regions; with the cells' colours (`rgb`, see cellColours),
- * the background objects in the region too (backgroundObjects). Returns a new
- * mask; the input is kept.
+ * The connected region (8-connected, grid cells >= REGION_THRESHOLD) that holds `seed` (canvas pixels, the
+ * face centre): 1 on its cells. Undefined when no cell near the seed reaches the threshold.
  */
-export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float32Array): PersonMask {
+function dominantRegion(person: PersonMask, seed: Point): Int32Array | undefined {
   const { w, h, data } = person;
   const label = new Int32Array(w * h);
   const sx = Math.min(w - 1, Math.max(0, Math.floor(seed[0] / person.step)));
@@ -45,8 +42,7 @@ export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float3
       }
     }
   }
-  const out = new Float32Array(data);
-  if (best < REGION_THRESHOLD) return { ...person, data: out };
+  if (best < REGION_THRESHOLD) return undefined;
   const stack = new Int32Array(w * h);
   let top = 0;
   stack[top++] = start;
@@ -68,6 +64,33 @@ export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float3
       }
     }
   }
+  return label;
+}
+
+/**
+ * Zeroes, in place, the cells at or above REGION_THRESHOLD of every region but the one that holds `seed` (see
+ * dominantRegion); soft cells are left as they are. Before the hair is measured: an island of a neighbour's
+ * hair that isolatePerson left (sample6@1081: a patch of the neighbour's dark hair beside her, detached from
+ * her) took the dye like her own.
+ */
+export function dropIslands(person: PersonMask, seed: Point): void {
+  const label = dominantRegion(person, seed), d = person.data;
+  if (!label) return;
+  for (let k = 0; k < d.length; k++) if (d[k] >= REGION_THRESHOLD && label[k] === 0) d[k] = 0;
+}
+
+/**
+ * Zeroes every connected region (8-connected, grid cells >= REGION_THRESHOLD)
+ * that does not contain `seed` (canvas pixels, the face centre), and the soft
+ * fringe around those regions; with the cells' colours (`rgb`, see cellColours),
+ * the background objects in the region too (backgroundObjects). Returns a new
+ * mask; the input is kept.
+ */
+export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float32Array): PersonMask {
+  const { w, h, data } = person;
+  const out = new Float32Array(data);
+  const label = dominantRegion(person, seed);
+  if (!label) return { ...person, data: out };
   // Cells outside the kept region keep only their soft fringe next to it (one cell), nothing else.
   // Next to it: the region dilated by one cell (3x3), as a pass along rows then one along columns.
   const across = new Uint8Array(w * h);

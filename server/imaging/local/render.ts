@@ -20,6 +20,7 @@ import { blurredCopy, gradeLighting, personBalance, relightGains, renderBackdrop
 import {
   composeRefined,
   dropBackgroundObjects,
+  dropIslands,
   type MattePlan,
   planMatte,
   refineMatte,
@@ -392,6 +393,9 @@ async function renderStages(
       // before anything uses the mask: the hair recolour and the matte alike.
       cells = takeCellColours(person, canvas, { photo, ...framing });
       dropBackgroundObjects(person, cells);
+      // Pieces of a neighbour the split left detached from the person go too: the hair recolour would
+      // dye them (see dropIslands).
+      dropIslands(person, g.center);
     }
     lap("segment");
   }
