@@ -1262,6 +1262,43 @@ Deno.test("a detached piece of the neighbour's hair keeps its colour (sample6@10
   assert.ok(de < 3, `the neighbour's patch changed by ΔE ${de.toFixed(2)}`);
 });
 
+Deno.test("a lock falling over the chest is dyed with the lengths; the neck between is not (sample6@587)", async () => {
+  // Her lock falls from beside her neck down over her maroon top (x 540-740, y 1450-1900 of the 1080x1920
+  // render). The neck's column is kept out of the hair all the way down, so the lock stayed grey-black down
+  // to the frame's bottom. The lock's pixels (chroma under 12 and L* under 60: not the top) that end 8 ΔE
+  // nearer Auburn, and the neck's skin below the chin (L* 50 or more, chroma 12 or more, within 0.15 face
+  // widths of its axis, 0.05-0.3 face heights down) changed by more than ΔE 3. Before: 2.3 % of the lock,
+  // after 63.4 % (the rest its darkest shadows and a few undyed blocks); the neck 0 of 8,985 both.
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[15], "auburn");
+  assert.deepEqual(res.notes, []);
+  const target = hexToLab("#7E2E1F");
+  const lock = rect(plain, 540, 740, 1450, 1900).filter((p) => {
+    const [L, a, b] = labOf(plain, p);
+    return L < 60 && Math.hypot(a, b) < 12;
+  });
+  const moved = lock.filter((p) => deltaE(labOf(out, p), target) < deltaE(labOf(plain, p), target) - 8);
+  const chin = g.pts[152];
+  const neck = rect(
+    plain,
+    chin[0] - 0.15 * g.fw,
+    chin[0] + 0.15 * g.fw,
+    chin[1] + 0.05 * g.fh,
+    chin[1] + 0.3 * g.fh,
+  )
+    .filter((p) => {
+      const [L, a, b] = labOf(plain, p);
+      return L >= 50 && Math.hypot(a, b) >= 12;
+    });
+  const neckChanged = neck.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 3);
+  const share = (100 * moved.length / lock.length).toFixed(1);
+  console.log(
+    `lock moved ${share} % of ${lock.length}; neck skin changed ${neckChanged.length} of ${neck.length}`,
+  );
+  assert.ok(lock.length > 10_000, `lock pixels in the box: ${lock.length}`);
+  assert.ok(moved.length >= 0.5 * lock.length, `lock dyed: ${moved.length} of ${lock.length}`);
+  assert.ok(neck.length > 5000 && neckChanged.length <= 0.01 * neck.length, `neck: ${neckChanged.length}`);
+});
+
 Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
   // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
   // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of

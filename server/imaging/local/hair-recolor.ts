@@ -127,6 +127,12 @@ const CLOTH_FADE = 0.15;
 
 /** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
 const NECK_HALF_WIDTH = 0.25;
+/**
+ * Face heights below the chin over which the neck's column is kept out of the lengths' growth, and the span
+ * over which it then fades: below, on the chest, a lock falling in front of the body is grown into like the
+ * lengths beside it (sample6@587's lock over her top was left grey down to the frame's bottom).
+ */
+const NECK_DEPTH = 0.35, NECK_DEPTH_FADE = 0.15;
 
 /**
  * How far below the chin (face heights, along the face's own axis) the neck is also kept out of the mask
@@ -501,8 +507,12 @@ function planHair(
           Math.max(0, Math.min(1, (JAW_SHADE + 0.1 - down / fh) / 0.1));
         if (jaw > inNeck) inNeck = jaw;
       }
+      // Below the neck (the chest), lengths falling in front of the body may grow (see reachLengths, which
+      // never enters the body's skin); the colour model's mask still keeps out of the neck's column there.
+      const chest = Math.max(0, Math.min(1, (y - neckY - NECK_DEPTH * fh) / (NECK_DEPTH_FADE * fh)));
+      const lengthPrior = prior * Math.max(1 - inNeck, chest);
       prior *= 1 - inNeck;
-      if (prior <= 0) continue;
+      if (lengthPrior <= 0) continue;
       const k = j * mw + i;
       if (lightHair && faceZone.data[k] > 0.3) faceAt[k] = 1;
       // The forehead's skin above the mesh (light hair found by place only): never hair.
@@ -550,7 +560,9 @@ function planHair(
       }
       const room = Math.min(1, 1.25 * p) * prior * hold;
       // (Lengths only well inside the person: its outline is often a neighbour's arm or the backdrop.)
-      if (!onFace && y >= eyeY && 1.25 * p >= LENGTH_PERSON) lengthRoom[k] = room;
+      if (!onFace && y >= eyeY && 1.25 * p >= LENGTH_PERSON) {
+        lengthRoom[k] = Math.min(1, 1.25 * p) * lengthPrior * hold;
+      }
       // (Off the brows: dark like hair, and near it at the temples.)
       if (y < browTop && Math.abs(x - cx) < SOFT_HALF_WIDTH * fw) {
         softRoom[k] = room * (1 - maskAt(features, i, j));
