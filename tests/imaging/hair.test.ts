@@ -62,6 +62,12 @@ function rect(img: Decoded, x0: number, x1: number, y0: number, y1: number): num
   return out;
 }
 
+/** The neck below the chin: within 0.15 face widths of the chin, 0.05-0.3 face heights down. */
+function neckBox(img: Decoded, g: FaceGeometry): number[] {
+  const chin = g.pts[152];
+  return rect(img, chin[0] - 0.15 * g.fw, chin[0] + 0.15 * g.fw, chin[1] + 0.05 * g.fh, chin[1] + 0.3 * g.fh);
+}
+
 /** How a portrait is cropped (cropFace's aspect and span) and rendered (width x height). */
 interface Shot {
   aspect?: number;
@@ -186,14 +192,7 @@ async function portraitFigures(
     px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 3).length / Math.max(1, px.length);
   const oval = polygonPixels(plain, FACE_OVAL.map((i) => g.pts[i]), 2).filter((p) => p / W > browY);
   const forehead = rect(plain, top[0] - 0.15 * g.fw, top[0] + 0.15 * g.fw, top[1] + 0.03 * g.fh, browY);
-  const chin = g.pts[152];
-  const neck = rect(
-    plain,
-    chin[0] - 0.15 * g.fw,
-    chin[0] + 0.15 * g.fw,
-    chin[1] + 0.05 * g.fh,
-    chin[1] + 0.3 * g.fh,
-  );
+  const neck = neckBox(plain, g);
   // Blotches (see offShade) over the hair above the forehead and beside the
   // temples (the curls there; the palest highlights are within ΔE 20 of lit
   // skin, so not in `hair`).
@@ -1277,18 +1276,10 @@ Deno.test("a lock falling over the chest is dyed with the lengths; the neck betw
     return L < 60 && Math.hypot(a, b) < 12;
   });
   const moved = lock.filter((p) => deltaE(labOf(out, p), target) < deltaE(labOf(plain, p), target) - 8);
-  const chin = g.pts[152];
-  const neck = rect(
-    plain,
-    chin[0] - 0.15 * g.fw,
-    chin[0] + 0.15 * g.fw,
-    chin[1] + 0.05 * g.fh,
-    chin[1] + 0.3 * g.fh,
-  )
-    .filter((p) => {
-      const [L, a, b] = labOf(plain, p);
-      return L >= 50 && Math.hypot(a, b) >= 12;
-    });
+  const neck = neckBox(plain, g).filter((p) => {
+    const [L, a, b] = labOf(plain, p);
+    return L >= 50 && Math.hypot(a, b) >= 12;
+  });
   const neckChanged = neck.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 3);
   const share = (100 * moved.length / lock.length).toFixed(1);
   console.log(
