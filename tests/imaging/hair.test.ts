@@ -62,6 +62,13 @@ function rect(img: Decoded, x0: number, x1: number, y0: number, y1: number): num
   return out;
 }
 
+/** A copy of a synthetic head's photo dyed `hex`; the dye must be applied (`name`, or the shade, in the assertion's message). */
+function dyedHead(head: Awaited<ReturnType<typeof syntheticHead>>, hex: string, name?: string): Decoded {
+  const out = { ...head.img, data: head.img.data.slice() };
+  assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name ?? `${hex} applied`);
+  return out;
+}
+
 /** The neck below the chin: within 0.15 face widths of the chin, 0.05-0.3 face heights down. */
 function neckBox(img: Decoded, g: FaceGeometry): number[] {
   const chin = g.pts[152];
@@ -281,8 +288,7 @@ Deno.test("synthetic blonde head with pale highlights, dyed darker: even, highli
     (head.highlight[p] ? lit : rest).push(p);
   }
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["chestnut", "#6A3E25"], ["burgundy", "#6B1F2E"]]) {
-    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
-    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const out = dyedHead(head, hex, name), target = hexToLab(hex);
     const f = hairFigures(head, out, target);
     const off = offShade(out, hair, target), litOff = offShade(out, lit, target);
     const litAbove = meanLab(out, lit)[0] - meanLab(out, rest)[0];
@@ -527,8 +533,7 @@ Deno.test("curly blonde at 540x960 and on a wide crop: recoloured, the forehead 
 Deno.test("synthetic head: strands, saturation and hue of the dyed hair", async () => {
   const head = await syntheticHead(engine);
   for (const [hex, name] of [["#7E2E1F", "auburn"], ["#B4532A", "copper red"]]) {
-    const out = { ...head.img, data: head.img.data.slice() };
-    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true);
+    const out = dyedHead(head, hex);
     const f = hairFigures(head, out, hexToLab(hex));
     console.log(name, shown(f, 2));
     assert.ok(f.strandContrast >= 0.8, `${name}: strand contrast ${f.strandContrast}`);
@@ -550,8 +555,7 @@ Deno.test("synthetic head: highlights lit blue inside the hair take the dye, no 
   // swatch's); after: 100 %, 25 degrees (24 off: a highlight in a blue light stays a little cooler).
   const head = await syntheticHead(engine, { lit: true });
   const hex = "#B4532A", target = hexToLab(hex);
-  const out = { ...head.img, data: head.img.data.slice() };
-  assert.equal(recolorHair(out, head.g, head.person, hex).applied, true);
+  const out = dyedHead(head, hex);
   const lit: number[] = [];
   for (let p = 0; p < head.highlight.length; p++) if (head.highlight[p]) lit.push(p);
   const nearer = lit.filter((p) => deltaE(labOf(out, p), target) < deltaE(labOf(head.img, p), target) - 10);
@@ -612,8 +616,7 @@ Deno.test("synthetic cornrows: every braid recoloured with its weave, the face e
   }
   // Chestnut is the faintest change on dark brown; the lit braid lobes move least (31 % before this change).
   for (const [name, hex, least] of [["auburn", "#7E2E1F", 0.95], ["chestnut", "#6A3E25", 0.7]] as const) {
-    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
-    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const out = dyedHead(head, hex, name), target = hexToLab(hex);
     const moved = braids.filter((p) =>
       deltaE(labOf(out, p), target) < deltaE(labOf(head.img, p), target) - 8
     );
@@ -750,8 +753,7 @@ Deno.test("pale strands in dark hair take the shade at their own lightness, not 
   const strands: number[] = [];
   for (let p = 0; p < head.hair.length; p++) if (head.hair[p] && head.paleStrand[p]) strands.push(p);
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
-    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
-    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const out = dyedHead(head, hex, name), target = hexToLab(hex);
     const f = hairFigures(head, out, target);
     const grey = greyShare(out, strands, target), hue = hueError(meanLab(out, strands), target);
     console.log(`synthetic pale strands, ${name}: ${shown({ grey, hue, strands: f.strandContrast }, 3)}`);
@@ -900,8 +902,7 @@ Deno.test("synthetic ombre: the lighter lengths are dyed with the hair; the neck
   // reachLengths (0 % -> 81 % Auburn, 0 -> 77 % Copper Red; the body's skin unchanged).
   const head = await syntheticHead(engine, { ombre: true });
   for (const [name, hex] of [["auburn", "#7E2E1F"], ["copper red", "#B4532A"]]) {
-    const out = { ...head.img, data: head.img.data.slice() }, target = hexToLab(hex);
-    assert.equal(recolorHair(out, head.g, head.person, hex).applied, true, name);
+    const out = dyedHead(head, hex, name), target = hexToLab(hex);
     const f = lengthsFigures(head, out, target), h = hairFigures(head, out, target);
     console.log(`synthetic ombre, ${name}: ${shown({ ...f, face: h.skinChange }, 3)}`);
     assert.ok(f.lengthsDyed >= 0.6, `${name}: ${(100 * f.lengthsDyed).toFixed(0)} % of the lengths dyed`);
@@ -920,8 +921,7 @@ Deno.test("synthetic ombre: lighter lengths dyed a darker shade take it, their s
   // it, nearer the shade's 31, with the strands' local L* contrast (strandSpread beside the neck) kept.
   const head = await syntheticHead(engine, { ombre: true });
   const hex = "#7E2E1F", target = hexToLab(hex);
-  const out = { ...head.img, data: head.img.data.slice() };
-  assert.equal(recolorHair(out, head.g, head.person, hex).applied, true);
+  const out = dyedHead(head, hex);
   const dyed: number[] = [];
   for (let p = 0; p < head.ombre.length; p++) {
     if (head.ombre[p] && deltaE(labOf(head.img, p), labOf(out, p)) > 5) dyed.push(p);
@@ -988,8 +988,7 @@ Deno.test("synthetic head: pale strands over the crown, far from the skin, are d
     if (head.paleStrand[p]) (Math.floor(p / head.img.width) < eyeY ? crown : lengths).push(p);
   }
   for (const hex of ["#B4532A", "#7E2E1F", "#A0683A"]) {
-    const img = { ...head.img, data: head.img.data.slice() };
-    assert.ok(recolorHair(img, head.g, head.person, hex).applied, hex);
+    const img = dyedHead(head, hex, hex);
     const moved = (px: number[]) => meanPixelDeltaE(head.img, img, px);
     const ratio = moved(crown) / moved(lengths);
     console.log(
