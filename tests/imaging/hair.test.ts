@@ -98,6 +98,7 @@ async function recoloured(face: [number, number, number, number], id = "copper-r
 }
 
 const COPPER_RED = hexToLab("#B4532A");
+const AUBURN = hexToLab("#7E2E1F");
 
 const hue = (l: Lab) => Math.atan2(l[2], l[1]);
 const hueDist = (a: number, b: number) => Math.abs(Math.atan2(Math.sin(a - b), Math.cos(a - b)));
@@ -1455,4 +1456,63 @@ Deno.test("sheen across dark lengths is dyed with them, not left in grey-olive s
   console.log(`sample6@1402: ${(100 * kept / n).toFixed(1)} % of ${n} px of her lengths left olive`);
   assert.ok(olive >= 0.95 * n, `the box is her olive-brown lengths (${(100 * olive / n).toFixed(1)} %)`);
   assert.ok(kept <= 0.02 * n, `${(100 * kept / n).toFixed(1)} % of her lengths left olive`);
+});
+
+/** The share of `px` that `out` changed from `plain` by more than ΔE 3, and that moved ΔE 8 toward `shade`. */
+function changedAndToward(plain: Decoded, out: Decoded, px: number[], shade: Lab) {
+  let changed = 0, toward = 0;
+  for (const p of px) {
+    const a = labOf(plain, p), b = labOf(out, p);
+    if (deltaE(a, b) > 3) changed++;
+    if (deltaE(a, shade) - deltaE(b, shade) > 8) toward++;
+  }
+  return { changed: changed / px.length, toward: toward / px.length };
+}
+
+Deno.test("dark clothes apart from the head's hair are not dyed: a lit shoulder, straps (sample3@1005, sample1@334)", async () => {
+  // The pieces of the hair's mask below the chin are kept where they connect to the hair above eye level.
+  // Connected only to the row above the chin, a garment's lit edge beside the chin counted as hair and the
+  // lengths' growth spread from it down the garment. Dark pixels (L* < 35) changed by ΔE over 3, Auburn:
+  // sample3@1005's shoulder (0.25-0.9 face widths left of the chin, down 0.6 face heights) 38.4 % before;
+  // sample1@334's top and straps (0.1-0.4 face heights below the chin) 9.0 % before; 0.0 % after, both.
+  for (
+    const [face, box, before] of [
+      [FRONTAL_FACES[6], [[-0.9, -0.25], [0, 0.6]], 38.4],
+      [FRONTAL_FACES[0], [[-5, 5], [0.1, 0.4]], 9.0],
+    ] as const
+  ) {
+    const { plain, g, res, out } = await recoloured(face, "auburn");
+    const name = `sample${face[0]}@${face[1]}`;
+    assert.deepEqual(res.notes, [], name);
+    const chin = g.pts[152], [[fx0, fx1], [fy0, fy1]] = box;
+    const dark = darkPixels(
+      plain,
+      35,
+      [Math.max(0, chin[0] + fx0 * g.fw), Math.min(plain.width, chin[0] + fx1 * g.fw)],
+      [chin[1] + fy0 * g.fh, Math.min(plain.height, chin[1] + fy1 * g.fh)],
+    );
+    assert.ok(dark.length > 10_000, `${name}: ${dark.length} dark pixels`);
+    const { changed } = changedAndToward(plain, out, dark, AUBURN);
+    assert.ok(
+      changed <= 0.02,
+      `${name}: ${(100 * changed).toFixed(1)} % of the dark clothes changed (${before} % before)`,
+    );
+  }
+});
+
+Deno.test("curls under the jaw, apart from the head's hair where the face hides it, are dyed (sample3@1372)", async () => {
+  // Hair the face hides reappears at its outline apart from the hair above: such a piece is kept when its
+  // colour is surely hair. Dark pixels (L* < 35) of her curls (0-0.2 face widths right of the chin, 0.15 face
+  // heights above it to 0.05 below) moved ΔE 8 toward Auburn: 70.9 %; 0.0 % when only pieces connected to the
+  // hair above eye level were kept.
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[7], "auburn");
+  assert.deepEqual(res.notes, []);
+  const chin = g.pts[152];
+  const curls = darkPixels(plain, 35, [chin[0], chin[0] + 0.2 * g.fw], [
+    chin[1] - 0.15 * g.fh,
+    chin[1] + 0.05 * g.fh,
+  ]);
+  assert.ok(curls.length > 1_000, `${curls.length} dark pixels`);
+  const { toward } = changedAndToward(plain, out, curls, AUBURN);
+  assert.ok(toward >= 0.5, `${(100 * toward).toFixed(1)} % of her curls moved toward the shade`);
 });

@@ -418,6 +418,8 @@ function planHair(
   const gate = new Float32Array(mw * mh).fill(1);
   // Per node: how clearly its colour is skin rather than hair (see below).
   const skinLike = new Float32Array(mw * mh), ovalAt = new Float32Array(mw * mh);
+  // Per node: how surely its colour is hair and not the clothes' (see keepConnected).
+  const sureAt = new Float32Array(mw * mh);
   // Per node: where hair may be regardless of colour, and the face (see closeHighlights).
   const place = new Float32Array(mw * mh), faceAt = new Uint8Array(mw * mh);
   // Per node: in the face oval below the brows' line (see dropLashLines).
@@ -577,6 +579,7 @@ function planHair(
         : Math.min(1, (1 + (gain - 1) * (1 - below)) * cells[c]);
       mask.data[k] = Math.min(1, 1.25 * p) * prior * hold * likeness * (1 - below * cells[c + 2]);
       skinLike[k] = cells[c + 3] * (1 - colour.pale[c >> 2]);
+      sureAt[k] = cells[c + 1] * (1 - cells[c + 2]);
       if (nodeL) nodeL[k] = colour.cellL[c >> 2];
       // Where a node's own value may stand unfeathered: not in the face oval
       // (hair there counts only where sure), not under the chin (the neck).
@@ -616,7 +619,14 @@ function planHair(
   const filled = new Float32Array(mw * mh);
   for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
-  keepConnected(mask, Math.max(0, Math.ceil((chinY - y0) / step)));
+  const headRow = Math.ceil((eyeY - y0) / step);
+  keepConnected(
+    mask,
+    Math.max(0, Math.ceil((chinY - DETACHED_ABOVE * fh - y0) / step)),
+    headRow,
+    sureAt,
+    faceZone.data,
+  );
   // Light hair, or dark lengths in front of the neck: clothes of the hair's colour below the chin are smooth,
   // the lengths are not (see dropSmoothCloth).
   const smooth = lightHair
@@ -627,7 +637,7 @@ function planHair(
   if (smooth > 0) {
     const clothRow = Math.max(0, Math.ceil((chinY - y0) / step));
     if (dropSmoothCloth(mask, lengthRoom, img, x0, y0, step, clothRow, smooth, fw)) {
-      keepConnected(mask, clothRow);
+      keepConnected(mask, clothRow, headRow, sureAt, faceZone.data);
     }
   }
   // A strand is a run of hair-coloured nodes: smoothed, scattered nodes between hair and skin (grey strands in
@@ -818,25 +828,44 @@ function blonde(c: Lab, skin: Lab): boolean {
 }
 
 /**
- * Below row `fromRow` (the chin), keeps only the hair connected to the hair
- * above it: lengths fall from the head, while a garment the colour of the hair
- * (the grey of a patterned top under pulled-back braids) shows as patches
- * apart from it. A patch touching the lengths stays (a known limit).
+ * Below row `fromRow`, keeps only the hair connected to the head's hair (the rows above `seedRow`, eye level),
+ * and detached pieces whose colour is surely hair (`sure`, per node: see DETACHED_SURE). Lengths fall from the
+ * head; a garment the colour of the hair (the grey of a patterned top under pulled-back braids, sample3@1005's
+ * dark brown shoulder under her light brown hair) shows as patches apart from it. Hair the face hides
+ * (sample3@1372's curls under her jaw) is detached too, but it is the hair's own colour. A patch touching the
+ * lengths stays (a known limit).
  */
-function keepConnected(m: Mask, fromRow: number): void {
+function keepConnected(
+  m: Mask,
+  fromRow: number,
+  seedRow: number,
+  sure: Float32Array,
+  face: Float32Array,
+): void {
   const { w, h, data } = m;
   if (fromRow >= h) return;
   const seen = new Uint8Array(w * h);
-  const stack: number[] = [];
-  const start = Math.max(0, fromRow - 1) * w;
-  for (let k = start; k < start + w; k++) {
-    if (data[k] > LINK) seen[k] = 1, stack.push(k);
-  }
-  while (stack.length) {
-    const k = stack.pop()!, i = k % w;
-    for (const n of [k - w, k + w, i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1]) {
-      if (n >= start && n < w * h && !seen[n] && data[n] > LINK) seen[n] = 1, stack.push(n);
+  const flood = (stack: number[], piece?: number[]) => {
+    while (stack.length) {
+      const k = stack.pop()!, i = k % w;
+      piece?.push(k);
+      for (const n of [k - w, k + w, i > 0 ? k - 1 : -1, i < w - 1 ? k + 1 : -1]) {
+        if (n >= 0 && n < w * h && !seen[n] && data[n] > LINK) seen[n] = 1, stack.push(n);
+      }
     }
+  };
+  const heads: number[] = [];
+  for (let k = 0; k < Math.min(seedRow, fromRow) * w; k++) if (data[k] > LINK) seen[k] = 1, heads.push(k);
+  flood(heads);
+  for (let k = fromRow * w; k < w * h; k++) {
+    if (seen[k] || data[k] <= LINK) continue;
+    seen[k] = 1;
+    const piece: number[] = [];
+    flood([k], piece);
+    let s = 0, sw = 0, touches = false;
+    for (const q of piece) s += sure[q] * data[q], sw += data[q], touches ||= face[q] > 0;
+    if (touches && s >= DETACHED_SURE * sw) continue;
+    for (const q of piece) if (q >= fromRow * w) data[q] = 0;
   }
   for (let k = fromRow * w; k < w * h; k++) if (!seen[k]) data[k] = 0;
 }
@@ -1102,6 +1131,21 @@ function offHair(
 
 /** Mask value above which neighbouring nodes count as one piece of hair (see keepConnected). */
 const LINK = 0.15;
+
+/**
+ * A piece below the chin apart from the head's hair, touching the face's outline (hair the face hides), is kept
+ * when its colour is this surely hair, weighted by its mask (see keepConnected). Measured (Auburn, 1080x1920):
+ * sample3@1372's curls under her jaw 0.22; sample3@1005's dark brown shoulder 0.11; sample1@334's straps and
+ * choker 0.03.
+ */
+const DETACHED_SURE = 0.2;
+
+/**
+ * Face heights above the chin from which pieces apart from the head's hair are dropped (see keepConnected): a
+ * garment's lit edge beside the chin (sample3@1005's shoulder, 0.03 face heights above it) left there grew down
+ * into the rest of the garment (see reachLengths).
+ */
+const DETACHED_ABOVE = 0.1;
 
 /**
  * Fills one-node gaps between hair nodes (left and right, or above and
