@@ -497,9 +497,9 @@ export function strandTexture(img: Canvas, xc: number, yc: number, above = Infin
 /**
  * The canvas width strand texture is measured for (the output's, 1080): a canvas under three quarters of it (the
  * studio's 540x960 preview) is measured over the same stretch of the face at its own scale. Measured in pixels
- * at half size, the neck's skin read 1.6-2.7x its texture at the output's size on the 16 frontal test faces
+ * at half size, the neck's skin read 1.4-2.7x its texture at the output's size on the frontal test faces
  * (sample1@334 19.2 against 7.1), the strands 1.4x (sample6@587's lock 22.3 against 16.1): lengths needed more
- * texture to grow in the preview than in the result. Measured at its own scale, the neck reads 0.8-1.1x
+ * texture to grow in the preview than in the result. Measured at its own scale, the neck reads 0.77-1.09x
  * (sample1@334 7.2 against 7.1).
  */
 const TEXTURE_WIDTH = 1080;

@@ -829,7 +829,8 @@ function blonde(c: Lab, skin: Lab): boolean {
 
 /**
  * Below row `fromRow`, keeps only the hair connected to the head's hair (the rows above `seedRow`, eye level),
- * and detached pieces whose colour is surely hair (`sure`, per node: see DETACHED_SURE). Lengths fall from the
+ * and detached pieces that touch the face's outline (`face`, the face oval grown) and whose colour is surely
+ * hair (`sure`, per node: see DETACHED_SURE). Lengths fall from the
  * head; a garment the colour of the hair (the grey of a patterned top under pulled-back braids, sample3@1005's
  * dark brown shoulder under her light brown hair) shows as patches apart from it. Hair the face hides
  * (sample3@1372's curls under her jaw) is detached too, but it is the hair's own colour. A patch touching the
