@@ -1,4 +1,3 @@
-import sharp from "sharp";
 import assert from "node:assert/strict";
 import { deltaE, hexToLab, type Lab } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
@@ -38,6 +37,7 @@ import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
 import { faceSkinPoints, neckSkin, skinTexture } from "../../server/imaging/local/hair-lengths.ts";
 import { axisStats, skinSamples } from "../../server/imaging/local/hair-colour-samples.ts";
 import { renderedPortrait } from "./framed-crop.ts";
+import { previewGap } from "./preview-gap.ts";
 
 const {
   cropFace,
@@ -519,6 +519,9 @@ Deno.test("curly blonde at 540x960 and on a wide crop: recoloured, the forehead 
   // refused (most samples light); the wide crop at 540x960 was recoloured
   // with auburn specks over 11 % of the forehead (23 % with the refusal
   // lifted at 1080x1920). Measured now: 66-77 % of the hair, forehead 0 %.
+  // The neck box's changed pixels on the wide crop (2.0 % at 1080x1920, and 2.1 % at 540x960 since the
+  // preview's person mask is made on the result's grid: 0.2 % before) are the edge of her dyed lock beside the
+  // neck, inside the box's left edge (looked at, both sizes).
   for (const [name, shot] of SHOTS) {
     const f = await portraitFigures(FRONTAL_FACES[5], "auburn", "#7E2E1F", shot);
     console.log(`curly blonde, ${name}: ${shown(f, 3)}`);
@@ -526,7 +529,7 @@ Deno.test("curly blonde at 540x960 and on a wide crop: recoloured, the forehead 
     assert.ok(f.coverage >= 0.6, `${name}: ${(100 * f.coverage).toFixed(0)} % of the hair recoloured`);
     assert.ok(f.oval <= 0.01, `${name}: ${(100 * f.oval).toFixed(1)} % of the face changed`);
     assert.ok(f.forehead <= 0.02, `${name}: ${(100 * f.forehead).toFixed(1)} % of the forehead changed`);
-    assert.ok(f.neck <= 0.02, `${name}: ${(100 * f.neck).toFixed(1)} % of the neck changed`);
+    assert.ok(f.neck <= 0.025, `${name}: ${(100 * f.neck).toFixed(1)} % of the neck changed`);
     assert.ok(f.offShade <= 0.15, `${name}: ${(100 * f.offShade).toFixed(0)} % of the hair off the shade`);
     assert.ok(f.strands >= 0.8, `${name}: strand contrast ${f.strands.toFixed(2)} of the original`);
   }
@@ -1547,37 +1550,11 @@ Deno.test("strand texture reads the same at the studio's preview size as at the 
   assert.deepEqual(off, []);
 });
 
-/**
- * How far a portrait's Auburn at 540x960 is from its Auburn at 1080x1920 brought down to 540x960: the mean, over
- * the pixels either changed by more than ΔE 3, of the difference between the two changes (Lab, styled less plain).
- */
-async function previewGap(face: [number, number, number, number]): Promise<number> {
-  const photo = await cropFace(face);
-  const at = async (width: number, height: number, changes: Record<string, string>) => {
-    const png = (await render(engine, { ...job(photo, changes, undefined, "hair"), width, height })).image;
-    return decode(new Uint8Array(await sharp(png).resize(540, 960).png().toBuffer()));
-  };
-  const [plain, out, bigPlain, bigOut] = await Promise.all([
-    at(540, 960, {}),
-    at(540, 960, { hairColor: "auburn" }),
-    at(1080, 1920, {}),
-    at(1080, 1920, { hairColor: "auburn" }),
-  ]);
-  let sum = 0, n = 0;
-  for (let p = 0; p < 540 * 960; p++) {
-    const a = labOf(plain, p), b = labOf(out, p), c = labOf(bigPlain, p), d = labOf(bigOut, p);
-    if (!(deltaE(a, b) > 3 || deltaE(c, d) > 3)) continue;
-    sum += Math.hypot(b[0] - a[0] - (d[0] - c[0]), b[1] - a[1] - (d[1] - c[1]), b[2] - a[2] - (d[2] - c[2]));
-    n++;
-  }
-  return sum / n;
-}
-
 Deno.test("the preview's hair colour is the result's: a portrait at 540x960 dyed as at 1080x1920 (sample3@1372)", async () => {
   // Before strand texture was measured at the preview's own scale, her lengths and a dyed blotch on her
   // shoulder's skin differed between the two: a gap of 2.1 (1.2 after; the mean over 15 frontal faces 2.93 ->
   // 2.77, none wider).
-  const gap = await previewGap(FRONTAL_FACES[7]);
+  const gap = await previewGap(engine, FRONTAL_FACES[7], "hair", { hairColor: "auburn" });
   console.log(`sample3@1372: preview gap ${gap.toFixed(2)}`);
   assert.ok(gap <= 1.6, `gap ${gap.toFixed(2)}`);
 });
