@@ -13,6 +13,7 @@ import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samp
 import type { ColourModel } from "./hair-colour-model.ts";
 import { type Mask, slidingExtreme } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
+import { atCanvasScale } from "./output-scale.ts";
 
 /** Half the width of the soft hairline's zone over the forehead, in face widths (see softHairline). */
 export const SOFT_HALF_WIDTH = 0.6;
@@ -471,16 +472,19 @@ export function reachLengths(
 /**
  * Strand texture at a pixel: the larger eigenvalue of the luma structure tensor over 8x8 pixels (2 px
  * differences). With `above`, stops (returning at least `above`) as soon as the texture is sure to be above it
- * (the larger eigenvalue is at least half the tensor's trace, which only grows).
+ * (the larger eigenvalue is at least half the tensor's trace, which only grows). Measured in pixels on the
+ * 540x960 preview, the neck's skin read 1.4-2.7x its texture at the output's size on the frontal test faces, the
+ * strands 1.4x: lengths needed more texture to grow in the preview than in the result. At the preview's own
+ * scale (atCanvasScale), the neck reads 0.77-1.09x.
  */
 export function strandTexture(img: Canvas, xc: number, yc: number, above = Infinity): number {
   const W = img.width, d = img.data;
   if (xc < 6 || yc < 6 || xc > W - 7 || yc > img.height - 7) return 0;
   const stop = 32 * above * above;
   const luma = (o: number) => 0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2];
-  // The same stretch of the face at any render size (see TEXTURE_WIDTH): every other pixel of the 8x8 with
-  // 2-pixel differences at the output size, every pixel of the 4x4 with 1-pixel differences at half of it.
-  const s = W < TEXTURE_WIDTH * 0.75 ? 1 : 2, dx = 3 * s, dy = dx * W;
+  // The same stretch of the face at any render size (see atCanvasScale): every other pixel of the 8x8 with
+  // 2-pixel differences at the output size, every pixel of the 4x4 with 1-pixel differences on the preview.
+  const s = atCanvasScale(2, W), dx = 3 * s, dy = dx * W;
   let sxx = 0, syy = 0, sxy = 0;
   for (let y = yc - 2 * s; y < yc + 2 * s; y += s) {
     for (let x = xc - 2 * s; x < xc + 2 * s; x += s) {
@@ -493,16 +497,6 @@ export function strandTexture(img: Canvas, xc: number, yc: number, above = Infin
   const tr = (sxx + syy) / 16, det = (sxx * syy - sxy * sxy) / 256;
   return Math.sqrt(Math.max(0, tr / 2 + Math.sqrt(Math.max(0, tr * tr / 4 - det))));
 }
-
-/**
- * The canvas width strand texture is measured for (the output's, 1080): a canvas under three quarters of it (the
- * studio's 540x960 preview) is measured over the same stretch of the face at its own scale. Measured in pixels
- * at half size, the neck's skin read 1.4-2.7x its texture at the output's size on the frontal test faces
- * (sample1@334 19.2 against 7.1), the strands 1.4x (sample6@587's lock 22.3 against 16.1): lengths needed more
- * texture to grow in the preview than in the result. Measured at its own scale, the neck reads 0.77-1.09x
- * (sample1@334 7.2 against 7.1).
- */
-const TEXTURE_WIDTH = 1080;
 
 /**
  * Hair-coloured clothes below the chin: the colour model's mask takes clothes of the hair's colour (a light

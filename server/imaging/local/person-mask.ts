@@ -5,6 +5,7 @@
  */
 import type { Canvas } from "./blend.ts";
 import type { FaceModels } from "./face-engine.ts";
+import { atCanvasScale } from "./output-scale.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type Rect, slidingExtreme } from "./masks.ts";
 import { edgeFade } from "./framing.ts";
@@ -79,15 +80,6 @@ function sample256(m: Float32Array, u: number, v: number): number {
 }
 
 /**
- * The canvas width the person mask's 4-pixel grid is made for (the output's, 1080). A canvas under three quarters
- * of it (the studio's 540x960 preview) gets a 2-pixel grid: the same cells of the face at either size. The
- * split between people counts cells (patch sizes, geodesic distances against STRANGER_EDGES): on a 4-pixel grid
- * at 540 a neighbour the result removed was kept whole in the preview (sample6@1402's neighbour, her hair then
- * dyed in the preview only; sample2@1370's).
- */
-const MASK_WIDTH = 1080;
-
-/**
  * `img` gives the canvas size and, unless `src` is given, the pixels; with
  * `src` the model sees the photo as framed (the canvas need not exist yet).
  * `neighbours`: the other people's heads (see neighbourHeads; false or [] when
@@ -104,8 +96,10 @@ export async function personMask(
   everyone = false,
 ): Promise<PersonMask> {
   const canvas: Canvas = { data: img.data ?? new Uint8Array(0), width: img.width, height: img.height };
-  // Cells of the same stretch of the face at any render size (see MASK_WIDTH).
-  const step = img.width < MASK_WIDTH * 0.75 ? 2 : 4;
+  // Cells of the same stretch of the face at any render size (see atCanvasScale). The split between people
+  // counts cells (patch sizes, geodesic distances against STRANGER_EDGES): on a 4-pixel grid at 540x960 the
+  // preview kept whole a neighbour the result removed (sample6@1402's; decision 019).
+  const step = atCanvasScale(4, img.width);
   const w = Math.ceil(img.width / step), h = Math.ceil(img.height / step);
   const data = new Float32Array(w * h);
   const full = await engine.segment(tileInput(canvas, { x: 0, y: 0, w: img.width, h: img.height }, src));
