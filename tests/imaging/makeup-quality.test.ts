@@ -19,7 +19,7 @@ import { FaceEngine, type FaceModels } from "../../server/imaging/local/face-eng
 import { decodePhoto, detectFaces, UPRIGHT_SIDE } from "../../server/imaging/local/photo-faces.ts";
 import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY, type SelectedOptions } from "../../server/styling/option-keys.ts";
-import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
+import { faceGeometry, pick } from "../../server/imaging/local/face-geometry.ts";
 import { EYE_L, EYE_R, LASH_L, LASH_R, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import {
@@ -33,6 +33,7 @@ import {
   polygonPixels,
 } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
+import { framedCrop } from "./framed-crop.ts";
 import {
   blushFade,
   blushOnStrands,
@@ -434,23 +435,98 @@ Deno.test("the liner is as soft as the photo's lids: crisp on a sharp eye, soft 
   );
 });
 
-Deno.test("no eye product lands where the mesh put an eye on bare skin", async () => {
-  // sample1@1438: the head is tilted ~25 degrees and the mesh puts the right eye on the side of the
-  // nose, well below the real one; the shadow, liner and lashes painted a plum band with an eye-shaped
-  // hole there. It stays bare (see the next test); nothing lands on the nose.
-  const f = await framedFace(engine, FRONTAL_FACES[1]);
+/**
+ * Plum eyeshadow at the default intensity, a winged liner and lashes at full strength on a portrait's unstyled
+ * render: the pixels moved by ΔE over 2 around each of the mesh's eyes (0.03 face widths about its outline).
+ */
+async function eyeProductsAround(
+  face: [number, number, number, number],
+): Promise<{ right: number; left: number }> {
+  const f = await framedFace(engine, face);
   const out = copyOf(f.plain);
   eyeshadowLayer(out, f.g, "#5E2F4E", DEFAULT_INTENSITY / 100);
   linerLayer(out, f.g, 1, true);
   lashLayer(out, f.g, 1);
   const near = (idx: number[]) => polygonPixels(f.plain, idx.map((k) => f.g.pts[k]), 0.03 * f.g.fw, 0.02);
-  const onNose = changed(f.plain, out, near(EYE_R), 2).length;
-  const onEye = changed(f.plain, out, near(EYE_L), 2).length;
+  return {
+    right: changed(f.plain, out, near(EYE_R), 2).length,
+    left: changed(f.plain, out, near(EYE_L), 2).length,
+  };
+}
+
+Deno.test("no eye product lands where the mesh put an eye on bare skin", async () => {
+  // sample1@1438: the head is tilted ~25 degrees and the mesh puts the right eye on the side of the
+  // nose, well below the real one; the shadow, liner and lashes painted a plum band with an eye-shaped
+  // hole there. It stays bare (see the next test); nothing lands on the nose.
+  const { right: onNose, left: onEye } = await eyeProductsAround(FRONTAL_FACES[1]);
   console.log(
     `sample1@1438: eye products around the mesh's right eye (on the nose) ${onNose} px, left eye ${onEye} px`,
   );
   assert.equal(onNose, 0, `${onNose} px of eye products on the skin beside the nose`);
   assert.ok(onEye > 1000, `left eye made up: ${onEye} px`);
+});
+
+Deno.test("an eye under strands of hair gets no eye product, and the result says so (sample2@805)", async () => {
+  // Her left eye lies under her side-swept hair. The shadow, liner and lashes painted an eye-shaped plum
+  // patch on the strands (2,421 px moved by ΔE over 2 around the eye). Her other eye is made up.
+  const { left: covered, right: bare } = await eyeProductsAround(FRONTAL_FACES[4]);
+  console.log(
+    `sample2@805: eye products around the covered left eye ${covered} px, the right eye ${bare} px`,
+  );
+  assert.equal(covered, 0, `${covered} px of eye products on the hair over her left eye`);
+  assert.ok(bare > 500, `right eye made up: ${bare} px`);
+  const notes = (await render(
+    engine,
+    job(await cropFace(FRONTAL_FACES[4]), { lookStyle: "evening-glam" }, DEFAULT_LOOK, "makeup"),
+  )).notes;
+  assert.ok(
+    notes.includes("Eye makeup was painted on one eye only: hair covers the other eye in the photo"),
+    notes.join(" | "),
+  );
+});
+
+Deno.test("strands drawn across one lid leave that eye bare; no uncovered eye of the frontal faces reads as covered", async () => {
+  // sample3@1372 (framed[0]), both eyes open and bare of hair: dark brown strands drawn across her left eye
+  // and lid at 75 degrees to the eye's axis, 3 px wide every 5 px over a mid-brown, softened over a pixel.
+  const f = framed[0];
+  const img = copyOf(f.plain);
+  const lash = pick(f.g, LASH_L), p0 = lash[0], p1 = lash[lash.length - 1];
+  const len = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+  const ax = [(p1[0] - p0[0]) / len, (p1[1] - p0[1]) / len], dir = [Math.cos(1.31), Math.sin(1.31)];
+  const across = [ax[0] * dir[0] - ax[1] * dir[1], ax[1] * dir[0] + ax[0] * dir[1]];
+  // Centred 0.04 face widths up the face from the lid line's middle: over the lid and the eye.
+  const cx = (p0[0] + p1[0]) / 2 + 0.04 * f.g.fw * f.g.up[0],
+    cy = (p0[1] + p1[1]) / 2 + 0.04 * f.g.fw * f.g.up[1];
+  const half = 0.75 * len, tall = 0.1 * f.g.fw;
+  for (let y = Math.round(cy - 2 * tall); y <= cy + 2 * tall; y++) {
+    for (let x = Math.round(cx - 1.5 * half); x <= cx + 1.5 * half; x++) {
+      const dx = x - cx, dy = y - cy;
+      const u = dx * ax[0] + dy * ax[1], v = dx * f.g.up[0] + dy * f.g.up[1];
+      if (Math.abs(u) > half || Math.abs(v) > tall) continue;
+      // Distance across the strands: its phase picks a strand (dark) or the hair between (mid-brown).
+      const w = dx * across[1] - dy * across[0], phase = ((w % 5) + 5) % 5;
+      const o = (y * img.width + x) * 3, c = phase < 3 ? [52, 36, 28] : [96, 70, 52];
+      img.data[o] = c[0], img.data[o + 1] = c[1], img.data[o + 2] = c[2];
+    }
+  }
+  const soft = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).blur(1)
+    .raw()
+    .toBuffer();
+  const drawn = { ...img, data: new Uint8Array(soft) };
+  const eyes = eyeContours(drawn, faceGeometry(f.g.pts));
+  assert.ok(eyes.left.covered, "the eye under the drawn strands reads as covered");
+  assert.ok(!eyes.right.covered, "the other eye does not");
+  // Every eye of the 16 frontal faces at the result's and the preview's size: only sample2@805's left eye
+  // (under her hair) is covered.
+  for (const [w, h] of [[1080, 1920], [540, 960]]) {
+    for (const face of FRONTAL_FACES) {
+      const c = await framedCrop(engine, await cropFace(face), w, h);
+      if (!c) continue;
+      const e = eyeContours(c.framed, c.g);
+      const expected = face === FRONTAL_FACES[4] ? [false, true] : [false, false];
+      assert.deepEqual([e.right.covered, e.left.covered], expected, `sample${face[0]}@${face[1]} at ${w}`);
+    }
+  }
 });
 
 Deno.test("an eye the mesh put on skin is found beside the other eye and made up", async () => {

@@ -64,6 +64,16 @@ export interface EyeContour {
    * The layers move the mesh's crease and brow with it (placeMesh).
    */
   moved: EyeMove | null;
+  /**
+   * Whether strands of hair lie across the eye (see underHair): the eye layers leave it bare, as they
+   * would a lid the hair hides.
+   */
+  covered: boolean;
+}
+
+/** Whether the eye layers paint this eye: it lies on an eye in the photo, and no hair covers it. */
+export function paintable(eye: EyeContour): boolean {
+  return eye.onEye && !eye.covered;
 }
 
 export interface EyeContours {
@@ -88,6 +98,7 @@ export function eyeContours(img: Canvas, g: FaceGeometry): EyeContours {
     const onR = onAnEye(img, g, meshR.upper, meshR.lower), onL = onAnEye(img, g, meshL.upper, meshL.lower);
     const [moveR, moveL] = relocateEyes(img, g, meshR, meshL, onR, onL);
     const right = refineEye(img, g, meshR, onR, moveR), left = refineEye(img, g, meshL, onL, moveL);
+    for (const eye of [right, left]) eye.covered = underHair(img, g, eye);
     c = { right, left, softness: lidSoftness(img, g, [right, left]) };
     cache.set(g, c);
   }
@@ -97,7 +108,8 @@ export function eyeContours(img: Canvas, g: FaceGeometry): EyeContours {
 /**
  * How soft the photo's upper lid edges are, as the sigma (canvas pixels) of a blurred step: a photo enlarged
  * 2-3x to fill the frame, or out of focus, has soft lid edges (1.9-3.8 px on the 16 frontal test faces), and a
- * liner cut at 1 px reads as drawn on the photo (see eye-makeup.ts, softenLikeLids). At 7 points 0.2-0.8 of the way along each found lid line (eyes on an eye only), the
+ * liner cut at 1 px reads as drawn on the photo (see eye-makeup.ts, softenLikeLids). At 7 points 0.2-0.8 of the
+ * way along each found lid line (paintable eyes only: on an eye, not under hair), the
  * luma profile up the face over LID_PROFILE face widths either side is read as sigma = contrast / (steepest
  * slope x sqrt(2 pi)); profiles with less than LID_CONTRAST levels of contrast show no edge. The median, or 0
  * when no profile shows an edge.
@@ -107,7 +119,7 @@ function lidSoftness(img: Canvas, g: FaceGeometry, eyes: EyeContour[]): number {
   const found: number[] = [];
   const profile = new Float64Array(2 * reach + 1);
   for (const eye of eyes) {
-    if (!eye.onEye) continue;
+    if (!paintable(eye)) continue;
     const line = eye.upper, last = line.length - 1;
     for (let t = 0.2; t <= 0.8001; t += 0.1) {
       const k = Math.min(last - 1, Math.floor(t * last)), f = t * last - k;
@@ -127,6 +139,51 @@ function lidSoftness(img: Canvas, g: FaceGeometry, eyes: EyeContour[]): number {
   }
   found.sort((a, b) => a - b);
   return found.length ? found[found.length >> 1] : 0;
+}
+
+/**
+ * Which way the edges over an eye and its lid run: the share of the luma gradients' energy along the eye's
+ * corner-to-corner axis (edges running across the eye), on a grid from LID_TEXTURE_BELOW face widths below the
+ * upper lid line to LID_TEXTURE_ABOVE above it, from 0.1 of the line's length before its outer corner to 0.1
+ * past its inner one. An eye's own edges (the lash line, the crease, the brow's lower edge) run along the axis:
+ * 0.18-0.59 on the eyes of the 16 frontal test faces at four crops and both sizes. Strands of hair hanging
+ * over an eye cross it: sample2@805's left eye, under her side-swept hair, 0.67-0.74.
+ */
+export function lidTexture(img: Canvas, g: FaceGeometry, eye: EyeContour): number {
+  const p0 = eye.upper[0], p1 = eye.upper[eye.upper.length - 1];
+  const len = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+  if (len < 1) return 0;
+  const ax = [(p1[0] - p0[0]) / len, (p1[1] - p0[1]) / len];
+  // The normal pointing up the face.
+  const up = ax[1] * g.up[0] - ax[0] * g.up[1] >= 0 ? [ax[1], -ax[0]] : [-ax[1], ax[0]];
+  let along = 0, total = 0;
+  for (let u = -0.1; u <= 1.1001; u += 0.02) {
+    for (let v = -LID_TEXTURE_BELOW; v <= LID_TEXTURE_ABOVE + 1e-9; v += 0.004) {
+      const x = p0[0] + ax[0] * u * len + up[0] * v * g.fw, y = p0[1] + ax[1] * u * len + up[1] * v * g.fw;
+      // One-pixel central differences along the image's axes, turned onto the eye's.
+      const gx = (lumaAt(img, x + 1, y) - lumaAt(img, x - 1, y)) / 2;
+      const gy = (lumaAt(img, x, y + 1) - lumaAt(img, x, y - 1)) / 2;
+      const ga = gx * ax[0] + gy * ax[1];
+      along += ga * ga;
+      total += gx * gx + gy * gy;
+    }
+  }
+  return total > 0 ? along / total : 0;
+}
+
+/** How far above and below the upper lid line lidTexture reads, in face widths. */
+const LID_TEXTURE_ABOVE = 0.08, LID_TEXTURE_BELOW = 0.02;
+/**
+ * An eye is under hair when no lid line was found where the mesh puts it (its path too weak to use: see
+ * refineEye) and at least this share of its texture runs across it (see lidTexture). Neither alone is
+ * enough: a closed or blurred eye shows no lid line either, with its edges still along it (0.24-0.46 on the
+ * frontal test faces whose lid line was not found); a tilted face's found lid reads 0.68-0.71 across
+ * (sample4@1216's right eye).
+ */
+const COVERED_ACROSS = 0.6;
+
+function underHair(img: Canvas, g: FaceGeometry, eye: EyeContour): boolean {
+  return eye.onEye && !eye.moved && !eye.refined && lidTexture(img, g, eye) >= COVERED_ACROSS;
 }
 
 /** Half length of lidSoftness's profiles, in face widths (the lash line and the lid above it). */
@@ -427,6 +484,7 @@ function refineEye(
     refined: confident,
     onEye,
     moved,
+    covered: false,
   };
 }
 

@@ -1,12 +1,12 @@
 /**
  * Eye makeup: eyeshadow, eyeliner (plain or winged), lashes and brows; the eye
  * openings are never painted, nor an eye the mesh put where the photo shows
- * only skin (EyeContour.onEye).
+ * only skin (EyeContour.onEye), nor one under strands of hair (EyeContour.covered).
  */
 import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import { eyeContours, placeMesh } from "./eye-contour.ts";
+import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
 import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
 import {
@@ -90,7 +90,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
       [eyes.left, CREASE_L, BROW_LOW_L],
     ] as const
   ) {
-    if (!eye.onEye) continue;
+    if (!paintable(eye)) continue;
     // An eye moved off the mesh's place onto the eye in the photo takes its crease and brow along.
     const mv = (p: Point): Point => placeMesh(eye.moved, p);
     const lash = eye.upper, crease = pick(g, creaseIdx).map(mv), brow = pick(g, browIdx).map(mv);
@@ -234,7 +234,7 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
   const inkLut = channelLut((_, k) => ink[k]);
   const eyes = eyeContours(img, g), blur = lidBlur(img, g, Math.max(0.6, 0.0025 * g.fw));
   for (const eye of [eyes.right, eyes.left]) {
-    if (!eye.onEye) continue;
+    if (!paintable(eye)) continue;
     const lash = eye.upper;
     const outer = lash[0], inner = lash[lash.length - 1];
     const thick = 0.011 * g.fw;
@@ -284,7 +284,7 @@ export function linerLayer(img: Canvas, g: FaceGeometry, t: number, wing: boolea
 export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const eyes = eyeContours(img, g);
   for (const eye of [eyes.right, eyes.left]) {
-    if (!eye.onEye) continue;
+    if (!paintable(eye)) continue;
     const lash = eye.upper, at = eye.at;
     const w = 0.006 * g.fw;
     // Tapered by each point's place on the mesh's lid, as the liner: points followed past the mesh's

@@ -91,7 +91,8 @@ export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeCo
 /**
  * Paints the plan's layers on `img`, in painting order. Answers how many eyes the eye layers
  * (shadow, liner, lashes) left bare because the mesh put them where the photo
- * shows only skin (EyeContour.onEye): 0 when no eye layer is planned; and
+ * shows only skin (EyeContour.onEye), and how many because hair covers them
+ * (EyeContour.covered): 0 when no eye layer is planned; and
  * whether anything was painted (false when the plan has no layer above 0, or
  * only eye layers and both eyes were left bare). On a tilted head `g` is the
  * mesh measured upright (DetectedFace.uprightMesh) and `lipsG` the mesh as
@@ -105,7 +106,7 @@ export function applyMakeup(
   g: FaceGeometry,
   plan: MakeupPlan,
   lipsG: FaceGeometry = g,
-): { bareEyes: number; painted: boolean } {
+): { bareEyes: number; coveredEyes: number; painted: boolean } {
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
   const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
   const eyes = primeEyes(img, g, plan);
@@ -130,6 +131,7 @@ export function applyMakeup(
   if (lashes) lashLayer(img, g, lashes.t);
   if (plan.lips && plan.lips.t > 0) lipsLayer(img, lipsG, plan.lips.entry, plan.lips.t);
   const bareEyes = eyes ? [eyes.right, eyes.left].filter((e) => !e.onEye).length : 0;
+  const coveredEyes = eyes ? [eyes.right, eyes.left].filter((e) => e.covered).length : 0;
   const on = (l: { t: number } | undefined) => !!l && l.t > 0;
   const faceLayers = [
     plan.base,
@@ -142,6 +144,6 @@ export function applyMakeup(
     brows,
   ];
   // `eyes` is found exactly when an eye layer is planned above 0 (primeEyes).
-  const painted = faceLayers.some(on) || (!!eyes && bareEyes < 2);
-  return { bareEyes, painted };
+  const painted = faceLayers.some(on) || (!!eyes && bareEyes + coveredEyes < 2);
+  return { bareEyes, coveredEyes, painted };
 }

@@ -37,6 +37,8 @@ export const ONE_EYE_BARE =
   "Eye makeup was painted on one eye only: the other eye could not be located in the photo (a turned or tilted head)";
 export const EYES_BARE =
   "Eye makeup was not painted: the eyes could not be located in the photo (a turned or tilted head)";
+export const ONE_EYE_COVERED =
+  "Eye makeup was painted on one eye only: hair covers the other eye in the photo";
 
 export type OutputFormat = "jpeg" | "png";
 
@@ -456,8 +458,10 @@ async function renderStages(
   notes.push(...refusals);
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
   // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
-  const { bareEyes, painted } = applyMakeup(img, makeupG, makeup, g);
+  const { bareEyes, coveredEyes, painted } = applyMakeup(img, makeupG, makeup, g);
   if (bareEyes) notes.push(bareEyes === 1 ? ONE_EYE_BARE : EYES_BARE);
+  // (Only one eye is ever found covered: the other is the measure; see eyeContours.)
+  if (coveredEyes) notes.push(ONE_EYE_COVERED);
   if (bareEyes && !painted) refusals.push(EYES_BARE);
   applied ||= painted;
   lap("makeup");
