@@ -1252,6 +1252,34 @@ Deno.test("brown lengths behind a shoulder are dyed; a green top's colours do no
   assert.ok(moved.length >= 0.5 * ends.length, `ends dyed: ${moved.length} of ${ends.length}`);
 });
 
+Deno.test("hair over one eye: the skin is sampled on the face's other side, and her lengths are dyed (sample2@805)", async () => {
+  // Her side-swept hair covers her left eye, that side of her face and her forehead. Sampled there as skin,
+  // the strands made the skin class a blend (L* 48.5, spread 9.2): her ash-brown lengths read as skin and
+  // only the top of her head was dyed. Pixels moved 8 ΔE or more toward Auburn, before: lengths right of her
+  // face 9.9 %, left of it 18.9 %; after 49.6 % and 34.4 %. Her face and grey camisole stay as they were.
+  const { plain, res, out } = await recoloured(FRONTAL_FACES[4], "auburn");
+  assert.deepEqual(res.notes, []);
+  const toward = (px: number[]) =>
+    px.filter((p) => deltaE(labOf(out, p), AUBURN) < deltaE(labOf(plain, p), AUBURN) - 8).length / px.length;
+  const changedShare = (px: number[]) =>
+    px.filter((p) => deltaE(labOf(out, p), labOf(plain, p)) > 3).length / px.length;
+  const right = toward(rect(plain, 880, 1040, 700, 950)), left = toward(rect(plain, 150, 330, 800, 1100));
+  const face = changedShare(rect(plain, 420, 620, 700, 900));
+  const camisole = changedShare(rect(plain, 500, 800, 1300, 1600));
+  console.log(
+    `sample2@805: lengths dyed ${(100 * right).toFixed(1)} % / ${(100 * left).toFixed(1)} %; face changed ` +
+      `${(100 * face).toFixed(2)} %, camisole ${(100 * camisole).toFixed(2)} %`,
+  );
+  assert.ok(
+    right >= 0.35 && left >= 0.25,
+    `lengths dyed ${(100 * right).toFixed(1)} / ${(100 * left).toFixed(1)} %`,
+  );
+  assert.ok(
+    face <= 0.005 && camisole <= 0.005,
+    `face ${(100 * face).toFixed(2)} %, camisole ${(100 * camisole).toFixed(2)} %`,
+  );
+});
+
 Deno.test("a detached piece of the neighbour's hair keeps its colour (sample6@1081)", async () => {
   // Beside the bench portrait's right lengths, the split between her and her neighbour left a patch of the
   // neighbour's dark hair (x 930-1000, y 900-980 of the 1080x1920 render) in the person mask, detached from

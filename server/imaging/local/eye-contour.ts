@@ -181,9 +181,17 @@ const LID_TEXTURE_ABOVE = 0.08, LID_TEXTURE_BELOW = 0.02;
  * (sample4@1216's right eye).
  */
 const COVERED_ACROSS = 0.6;
+/**
+ * Only on a head within this many degrees of upright: the mesh as found on a tilted head may lie off the eyes
+ * (decision 021), and sample4@1216's (22 degrees), measured on her rendered portrait, put her left eye where
+ * no lid line was found and read 0.65 across. sample2@805's head is 3-4 degrees from upright.
+ */
+const COVERED_ROLL = 15;
 
 function underHair(img: Canvas, g: FaceGeometry, eye: EyeContour): boolean {
-  return eye.onEye && !eye.moved && !eye.refined && lidTexture(img, g, eye) >= COVERED_ACROSS;
+  const roll = Math.abs(Math.atan2(g.up[0], -g.up[1])) * 180 / Math.PI;
+  return eye.onEye && !eye.moved && !eye.refined && roll <= COVERED_ROLL &&
+    lidTexture(img, g, eye) >= COVERED_ACROSS;
 }
 
 /** Half length of lidSoftness's profiles, in face widths (the lash line and the lid above it). */
@@ -647,7 +655,8 @@ export function placeMesh(m: EyeMove | null, p: Point): Point {
   ];
 }
 
-const centreOf = (pts: Point[]): Point =>
+/** The mean of points. */
+export const centreOf = (pts: Point[]): Point =>
   pts.reduce((a, p): Point => [a[0] + p[0] / pts.length, a[1] + p[1] / pts.length], [0, 0]);
 
 /** L* (0-100) of a gamma-encoded pixel, from its luminance only. */

@@ -7,6 +7,7 @@ import type { Canvas } from "./blend.ts";
 import { type Lab, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { NOSE_BRIDGE, NOSE_TIP, SKIN_SAMPLES } from "./landmarks.ts";
+import type { Point } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 /**
@@ -53,10 +54,25 @@ export function stats(samples: Lab[]): Stats {
   return { mean: med, sd, n };
 }
 
-export function skinSamples(img: Canvas, g: FaceGeometry): Lab[] {
+/**
+ * The face's skin: 3 x 3 pixels 2 px apart about each of SKIN_SAMPLES. With `coveredEye`, the centre of an eye
+ * that hair covers (EyeContour.covered): the hair falling over it lies over that side of the face and the
+ * forehead too, and sampled as skin it made the skin class a blend of both (sample2@805: L* 48.5 with a spread
+ * of 9.2, against her uncovered cheek's 51-66), so that her lengths read as skin and were left undyed. Only
+ * the points past the face's centre line on the other side, below the eyes, are sampled then.
+ */
+export function skinSamples(img: Canvas, g: FaceGeometry, coveredEye?: Point): Lab[] {
   const out: Lab[] = [];
+  // From between the eyes toward the covered one.
+  const toCovered = coveredEye ? [coveredEye[0] - g.eyeCenter[0], coveredEye[1] - g.eyeCenter[1]] : [0, 0];
+  const span = Math.hypot(toCovered[0], toCovered[1]) || 1;
   for (const idx of SKIN_SAMPLES) {
     const [px, py] = g.pts[idx];
+    if (coveredEye) {
+      const dx = px - g.eyeCenter[0], dy = py - g.eyeCenter[1];
+      const across = (dx * toCovered[0] + dy * toCovered[1]) / span;
+      if (across > -COVERED_SIDE * g.fw || dx * g.up[0] + dy * g.up[1] > 0) continue;
+    }
     for (let dy = -2; dy <= 2; dy += 2) {
       for (let dx = -2; dx <= 2; dx += 2) {
         const x = Math.round(px) + dx, y = Math.round(py) + dy;
@@ -66,6 +82,9 @@ export function skinSamples(img: Canvas, g: FaceGeometry): Lab[] {
   }
   return out;
 }
+
+/** How far past the face's centre line, toward the uncovered side, skin is sampled by a covered eye (face widths). */
+const COVERED_SIDE = 0.05;
 
 /**
  * Candidate hair pixels (inside the person): above the forehead, up to the

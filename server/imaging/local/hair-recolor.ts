@@ -78,6 +78,7 @@ import {
   slidingExtreme,
 } from "./masks.ts";
 import { FACE_OVAL } from "./landmarks.ts";
+import { centreOf, eyeContours } from "./eye-contour.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 
 export interface HairResult {
@@ -290,7 +291,9 @@ function planKey(hairFound: boolean, lightHair: boolean, target: Lab): string {
 
 /** The skin and hair colours sampled on the photo and the hair's clusters, before any shade is chosen. */
 function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnalysis | HairResult {
-  const skinLab = skinSamples(img, g);
+  // Hair over one eye lies over that side of the face too: the skin is sampled on the other (see skinSamples).
+  const eyes = eyeContours(img, g), covered = [eyes.right, eyes.left].find((e) => e.covered);
+  const skinLab = skinSamples(img, g, covered && centreOf(covered.upper));
   const candidates = hairSamples(img, g, person);
   if (candidates.length < 60) {
     return { applied: false, confidence: 0, reason: "too little hair is visible" };
