@@ -146,8 +146,9 @@ function lidSoftness(img: Canvas, g: FaceGeometry, eyes: EyeContour[]): number {
  * corner-to-corner axis (edges running across the eye), on a grid from LID_TEXTURE_BELOW face widths below the
  * upper lid line to LID_TEXTURE_ABOVE above it, from 0.1 of the line's length before its outer corner to 0.1
  * past its inner one. An eye's own edges (the lash line, the crease, the brow's lower edge) run along the axis:
- * 0.18-0.59 on the eyes of the 16 frontal test faces at four crops and both sizes. Strands of hair hanging
- * over an eye cross it: sample2@805's left eye, under her side-swept hair, 0.67-0.74.
+ * 0.18-0.59 on the eyes of the 16 frontal test faces at four crops and both sizes, but up to 0.71 on a tilted
+ * head's (sample4@1216's right eye). Strands of hair hanging over an eye cross it: sample2@805's left eye,
+ * under her side-swept hair, 0.67-0.74.
  */
 export function lidTexture(img: Canvas, g: FaceGeometry, eye: EyeContour): number {
   const p0 = eye.upper[0], p1 = eye.upper[eye.upper.length - 1];
