@@ -1322,6 +1322,23 @@ Deno.test("a lock falling over the chest is dyed with the lengths; the neck betw
   assert.ok(neck.length > 5000 && neckChanged.length <= 0.01 * neck.length, `neck: ${neckChanged.length}`);
 });
 
+Deno.test("the studio's preview dyes the lock over the chest as the result does (sample6@587)", async () => {
+  // The same lock at the preview's 540x960 (the box above, halved). A preview node spans four of the result's;
+  // the lengths' growth through textured nodes broke down the lock there: 4.1 % of it dyed against the
+  // result's 63.4 %. With each preview node's texture the second highest of the four it spans: 61.9 %.
+  const { plain, out } = await recoloured(FRONTAL_FACES[15], "auburn", { width: 540, height: 960 });
+  const lock = rect(plain, 270, 370, 725, 950).filter((p) => {
+    const [L, a, b] = labOf(plain, p);
+    return L < 60 && Math.hypot(a, b) < 12;
+  });
+  const moved = lock.filter((p) => deltaE(labOf(out, p), AUBURN) < deltaE(labOf(plain, p), AUBURN) - 8);
+  console.log(
+    `sample6@587 preview: lock moved ${(100 * moved.length / lock.length).toFixed(1)} % of ${lock.length}`,
+  );
+  assert.ok(lock.length > 2500, `lock pixels in the box: ${lock.length}`);
+  assert.ok(moved.length >= 0.5 * lock.length, `lock dyed in the preview: ${moved.length} of ${lock.length}`);
+});
+
 Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
   // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
   // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of

@@ -275,7 +275,23 @@ export function reachLengths(
   const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
   const texture = (k: number) =>
     tex[k] >= 0 ? tex[k] : (tex[k] = textureAt(x0 + (k % w) * step, y0 + Math.floor(k / w) * step));
-  const textureAt = (xc: number, yc: number) => strandTexture(img, xc, yc);
+  // On the preview (a canvas under three quarters of the output's width: see atCanvasScale) a node spans the
+  // stretch of face that four of the result's nodes do. The lengths grow through textured nodes, and a chain the
+  // result's grid followed down a lock broke on the preview's (sample6@587's lock over her chest: 4 % dyed in
+  // the preview, 63 % in the result). There a node's texture is the second highest of the four result-node
+  // places it spans: a lock textured at two of them carries the chain on; one textured spot does not make a
+  // smooth node textured (the highest of the four dyed pieces of sample4@908's patterned top in the preview
+  // only).
+  const fine = step * atCanvasScale(1, W);
+  const textureAt = fine < step
+    ? (xc: number, yc: number) =>
+      secondHighest(
+        strandTexture(img, xc, yc),
+        strandTexture(img, xc + fine, yc),
+        strandTexture(img, xc, yc + fine),
+        strandTexture(img, xc + fine, yc + fine),
+      )
+    : (xc: number, yc: number) => strandTexture(img, xc, yc);
   // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
   // median over the neck's nodes.
   const minTexture = Math.max(LENGTH_TEXTURE, 2 * skinTexture(img, neckPoints));
@@ -467,6 +483,12 @@ export function reachLengths(
     return Math.max(0, Math.min(1, (LENGTH_STEP - near) / 6));
   };
   return { grown, like, bytes: grown.byteLength + labs.byteLength };
+}
+
+/** The second highest of four values. */
+function secondHighest(a: number, b: number, c: number, d: number): number {
+  const hi1 = Math.max(a, b), lo1 = Math.min(a, b), hi2 = Math.max(c, d), lo2 = Math.min(c, d);
+  return hi1 >= hi2 ? Math.max(lo1, hi2) : Math.max(hi1, lo2);
 }
 
 /**
