@@ -32,7 +32,7 @@ import {
   labOf,
   polygonPixels,
 } from "./fixtures.ts";
-import { render } from "../../server/imaging/local/render.ts";
+import { eyeMakeupNote, render } from "../../server/imaging/local/render.ts";
 import { framedCrop } from "./framed-crop.ts";
 import {
   blushFade,
@@ -662,6 +662,17 @@ Deno.test("a look whose eye makeup left an eye bare says so; a look on two found
       n.includes("Eye makeup")
     ),
     [],
+  );
+  // Each eye is judged on its own: one left bare or under hair, or both, each named as it is.
+  assert.equal(eyeMakeupNote(0, 0), undefined);
+  assert.equal(
+    eyeMakeupNote(0, 1),
+    "Eye makeup was painted on one eye only: hair covers the other eye in the photo",
+  );
+  assert.equal(eyeMakeupNote(0, 2), "Eye makeup was not painted: hair covers the eyes in the photo");
+  assert.equal(
+    eyeMakeupNote(2, 0),
+    "Eye makeup was not painted: the eyes could not be located in the photo (a turned or tilted head)",
   );
   // Both eyes found: on an upright face, and on sample1@1438 measured upright (the next test).
   for (const face of [FRONTAL_FACES[5], FRONTAL_FACES[1]]) {

@@ -39,6 +39,17 @@ export const EYES_BARE =
   "Eye makeup was not painted: the eyes could not be located in the photo (a turned or tilted head)";
 export const ONE_EYE_COVERED =
   "Eye makeup was painted on one eye only: hair covers the other eye in the photo";
+export const EYES_COVERED = "Eye makeup was not painted: hair covers the eyes in the photo";
+
+/**
+ * What the result says about eyes the eye layers left bare: `bare` the mesh put on skin (EyeContour.onEye),
+ * `covered` under hair (EyeContour.covered). Each eye is judged on its own, so both may be either.
+ */
+export function eyeMakeupNote(bare: number, covered: number): string | undefined {
+  if (bare + covered === 0) return undefined;
+  if (bare + covered === 1) return bare ? ONE_EYE_BARE : ONE_EYE_COVERED;
+  return covered === 2 ? EYES_COVERED : EYES_BARE;
+}
 
 export type OutputFormat = "jpeg" | "png";
 
@@ -459,10 +470,10 @@ async function renderStages(
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
   // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
   const { bareEyes, coveredEyes, painted } = applyMakeup(img, makeupG, makeup, g);
-  if (bareEyes) notes.push(bareEyes === 1 ? ONE_EYE_BARE : EYES_BARE);
-  // (Only one eye is ever found covered: the other is the measure; see eyeContours.)
-  if (coveredEyes) notes.push(ONE_EYE_COVERED);
-  if (bareEyes && !painted) refusals.push(EYES_BARE);
+  const eyesNote = eyeMakeupNote(bareEyes, coveredEyes);
+  if (eyesNote) notes.push(eyesNote);
+  // (Nothing painted with an eye left bare: only eye layers were asked for, and both eyes were left bare.)
+  if (eyesNote && !painted) refusals.push(eyesNote);
   applied ||= painted;
   lap("makeup");
   if (person && scene) {
