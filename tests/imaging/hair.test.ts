@@ -1259,13 +1259,10 @@ Deno.test("hair over one eye: the skin is sampled on the face's other side, and 
   // face 9.9 %, left of it 18.9 %; after 49.6 % and 34.4 %. Her face and grey camisole stay as they were.
   const { plain, res, out } = await recoloured(FRONTAL_FACES[4], "auburn");
   assert.deepEqual(res.notes, []);
-  const toward = (px: number[]) =>
-    px.filter((p) => deltaE(labOf(out, p), AUBURN) < deltaE(labOf(plain, p), AUBURN) - 8).length / px.length;
-  const changedShare = (px: number[]) =>
-    px.filter((p) => deltaE(labOf(out, p), labOf(plain, p)) > 3).length / px.length;
-  const right = toward(rect(plain, 880, 1040, 700, 950)), left = toward(rect(plain, 150, 330, 800, 1100));
-  const face = changedShare(rect(plain, 420, 620, 700, 900));
-  const camisole = changedShare(rect(plain, 500, 800, 1300, 1600));
+  const box = (x0: number, x1: number, y0: number, y1: number) =>
+    changedAndToward(plain, out, rect(plain, x0, x1, y0, y1), AUBURN);
+  const right = box(880, 1040, 700, 950).toward, left = box(150, 330, 800, 1100).toward;
+  const face = box(420, 620, 700, 900).changed, camisole = box(500, 800, 1300, 1600).changed;
   console.log(
     `sample2@805: lengths dyed ${(100 * right).toFixed(1)} % / ${(100 * left).toFixed(1)} %; face changed ` +
       `${(100 * face).toFixed(2)} %, camisole ${(100 * camisole).toFixed(2)} %`,
@@ -1293,6 +1290,21 @@ Deno.test("a detached piece of the neighbour's hair keeps its colour (sample6@10
   assert.ok(de < 3, `the neighbour's patch changed by ΔE ${de.toFixed(2)}`);
 });
 
+/**
+ * sample6@587's lock over her chest on a render `scale` times 1080x1920 (x 540-740, y 1450-1900 at full size):
+ * its pixels (chroma under 12 and L* under 60: not her maroon top) and those that end 8 ΔE nearer Auburn.
+ */
+function chestLock(plain: Decoded, out: Decoded, scale: number): { lock: number[]; moved: number[] } {
+  const lock = rect(plain, 540 * scale, 740 * scale, 1450 * scale, 1900 * scale).filter((p) => {
+    const [L, a, b] = labOf(plain, p);
+    return L < 60 && Math.hypot(a, b) < 12;
+  });
+  return {
+    lock,
+    moved: lock.filter((p) => deltaE(labOf(out, p), AUBURN) < deltaE(labOf(plain, p), AUBURN) - 8),
+  };
+}
+
 Deno.test("a lock falling over the chest is dyed with the lengths; the neck between is not (sample6@587)", async () => {
   // Her lock falls from beside her neck down over her maroon top (x 540-740, y 1450-1900 of the 1080x1920
   // render). The neck's column is kept out of the hair all the way down, so the lock stayed grey-black down
@@ -1302,12 +1314,7 @@ Deno.test("a lock falling over the chest is dyed with the lengths; the neck betw
   // after 63.4 % (the rest its darkest shadows and a few undyed blocks); the neck 0 of 8,985 both.
   const { plain, g, res, out } = await recoloured(FRONTAL_FACES[15], "auburn");
   assert.deepEqual(res.notes, []);
-  const target = hexToLab("#7E2E1F");
-  const lock = rect(plain, 540, 740, 1450, 1900).filter((p) => {
-    const [L, a, b] = labOf(plain, p);
-    return L < 60 && Math.hypot(a, b) < 12;
-  });
-  const moved = lock.filter((p) => deltaE(labOf(out, p), target) < deltaE(labOf(plain, p), target) - 8);
+  const { lock, moved } = chestLock(plain, out, 1);
   const neck = neckBox(plain, g).filter((p) => {
     const [L, a, b] = labOf(plain, p);
     return L >= 50 && Math.hypot(a, b) >= 12;
@@ -1327,11 +1334,7 @@ Deno.test("the studio's preview dyes the lock over the chest as the result does 
   // the lengths' growth through textured nodes broke down the lock there: 4.1 % of it dyed against the
   // result's 63.4 %. With each preview node's texture the second highest of the four it spans: 61.9 %.
   const { plain, out } = await recoloured(FRONTAL_FACES[15], "auburn", { width: 540, height: 960 });
-  const lock = rect(plain, 270, 370, 725, 950).filter((p) => {
-    const [L, a, b] = labOf(plain, p);
-    return L < 60 && Math.hypot(a, b) < 12;
-  });
-  const moved = lock.filter((p) => deltaE(labOf(out, p), AUBURN) < deltaE(labOf(plain, p), AUBURN) - 8);
+  const { lock, moved } = chestLock(plain, out, 0.5);
   console.log(
     `sample6@587 preview: lock moved ${(100 * moved.length / lock.length).toFixed(1)} % of ${lock.length}`,
   );
