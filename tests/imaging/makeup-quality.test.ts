@@ -30,6 +30,7 @@ import {
   FRONTAL_FACES,
   job,
   labOf,
+  OPEN_MOUTH,
   polygonPixels,
 } from "./fixtures.ts";
 import { eyeMakeupNote, render } from "../../server/imaging/local/render.ts";
@@ -125,6 +126,53 @@ Deno.test("blush is a sheer pigment: it deepens the cheek's colour and never lig
     assert.ok(lighter <= 0.01 * moved.length, `${name(i)}: ${lighter} of ${moved.length} px lightened`);
     assert.ok(strong >= 10, `${name(i)}: the flush's 90th percentile ΔE ${strong.toFixed(1)}`);
   });
+});
+
+Deno.test("blush over a white highlight reads as the shade, not lilac; a coloured light keeps its colour", async () => {
+  // sample5@1045's left cheek is lit white (every channel 215-242). Through the skin's gains (Berry
+  // Flush lowers green only) it came out lilac beside a berry flush on her other cheek: hue -32
+  // degrees, the swatch's is 2.
+  const swatch = srgbToLab(0xb2, 0x47, 0x6b);
+  const hue = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
+  const lit = await framedFace(engine, FRONTAL_FACES[11]);
+  const out = copyOf(lit.plain);
+  blushLayer(out, lit.g, "#B2476B", 1);
+  const d = lit.plain.data;
+  const white = changed(lit.plain, out, faceBox(lit.plain, lit.g), 3)
+    .filter((p) => Math.min(d[3 * p], d[3 * p + 1], d[3 * p + 2]) >= 225);
+  let a = 0, b = 0, shift = 0;
+  for (const p of white) {
+    const c = labOf(out, p);
+    a += c[1], b += c[2], shift += deltaE(labOf(lit.plain, p), c);
+  }
+  const off = hue(a, b) - hue(swatch[1], swatch[2]);
+  console.log(
+    `white pixels flushed: ${white.length}, hue ${off.toFixed(0)} degrees from the swatch's, mean ΔE ${
+      (shift / white.length).toFixed(1)
+    }`,
+  );
+  assert.ok(white.length >= 1000, `${white.length} white pixels under the blush`);
+  assert.ok(Math.abs(off) <= 15, `the flush on white reads ${off.toFixed(0)} degrees from the swatch's hue`);
+  assert.ok(
+    shift / white.length >= 6,
+    `the white cheek barely flushed: mean ΔE ${(shift / white.length).toFixed(1)}`,
+  );
+  // sample3@1005's right cheek is under blue light (channels 168-211), not white: the flush keeps that
+  // light's colour (pigment only absorbs: no warmer, b* no higher; -4.9 through the gains). Flushed
+  // to the skin's colour wherever brighter than the skin (a first version), her blue-lit cheek turned
+  // a warm pink patch: b* +1.8 on average.
+  const blue = await framedFace(engine, OPEN_MOUTH);
+  const flushed = copyOf(blue.plain);
+  blushLayer(flushed, blue.g, "#B2476B", 1);
+  const bd = blue.plain.data;
+  const underBlue = changed(blue.plain, flushed, faceBox(blue.plain, blue.g), 3)
+    .filter((p) => bd[3 * p + 2] > bd[3 * p]);
+  let warmer = 0;
+  for (const p of underBlue) warmer += labOf(flushed, p)[2] - labOf(blue.plain, p)[2];
+  warmer /= underBlue.length;
+  console.log(`blue-lit cheek: ${underBlue.length} px flushed, b* moved ${warmer.toFixed(1)} on average`);
+  assert.ok(underBlue.length >= 1000, `${underBlue.length} blue-lit pixels flushed`);
+  assert.ok(warmer <= 0, `the flush under blue light turned warmer: b* ${warmer.toFixed(1)}`);
 });
 
 Deno.test("blush fades out over a wide ring, not at an outline", () => {

@@ -15,6 +15,7 @@ export interface Canvas {
 /**
  * The effect callback receives the linear-light pixel in `px` and the canvas
  * coordinates, and writes the effect colour (linear light) back into `px`.
+ * blendLayer's `step` is as in maskRow.
  */
 export type Effect = (px: Float32Array, x: number, y: number) => void;
 
@@ -23,16 +24,17 @@ export function blendLayer(
   mask: Mask,
   opacity: number,
   effect: Effect,
+  step = 1,
 ): void {
   if (opacity <= 0) return;
   const px = new Float32Array(3);
   const d = img.data, W = img.width;
-  const x0 = Math.max(0, mask.x), y0 = Math.max(0, mask.y);
-  const x1 = Math.min(W, mask.x + mask.w), y1 = Math.min(img.height, mask.y + mask.h);
+  const [x0, y0, x1, y1] = maskSpan(mask, step, W, img.height);
+  const row = scratchRow(x1 - x0);
   for (let y = y0; y < y1; y++) {
-    const mo = (y - mask.y) * mask.w - mask.x;
+    if (!maskRow(mask, step, y, x0, x1, row)) continue;
     for (let x = x0; x < x1; x++) {
-      const a = mask.data[mo + x] * opacity;
+      const a = row[x - x0] * opacity;
       if (a < 0.002) continue;
       const i = (y * W + x) * 3;
       const r = SRGB_TO_LINEAR[d[i]], g = SRGB_TO_LINEAR[d[i + 1]], b = SRGB_TO_LINEAR[d[i + 2]];

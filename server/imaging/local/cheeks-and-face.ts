@@ -1,5 +1,5 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
-import { blendLut, type Canvas, channelLut } from "./blend.ts";
+import { blendLayer, blendLut, type Canvas, channelLut, type Effect } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
@@ -107,8 +107,8 @@ const BLUSH_MARGIN = 0.16;
 /**
  * The end of every soft cheek-area layer (blush, contour, bronzer) drawn on
  * a SOFT_STEP grid mask: feathered by `featherPx` (image pixels), its core
- * lifted by `lift`, cut at the face outline and off hair, then blended with
- * `lut`.
+ * lifted by `lift`, cut at the face outline and off hair, then blended by
+ * `paint` (at `alpha`).
  */
 function paintSoftArea(
   img: Canvas,
@@ -117,7 +117,7 @@ function paintSoftArea(
   featherPx: number,
   lift: number,
   alpha: number,
-  lut: Parameters<typeof blendLut>[3],
+  paint: (m: Mask, alpha: number) => void,
 ): void {
   feather(m, featherPx / SOFT_STEP);
   boost(m, lift);
@@ -125,7 +125,7 @@ function paintSoftArea(
   // Tolerant: skin in shadow at the temple stays flushed; strands (far
   // from any skin colour) do not.
   skinGate(img, g, m, SOFT_STEP, true, 3);
-  blendLut(img, m, alpha, lut, SOFT_STEP);
+  paint(m, alpha);
 }
 
 /** Mirrored landmark sets, subject's right then left. */
@@ -155,7 +155,9 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     const flushed = linearToLab(skin[0] * gains[0], skin[1] * gains[1], skin[2] * gains[2]);
     if (deltaE(flushed, skinLab) >= BLUSH_MIN_DELTA_E) break;
   }
-  const lut = multiplyLut(...gains);
+  const flushed = [0, 1, 2].map((k) => skin[k] * gains[k]) as [number, number, number];
+  const flush = flushEffect(gains, flushed, ys);
+  const paint = (m: Mask, alpha: number) => blendLayer(img, m, alpha, flush, SOFT_STEP);
   for (const side of SIDES) {
     const a = mid(p[side.apple[0]], p[side.apple[1]]);
     const apple: Point = [a[0] - g.up[0] * BLUSH_DROP * fw, a[1] - g.up[1] * BLUSH_DROP * fw];
@@ -164,8 +166,40 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     const band = bandPolygon(line, (u) => fw * (0.05 - 0.022 * u));
     const m = gridMask(img, band, BLUSH_MARGIN * fw, q);
     fillPolygon(m, toGrid(band, q));
-    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, lut);
+    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, paint);
   }
+}
+
+/**
+ * A cheek pixel whose every channel is at least WHITE_FROM (sRGB) is lit white, or clipped: its colour
+ * says nothing of the light's. From there to WHITE_FULL it is flushed to the flushed skin's colour at its
+ * own luminance rather than through the skin's gains (see flushEffect). A pixel lit by a coloured light
+ * (sample3@1005's cheek under blue light: channels 168-211) keeps the gains, and so that light's colour.
+ */
+const WHITE_FROM = 190;
+const WHITE_FULL = 225;
+
+/**
+ * The blush's colour per pixel: multiplied by the gains that turn the skin's mean into `flushed`. A white
+ * highlight kept its blue through the gains, taken from the skin: Berry Flush lowers green only, so a
+ * near-white cheek came out lilac beside a berry one on the shaded cheek (sample5@1045). A white pixel (see
+ * WHITE_FROM) takes the flushed skin's colour at its own luminance (the skin's is `skinY`) instead, each
+ * channel no lighter than it was: pigment over a highlight reads as a lit flush of the same hue.
+ */
+function flushEffect(gains: readonly number[], flushed: readonly number[], skinY: number): Effect {
+  const [gr, gg, gb] = gains, [fr, fg, fb] = flushed;
+  const from = SRGB_TO_LINEAR[WHITE_FROM], span = SRGB_TO_LINEAR[WHITE_FULL] - from;
+  return (px) => {
+    const r = px[0], g = px[1], b = px[2];
+    px[0] = r * gr, px[1] = g * gg, px[2] = b * gb;
+    const w = Math.min(1, (Math.min(r, g, b) - from) / span);
+    if (w > 0) {
+      const s = (0.2126 * r + 0.7152 * g + 0.0722 * b) / skinY;
+      px[0] += (Math.min(r, fr * s) - px[0]) * w;
+      px[1] += (Math.min(g, fg * s) - px[1]) * w;
+      px[2] += (Math.min(b, fb * s) - px[2]) * w;
+    }
+  };
 }
 
 /**
@@ -246,7 +280,7 @@ export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
     const m = gridMask(img, band, 0.1 * fw, q);
     fillPolygon(m, toGrid(band, q));
     // The feather halves a band this narrow: the 1.7 lift brings its core back toward full.
-    paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, lut);
+    paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, (m, a) => blendLut(img, m, a, lut, SOFT_STEP));
   }
 }
 
@@ -257,7 +291,8 @@ export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   for (const i of [54, 284]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.1 * fw / q, 0.07 * fw / q);
   for (const i of [123, 352]) fillEllipse(m, p[i][0] / q, p[i][1] / q, 0.09 * fw / q, 0.06 * fw / q);
   fillEllipse(m, p[4][0] / q, p[4][1] / q, 0.05 * fw / q, 0.04 * fw / q);
-  paintSoftArea(img, g, m, 0.05 * fw, 1.5, 0.65 * t, multiplyLut(0.88, 0.72, 0.55));
+  const lut = multiplyLut(0.88, 0.72, 0.55);
+  paintSoftArea(img, g, m, 0.05 * fw, 1.5, 0.65 * t, (m, a) => blendLut(img, m, a, lut, SOFT_STEP));
 }
 
 export function frecklesLayer(img: Canvas, g: FaceGeometry, t: number): void {
