@@ -1606,3 +1606,31 @@ Deno.test("the preview's hair colour is the result's: a portrait at 540x960 dyed
   console.log(`sample3@1372: preview gap ${gap.toFixed(2)}`);
   assert.ok(gap <= 1.6, `gap ${gap.toFixed(2)}`);
 });
+
+Deno.test("a dark mark on the cheek beside the hair keeps its colour; the hair is dyed (sample1@334's painted dot)", async () => {
+  // Her painted dot on the cheek lies past the mesh's face oval (narrower than her cheek there) and is as dark
+  // as her hair: it was dyed Auburn, joined to her hair only through her cheek's doubtful nodes (see
+  // dropFaceMarks). Dark pixels (L* < 35) of the dot changed by ΔE over 3: 78.4 % before, 0.5 % after; her
+  // hair (L* < 50 over the top of her head) moved ΔE 8 toward Auburn: 80.4 %, as before.
+  const { plain, g, res, out } = await recoloured(FRONTAL_FACES[0], "auburn");
+  assert.deepEqual(res.notes, []);
+  const dot = darkPixels(plain, 35, [396, 436], [810, 862]);
+  const top = g.pts[10];
+  const hair = darkPixels(plain, 50, [top[0] - 0.3 * g.fw, top[0] + 0.3 * g.fw], [
+    top[1] - 0.25 * g.fh,
+    top[1],
+  ]);
+  const onDot = changedAndToward(plain, out, dot, AUBURN).changed;
+  const onHair = changedAndToward(plain, out, hair, AUBURN).toward;
+  console.log(
+    `sample1@334: dot ${dot.length} px, ${(100 * onDot).toFixed(1)} % changed; hair ${hair.length} px, ${
+      (100 * onHair).toFixed(1)
+    } % dyed`,
+  );
+  assert.ok(dot.length >= 800, `${dot.length} px of the dot`);
+  assert.ok(onDot <= 0.02, `${(100 * onDot).toFixed(1)} % of the dot changed`);
+  assert.ok(
+    hair.length >= 5000 && onHair >= 0.6,
+    `${(100 * onHair).toFixed(1)} % of ${hair.length} px of her hair dyed`,
+  );
+});

@@ -55,12 +55,15 @@ import {
 } from "./hair-lengths.ts";
 import { clothModel, ColourModel } from "./hair-colour-model.ts";
 import {
+  dropFaceMarks,
   dropLashLines,
   featherBox,
   featureMask,
   hasBeard,
   LASH_PIECE,
   LASH_RUN,
+  MARK_AREA_SIDE,
+  MARK_SIDE,
   ovalBox,
   reachStrands,
 } from "./hair-on-face.ts";
@@ -696,6 +699,14 @@ function planHair(
     inOvalAt,
     Math.max(2, Math.round(LASH_RUN * fw / step)),
     (LASH_PIECE * fw / step) ** 2,
+  );
+  // Dark marks on the face that the hair reached only through the cheek's doubtful nodes (see dropFaceMarks).
+  dropFaceMarks(
+    mask,
+    skinLike,
+    headRow,
+    Math.round(MARK_SIDE * fw / step),
+    (MARK_AREA_SIDE * fw / step) ** 2,
   );
   // Lighter lengths' lightness, for the dye's deposit (see hair-deposit.ts).
   const baseL = lightHair ? undefined : lengthsLightness(img, mask, grown, x0, y0, step, fw, eyeY);
