@@ -293,7 +293,7 @@ const MARK_RING_SKIN = 0.5;
  * Below the head's hair (rows from `headRow`), a compact piece of surely painted nodes (MARK_STRONG and
  * up, 8-connected) that is not joined to the head's hair at that strength, no wider or taller than
  * `maxSide` nodes, at least `minArea` nodes, and ringed by skin (MARK_RING_SKIN of the nodes within two of
- * its box are skin-like) is a dark mark on the face, not hair: it is dropped with the node around it.
+ * its box are skin-like) is a dark mark on the face, not hair: it is dropped with the nodes around it.
  * sample1@334's painted dot on her cheek lies past the mesh's face oval (narrower than her cheek there), as
  * dark as her hair: it was dyed Auburn, joined to her hair only through her cheek's half-likely nodes (0.2-0.5).
  * Hair beside the face or across it runs on into the head's hair, or out past the face; a lock cut off from
