@@ -155,8 +155,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     const flushed = linearToLab(skin[0] * gains[0], skin[1] * gains[1], skin[2] * gains[2]);
     if (deltaE(flushed, skinLab) >= BLUSH_MIN_DELTA_E) break;
   }
-  const flushed = [0, 1, 2].map((k) => skin[k] * gains[k]) as [number, number, number];
-  const flush = flushEffect(gains, flushed, ys);
+  const flush = flushEffect(gains, skin, ys);
   const paint = (m: Mask, alpha: number) => blendLayer(img, m, alpha, flush, SOFT_STEP);
   for (const side of SIDES) {
     const a = mid(p[side.apple[0]], p[side.apple[1]]);
@@ -180,14 +179,15 @@ const WHITE_FROM = 190;
 const WHITE_FULL = 225;
 
 /**
- * The blush's colour per pixel: multiplied by the gains that turn the skin's mean into `flushed`. A white
- * highlight kept its blue through the gains, taken from the skin: Berry Flush lowers green only, so a
- * near-white cheek came out lilac beside a berry one on the shaded cheek (sample5@1045). A white pixel (see
+ * The blush's colour per pixel: multiplied by the gains that turn the skin's mean (`skin`, linear) into the
+ * flushed skin. A white highlight kept its blue through the gains, taken from the skin: Berry Flush lowers
+ * green only, so a near-white cheek came out lilac beside a berry one on the shaded cheek (sample5@1045). A
+ * white pixel (see
  * WHITE_FROM) takes the flushed skin's colour at its own luminance (the skin's is `skinY`) instead, each
  * channel no lighter than it was: pigment over a highlight reads as a lit flush of the same hue.
  */
-function flushEffect(gains: readonly number[], flushed: readonly number[], skinY: number): Effect {
-  const [gr, gg, gb] = gains, [fr, fg, fb] = flushed;
+function flushEffect(gains: readonly number[], skin: readonly number[], skinY: number): Effect {
+  const [gr, gg, gb] = gains, fr = skin[0] * gr, fg = skin[1] * gg, fb = skin[2] * gb;
   const from = SRGB_TO_LINEAR[WHITE_FROM], span = SRGB_TO_LINEAR[WHITE_FULL] - from;
   return (px) => {
     const r = px[0], g = px[1], b = px[2];

@@ -150,7 +150,7 @@ function lidSoftness(img: Canvas, g: FaceGeometry, eyes: EyeContour[]): number {
  * head's (sample4@1216's right eye). Strands of hair hanging over an eye cross it: sample2@805's left eye,
  * under her side-swept hair, 0.67-0.74.
  */
-export function lidTexture(img: Canvas, g: FaceGeometry, eye: EyeContour): number {
+function lidTexture(img: Canvas, g: FaceGeometry, eye: EyeContour): number {
   const p0 = eye.upper[0], p1 = eye.upper[eye.upper.length - 1];
   const len = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
   if (len < 1) return 0;
