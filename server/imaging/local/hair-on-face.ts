@@ -16,7 +16,7 @@ import {
   LIPS_OUTER,
   MOUSTACHE_ZONE,
 } from "./landmarks.ts";
-import { feather, fillPolygon, type Mask, type Point } from "./masks.ts";
+import { feather, fillPolygon, labelPatches, type Mask, type Point } from "./masks.ts";
 
 /** The face oval's bounding box on the mask grid (x0, y0: the grid's origin), grown by 3 nodes; no data. */
 export function ovalBox(g: FaceGeometry, mw: number, mh: number, x0: number, y0: number, step: number): Mask {
@@ -253,25 +253,9 @@ export function dropLashLines(
     }
   }
   // Only pieces of some size: a column crosses a strand at the face's edge in a short run too.
-  const seen = new Uint8Array(w * h);
-  let kept = false;
-  for (let s = 0; s < w * h; s++) {
-    if (!drop.data[s] || seen[s]) continue;
-    const piece = [s];
-    seen[s] = 1;
-    for (let n = 0; n < piece.length; n++) {
-      const k = piece[n], i = k % w, j = (k - i) / w;
-      for (let jj = Math.max(0, j - 1); jj <= Math.min(h - 1, j + 1); jj++) {
-        for (let ii = Math.max(0, i - 1); ii <= Math.min(w - 1, i + 1); ii++) {
-          const q = jj * w + ii;
-          if (drop.data[q] && !seen[q]) seen[q] = 1, piece.push(q);
-        }
-      }
-    }
-    if (piece.length < minArea) { for (const k of piece) drop.data[k] = 0; }
-    else kept = true;
-  }
-  if (!kept) return;
+  const { label, count } = labelPatches(drop.data, w, h, minArea);
+  for (let k = 0; k < label.length; k++) if (label[k] === 0) drop.data[k] = 0;
+  if (count === 0) return;
   // Softened, so that columns dropped beside kept ones do not leave a dyed block with straight edges.
   feather(drop, 1);
   for (let k = 0; k < data.length; k++) data[k] *= 1 - Math.min(1, 2 * drop.data[k]);
@@ -309,49 +293,37 @@ export function dropFaceMarks(
   minArea: number,
 ): void {
   const { w, h, data } = mask;
-  const seen = new Uint8Array(w * h);
-  const stack: number[] = [];
-  // Flood over strong nodes (8-connected) from the stack, marking them seen, into `piece` when given.
-  const flood = (piece?: number[]) => {
-    while (stack.length) {
-      const k = stack.pop()!, i = k % w, j = (k - i) / w;
-      piece?.push(k);
-      for (let jj = Math.max(0, j - 1); jj <= Math.min(h - 1, j + 1); jj++) {
-        for (let ii = Math.max(0, i - 1); ii <= Math.min(w - 1, i + 1); ii++) {
-          const q = jj * w + ii;
-          if (!seen[q] && data[q] >= MARK_STRONG) seen[q] = 1, stack.push(q);
-        }
-      }
-    }
-  };
-  for (let k = 0; k < Math.min(headRow, h) * w; k++) if (data[k] >= MARK_STRONG) seen[k] = 1, stack.push(k);
-  flood();
-  for (let s = Math.max(0, headRow) * w; s < w * h; s++) {
-    if (seen[s] || data[s] < MARK_STRONG) continue;
-    seen[s] = 1;
-    stack.push(s);
-    const piece: number[] = [];
-    flood(piece);
-    if (piece.length < minArea) continue;
-    let i0 = w, i1 = 0, j0 = h, j1 = 0;
-    for (const k of piece) {
-      const i = k % w, j = (k - i) / w;
-      i0 = Math.min(i0, i), i1 = Math.max(i1, i), j0 = Math.min(j0, j), j1 = Math.max(j1, j);
-    }
-    if (Math.max(i1 - i0, j1 - j0) + 1 > maxSide) continue;
-    const inPiece = new Set(piece);
+  const strong = new Uint8Array(w * h);
+  for (let k = 0; k < w * h; k++) strong[k] = data[k] >= MARK_STRONG ? 1 : 0;
+  const { label, count } = labelPatches(strong, w, h, minArea);
+  // Per piece: its box, and whether it reaches above `headRow` (joined to the head's hair).
+  const i0 = new Int32Array(count + 1).fill(w), i1 = new Int32Array(count + 1).fill(-1);
+  const j0 = new Int32Array(count + 1).fill(h), j1 = new Int32Array(count + 1).fill(-1);
+  const head = new Uint8Array(count + 1);
+  for (let k = 0; k < w * h; k++) {
+    const v = label[k];
+    if (v === 0) continue;
+    const i = k % w, j = (k - i) / w;
+    if (j < headRow) head[v] = 1;
+    i0[v] = Math.min(i0[v], i),
+      i1[v] = Math.max(i1[v], i),
+      j0[v] = Math.min(j0[v], j),
+      j1[v] = Math.max(j1[v], j);
+  }
+  for (let v = 1; v <= count; v++) {
+    if (head[v] || Math.max(i1[v] - i0[v], j1[v] - j0[v]) + 1 > maxSide) continue;
     let ring = 0, skin = 0;
-    for (let j = Math.max(0, j0 - 2); j <= Math.min(h - 1, j1 + 2); j++) {
-      for (let i = Math.max(0, i0 - 2); i <= Math.min(w - 1, i1 + 2); i++) {
+    for (let j = Math.max(0, j0[v] - 2); j <= Math.min(h - 1, j1[v] + 2); j++) {
+      for (let i = Math.max(0, i0[v] - 2); i <= Math.min(w - 1, i1[v] + 2); i++) {
         const k = j * w + i;
-        if (inPiece.has(k)) continue;
+        if (label[k] === v) continue;
         ring++;
         if (skinLike[k] >= 0.5) skin++;
       }
     }
     if (skin < MARK_RING_SKIN * ring) continue;
-    for (let j = Math.max(0, j0 - 1); j <= Math.min(h - 1, j1 + 1); j++) {
-      for (let i = Math.max(0, i0 - 1); i <= Math.min(w - 1, i1 + 1); i++) data[j * w + i] = 0;
+    for (let j = Math.max(0, j0[v] - 1); j <= Math.min(h - 1, j1[v] + 1); j++) {
+      for (let i = Math.max(0, i0[v] - 1); i <= Math.min(w - 1, i1[v] + 1); i++) data[j * w + i] = 0;
     }
   }
 }

@@ -334,3 +334,43 @@ export function slidingExtreme(
   }
   return out;
 }
+
+/**
+ * Labels (1..count) the 8-connected patches of a `w` x `h` grid's cells where `on` is set (non-zero) that
+ * hold at least `min` cells; every other cell is 0.
+ */
+export function labelPatches(
+  on: ArrayLike<number>,
+  w: number,
+  h: number,
+  min: number,
+): { label: Int32Array; count: number } {
+  const label = new Int32Array(w * h);
+  const stack: number[] = [], patch: number[] = [];
+  let count = 0;
+  for (let k0 = 0; k0 < w * h; k0++) {
+    if (!on[k0] || label[k0] !== 0) continue;
+    label[k0] = -1;
+    stack.push(k0);
+    patch.length = 0;
+    while (stack.length > 0) {
+      const k = stack.pop()!;
+      patch.push(k);
+      const x = k % w, y = (k - x) / w;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const xx = x + dx, yy = y + dy;
+          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
+          const nb = yy * w + xx;
+          if (on[nb] && label[nb] === 0) {
+            label[nb] = -1;
+            stack.push(nb);
+          }
+        }
+      }
+    }
+    const v = patch.length >= min ? ++count : 0;
+    for (const k of patch) label[k] = v;
+  }
+  return { label, count };
+}

@@ -15,7 +15,7 @@
  */
 import type { Canvas } from "./blend.ts";
 import { linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
-import type { Point } from "./masks.ts";
+import { labelPatches, type Point } from "./masks.ts";
 import { cellColours, personAt, type PersonMask } from "./person-mask.ts";
 
 /** Grid cells at or above this count as person when finding connected regions. */
@@ -230,30 +230,10 @@ export function backgroundObjects(
     }
   }
   // Patches of the reached cells (8-connected), kept when large enough.
-  const minCells = (OBJECT_MIN * w) ** 2;
-  const seen = new Uint8Array(n), patch: number[] = [];
-  for (let i = 0; i < tail; i++) {
-    const k0 = queue[i];
-    if (seen[k0]) continue;
-    seen[k0] = 1;
-    patch.length = 0;
-    patch.push(k0);
-    for (let j = 0; j < patch.length; j++) {
-      const k = patch[j], x = k % w, y = (k - x) / w;
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx, yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
-          const q = yy * w + xx;
-          if (from[q] >= 0 && !seen[q]) {
-            seen[q] = 1;
-            patch.push(q);
-          }
-        }
-      }
-    }
-    if (patch.length >= minCells) { for (const k of patch) drop[k] = 1; }
-  }
+  const reached = new Uint8Array(n);
+  for (let i = 0; i < tail; i++) reached[queue[i]] = 1;
+  const patches = labelPatches(reached, w, h, (OBJECT_MIN * w) ** 2).label;
+  for (let k = 0; k < n; k++) if (patches[k] > 0) drop[k] = 1;
   return drop;
 }
 

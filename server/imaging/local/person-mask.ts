@@ -7,7 +7,7 @@ import type { Canvas } from "./blend.ts";
 import type { FaceModels } from "./face-engine.ts";
 import { atCanvasScale } from "./output-scale.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { type Rect, slidingExtreme } from "./masks.ts";
+import { labelPatches, type Rect, slidingExtreme } from "./masks.ts";
 import { edgeFade } from "./framing.ts";
 
 export interface PersonMask {
@@ -345,7 +345,7 @@ export function isolatePerson(
   for (const mark of [STRANGER, STRANGER_BODY]) {
     if (!far.includes(mark)) continue;
     erode(m, far, mark, r);
-    const { label, count } = labelPatches(m, far, mark, 16);
+    const { label, count } = labelPatches(far.map((v) => (v === mark ? 1 : 0)), w, h, 16);
     for (let k = 0; k < n; k++) if (label[k] > 0) cores.label[k] = label[k] + cores.count;
     cores.count += count;
   }
@@ -1363,47 +1363,6 @@ function erode(m: PersonMask, marks: Int8Array, mark: number, r: number): void {
   for (let k = 0; k < on.length; k++) on[k] = marks[k] === mark ? 1 : 0;
   const kept = slidingExtreme(slidingExtreme(on, w, h, r, true, false), w, h, r, false, false);
   for (let k = 0; k < on.length; k++) if (on[k] && kept[k] < 1) marks[k] = 0;
-}
-
-/**
- * Labels (1..count) the 8-connected patches of cells marked `mark` that hold at least `min`
- * cells; other cells are 0.
- */
-function labelPatches(
-  m: PersonMask,
-  marks: Int8Array,
-  mark: number,
-  min: number,
-): { label: Int32Array; count: number } {
-  const { w, h } = m;
-  const label = new Int32Array(w * h);
-  const stack: number[] = [], patch: number[] = [];
-  let count = 0;
-  for (let k0 = 0; k0 < w * h; k0++) {
-    if (marks[k0] !== mark || label[k0] !== 0) continue;
-    label[k0] = -1;
-    stack.push(k0);
-    patch.length = 0;
-    while (stack.length > 0) {
-      const k = stack.pop()!;
-      patch.push(k);
-      const x = k % w, y = (k - x) / w;
-      for (let dy = -1; dy <= 1; dy++) {
-        for (let dx = -1; dx <= 1; dx++) {
-          const xx = x + dx, yy = y + dy;
-          if (xx < 0 || yy < 0 || xx >= w || yy >= h) continue;
-          const nb = yy * w + xx;
-          if (marks[nb] === mark && label[nb] === 0) {
-            label[nb] = -1;
-            stack.push(nb);
-          }
-        }
-      }
-    }
-    const v = patch.length >= min ? ++count : 0;
-    for (const k of patch) label[k] = v;
-  }
-  return { label, count };
 }
 
 /** The first row with a cell >= SOLID and the row after the last one. */
