@@ -5,7 +5,16 @@ import { hexToLinear, linearToLab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees 
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01 } from "./makeup-layer.ts";
-import { boundsOf, createMask, feather, fillPolygon, type Mask, type Point, type Rect } from "./masks.ts";
+import {
+  boundsOf,
+  createMask,
+  feather,
+  fillPolygon,
+  labelPatches,
+  type Mask,
+  type Point,
+  type Rect,
+} from "./masks.ts";
 import { LIP_FINISH } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
@@ -57,6 +66,7 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   feather(mouth, TEETH_REACH * g.fw);
   const d = img.data;
   const open = createMask(rect);
+  const teethOf = createMask(rect);
   for (let r = 0; r < m.h; r++) {
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
@@ -82,9 +92,12 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
         clamp01((0.7 * lip.L - L) / (0.15 * lip.L + 1)) * (1 - shade);
       // Inside the mesh's opening, only what does not look like lip is the opening.
       const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 || shade > 0.5 ? 1 : 0;
-      open.data[k] = clamp01(Math.max(teeth, cavity, hole.data[k] * (1 - lipLike) * 0.6));
+      teethOf.data[k] = teeth;
+      open.data[k] = clamp01(Math.max(cavity, hole.data[k] * (1 - lipLike) * 0.6));
     }
   }
+  closeTeethGaps(teethOf, m, g.fw);
+  for (let k = 0; k < m.data.length; k++) open.data[k] = clamp01(Math.max(open.data[k], teethOf.data[k]));
   // Classed a pixel at a time, the opening's edge follows every pixel that
   // falls either side of a colour threshold: a ragged lipstick edge along
   // the teeth, and single painted pixels dotted over them. Smoothed over a
@@ -94,6 +107,75 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   feather(open, OPEN_SMOOTH);
   for (let k = 0; k < m.data.length; k++) m.data[k] *= 1 - clamp01(Math.max(raw[k], open.data[k]));
   return m;
+}
+
+/** The widest gap between teeth closed along a row (face widths; 15 px on a face 500 px wide, half a tooth). */
+const TEETH_GAP = 0.03;
+
+/** The smallest patch of teeth whose gaps are closed (face widths squared; a highlight on a lip is under 0.0015). */
+const TEETH_ROW_AREA = 0.003;
+
+/**
+ * Closes the gaps between teeth along each row (in place). The shade between two teeth, and a tooth's
+ * own shaded side, are as dark as the lip and as red in a coloured light (sample3@1005's blue-lit smile:
+ * L* 49-55, a* 30-35 against the lip's 45-49 and 30), so the colour classes leave them as lip and the
+ * lipstick ran down between the teeth in red wedges and hooks. A gap of up to TEETH_GAP between two
+ * teeth pixels on one row becomes tooth, taking the lower of its two sides' classes.
+ *
+ * Only between the teeth of a patch that can be a row of teeth, inside the lips (feathered outline 0.9
+ * or more):
+ * - a patch of TEETH_ROW_AREA or more: a highlight on closed lips is lighter and less red than the lip
+ *   too, and closing its gaps bared more of the lip;
+ * - in the lips on both sides: in half its columns or more, something that is not tooth lies within the
+ *   lips above it and below it. Where the mesh's outline runs past the upper lip (sample1@334), the skin
+ *   above the lip is a large "teeth" patch with lip only below it; closing it bared the lip's edge.
+ */
+function closeTeethGaps(teeth: Mask, lips: Mask, fw: number): void {
+  const { w, h } = teeth;
+  const inLips = (k: number) => lips.data[k] >= 0.9;
+  const core = new Uint8Array(w * h);
+  for (let k = 0; k < core.length; k++) core[k] = teeth.data[k] >= 0.5 && inLips(k) ? 1 : 0;
+  const { label, count } = labelPatches(core, w, h, Math.max(4, Math.round(TEETH_ROW_AREA * fw * fw)));
+  if (count === 0) return;
+  const columns = new Int32Array(count + 1), enclosed = new Int32Array(count + 1);
+  const otherAt = (x: number, y0: number, step: number) => {
+    for (let y = y0; y >= 0 && y < h && lips.data[y * w + x] >= 0.5; y += step) {
+      if (teeth.data[y * w + x] < 0.5) return true;
+    }
+    return false;
+  };
+  for (let x = 0; x < w; x++) {
+    for (let y = 0; y < h; y++) {
+      const l = label[y * w + x];
+      if (l <= 0) continue;
+      let y1 = y;
+      while (y1 + 1 < h && label[(y1 + 1) * w + x] === l) y1++;
+      columns[l]++;
+      if (otherAt(x, y - 1, -1) && otherAt(x, y1 + 1, 1)) enclosed[l]++;
+      y = y1;
+    }
+  }
+  const row = new Float32Array(w), widest = new Float32Array(w);
+  const r = Math.max(1, Math.round(TEETH_GAP * fw / 2));
+  for (let y = 0; y < h; y++) {
+    const o = y * w;
+    for (let x = 0; x < w; x++) {
+      const l = label[o + x];
+      row[x] = l > 0 && 2 * enclosed[l] >= columns[l] ? teeth.data[o + x] : 0;
+    }
+    // A grey closing: the highest value within r either side, then the lowest of those.
+    for (let x = 0; x < w; x++) {
+      let v = 0;
+      for (let j = Math.max(0, x - r); j <= Math.min(w - 1, x + r); j++) if (row[j] > v) v = row[j];
+      widest[x] = v;
+    }
+    for (let x = 0; x < w; x++) {
+      if (!inLips(o + x)) continue;
+      let v = 1;
+      for (let j = Math.max(0, x - r); j <= Math.min(w - 1, x + r); j++) if (widest[j] < v) v = widest[j];
+      if (v > teeth.data[o + x]) teeth.data[o + x] = v;
+    }
+  }
 }
 
 /**
