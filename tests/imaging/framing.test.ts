@@ -286,6 +286,12 @@ Deno.test("a face softer than its pixel count is enlarged less, and a close fram
       "the photo's background was extended above it and at one side: " +
       "the photo alone does not fill the 9:16 frame at a framing it supports",
   );
+  // Under a scene's backdrop the extended background is replaced, never seen: not mentioned.
+  assert.equal(
+    framingNote(soft.f, "Close-Up", true, true),
+    "Close-Up was framed wider: the photo's resolution is too low for a closer framing of the face",
+  );
+  assert.equal(framingNote(soft.f, undefined, false, true), undefined);
 });
 
 Deno.test("a small photo enlarged past what it supports says the face looks soft; a larger one does not", async () => {
@@ -637,3 +643,19 @@ Deno.test("raw buffers from every sharp pipeline have the channels the canvas ex
 
 // Keep sharp's cache from holding buffers between tests.
 sharp.cache(false);
+
+Deno.test("a camera's note names the extended background only where it shows: not under a scene's backdrop", async () => {
+  // sample5@727's 3:4 crop does not fill the frame at Half Body's framing: its background is extended above
+  // it. Over City Night the backdrop replaces that background, and the note said it had been extended.
+  const photo = await cropFace(FRONTAL_FACES[10]);
+  const notesOf = async (changes: Partial<SelectedOptions>) =>
+    (await render(engine, job(photo, { cameraLens: "half-body", ...changes }, undefined, "makeup"))).notes;
+  const plain = await notesOf({}), scene = await notesOf({ setting: "city-night" });
+  const camera = "Half Body was framed closer: the photo ends too close below the face for a wider framing";
+  assert.ok(
+    plain.some((n) => n.startsWith(camera) && n.includes("was extended above it")),
+    plain.join(" | "),
+  );
+  assert.ok(scene.includes(camera), scene.join(" | "));
+  assert.ok(!scene.some((n) => n.includes("extended")), scene.join(" | "));
+});

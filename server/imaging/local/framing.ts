@@ -330,10 +330,16 @@ export function softFaceNote(f: Framing): string | undefined {
  * one no camera gives and the camera changes nothing else (`otherEffect`:
  * e.g. its background blur), the camera was not applied at all and the note
  * says so. When the photo does not fill the frame (with or without a camera),
- * the note says where its background was extended.
+ * the note says where its background was extended, unless a scene's backdrop
+ * (`backdrop`) replaces that background: the extension is then never seen.
  */
-export function framingNote(f: Framing, cameraLabel?: string, otherEffect = false): string | undefined {
-  const edges = extendedEdges(f);
+export function framingNote(
+  f: Framing,
+  cameraLabel?: string,
+  otherEffect = false,
+  backdrop = false,
+): string | undefined {
+  const edges = backdrop ? undefined : extendedEdges(f);
   const extended = edges &&
     `the photo's background was extended ${edges}: the photo alone does not fill the 9:16 frame at a framing it supports`;
   if (!f.adjusted || cameraLabel === undefined) {

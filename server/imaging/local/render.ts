@@ -369,10 +369,9 @@ async function renderStages(
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
-  // With no camera, the note says only where the photo's background was extended to fill the frame
-  // (not worth saying under a scene backdrop, which covers it).
-  const reframed = (camera || !backdrop) &&
-    framingNote(framing, camera?.label, (lens?.backgroundBlur ?? 0) > 0);
+  // Where the photo's background was extended to fill the frame is not said under a scene's backdrop,
+  // which replaces that background.
+  const reframed = framingNote(framing, camera?.label, (lens?.backgroundBlur ?? 0) > 0, !!backdrop);
   if (reframed) notes.push(reframed);
   const soft = softFaceNote(framing);
   if (soft) notes.push(soft);
