@@ -25,10 +25,10 @@ import { skinMeanLinear } from "./skin-tone.ts";
  * pixel near the mouth is classed by colour against the lip's own mean:
  * teeth are lighter and greyer than lip (or, around the opening, far
  * lighter and yellower: teeth in warm light), the mouth's cavity far darker.
- * The classes are smoothed over a pixel, so the lipstick's edge along the
- * teeth is as soft as the photo's. Where the mesh's outline is found well off
- * the lips the photo shows (lipFit), the lips found by their colour take its
- * place.
+ * The gaps between teeth are closed along rows (closeTeethGaps). The classes
+ * are smoothed over a pixel, so the lipstick's edge along the teeth is as
+ * soft as the photo's. Where the mesh's outline is found well off the lips
+ * the photo shows (lipFit), the lips found by their colour take its place.
  */
 export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   const fit = lipFit(img, g);
