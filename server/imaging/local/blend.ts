@@ -15,10 +15,10 @@ export interface Canvas {
 /**
  * The effect callback receives the linear-light pixel in `px` and the canvas
  * coordinates, and writes the effect colour (linear light) back into `px`.
- * blendLayer's `step` is as in maskRow.
  */
 export type Effect = (px: Float32Array, x: number, y: number) => void;
 
+/** Blends `effect` over the canvas through `mask` at `opacity`. `step` as in maskRow. */
 export function blendLayer(
   img: Canvas,
   mask: Mask,

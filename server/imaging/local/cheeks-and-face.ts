@@ -182,9 +182,8 @@ const WHITE_FULL = 225;
  * The blush's colour per pixel: multiplied by the gains that turn the skin's mean (`skin`, linear) into the
  * flushed skin. A white highlight kept its blue through the gains, taken from the skin: Berry Flush lowers
  * green only, so a near-white cheek came out lilac beside a berry one on the shaded cheek (sample5@1045). A
- * white pixel (see
- * WHITE_FROM) takes the flushed skin's colour at its own luminance (the skin's is `skinY`) instead, each
- * channel no lighter than it was: pigment over a highlight reads as a lit flush of the same hue.
+ * white pixel (see WHITE_FROM) takes the flushed skin's colour at its own luminance (the skin's is `skinY`)
+ * instead, each channel no lighter than it was: pigment over a highlight reads as a lit flush of the same hue.
  */
 function flushEffect(gains: readonly number[], skin: readonly number[], skinY: number): Effect {
   const [gr, gg, gb] = gains, fr = skin[0] * gr, fg = skin[1] * gg, fb = skin[2] * gb;

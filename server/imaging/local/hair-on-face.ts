@@ -305,10 +305,10 @@ export function dropFaceMarks(
     if (v === 0) continue;
     const i = k % w, j = (k - i) / w;
     if (j < headRow) head[v] = 1;
-    i0[v] = Math.min(i0[v], i),
-      i1[v] = Math.max(i1[v], i),
-      j0[v] = Math.min(j0[v], j),
-      j1[v] = Math.max(j1[v], j);
+    i0[v] = Math.min(i0[v], i);
+    i1[v] = Math.max(i1[v], i);
+    j0[v] = Math.min(j0[v], j);
+    j1[v] = Math.max(j1[v], j);
   }
   for (let v = 1; v <= count; v++) {
     if (head[v] || Math.max(i1[v] - i0[v], j1[v] - j0[v]) + 1 > maxSide) continue;
