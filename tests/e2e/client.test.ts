@@ -10,6 +10,7 @@ import { type GuardedPage, openPage, screenshots, waitForImageLoaded, withPage }
 import {
   createSuite,
   expectInsufficientCredits,
+  holdGenerationStatus,
   opts,
   PASSWORD,
   registerViaApi,
@@ -219,9 +220,11 @@ pageTest(
     const view360 = page.getByRole("checkbox", { name: "360° View" }).first();
     assert.equal(await view360.isDisabled(), true);
 
+    const release = await holdGenerationStatus(page);
     await page.getByRole("button", { name: "Generate Avatar" }).first().click();
     await page.getByText("Generating your styled image in 9:16 format...")
       .waitFor();
+    release();
     await toast(page, "Generation Complete!").waitFor({ timeout: 90_000 });
 
     // Result panel: the image, its download, the 360° View button, compare.

@@ -174,6 +174,23 @@ export async function generateViaApi(base: string, token: string, photoId: strin
   return (await res.json() as { generationId: string }).generationId;
 }
 
+/**
+ * Holds the client's status stream for generations (/api/generation/:id/events) until the returned
+ * `release` is called: the studio stays in its "generating" state for as long as a test looks at it.
+ * The local model can finish a render before a loaded machine's test has read the progress, and the
+ * client learns of the result only through this stream (polling is its fallback when the stream fails,
+ * and a held request has not failed). Requests after `release` pass straight through.
+ */
+export async function holdGenerationStatus(page: Page): Promise<() => void> {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  await page.route(/\/api\/generation\/[^/]+\/events$/, async (route) => {
+    await released;
+    await route.continue().catch(() => {}); // the page may have closed meanwhile
+  });
+  return release;
+}
+
 export const toast = (page: Page, title: string) =>
   page.locator("[data-variant]").filter({ hasText: title }).first();
 /** Text inside the toast viewport (Radix also copies it into a live region). */

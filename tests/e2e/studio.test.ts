@@ -11,7 +11,15 @@ import { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { expectNoSeriousAxeViolations } from "./axe.ts";
 import { DESKTOP, type GuardedPage, PHONE, SCREENSHOT_DIR, waitForImageLoaded, withPage } from "./browser.ts";
-import { createSuite, opts, PASSWORD, registerViaApi, signInWithTokens, toast } from "./harness.ts";
+import {
+  createSuite,
+  holdGenerationStatus,
+  opts,
+  PASSWORD,
+  registerViaApi,
+  signInWithTokens,
+  toast,
+} from "./harness.ts";
 
 const { setup, teardown, pageTest, bothSizesTest } = createSuite({});
 
@@ -100,6 +108,7 @@ pageTest(
     await shot(page, "studio-lips-open-phone");
 
     // Generate from the bar: the result takes the screen, with progress and an estimate in view.
+    const release = await holdGenerationStatus(page);
     await page.getByTestId("generate-bar-button").click();
     const progress = page.getByTestId("generation-progress");
     await progress.waitFor();
@@ -112,6 +121,7 @@ pageTest(
     await page.getByText("Generating your styled image in 9:16 format...").waitFor();
     await expectNoSeriousAxeViolations(page, "generating (phone)");
     await shot(page, "studio-generating-phone");
+    release();
 
     // Done: the toast covers neither Download nor Edit look.
     const done = toast(page, "Generation Complete!");
@@ -210,9 +220,11 @@ pageTest(
       }).observe(document.body, { childList: true, subtree: true, attributes: true });
     });
     // Generation Complete! sits clear of Download and the Generate button.
+    const release = await holdGenerationStatus(page);
     await page.getByTestId("generate-card-button").click();
     await page.getByTestId("generation-progress").waitFor();
     await shot(page, "studio-generating-desktop");
+    release();
     const done = toast(page, "Generation Complete!");
     await done.waitFor({ timeout: 90_000 });
     await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
