@@ -46,30 +46,40 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     const view360 = page.getByRole("checkbox", { name: "360° View" }).first();
     assert.equal(await view360.isDisabled(), false);
     await view360.check();
+    // The grid's states are recorded in the page at every change, so the order is read whatever the
+    // test's own pace (a screenshot on a loaded machine can outlast an angle's 2.5 s).
+    await page.evaluate(() => {
+      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
+      w.seen360 = [];
+      w.backLabelShown = false;
+      new MutationObserver(() => {
+        const tiles = [...document.querySelectorAll<HTMLElement>("li[data-angle]")];
+        const now = tiles.map((e) => e.dataset.state ?? "").join(",");
+        if (now && now !== w.seen360.at(-1)) w.seen360.push(now);
+        const back = tiles.find((e) => e.dataset.angle === "back" && e.dataset.state === "pending");
+        if (back?.textContent?.includes("Generating the BACK view…")) w.backLabelShown = true;
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     await page.getByRole("button", { name: "Generate Avatar" }).first().click();
 
     // The grid opens with the front while the other angles are still being made.
     const dialog = page.getByRole("dialog", { name: "360° View - Final Look" });
     await dialog.waitFor({ timeout: 60_000 });
     await page.locator('li[data-angle="front"][data-state="ready"]').waitFor();
-    const first = await states(page);
-    assert.equal(first[0], "ready");
-    assert.ok(first.slice(1).includes("pending"), `some angles still pending: ${first}`);
-    await page.getByText("Generating the BACK view…").waitFor();
     await screenshots(page, "hosted-360-filling");
-    // Then right, left and back arrive in that order.
-    const seen = [first.join(",")];
-    for (let i = 0; i < 600 && seen.at(-1) !== "ready,ready,ready,ready"; i++) {
-      const now = (await states(page)).join(",");
-      if (now !== seen.at(-1)) seen.push(now);
-      await page.waitForTimeout(100);
-    }
-    assert.deepEqual(seen.slice(seen.indexOf("ready,ready,pending,pending")), [
+    // Then right, left and back arrive in that order, each labelled while it is made.
+    await toast(page, "Generation Complete!").waitFor({ timeout: 60_000 });
+    const recorded = await page.evaluate(() => {
+      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
+      return { seen360: w.seen360, backLabelShown: w.backLabelShown };
+    });
+    assert.deepEqual(recorded.seen360, [
+      "ready,pending,pending,pending",
       "ready,ready,pending,pending",
       "ready,ready,ready,pending",
       "ready,ready,ready,ready",
-    ], `fill order: ${seen.join(" | ")}`);
-    await toast(page, "Generation Complete!").waitFor({ timeout: 60_000 });
+    ], `fill order: ${recorded.seen360.join(" | ")}`);
+    assert.ok(recorded.backLabelShown, "the back tile said it was being generated");
     const srcs = await dialog.locator("img").evaluateAll((els) =>
       els.map((e) => (e as HTMLImageElement).src)
     );
