@@ -71,6 +71,21 @@ function assertComparable(what: string, ms: number, reference: number, slackMs: 
   assert.ok(ms < boundMs, `${figures}, bound ${boundMs} ms`);
 }
 
+/**
+ * Runs a timing comparison up to `tries` times and fails only when every try fails: a load spike
+ * on a shared machine can cover all rounds of one try (a best of 9 at 4.2 ms against a bound of
+ * 3.9 ms, once in a CI run), while a backtracking pattern fails every try by a wide margin.
+ */
+async function timedTries(tries: number, attempt: () => Promise<void>): Promise<void> {
+  for (let i = 1;; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i >= tries || !(err instanceof assert.AssertionError)) throw err;
+    }
+  }
+}
+
 /** Inputs a backtracking email pattern could stall on, `length` characters long. */
 const HOSTILE_EMAILS: Record<string, (length: number) => string> = {
   "'a@' + dots + '@'": (length) => `a@${".".repeat(length - 3)}@`,
@@ -91,13 +106,15 @@ Deno.test("security: the email rule is linear: 60,000 hostile characters take at
   };
   for (const [name, hostile] of Object.entries(HOSTILE_EMAILS)) {
     assert.equal(hostile(60_000).length, 60_000);
-    const best = await bestTimes(3, {
-      half: judge(hostile(30_000)),
-      hostile: judge(hostile(60_000)),
-      plain: judge(plainEmail(60_000)),
+    await timedTries(3, async () => {
+      const best = await bestTimes(3, {
+        half: judge(hostile(30_000)),
+        hostile: judge(hostile(60_000)),
+        plain: judge(plainEmail(60_000)),
+      });
+      assertComparable(`${name}, 60,000 against plain`, best.hostile, best.plain, 0.5, 100);
+      assertComparable(`${name}, 60,000 against 30,000`, best.hostile, best.half, 0.5, 100);
     });
-    assertComparable(`${name}, 60,000 against plain`, best.hostile, best.plain, 0.5, 100);
-    assertComparable(`${name}, 60,000 against 30,000`, best.hostile, best.half, 0.5, 100);
   }
 });
 
@@ -140,14 +157,16 @@ apiTest(
       assert.ok(health.status < 600);
       return ms;
     };
-    const big = await bestTimes(9, {
-      attack: () => three(attack),
-      plain: () => three(plain),
-      healthBesideAttack: healthBeside(attack),
-      healthBesidePlain: healthBeside(plain),
+    await timedTries(3, async () => {
+      const big = await bestTimes(9, {
+        attack: () => three(attack),
+        plain: () => three(plain),
+        healthBesideAttack: healthBeside(attack),
+        healthBesidePlain: healthBeside(plain),
+      });
+      assertComparable("three 60,000-dot logins", big.attack, big.plain, 2, 300);
+      assertComparable("health beside them", big.healthBesideAttack, big.healthBesidePlain, 5, 1000);
     });
-    assertComparable("three 60,000-dot logins", big.attack, big.plain, 2, 300);
-    assertComparable("health beside them", big.healthBesideAttack, big.healthBesidePlain, 5, 1000);
 
     // Under the auth body limit the email reaches the rule: as long a hostile email as fits,
     // against an ordinary one of the same length.
@@ -157,12 +176,14 @@ apiTest(
       assert.equal(res.status, 422);
       assert.equal(res.body.detail, "Email is invalid");
     };
-    const small = await bestTimes(9, {
-      hostile: judged(HOSTILE_EMAILS["'a@' + dots + '@'"](length)),
-      plain: judged(plainEmail(length)),
+    await timedTries(3, async () => {
+      const small = await bestTimes(9, {
+        hostile: judged(HOSTILE_EMAILS["'a@' + dots + '@'"](length)),
+        plain: judged(plainEmail(length)),
+      });
+      // The quadratic pattern took 15 ms on 4,000 dots; a login is refused in well under 1 ms.
+      assertComparable(`a ${length}-character dotted login`, small.hostile, small.plain, 2, 100);
     });
-    // The quadratic pattern took 15 ms on 4,000 dots; a login is refused in well under 1 ms.
-    assertComparable(`a ${length}-character dotted login`, small.hostile, small.plain, 2, 100);
   },
 );
 
