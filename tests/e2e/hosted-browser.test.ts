@@ -23,8 +23,9 @@ const states = (page: import("playwright-core").Page) =>
 
 Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, async () => {
   const { server, browser, portrait } = await setup();
-  // Each answer takes a while, as a real model's does: the grid's filling can be watched.
-  fake.setDelay(2500);
+  // Each answer takes a while, as a real model's does: the grid has a state between angles (the
+  // page records each one, so a second is plenty).
+  fake.setDelay(1000);
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
     const refused: string[] = [];
@@ -47,7 +48,7 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     assert.equal(await view360.isDisabled(), false);
     await view360.check();
     // The grid's states are recorded in the page at every change, so the order is read whatever the
-    // test's own pace (a screenshot on a loaded machine can outlast an angle's 2.5 s).
+    // test's own pace (a screenshot on a loaded machine outlasted an angle's 2.5 s in CI).
     await page.evaluate(() => {
       const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
       w.seen360 = [];
