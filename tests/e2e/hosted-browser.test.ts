@@ -67,9 +67,11 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     const dialog = page.getByRole("dialog", { name: "360° View - Final Look" });
     await dialog.waitFor({ timeout: 60_000 });
     await page.locator('li[data-angle="front"][data-state="ready"]').waitFor();
+    // Watched from now: the toast shows for 5 s, and the screenshots below can take seconds on a loaded machine.
+    const completed = toast(page, "Generation Complete!").waitFor({ timeout: 60_000 });
     await screenshots(page, "hosted-360-filling");
     // Then right, left and back arrive in that order, each labelled while it is made.
-    await toast(page, "Generation Complete!").waitFor({ timeout: 60_000 });
+    await completed;
     const recorded = await page.evaluate(() => {
       const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
       return { seen360: w.seen360, backLabelShown: w.backLabelShown };
