@@ -218,6 +218,38 @@ export function reachStrands(
 /** Longest run of hair down a column of the face oval that may be a lash line or a brow, in face widths (see dropLashLines). */
 export const LASH_RUN = 0.08;
 
+/**
+ * About each eye, outside the face oval too: the lashes of a closed or downcast eye can hang an eye's width past
+ * the mesh's outer corner, beside the hair at the face's edge (sample2@1370's right eye: 64 px, 1.0 eye widths;
+ * its lashes curl down there in a run of 0.096 face widths). The zone reaches EYE_ZONE_OUT eye widths past each
+ * corner and EYE_ZONE_HALF eye widths above and below the eye's centre; in it a run of up to EYE_LASH_RUN face
+ * widths may be a lash line (see eyeZones, dropLashLines).
+ */
+export const EYE_ZONE_OUT = 1, EYE_ZONE_HALF = 0.5, EYE_LASH_RUN = 0.12;
+
+/** The grid nodes (`w` x `h`, from x0, y0 every `step` px) in either eye's zone (see EYE_ZONE_OUT). */
+export function eyeZones(
+  g: FaceGeometry,
+  w: number,
+  h: number,
+  x0: number,
+  y0: number,
+  step: number,
+): Uint8Array {
+  const zone = new Uint8Array(w * h);
+  for (const idx of [EYE_R, EYE_L]) {
+    const pts = pick(g, idx), xs = pts.map((p) => p[0]);
+    const left = Math.min(...xs), right = Math.max(...xs), ew = right - left;
+    const cy = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+    const i0 = Math.max(0, Math.floor((left - EYE_ZONE_OUT * ew - x0) / step)),
+      i1 = Math.min(w - 1, Math.ceil((right + EYE_ZONE_OUT * ew - x0) / step));
+    const j0 = Math.max(0, Math.floor((cy - EYE_ZONE_HALF * ew - y0) / step)),
+      j1 = Math.min(h - 1, Math.ceil((cy + EYE_ZONE_HALF * ew - y0) / step));
+    for (let j = j0; j <= j1; j++) zone.fill(1, j * w + i0, j * w + i1 + 1);
+  }
+  return zone;
+}
+
 /** Side of the smallest piece of such runs that is dropped, in face widths (see dropLashLines). */
 export const LASH_PIECE = 0.045;
 
@@ -229,6 +261,8 @@ export const LASH_PIECE = 0.045;
  * and brows (featureMask) keep these out where it finds them; on sample2@1370's
  * closed eye it put the brow's tail 0.1 face widths short and the lashes under
  * the lid's line, reached from the hair at the face's edge (dyed copper).
+ * `inOval` marks where runs are judged (the face oval, or the eyes' zones: see
+ * eyeZones); a run that enters from outside it with hair there is not dropped.
  */
 export function dropLashLines(
   mask: Mask,

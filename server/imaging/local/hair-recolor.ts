@@ -57,6 +57,8 @@ import { clothModel, ColourModel } from "./hair-colour-model.ts";
 import {
   dropFaceMarks,
   dropLashLines,
+  EYE_LASH_RUN,
+  eyeZones,
   featherBox,
   featureMask,
   hasBeard,
@@ -692,12 +694,20 @@ function planHair(
   const hairline = soft
     ? hairlineZone(faceZone, offHair(person, mask, grown, x0, y0, step), soft, HAIRLINE_REACH * fw / step)
     : undefined;
-  // Lashes and brows the mesh missed, reached by a strand or the oval's fringe.
+  // Lashes and brows the mesh missed, reached by a strand or the oval's fringe; then lashes past the mesh's eye
+  // corners, outside the oval, reached from the hair at the face's edge (see eyeZones).
   dropLashLines(
     mask,
     skinLike,
     inOvalAt,
     Math.max(2, Math.round(LASH_RUN * fw / step)),
+    (LASH_PIECE * fw / step) ** 2,
+  );
+  dropLashLines(
+    mask,
+    skinLike,
+    eyeZones(g, mw, mh, x0, y0, step),
+    Math.max(2, Math.round(EYE_LASH_RUN * fw / step)),
     (LASH_PIECE * fw / step) ** 2,
   );
   // Dark marks on the face that the hair reached only through the cheek's doubtful nodes (see dropFaceMarks).
