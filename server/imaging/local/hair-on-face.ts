@@ -218,6 +218,9 @@ export function reachStrands(
 /** Longest run of hair down a column of the face oval that may be a lash line or a brow, in face widths (see dropLashLines). */
 export const LASH_RUN = 0.08;
 
+/** Side of the smallest piece of such runs that is dropped, in face widths (see dropLashLines). */
+export const LASH_PIECE = 0.045;
+
 /**
  * About each eye, outside the face oval too: the lashes of a closed or downcast eye can hang an eye's width past
  * the mesh's outer corner, beside the hair at the face's edge (sample2@1370's right eye: 64 px, 1.0 eye widths;
@@ -250,9 +253,6 @@ export function eyeZones(
   return zone;
 }
 
-/** Side of the smallest piece of such runs that is dropped, in face widths (see dropLashLines). */
-export const LASH_PIECE = 0.045;
-
 /**
  * In the face oval, a short run of hair-coloured nodes (0.3 and up) down a
  * column, with no hair (under 0.2) or skin right above and right below it, is
@@ -262,7 +262,8 @@ export const LASH_PIECE = 0.045;
  * closed eye it put the brow's tail 0.1 face widths short and the lashes under
  * the lid's line, reached from the hair at the face's edge (dyed copper).
  * `inOval` marks where runs are judged (the face oval, or the eyes' zones: see
- * eyeZones); a run that enters from outside it with hair there is not dropped.
+ * eyeZones). The nodes checked above and below a run may lie outside it: a
+ * strand that goes on past its edge is kept.
  */
 export function dropLashLines(
   mask: Mask,
