@@ -75,12 +75,25 @@ export async function openPage(
     if (!allowed.some((re) => re.test(text))) errors.push(text);
   });
   page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  // A live preview the server could not render in time (503 on a machine loaded by the other test files) is
+  // the studio's designed "No preview right now. Generate still works.", not a fault of the page. The console
+  // does not say which request failed, so as many 503 messages as the preview answered 503 are expected.
+  let preview503 = 0;
+  page.on("response", (r) => {
+    if (r.status() === 503 && new URL(r.url()).pathname === "/api/preview") preview503++;
+  });
+  const expectPreview503 = () => {
+    for (let i = errors.length - 1; i >= 0 && preview503 > 0; i--) {
+      if (/status of 503/.test(errors[i])) errors.splice(i, 1), preview503--;
+    }
+  };
   return {
     page,
     context,
     errors,
     allow: (re) => allowed.push(re),
     assertNoErrors() {
+      expectPreview503();
       if (errors.length) {
         throw new Error(`Unexpected console errors:\n${errors.join("\n")}`);
       }
