@@ -63,6 +63,11 @@ function rect(img: Decoded, x0: number, x1: number, y0: number, y1: number): num
   return out;
 }
 
+/** The share of `px` whose colour `out` changed from `plain` by more than 6 ΔE. */
+function movedShare(plain: Decoded, out: Decoded, px: number[]): number {
+  return px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
+}
+
 /** A copy of a synthetic head's photo dyed `hex`; the dye must be applied (`name`, or the shade, in the assertion's message). */
 function dyedHead(head: Awaited<ReturnType<typeof syntheticHead>>, hex: string, name?: string): Decoded {
   const out = { ...head.img, data: head.img.data.slice() };
@@ -855,8 +860,7 @@ function blondeFigures(plain: Decoded, out: Decoded, g: ReturnType<typeof faceGe
     const l = labOf(plain, p);
     return deltaE(l, skin) < 20 && hueDist(hue(l), skinHue) < (10 * Math.PI) / 180;
   };
-  const changed = (px: number[]) =>
-    px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / Math.max(1, px.length);
+  const changed = (px: number[]) => px.length ? movedShare(plain, out, px) : 0;
   const browY = Math.min(g.pts[105][1], g.pts[334][1]), top = g.pts[10], chin = g.pts[152];
   const face = polygonPixels(plain, FACE_OVAL.map((k) => g.pts[k]), 2).filter((p) => p / W > browY)
     .filter(skinLike);
@@ -1416,8 +1420,7 @@ Deno.test("lengths in the clothes' colours fade out toward the chin, not along a
 
 /** Of the pixels inside `poly` (render pixels), the share whose colour `out` changed by more than 6 ΔE. */
 function changedShare(plain: Decoded, out: Decoded, poly: [number, number][]): number {
-  const px = polygonPixels(plain, poly);
-  return px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
+  return movedShare(plain, out, polygonPixels(plain, poly));
 }
 
 Deno.test("the bench portrait's lengths: her shoulder and her top's neckline are not dyed, her curl is", async () => {
@@ -1469,8 +1472,7 @@ Deno.test("a closed eye's lashes and brow keep their colour when the mesh misses
   const outer = g.pts[33], inner = g.pts[133];
   const box = rect(plain, outer[0] - 0.14 * g.fw, inner[0], outer[1] - 0.2 * g.fw, outer[1] + 0.1 * g.fw);
   const dark = box.filter((p) => labOf(plain, p)[0] < 40);
-  const moved = dark.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6);
-  const share = moved.length / dark.length;
+  const share = movedShare(plain, out, dark);
   console.log(`sample2@1370: ${(100 * share).toFixed(1)} % of ${dark.length} dark px by her closed eye dyed`);
   assert.ok(dark.length >= 0.25 * box.length, `the box holds her lashes and brow (${dark.length} dark px)`);
   assert.ok(share <= 0.2, `${(100 * share).toFixed(1)} % of her lashes and brow dyed`);
@@ -1483,7 +1485,7 @@ Deno.test("a closed eye's lashes and brow keep their colour when the mesh misses
     outer[1] + 0.4 * g.fw,
   )
     .filter((p) => labOf(plain, p)[0] < 40);
-  const sideMoved = side.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / side.length;
+  const sideMoved = movedShare(plain, out, side);
   assert.ok(sideMoved >= 0.8, `${(100 * sideMoved).toFixed(1)} % of the hair beside her face dyed`);
 });
 
@@ -1496,8 +1498,7 @@ Deno.test("dye does not run from a strand beside the eye into its outer corner (
     const { plain, g, res, out } = await recoloured(FRONTAL_FACES[9], id);
     assert.deepEqual(res.notes, [], id);
     const outer = g.pts[33], fw = g.fw;
-    const moved = (px: number[]) =>
-      px.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 6).length / px.length;
+    const moved = (px: number[]) => movedShare(plain, out, px);
     const corner = rect(
       plain,
       outer[0] - 0.02 * fw,
