@@ -50,15 +50,18 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     // The grid's states are recorded in the page at every change, so the order is read whatever the
     // test's own pace (a screenshot on a loaded machine outlasted an angle's 2.5 s in CI).
     await page.evaluate(() => {
-      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
+      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean; captions: string[] };
       w.seen360 = [];
       w.backLabelShown = false;
+      w.captions = [];
       new MutationObserver(() => {
         const tiles = [...document.querySelectorAll<HTMLElement>("li[data-angle]")];
         const now = tiles.map((e) => e.dataset.state ?? "").join(",");
         if (now && now !== w.seen360.at(-1)) w.seen360.push(now);
         const back = tiles.find((e) => e.dataset.angle === "back" && e.dataset.state === "pending");
         if (back?.textContent?.includes("Generating the BACK view…")) w.backLabelShown = true;
+        const caption = document.getElementById("view360-caption")?.textContent ?? "";
+        if (caption && caption !== w.captions.at(-1)) w.captions.push(caption);
       }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
     });
     await page.getByRole("button", { name: "Generate Avatar" }).first().click();
@@ -73,8 +76,8 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
     // Then right, left and back arrive in that order, each labelled while it is made.
     await completed;
     const recorded = await page.evaluate(() => {
-      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean };
-      return { seen360: w.seen360, backLabelShown: w.backLabelShown };
+      const w = globalThis as unknown as { seen360: string[]; backLabelShown: boolean; captions: string[] };
+      return { seen360: w.seen360, backLabelShown: w.backLabelShown, captions: w.captions };
     });
     assert.deepEqual(recorded.seen360, [
       "ready,pending,pending,pending",
@@ -83,6 +86,13 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
       "ready,ready,ready,ready",
     ], `fill order: ${recorded.seen360.join(" | ")}`);
     assert.ok(recorded.backLabelShown, "the back tile said it was being generated");
+    // The caption counts the angles still being made; "All angles generated" only once they are.
+    assert.deepEqual(recorded.captions, [
+      "Generating 3 more angles in 9:16 aspect ratio…",
+      "Generating 2 more angles in 9:16 aspect ratio…",
+      "Generating 1 more angle in 9:16 aspect ratio…",
+      "All angles generated in 9:16 aspect ratio.",
+    ]);
     const srcs = await dialog.locator("img").evaluateAll((els) =>
       els.map((e) => (e as HTMLImageElement).src)
     );

@@ -30,6 +30,15 @@ export interface View360OverlayProps {
   notes?: string[];
 }
 
+/**
+ * The grid's caption. The finished set's caption is the product's own; while angles are still
+ * being made it says how many, not "All angles generated" over tiles still being generated.
+ */
+export function captionOf(pending: number): string {
+  if (pending === 0) return "All angles generated in 9:16 aspect ratio.";
+  return `Generating ${pending} more ${pending === 1 ? "angle" : "angles"} in 9:16 aspect ratio…`;
+}
+
 /** The note the server adds when some angles of a 360 set could not be generated. */
 const PARTIAL_SET = "The 360° set is partial";
 
@@ -182,8 +191,8 @@ export function View360Overlay(
               </li>
             ))}
           </ul>
-          <p id="view360-caption" className="mt-4 text-center text-sm text-white/75">
-            All angles generated in 9:16 aspect ratio.
+          <p id="view360-caption" aria-live="polite" className="mt-4 text-center text-sm text-white/75">
+            {captionOf(urls.filter((_, i) => isPending(i)).length)}
           </p>
           {/* Sticky on phones, where the grid is taller than the screen; toasts are lifted above it. */}
           <div className="sticky bottom-0 -mx-4 mt-4 grid h-18 w-[calc(100%+2rem)] grid-cols-2 gap-2 bg-gradient-to-t from-ink-900/95 via-ink-900/85 to-transparent px-4 pb-4 pt-3 sm:static sm:mx-0 sm:flex sm:h-auto sm:w-auto sm:justify-center sm:gap-3 sm:bg-none sm:p-0 sm:pb-4">
