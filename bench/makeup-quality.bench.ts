@@ -70,7 +70,9 @@ for (const face of FACES) {
   blushLayer(blush, f.g, "#B2476B", 1);
   const b = M.blushOutsideFace(f.plain, blush, f.g);
   // (A turned face's far cheek barely takes blush: its fade says nothing.)
-  const fade = Math.min(...M.blushFade(f.plain, blush, f.g).filter((c) => c.peak >= 10).map((c) => c.fade));
+  const cheeks = M.blushFade(f.plain, blush, f.g);
+  const fade = Math.min(...cheeks.filter((c) => c.peak >= 10).map((c) => c.fade));
+  const peak = Math.max(...cheeks.map((c) => c.peak));
   const st = M.blushOnStrands(f, (img, g) => blushLayer(img, g, "#B2476B", 1));
   const liner = M.copyOf(f.plain);
   linerLayer(liner, f.g, 1, true);
@@ -89,9 +91,9 @@ for (const face of FACES) {
   console.log(
     `${name}: highlighter spill ${(100 * h.spill).toFixed(1)}% max L* lift ${h.lift.toFixed(1)} texture ${
       f2(h.texture)
-    } | blush outside face ${b.outside} px, elongation ${f2(b.elongation)}, fades over ${
-      fade.toFixed(3)
-    } fw, on strands ${st.onHair}/${st.hair} px, flushed between ${
+    } | blush peak ΔE ${peak.toFixed(1)} at 100, outside face ${b.outside} px, elongation ${
+      f2(b.elongation)
+    }, fades over ${fade.toFixed(3)} fw, on strands ${st.onHair}/${st.hair} px, flushed between ${
       f2(st.flushed / Math.max(1, st.skin))
     } | skin texture airbrushed ${f2(textures[0])} evening ${
       f2(textures[1])

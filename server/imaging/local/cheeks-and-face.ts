@@ -89,6 +89,14 @@ const HAIR_DARKNESS = 0.2;
 const BLUSH_CHROMA = 0.9;
 const BLUSH_DEPTHS = [0.91, 0.88, 0.85, 0.82, 0.8];
 const BLUSH_MIN_DELTA_E = 12;
+/**
+ * The full-strength flush of the skin's mean colour stands at most this far (ΔE) from it. On olive and golden
+ * skin the move toward a berry's chromaticity alone put it ΔE 28-31 away (sample5@727, sample6@1081: at 100 a
+ * painted pink patch, peak ΔE 21-22 as painted) against 22 on pink-toned skin (sample3@1372, peak 11-12).
+ * Gains over it are eased toward 1 (each raised to the same power below 1) until it stands this far, so a
+ * shade is about as strong on every skin at the same intensity (painted peaks 11-17).
+ */
+const BLUSH_MAX_DELTA_E = 22;
 const BLUSH_ALPHA = 0.9;
 
 /**
@@ -150,10 +158,22 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   const ry = 0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2];
   const skinLab = linearToLab(skin[0], skin[1], skin[2]);
   let gains: [number, number, number] = [1, 1, 1];
+  const away = (gs: readonly number[]) =>
+    deltaE(linearToLab(skin[0] * gs[0], skin[1] * gs[1], skin[2] * gs[2]), skinLab);
   for (const depth of BLUSH_DEPTHS) {
     gains = ratio.map((r) => Math.min(1, r * depth / ry)) as [number, number, number];
-    const flushed = linearToLab(skin[0] * gains[0], skin[1] * gains[1], skin[2] * gains[2]);
-    if (deltaE(flushed, skinLab) >= BLUSH_MIN_DELTA_E) break;
+    if (away(gains) >= BLUSH_MIN_DELTA_E) break;
+  }
+  if (away(gains) > BLUSH_MAX_DELTA_E) {
+    // ΔE grows with the power: bisect for the one that lands on the bound.
+    const full = gains;
+    let lo = 0, hi = 1;
+    for (let k = 0; k < 12; k++) {
+      const e = (lo + hi) / 2;
+      if (away(full.map((v) => v ** e)) > BLUSH_MAX_DELTA_E) hi = e;
+      else lo = e;
+    }
+    gains = full.map((v) => v ** lo) as [number, number, number];
   }
   const flush = flushEffect(gains, skin, ys);
   const paint = (m: Mask, alpha: number) => blendLayer(img, m, alpha, flush, SOFT_STEP);
