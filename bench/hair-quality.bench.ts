@@ -8,7 +8,7 @@
  * node_modules): lighter lengths dyed beside the neck and the neck's and chest's skin touched, the band
  * under the hairline against the blend of dyed hair and forehead (also on a synthetic ombre head), dark
  * strands across the face dyed and the face's skin touched, pale strands left
- * grey or green, hue error and strand contrast on every frontal
+ * grey or green, hue error, strand contrast and dye steps where the photo is smooth on every frontal
  * face; refusals and skin touched on one face per photo, and the hair stage's time at
  * 1080x1920 (target <= 60 ms median on an idle machine), measuring the hair and painting it from the measure a
  * photo's cache keeps (HairCache: a restyle, or a look on a photo prepared at upload), side by side.
@@ -20,6 +20,7 @@ import { FaceEngine } from "../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../server/imaging/local/face-geometry.ts";
 import { newHairCache, recolorHair } from "../server/imaging/local/hair-recolor.ts";
 import { personMask } from "../server/imaging/local/person-mask.ts";
+import { dyeSteps } from "../tests/imaging/dye-steps.ts";
 import { render } from "../server/imaging/local/render.ts";
 import {
   cropFace,
@@ -179,7 +180,7 @@ const dyedBelowL = (plain: Decoded, out: Decoded, fromY: number): string => {
 // L* spread after / before).
 {
   const target = hexToLab("#7E2E1F"), lines: string[] = [];
-  let greySum = 0, n = 0;
+  let greySum = 0, stepSum = 0, n = 0;
   for (const [i, face] of FRONTAL_FACES.entries()) {
     const photo = await cropFace(face);
     const plain = await decode((await render(engine, job(photo, {}, undefined, "hair"))).image);
@@ -214,18 +215,23 @@ const dyedBelowL = (plain: Decoded, out: Decoded, fromY: number): string => {
     const grey = greyShare(out, hair, target);
     greySum += grey;
     n++;
+    const steps = dyeSteps(plain, out).perThousand;
+    stepSum += steps;
     lines.push(
       `${name} grey/green ${(100 * greyShare(plain, hair, target)).toFixed(0)} -> ${
         (100 * grey).toFixed(1)
       } %, hue ${hueError(meanLab(out, hair), target).toFixed(1)} deg off, strand contrast ${
         (strandSpread(out, ...box) / strandSpread(plain, ...box)).toFixed(2)
-      }`,
+      }, dye steps where the photo is smooth ${steps.toFixed(2)} per 1000 dyed px`,
     );
   }
   console.log(
     `frontal faces (3:4 crop, 1080x1920, Auburn), hair boxes: mean grey/green ${
       (100 * greySum / Math.max(1, n)).toFixed(1)
-    } %\n    ${lines.join("\n    ")}`,
+    } %; dye steps where the photo is smooth, mean ${
+      (stepSum / Math.max(1, n)).toFixed(2)
+    } per 1000 dyed px ` +
+      `(tests/imaging/dye-steps.ts)\n    ${lines.join("\n    ")}`,
   );
 }
 

@@ -70,7 +70,15 @@ import {
   reachStrands,
 } from "./hair-on-face.ts";
 import { depositDarkening, lengthsLightness } from "./hair-deposit.ts";
-import { applyLabShift, type EdgeRefine, hairlineTable, liftedTable } from "./lab-shift.ts";
+import {
+  dyeStrengths,
+  type EdgeRefine,
+  hairlineTable,
+  liftedTable,
+  type MaskGrid,
+  paintStrengths,
+  type Strengths,
+} from "./lab-shift.ts";
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
   blurPlane,
@@ -85,6 +93,7 @@ import {
 import { FACE_OVAL } from "./landmarks.ts";
 import { centreOf, eyeContours } from "./eye-contour.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
+import { atCanvasScale } from "./output-scale.ts";
 
 export interface HairResult {
   applied: boolean;
@@ -92,6 +101,16 @@ export interface HairResult {
   reason?: string;
   confidence: number;
 }
+
+/**
+ * Where the dye stops, its strength is smoothed by a guided filter on the photo's luma (see applyLabShift's
+ * `smooth`): over about EDGE_SMOOTH_RADIUS pixels (at the output's size) where the photo is smooth, kept where
+ * it has an edge (local luma variance well over EDGE_SMOOTH_EPS, luma in 0..1). The mask's 4-pixel grid and the
+ * per-pixel edge decision left stepped and ragged dye edges in soft photos: a staircase where lengths' growth
+ * stopped in a shadow (sample5@1045), blocky grey patches in dyed lengths (sample2@805). A strand against a
+ * bright backdrop or skin keeps its edge.
+ */
+const EDGE_SMOOTH_RADIUS = 3, EDGE_SMOOTH_EPS = 0.01;
 
 /** Lab lightness a recolour may add to the hair's mean: brown to honey blonde passes, near-black to any blonde does not. */
 const MAX_LIGHTENING = 45;
@@ -186,18 +205,12 @@ interface HairAnalysis {
 }
 
 /**
- * The hair's masks for one kind of shade (see planKey), and what painting them needs: everything but the
- * shade's own colour table.
+ * The hair's masks for one kind of shade (see planKey), on their grid (see MaskGrid), and what painting them
+ * needs: everything but the shade's own colour table.
  */
-interface HairPlan {
+interface HairPlan extends MaskGrid {
   confidence: number;
   lightHair: boolean;
-  mask: Mask;
-  step: number;
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
   /** The hair's mean colour, which the shade replaces. */
   mean: Lab;
   /** Light hair found by place dyed on both sides of the head (see placeCoverage); always true otherwise. */
@@ -220,6 +233,8 @@ interface HairPlan {
   like: (r: number, g: number, b: number, k: number) => number;
   skinL: number;
   chinY: number;
+  /** The dye's strength per pixel, once painted or prepared (see strengthsOf). */
+  strengths?: Strengths;
   /** Bytes it holds (see hairCacheBytes). */
   bytes: number;
 }
@@ -264,7 +279,8 @@ export function prepareHair(img: Canvas, g: FaceGeometry, person: PersonMask, ca
   // As light as a shade goes: it darkens no hair, so its plan serves every shade that darkens no light hair.
   const lightest: Lab = [100, 0, 0];
   if ("found" in analysis && chooseHair(analysis, lightest).hair.length > 0) {
-    cachedPlan(img, g, person, lightest, cache);
+    const plan = cachedPlan(img, g, person, lightest, cache);
+    if ("mask" in plan) strengthsOf(img, plan);
   }
 }
 
@@ -751,8 +767,13 @@ function planHair(
 }
 
 /** Paints `plan`'s hair toward `target`. */
-function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
-  const { mask, step, x0, y0, x1, y1, mean, ovalAt, filled, grown, enclosed } = plan;
+/**
+ * The plan's dye strength per pixel on this canvas (see dyeStrengths), made once and kept with the plan: it
+ * depends on the photo and the masks, not on the shade, so a restyle in another shade only paints.
+ */
+function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
+  if (plan.strengths) return plan.strengths;
+  const { mask, step, y0, mean, ovalAt, filled, grown, enclosed } = plan;
   const { soft, colour, body, skinL, chinY } = plan;
   const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Where a grid cell straddles the hair's edge (the face, the scalp, the
@@ -797,6 +818,16 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
       );
     }
   };
+  // Light hair dyed darker at full strength (no roots held back: see planHair).
+  const opacity = plan.lightHair ? 1 : OPACITY;
+  const smooth = { radius: atCanvasScale(EDGE_SMOOTH_RADIUS, img.width), eps: EDGE_SMOOTH_EPS };
+  plan.strengths = dyeStrengths(img, plan, opacity, refine, smooth);
+  plan.bytes += plan.strengths.data.byteLength;
+  return plan.strengths;
+}
+
+function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
+  const strengths = strengthsOf(img, plan), { mean, skinL } = plan;
   // A second table per node: light hair dyed darker is lifted (see liftDarks); the soft hairline's pixels,
   // blends of hair and skin, are dyed as blends (see hairlineTable). The two never meet: the soft
   // hairline is traced on dark hair only.
@@ -807,9 +838,7 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
     : undefined;
   // Lighter lengths take a darker shade most of the way (see hair-deposit.ts).
   const deposit = plan.baseL ? depositDarkening(plan.baseL, mean, target) : undefined;
-  // Light hair dyed darker at full strength (no roots held back: see planHair).
-  const opacity = plan.lightHair ? 1 : OPACITY;
-  applyLabShift(img, mask, step, x0, y0, x1, y1, mean, target, opacity, refine, second, deposit);
+  paintStrengths(img, strengths, plan, mean, target, second, deposit);
 }
 
 /**

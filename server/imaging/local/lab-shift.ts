@@ -9,7 +9,7 @@ import {
   luminanceOfL,
   SRGB_TO_LINEAR,
 } from "./color.ts";
-import type { Mask } from "./masks.ts";
+import { boxMean, type Mask } from "./masks.ts";
 
 const LUT_N = 17;
 
@@ -235,47 +235,40 @@ export interface SecondTable {
   lut: Float32Array;
 }
 
+/** A mask's grid over the canvas: nodes every `step` pixels from (x0, y0), up to (x1, y1). */
+export interface MaskGrid {
+  mask: Mask;
+  step: number;
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
 /**
- * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
- * edges by `edge` when given, with `second` blended in per pixel when given
- * (liftedTable, hairlineTable), and, with `darken` (per grid node, bilinear
- * like the mask), that many sRGB levels taken off each recoloured pixel (the
- * dye's deposit on lighter lengths: see hair-deposit.ts).
+ * The recolour's strength per pixel, row by row: the mask interpolated between grid nodes (pixels past the
+ * last grid node are left alone), scaled by `opacity`, refined at edges by `edge` when given. Only the runs of
+ * grid cells with a node at 0.01 or more are visited (the hair is a fraction of the box, and walking every cell
+ * of every pixel row cost more than painting); `visit` gets each run's pixels pa..pb (from x0) of pixel row y,
+ * in grid cells ia..ib of grid row j, fy of the way down, in `row` (indexed from x0).
  */
-export function applyLabShift(
-  img: Canvas,
-  mask: Mask,
-  step: number,
-  x0: number,
-  y0: number,
-  x1: number,
-  y1: number,
-  mean: Lab,
-  target: Lab,
+function strengthRows(
+  grid: MaskGrid,
   opacity: number,
-  edge?: EdgeRefine,
-  second?: SecondTable,
-  darken?: Float32Array,
+  edge: EdgeRefine | undefined,
+  visit: (
+    row: Float32Array,
+    y: number,
+    j: number,
+    fy: number,
+    ia: number,
+    ib: number,
+    pa: number,
+    pb: number,
+  ) => void,
 ): void {
-  const lut = shiftLut(mean, target);
-  const secondRow = new Float32Array(second ? Math.max(0, x1 - x0) : 0);
-  const darkenRow = new Float32Array(darken ? Math.max(0, x1 - x0) : 0);
-  const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
+  const { mask, step, x0, y0, x1, y1 } = grid;
   const m = mask.data, mw = mask.w;
-  // A per-node plane over grid cells ia..ib of grid row j, bilinear like the mask, into `out` (per pixel of
-  // pixel row fy of the cell).
-  const planeRow = (u: Float32Array, out: Float32Array, j: number, ia: number, ib: number, fy: number) => {
-    for (let i = ia; i < ib; i++) {
-      const k = j * mw + i;
-      const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
-      const xa = x0 + i * step, xb = Math.min(xe, xa + step);
-      for (let x = xa; x < xb; x++) out[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
-    }
-  };
-  // Row by row: the mask row is interpolated between grid nodes first (pixels
-  // past the last grid node, as before, are left alone). Only the runs of grid
-  // cells with a node at 0.01 or more are visited: the hair is a fraction of the
-  // box, and walking every cell of every pixel row cost more than painting.
   const xe = Math.min(x1, x0 + (mw - 1) * step), ye = Math.min(y1, y0 + (mask.h - 1) * step);
   const row = new Float32Array(Math.max(0, xe - x0));
   const runs = new Int32Array(mw + 1);
@@ -313,21 +306,285 @@ export function applyLabShift(
             if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k);
           }
         }
-        if (!any) continue;
-        const pa = ia * step, pb = Math.min(xe - x0, ib * step);
-        if (second) planeRow(second.data, secondRow, j, ia, ib, fy);
-        if (darken) planeRow(darken, darkenRow, j, ia, ib, fy);
-        paintRow(
-          d,
-          lut,
-          row,
-          pa,
-          (y * img.width + x0 + pa) * 3,
-          pb - pa,
-          second?.lut,
-          secondRow,
-          darken ? darkenRow : undefined,
-        );
+        if (any) visit(row, y, j, fy, ia, ib, ia * step, Math.min(xe - x0, ib * step));
+      }
+    }
+  }
+}
+
+/**
+ * Paints pixels pa..pb (from the grid's x0) of row y through the recolour's table `lut` at the strengths
+ * `values` (indexed from x0), with `second` and `darken` (per grid node, bilinear like the mask) read over grid
+ * cells ia..ib of grid row j, fy of the way down; `scratch` holds their rows.
+ */
+function paintStrengthRow(
+  d: Uint8ClampedArray,
+  width: number,
+  grid: MaskGrid,
+  lut: Float32Array,
+  values: Float32Array,
+  rowAt: { y: number; j: number; fy: number; ia: number; ib: number; pa: number; pb: number },
+  scratch: { second: Float32Array; darken: Float32Array },
+  second?: SecondTable,
+  darken?: Float32Array,
+): void {
+  const { y, j, fy, ia, ib, pa, pb } = rowAt;
+  if (second) planeRow(grid, second.data, scratch.second, j, ia, ib, fy);
+  if (darken) planeRow(grid, darken, scratch.darken, j, ia, ib, fy);
+  const o = (y * width + grid.x0 + pa) * 3;
+  paintRow(d, lut, values, pa, o, pb - pa, second?.lut, scratch.second, darken ? scratch.darken : undefined);
+}
+
+/** A per-node plane over grid cells ia..ib of grid row j, bilinear like the mask, into `out` (indexed from x0). */
+function planeRow(
+  grid: MaskGrid,
+  u: Float32Array,
+  out: Float32Array,
+  j: number,
+  ia: number,
+  ib: number,
+  fy: number,
+) {
+  const { step, x0 } = grid, mw = grid.mask.w, xe = Math.min(grid.x1, x0 + (mw - 1) * step);
+  for (let i = ia; i < ib; i++) {
+    const k = j * mw + i;
+    const l0 = u[k] + (u[k + mw] - u[k]) * fy, l1 = u[k + 1] + (u[k + mw + 1] - u[k + 1]) * fy;
+    const xa = x0 + i * step, xb = Math.min(xe, xa + step);
+    for (let x = xa; x < xb; x++) out[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
+  }
+}
+
+/**
+ * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
+ * edges by `edge` when given, with `second` blended in per pixel when given
+ * (liftedTable, hairlineTable), and, with `darken` (per grid node, bilinear
+ * like the mask), that many sRGB levels taken off each recoloured pixel (the
+ * dye's deposit on lighter lengths: see hair-deposit.ts).
+ */
+export function applyLabShift(
+  img: Canvas,
+  mask: Mask,
+  step: number,
+  x0: number,
+  y0: number,
+  x1: number,
+  y1: number,
+  mean: Lab,
+  target: Lab,
+  opacity: number,
+  edge?: EdgeRefine,
+  second?: SecondTable,
+  darken?: Float32Array,
+): void {
+  const grid = { mask, step, x0, y0, x1, y1 }, lut = shiftLut(mean, target);
+  const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
+  const scratch = rowScratch(grid, second, darken);
+  strengthRows(grid, opacity, edge, (row, y, j, fy, ia, ib, pa, pb) => {
+    paintStrengthRow(d, img.width, grid, lut, row, { y, j, fy, ia, ib, pa, pb }, scratch, second, darken);
+  });
+}
+
+function rowScratch(grid: MaskGrid, second?: SecondTable, darken?: Float32Array) {
+  const n = Math.max(0, grid.x1 - grid.x0);
+  return { second: new Float32Array(second ? n : 0), darken: new Float32Array(darken ? n : 0) };
+}
+
+/**
+ * A recolour's strength per pixel (see strengthRows), smoothed where the dye stops by a guided filter on the
+ * photo's luma (see guidedSmooth), kept as bytes (strength x 255) over the rectangle of the pixels it paints
+ * (x0, y0: canvas pixels). It does not depend on the shade: one serves every shade a mask is painted in.
+ */
+export interface Strengths {
+  x0: number;
+  y0: number;
+  w: number;
+  h: number;
+  data: Uint8Array;
+}
+
+export function dyeStrengths(
+  img: Canvas,
+  grid: MaskGrid,
+  opacity: number,
+  edge: EdgeRefine | undefined,
+  smooth: { radius: number; eps: number },
+): Strengths {
+  const { mask, step, x0, y0, x1, y1 } = grid;
+  const bw = Math.max(0, Math.min(x1, x0 + (mask.w - 1) * step) - x0);
+  const bh = Math.max(0, Math.min(y1, y0 + (mask.h - 1) * step) - y0);
+  const plane = new Float32Array(bw * bh);
+  strengthRows(grid, opacity, edge, (row, y, _j, _fy, _ia, _ib, pa, pb) => {
+    plane.set(row.subarray(pa, pb), (y - y0) * bw + pa);
+  });
+  guidedSmooth(plane, img, x0, y0, bw, bh, smooth.radius, smooth.eps);
+  // The rectangle of what is painted (over FRINGE).
+  let rx0 = bw, rx1 = 0, ry0 = bh, ry1 = 0;
+  for (let y = 0; y < bh; y++) {
+    for (let x = 0, k = y * bw; x < bw; x++, k++) {
+      if (plane[k] <= FRINGE) continue;
+      if (x < rx0) rx0 = x;
+      if (x >= rx1) rx1 = x + 1;
+      if (y < ry0) ry0 = y;
+      ry1 = y + 1;
+    }
+  }
+  const w = Math.max(0, rx1 - rx0), h = Math.max(0, ry1 - ry0), data = new Uint8Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0, k = (y + ry0) * bw + rx0; x < w; x++, k++) data[y * w + x] = Math.round(plane[k] * 255);
+  }
+  return { x0: x0 + rx0, y0: y0 + ry0, w, h, data };
+}
+
+/** Paints `s` (see dyeStrengths) through the recolour's table, with `second` and `darken` as applyLabShift. */
+export function paintStrengths(
+  img: Canvas,
+  s: Strengths,
+  grid: MaskGrid,
+  mean: Lab,
+  target: Lab,
+  second?: SecondTable,
+  darken?: Float32Array,
+): void {
+  const lut = shiftLut(mean, target), { step, x0, y0 } = grid, mw = grid.mask.w;
+  const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
+  const scratch = rowScratch(grid, second, darken);
+  const values = new Float32Array(Math.max(0, grid.x1 - x0));
+  for (let r = 0; r < s.h; r++) {
+    const y = s.y0 + r, j = Math.floor((y - y0) / step), fy = (y - y0) / step - j;
+    let pa = -1, pb = -1;
+    for (let x = 0, k = r * s.w; x < s.w; x++, k++) {
+      const v = s.data[k] / 255;
+      values[s.x0 - x0 + x] = v;
+      if (v > FRINGE) {
+        if (pa < 0) pa = s.x0 - x0 + x;
+        pb = s.x0 - x0 + x + 1;
+      }
+    }
+    if (pa < 0) continue;
+    const ia = Math.floor(pa / step), ib = Math.min(mw - 1, Math.ceil(pb / step));
+    paintStrengthRow(d, img.width, grid, lut, values, { y, j, fy, ia, ib, pa, pb }, scratch, second, darken);
+  }
+}
+
+/** Tiles (pixels a side) that guidedSmooth filters on their own. */
+const SMOOTH_TILE = 32;
+/**
+ * Only tiles where the dye ends are filtered: their 3x3 tiles hold a value at or under SMOOTH_LOW (undyed) and
+ * one at or over SMOOTH_HIGH (dyed). Inside the hair the per-pixel refinement's values stand as they are.
+ */
+const SMOOTH_LOW = 0.1, SMOOTH_HIGH = 0.5;
+
+/**
+ * Fast guided filter (He and Sun, 2015) of `p` (bw x bh, in place) with the canvas's luma over the same box as
+ * the guide: where the photo has an edge the values keep theirs; where it is smooth they are averaged over
+ * about `radius` pixels. The filter's coefficients are computed at half resolution over the rectangle of the
+ * tiles where the dye stops (see SMOOTH_LOW) with the margin they read, and applied at full resolution in those
+ * tiles only.
+ */
+function guidedSmooth(
+  p: Float32Array,
+  img: Canvas,
+  x0: number,
+  y0: number,
+  bw: number,
+  bh: number,
+  radius: number,
+  eps: number,
+): void {
+  const d = img.data, W = img.width, T = SMOOTH_TILE;
+  const rl = Math.max(1, Math.round(radius / 2)), m = 4 * rl + 2;
+  // Each tile's least and greatest value; a tile is filtered when its 3x3 tiles hold both a value at or under
+  // SMOOTH_LOW and one at or over SMOOTH_HIGH (its margin, m, is under a tile).
+  const tw = Math.ceil(bw / T), th = Math.ceil(bh / T);
+  const tlo = new Float32Array(tw * th).fill(Infinity), thi = new Float32Array(tw * th).fill(-Infinity);
+  for (let y = 0; y < bh; y++) {
+    const trow = Math.floor(y / T) * tw;
+    for (let t = 0; t < tw; t++) {
+      let lo = tlo[trow + t], hi = thi[trow + t];
+      for (let k = y * bw + t * T, e = y * bw + Math.min(bw, (t + 1) * T); k < e; k++) {
+        const v = p[k];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+      }
+      tlo[trow + t] = lo, thi[trow + t] = hi;
+    }
+  }
+  const flagged = new Uint8Array(tw * th);
+  let rx0 = bw, ry0 = bh, rx1 = 0, ry1 = 0;
+  for (let j = 0; j < th; j++) {
+    for (let i = 0; i < tw; i++) {
+      let lo = Infinity, hi = -Infinity;
+      for (let jj = Math.max(0, j - 1); jj <= Math.min(th - 1, j + 1); jj++) {
+        for (let ii = Math.max(0, i - 1); ii <= Math.min(tw - 1, i + 1); ii++) {
+          lo = Math.min(lo, tlo[jj * tw + ii]), hi = Math.max(hi, thi[jj * tw + ii]);
+        }
+      }
+      if (!(lo <= SMOOTH_LOW && hi >= SMOOTH_HIGH)) continue;
+      flagged[j * tw + i] = 1;
+      rx0 = Math.min(rx0, i * T), ry0 = Math.min(ry0, j * T);
+      rx1 = Math.max(rx1, Math.min(bw, (i + 1) * T)), ry1 = Math.max(ry1, Math.min(bh, (j + 1) * T));
+    }
+  }
+  if (rx1 <= rx0) return;
+  // The rectangle read, on even pixels, and its half-resolution grid (2x2 means; a last odd row or column alone).
+  const ax = Math.max(0, rx0 - m) & ~1, ay = Math.max(0, ry0 - m) & ~1;
+  const bx = Math.min(bw, rx1 + m), by = Math.min(bh, ry1 + m);
+  const lw = (bx - ax + 1) >> 1, lh = (by - ay + 1) >> 1, n = lw * lh;
+  const luma = (x: number, y: number) => {
+    const o = ((y + y0) * W + x0 + x) * 3;
+    return (0.299 * d[o] + 0.587 * d[o + 1] + 0.114 * d[o + 2]) / 255;
+  };
+  const lI = new Float32Array(n),
+    lp = new Float32Array(n),
+    II = new Float32Array(n),
+    Ip = new Float32Array(n);
+  const tmp = new Float32Array(n), mI = new Float32Array(n), mp = new Float32Array(n);
+  for (let y = ay; y < by; y++) {
+    for (let x = ax, c = ((y - ay) >> 1) * lw; x < bx; x += 2, c++) {
+      const two = x + 1 < bx;
+      lI[c] += luma(x, y) + (two ? luma(x + 1, y) : 0);
+      lp[c] += p[y * bw + x] + (two ? p[y * bw + x + 1] : 0);
+      tmp[c] += two ? 2 : 1;
+    }
+  }
+  for (let c = 0; c < n; c++) {
+    lI[c] /= tmp[c], lp[c] /= tmp[c];
+    II[c] = lI[c] * lI[c], Ip[c] = lI[c] * lp[c];
+  }
+  boxMean(lI, lw, lh, rl, mI, tmp);
+  boxMean(lp, lw, lh, rl, mp, tmp);
+  boxMean(II, lw, lh, rl, II, tmp);
+  boxMean(Ip, lw, lh, rl, Ip, tmp);
+  // a and b, in II and Ip, then their means (in mI and mp).
+  for (let c = 0; c < n; c++) {
+    const a = (Ip[c] - mI[c] * mp[c]) / (II[c] - mI[c] * mI[c] + eps);
+    II[c] = a, Ip[c] = mp[c] - a * mI[c];
+  }
+  boxMean(II, lw, lh, rl, mI, tmp);
+  boxMean(Ip, lw, lh, rl, mp, tmp);
+  // Full resolution, in the flagged tiles: a and b bilinear between the half-resolution cells' centres.
+  const cellOf = (v: number, cells: number): [number, number, number] => {
+    const f = Math.min(cells - 1, Math.max(0, (v - 0.5) / 2)),
+      i0 = Math.max(0, Math.min(cells - 2, Math.floor(f)));
+    return cells > 1 ? [i0, i0 + 1, f - i0] : [0, 0, 0];
+  };
+  const colA = new Int32Array(bw), colB = new Int32Array(bw), colW = new Float32Array(bw);
+  for (let x = rx0; x < rx1; x++) [colA[x], colB[x], colW[x]] = cellOf(x - ax, lw);
+  for (let j = 0; j < th; j++) {
+    for (let i = 0; i < tw; i++) {
+      if (!flagged[j * tw + i]) continue;
+      const xa = i * T, xb = Math.min(bw, xa + T);
+      for (let y = j * T; y < Math.min(bh, (j + 1) * T); y++) {
+        const [y0l, y1l, wy] = cellOf(y - ay, lh), r0 = y0l * lw, r1 = y1l * lw;
+        for (let x = xa; x < xb; x++) {
+          const c0 = colA[x], c1 = colB[x], wx = colW[x];
+          const a0 = mI[r0 + c0] + (mI[r0 + c1] - mI[r0 + c0]) * wx;
+          const a1 = mI[r1 + c0] + (mI[r1 + c1] - mI[r1 + c0]) * wx;
+          const b0 = mp[r0 + c0] + (mp[r0 + c1] - mp[r0 + c0]) * wx;
+          const b1 = mp[r1 + c0] + (mp[r1 + c1] - mp[r1 + c0]) * wx;
+          const v = (a0 + (a1 - a0) * wy) * luma(x, y) + b0 + (b1 - b0) * wy;
+          p[y * bw + x] = v < 0 ? 0 : v > 1 ? 1 : v;
+        }
       }
     }
   }

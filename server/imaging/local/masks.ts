@@ -374,3 +374,50 @@ export function labelPatches(
   }
   return { label, count };
 }
+
+/**
+ * Box mean of `src` (w x h) with radius r, clamped at the borders, into `out` (which may be `src`; `tmp` is
+ * scratch). Two O(n) passes; the clamping is done only near the borders (the inner loops have no bounds checks).
+ */
+export function boxMean(
+  src: Float32Array,
+  w: number,
+  h: number,
+  r: number,
+  out: Float32Array,
+  tmp: Float32Array,
+): void {
+  const cl = (v: number, n: number) => (v < 0 ? 0 : v > n - 1 ? n - 1 : v);
+  for (let y = 0; y < h; y++) {
+    const o = y * w;
+    let s = 0;
+    for (let x = -r; x <= r; x++) s += src[o + cl(x, w)];
+    let x = 0;
+    for (; x < w && (x < r || x > w - r - 2); x++) {
+      tmp[o + x] = s;
+      s += src[o + cl(x + r + 1, w)] - src[o + cl(x - r, w)];
+    }
+    for (; x < w - r - 1; x++) {
+      tmp[o + x] = s;
+      s += src[o + x + r + 1] - src[o + x - r];
+    }
+    for (; x < w; x++) {
+      tmp[o + x] = s;
+      s += src[o + cl(x + r + 1, w)] - src[o + cl(x - r, w)];
+    }
+  }
+  const inv = 1 / ((2 * r + 1) * (2 * r + 1));
+  // Columns in rows: each pass walks rows, keeping one running sum per column.
+  const sum = new Float64Array(w);
+  for (let y = -r; y <= r; y++) {
+    const o = cl(y, h) * w;
+    for (let x = 0; x < w; x++) sum[x] += tmp[o + x];
+  }
+  for (let y = 0; y < h; y++) {
+    const o = y * w, add = cl(y + r + 1, h) * w, sub = cl(y - r, h) * w;
+    for (let x = 0; x < w; x++) {
+      out[o + x] = sum[x] * inv;
+      sum[x] += tmp[add + x] - tmp[sub + x];
+    }
+  }
+}
