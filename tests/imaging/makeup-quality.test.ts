@@ -536,37 +536,44 @@ Deno.test("an eye under strands of hair gets no eye product, and the result says
   );
 });
 
-Deno.test("strands drawn across one lid leave that eye bare; no uncovered eye of the frontal faces reads as covered", async () => {
+Deno.test("strands drawn across one lid leave that eye bare, across both lids both eyes; no uncovered eye of the frontal faces reads as covered", async () => {
   // sample3@1372 (framed[0]), both eyes open and bare of hair: dark brown strands drawn across her left eye
   // and lid at 75 degrees to the eye's axis, 3 px wide every 5 px over a mid-brown, softened over a pixel.
   const f = framed[0];
-  const img = copyOf(f.plain);
-  const lash = pick(f.g, LASH_L), p0 = lash[0], p1 = lash[lash.length - 1];
-  const len = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
-  const ax = [(p1[0] - p0[0]) / len, (p1[1] - p0[1]) / len], dir = [Math.cos(1.31), Math.sin(1.31)];
-  const across = [ax[0] * dir[0] - ax[1] * dir[1], ax[1] * dir[0] + ax[0] * dir[1]];
-  // Centred 0.04 face widths up the face from the lid line's middle: over the lid and the eye.
-  const cx = (p0[0] + p1[0]) / 2 + 0.04 * f.g.fw * f.g.up[0],
-    cy = (p0[1] + p1[1]) / 2 + 0.04 * f.g.fw * f.g.up[1];
-  const half = 0.75 * len, tall = 0.1 * f.g.fw;
-  for (let y = Math.round(cy - 2 * tall); y <= cy + 2 * tall; y++) {
-    for (let x = Math.round(cx - 1.5 * half); x <= cx + 1.5 * half; x++) {
-      const dx = x - cx, dy = y - cy;
-      const u = dx * ax[0] + dy * ax[1], v = dx * f.g.up[0] + dy * f.g.up[1];
-      if (Math.abs(u) > half || Math.abs(v) > tall) continue;
-      // Distance across the strands: its phase picks a strand (dark) or the hair between (mid-brown).
-      const w = dx * across[1] - dy * across[0], phase = ((w % 5) + 5) % 5;
-      const o = (y * img.width + x) * 3, c = phase < 3 ? [52, 36, 28] : [96, 70, 52];
-      img.data[o] = c[0], img.data[o + 1] = c[1], img.data[o + 2] = c[2];
+  const withStrands = async (lashes: number[][]) => {
+    const img = copyOf(f.plain);
+    for (const idx of lashes) {
+      const lash = pick(f.g, idx), p0 = lash[0], p1 = lash[lash.length - 1];
+      const len = Math.hypot(p1[0] - p0[0], p1[1] - p0[1]);
+      const ax = [(p1[0] - p0[0]) / len, (p1[1] - p0[1]) / len], dir = [Math.cos(1.31), Math.sin(1.31)];
+      const across = [ax[0] * dir[0] - ax[1] * dir[1], ax[1] * dir[0] + ax[0] * dir[1]];
+      // Centred 0.04 face widths up the face from the lid line's middle: over the lid and the eye.
+      const cx = (p0[0] + p1[0]) / 2 + 0.04 * f.g.fw * f.g.up[0],
+        cy = (p0[1] + p1[1]) / 2 + 0.04 * f.g.fw * f.g.up[1];
+      const half = 0.75 * len, tall = 0.1 * f.g.fw;
+      for (let y = Math.round(cy - 2 * tall); y <= cy + 2 * tall; y++) {
+        for (let x = Math.round(cx - 1.5 * half); x <= cx + 1.5 * half; x++) {
+          const dx = x - cx, dy = y - cy;
+          const u = dx * ax[0] + dy * ax[1], v = dx * f.g.up[0] + dy * f.g.up[1];
+          if (Math.abs(u) > half || Math.abs(v) > tall) continue;
+          // Distance across the strands: its phase picks a strand (dark) or the hair between (mid-brown).
+          const w = dx * across[1] - dy * across[0], phase = ((w % 5) + 5) % 5;
+          const o = (y * img.width + x) * 3, c = phase < 3 ? [52, 36, 28] : [96, 70, 52];
+          img.data[o] = c[0], img.data[o + 1] = c[1], img.data[o + 2] = c[2];
+        }
+      }
     }
-  }
-  const soft = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).blur(1)
-    .raw()
-    .toBuffer();
-  const drawn = { ...img, data: new Uint8Array(soft) };
-  const eyes = eyeContours(drawn, faceGeometry(f.g.pts));
+    const soft = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } }).blur(1)
+      .raw()
+      .toBuffer();
+    return eyeContours({ ...img, data: new Uint8Array(soft) }, faceGeometry(f.g.pts));
+  };
+  const eyes = await withStrands([LASH_L]);
   assert.ok(eyes.left.covered, "the eye under the drawn strands reads as covered");
   assert.ok(!eyes.right.covered, "the other eye does not");
+  // Strands over both eyes (a fringe falling over both): each eye is judged on its own, both read as covered.
+  const both = await withStrands([LASH_L, LASH_R]);
+  assert.deepEqual([both.right.covered, both.left.covered], [true, true], "strands over both eyes");
   // Every eye of the 16 frontal faces at the result's and the preview's size: only sample2@805's left eye
   // (under her hair) is covered.
   for (const [w, h] of [[1080, 1920], [540, 960]]) {
