@@ -97,6 +97,12 @@ const BLUSH_MIN_DELTA_E = 12;
  * shade is about as strong on every skin at the same intensity (painted peaks 11-17).
  */
 const BLUSH_MAX_DELTA_E = 22;
+/**
+ * Each cheek's own colour under the band's core (the mask at 0.5 or more) is moved at most this far by the
+ * full-strength flush: the painted flush is the cheek's, and a cheek lighter or warmer than the face's mean
+ * skin took it stronger than the bound above allows for (sample4@908's lit cheek: a painted peak of ΔE 19.3).
+ */
+const BLUSH_CHEEK_DELTA_E = 20;
 const BLUSH_ALPHA = 0.9;
 
 /**
@@ -156,27 +162,12 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
   const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** BLUSH_CHROMA);
   const ry = 0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2];
-  const skinLab = linearToLab(skin[0], skin[1], skin[2]);
   let gains: [number, number, number] = [1, 1, 1];
-  const away = (gs: readonly number[]) =>
-    deltaE(linearToLab(skin[0] * gs[0], skin[1] * gs[1], skin[2] * gs[2]), skinLab);
   for (const depth of BLUSH_DEPTHS) {
     gains = ratio.map((r) => Math.min(1, r * depth / ry)) as [number, number, number];
-    if (away(gains) >= BLUSH_MIN_DELTA_E) break;
+    if (flushDistance(skin, gains) >= BLUSH_MIN_DELTA_E) break;
   }
-  if (away(gains) > BLUSH_MAX_DELTA_E) {
-    // ΔE grows with the power: bisect for the one that lands on the bound.
-    const full = gains;
-    let lo = 0, hi = 1;
-    for (let k = 0; k < 12; k++) {
-      const e = (lo + hi) / 2;
-      if (away(full.map((v) => v ** e)) > BLUSH_MAX_DELTA_E) hi = e;
-      else lo = e;
-    }
-    gains = full.map((v) => v ** lo) as [number, number, number];
-  }
-  const flush = flushEffect(gains, skin, ys);
-  const paint = (m: Mask, alpha: number) => blendLayer(img, m, alpha, flush, SOFT_STEP);
+  gains = easedGains(skin, gains, BLUSH_MAX_DELTA_E);
   for (const side of SIDES) {
     const a = mid(p[side.apple[0]], p[side.apple[1]]);
     const apple: Point = [a[0] - g.up[0] * BLUSH_DROP * fw, a[1] - g.up[1] * BLUSH_DROP * fw];
@@ -185,8 +176,60 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     const band = bandPolygon(line, (u) => fw * (0.05 - 0.022 * u));
     const m = gridMask(img, band, BLUSH_MARGIN * fw, q);
     fillPolygon(m, toGrid(band, q));
-    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, paint);
+    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, (m, alpha) => {
+      // The cheek's own colour under the band's core bounds this cheek's flush too (see BLUSH_CHEEK_DELTA_E).
+      const cheek = maskedMeanLinear(img, m, SOFT_STEP, 0.5);
+      const own = cheek ? easedGains(cheek, gains, BLUSH_CHEEK_DELTA_E) : gains;
+      blendLayer(img, m, alpha, flushEffect(own, skin, ys), SOFT_STEP);
+    });
   }
+}
+
+/** How far (ΔE) the gains move a linear colour. */
+function flushDistance(c: readonly number[], gains: readonly number[]): number {
+  return deltaE(
+    linearToLab(c[0] * gains[0], c[1] * gains[1], c[2] * gains[2]),
+    linearToLab(c[0], c[1], c[2]),
+  );
+}
+
+/**
+ * `gains` eased toward 1 (each raised to the same power below 1, found by bisection: ΔE grows with the power)
+ * until they move colour `c` at most `bound` ΔE; as they are when they already do.
+ */
+function easedGains(
+  c: readonly number[],
+  gains: [number, number, number],
+  bound: number,
+): [number, number, number] {
+  if (flushDistance(c, gains) <= bound) return gains;
+  let lo = 0, hi = 1;
+  for (let k = 0; k < 12; k++) {
+    const e = (lo + hi) / 2;
+    if (flushDistance(c, gains.map((v) => v ** e)) > bound) hi = e;
+    else lo = e;
+  }
+  return gains.map((v) => v ** lo) as [number, number, number];
+}
+
+/**
+ * The mean linear colour of the canvas under the cells of `m` (a 1/step grid) at `least` or more, if any, lit
+ * white pixels left out (see WHITE_FROM: they take the flushed skin's colour, not the gains).
+ */
+function maskedMeanLinear(img: Canvas, m: Mask, step: number, least: number): number[] | undefined {
+  const s = [0, 0, 0], d = img.data;
+  let n = 0;
+  for (let j = 0; j < m.h; j++) {
+    for (let i = 0; i < m.w; i++) {
+      if (m.data[j * m.w + i] < least) continue;
+      const x = Math.min(img.width - 1, (m.x + i) * step), y = Math.min(img.height - 1, (m.y + j) * step);
+      const o = (y * img.width + x) * 3;
+      if (Math.min(d[o], d[o + 1], d[o + 2]) >= WHITE_FROM) continue;
+      s[0] += SRGB_TO_LINEAR[d[o]], s[1] += SRGB_TO_LINEAR[d[o + 1]], s[2] += SRGB_TO_LINEAR[d[o + 2]];
+      n++;
+    }
+  }
+  return n > 0 ? s.map((v) => v / n) : undefined;
 }
 
 /**
