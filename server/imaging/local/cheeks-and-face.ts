@@ -94,7 +94,7 @@ const BLUSH_MIN_DELTA_E = 12;
  * skin the move toward a berry's chromaticity alone put it ΔE 28-31 away (sample5@727, sample6@1081: at 100 a
  * painted pink patch, peak ΔE 21-22 as painted) against 22 on pink-toned skin (sample3@1372, peak 11-12).
  * Gains over it are eased toward 1 (each raised to the same power below 1) until it stands this far, so a
- * shade is about as strong on every skin at the same intensity (painted peaks 11-17).
+ * shade is about as strong on every skin at the same intensity (with BLUSH_CHEEK_DELTA_E: painted peaks 10-16).
  */
 const BLUSH_MAX_DELTA_E = 22;
 /**
