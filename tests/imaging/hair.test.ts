@@ -119,6 +119,31 @@ Deno.test("the dye's edge is soft where the photo is: no steps along the grid in
   }
 });
 
+Deno.test("near-black hair lying in front of the neck is dyed with the rest (sample1@773)", async () => {
+  // The neck's column below the chin was kept out of the hair whatever lay there (shaded neck skin is as dark
+  // and warm as brown hair): her near-black hair falling in front of her neck was left black in a block under
+  // the chin, between dyed hair on both sides. A node far darker than the face's skin (under 0.35-0.5 of its
+  // L*) and hair-like, not the clothes' colour, is no longer the neck, down to the chest. Dark pixels (L* < 30)
+  // of the column, from 0.1 to 0.35 face heights under the chin, moved by over ΔE 6: 0.0 % before, 31.9 % after
+  // (the darkest stay near-black, as the rest of her hair does).
+  const { plain, g, out } = await recoloured(FRONTAL_FACES[2], "auburn");
+  const chin = g.pts[152];
+  const column = rect(
+    plain,
+    chin[0] - 0.12 * g.fw,
+    chin[0] + 0.12 * g.fw,
+    chin[1] + 0.1 * g.fh,
+    chin[1] + 0.35 * g.fh,
+  )
+    .filter((p) => labOf(plain, p)[0] < 30);
+  const moved = movedShare(plain, out, column);
+  console.log(
+    `sample1@773: ${column.length} dark px in the neck's column, ${(100 * moved).toFixed(1)} % dyed`,
+  );
+  assert.ok(column.length > 2000, `${column.length} dark px`);
+  assert.ok(moved >= 0.2, `${(100 * moved).toFixed(1)} % of the hair in front of her neck dyed`);
+});
+
 const COPPER_RED = hexToLab("#B4532A");
 const AUBURN = hexToLab("#7E2E1F");
 

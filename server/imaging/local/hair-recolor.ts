@@ -158,6 +158,15 @@ const NECK_HALF_WIDTH = 0.25;
  * lengths beside it (sample6@587's lock over her top was left grey down to the frame's bottom).
  */
 const NECK_DEPTH = 0.35, NECK_DEPTH_FADE = 0.15;
+/**
+ * A node in the neck's column whose colour is hair to the colour model, not the clothes' (a black top's
+ * neckline is as dark), and whose L* is under NECK_HAIR_BELOW of the face skin's is hair lying in front of the
+ * neck, not the neck: the column does not apply to it (fully from NECK_HAIR_FADE above that share). Down to the
+ * chest only (NECK_DEPTH and its fade): there a black top's edge in the column took the dye. The neck's own skin, shaded, stays above half the face's L* (the rule its
+ * samples follow: see neckSkin). Kept out, sample6@587's black lock across her neck was left as an undyed
+ * rectangle, the column's straight edges cut across the dyed lock.
+ */
+const NECK_HAIR_BELOW = 0.35, NECK_HAIR_FADE = 0.15;
 
 /**
  * How far below the chin (face heights, along the face's own axis) the neck is also kept out of the mask
@@ -536,6 +545,17 @@ function planHair(
       // Below the neck (the chest), lengths falling in front of the body may grow (see reachLengths, which
       // never enters the body's skin); the colour model's mask still keeps out of the neck's column there.
       const chest = Math.max(0, Math.min(1, (y - neckY - NECK_DEPTH * fh) / (NECK_DEPTH_FADE * fh)));
+      // Hair lying in front of the neck is not the neck (see NECK_HAIR_BELOW); on the chest, clothes are.
+      if (inNeck > 0 && chest < 1) {
+        const po = (y * W + x) * 3, on = cellOf(d[po], d[po + 1], d[po + 2]) * 4;
+        if (cells[on] !== cells[on]) colour.fill(on);
+        if (cells[on] >= 0.5 && cells[on + 2] < 0.5) {
+          inNeck *= Math.max(
+            0,
+            Math.min(1, (colour.cellL[on >> 2] / skin.mean[0] - NECK_HAIR_BELOW) / NECK_HAIR_FADE),
+          );
+        }
+      }
       const lengthPrior = prior * Math.max(1 - inNeck, chest);
       prior *= 1 - inNeck;
       if (lengthPrior <= 0) continue;
