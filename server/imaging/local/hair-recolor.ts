@@ -103,8 +103,8 @@ export interface HairResult {
 }
 
 /**
- * Where the dye stops, its strength is smoothed by a guided filter on the photo's luma (see applyLabShift's
- * `smooth`): over about EDGE_SMOOTH_RADIUS pixels (at the output's size) where the photo is smooth, kept where
+ * Where the dye stops, its strength is smoothed by a guided filter on the photo's luma (see dyeStrengths):
+ * over about EDGE_SMOOTH_RADIUS pixels (at the output's size) where the photo is smooth, kept where
  * it has an edge (local luma variance well over EDGE_SMOOTH_EPS, luma in 0..1). The mask's 4-pixel grid and the
  * per-pixel edge decision left stepped and ragged dye edges in soft photos: a staircase where lengths' growth
  * stopped in a shadow (sample5@1045), blocky grey patches in dyed lengths (sample2@805). A strand against a
@@ -159,12 +159,12 @@ const NECK_HALF_WIDTH = 0.25;
  */
 const NECK_DEPTH = 0.35, NECK_DEPTH_FADE = 0.15;
 /**
- * A node in the neck's column whose colour is hair to the colour model, not the clothes' (a black top's
- * neckline is as dark), and whose L* is under NECK_HAIR_BELOW of the face skin's is hair lying in front of the
- * neck, not the neck: the column does not apply to it (fully from NECK_HAIR_FADE above that share). Down to the
- * chest only (NECK_DEPTH and its fade): there a black top's edge in the column took the dye. The neck's own skin, shaded, stays above half the face's L* (the rule its
- * samples follow: see neckSkin). Kept out, sample6@587's black lock across her neck was left as an undyed
- * rectangle, the column's straight edges cut across the dyed lock.
+ * A node in the neck's column whose colour is hair to the colour model, not the clothes', and whose L* is under
+ * NECK_HAIR_BELOW of the face skin's is hair lying in front of the neck, not the neck: the column does not apply
+ * to it (fully; not at all from NECK_HAIR_FADE above that share, half the face's L*, below which the neck's own
+ * skin samples are not taken either: see neckSkin). Down to the chest only (NECK_DEPTH and its fade): there a
+ * black top's lit edge in the column took the dye. Kept out, sample1@773's near-black hair falling in front of
+ * her neck was left black in a block under her chin, between dyed hair on both sides.
  */
 const NECK_HAIR_BELOW = 0.35, NECK_HAIR_FADE = 0.15;
 

@@ -384,6 +384,7 @@ export function applyLabShift(
   });
 }
 
+/** The row buffers paintStrengthRow reads `second` and `darken` into (empty for what is not given). */
 function rowScratch(grid: MaskGrid, second?: SecondTable, darken?: Float32Array) {
   const n = Math.max(0, grid.x1 - grid.x0);
   return { second: new Float32Array(second ? n : 0), darken: new Float32Array(darken ? n : 0) };
