@@ -194,7 +194,7 @@ Deno.test("blush fades out over a wide ring, not at an outline", () => {
       );
       assert.ok(cheek.peak >= 10, `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}`);
       // Not paint on olive or golden skin either: Berry Flush peaked at ΔE 21-22 there (sample6@1081,
-      // sample5@727) against 11-12 on pink-toned skin; bounded on the mean skin, 13-17; and on each cheek's
+      // sample5@727) against 11-12 on pink-toned skin; bounded on the mean skin, 11-17; and on each cheek's
       // own colour too, 11-15.
       assert.ok(cheek.peak <= 16, `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}`);
     }
