@@ -83,6 +83,33 @@ export function meanLuminance(img: Canvas, mask: Mask, minMask = 0.5): number {
 }
 
 /**
+ * Mean linear colour of the canvas under the cells of `m` at `least` or more, or undefined when there are none.
+ * The mask may be stored at 1/`step` of the canvas (a cell reads its top-left canvas pixel); pixels whose sRGB
+ * bytes `skip` holds for are left out.
+ */
+export function maskedMeanLinear(
+  img: Canvas,
+  m: Mask,
+  least = 0.5,
+  step = 1,
+  skip?: (r: number, g: number, b: number) => boolean,
+): number[] | undefined {
+  const s = [0, 0, 0], d = img.data;
+  let n = 0;
+  for (let j = 0; j < m.h; j++) {
+    for (let i = 0; i < m.w; i++) {
+      if (m.data[j * m.w + i] < least) continue;
+      const x = Math.min(img.width - 1, (m.x + i) * step), y = Math.min(img.height - 1, (m.y + j) * step);
+      const o = (y * img.width + x) * 3;
+      if (skip?.(d[o], d[o + 1], d[o + 2])) continue;
+      for (let k = 0; k < 3; k++) s[k] += SRGB_TO_LINEAR[d[o + k]];
+      n++;
+    }
+  }
+  return n > 0 ? s.map((v) => v / n) : undefined;
+}
+
+/**
  * Per-channel effect table: entry `ch * 256 + v` is the effect colour (linear
  * light) of channel `ch` for the sRGB byte `v` (`f` gets that byte in linear light).
  */

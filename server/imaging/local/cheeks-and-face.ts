@@ -1,5 +1,5 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
-import { blendLayer, blendLut, type Canvas, channelLut, type Effect } from "./blend.ts";
+import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanLinear } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
@@ -178,19 +178,21 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
     fillPolygon(m, toGrid(band, q));
     paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, (m, alpha) => {
       // The cheek's own colour under the band's core bounds this cheek's flush too (see BLUSH_CHEEK_DELTA_E).
-      const cheek = maskedMeanLinear(img, m, SOFT_STEP, 0.5);
+      // (Lit white pixels are left out: they take the flushed skin's colour, not the gains; see WHITE_FROM.)
+      const cheek = maskedMeanLinear(img, m, 0.5, SOFT_STEP, (r, g, b) => Math.min(r, g, b) >= WHITE_FROM);
       const own = cheek ? easedGains(cheek, gains, BLUSH_CHEEK_DELTA_E) : gains;
       blendLayer(img, m, alpha, flushEffect(own, skin, ys), SOFT_STEP);
     });
   }
 }
 
-/** How far (ΔE) the gains move a linear colour. */
-function flushDistance(c: readonly number[], gains: readonly number[]): number {
-  return deltaE(
-    linearToLab(c[0] * gains[0], c[1] * gains[1], c[2] * gains[2]),
-    linearToLab(c[0], c[1], c[2]),
-  );
+/** How far (ΔE) the gains move a linear colour `c` (whose Lab is `base`). */
+function flushDistance(
+  c: readonly number[],
+  gains: readonly number[],
+  base = linearToLab(c[0], c[1], c[2]),
+): number {
+  return deltaE(linearToLab(c[0] * gains[0], c[1] * gains[1], c[2] * gains[2]), base);
 }
 
 /**
@@ -202,34 +204,15 @@ function easedGains(
   gains: [number, number, number],
   bound: number,
 ): [number, number, number] {
-  if (flushDistance(c, gains) <= bound) return gains;
+  const base = linearToLab(c[0], c[1], c[2]);
+  if (flushDistance(c, gains, base) <= bound) return gains;
   let lo = 0, hi = 1;
   for (let k = 0; k < 12; k++) {
     const e = (lo + hi) / 2;
-    if (flushDistance(c, gains.map((v) => v ** e)) > bound) hi = e;
+    if (flushDistance(c, gains.map((v) => v ** e), base) > bound) hi = e;
     else lo = e;
   }
   return gains.map((v) => v ** lo) as [number, number, number];
-}
-
-/**
- * The mean linear colour of the canvas under the cells of `m` (a 1/step grid) at `least` or more, if any, lit
- * white pixels left out (see WHITE_FROM: they take the flushed skin's colour, not the gains).
- */
-function maskedMeanLinear(img: Canvas, m: Mask, step: number, least: number): number[] | undefined {
-  const s = [0, 0, 0], d = img.data;
-  let n = 0;
-  for (let j = 0; j < m.h; j++) {
-    for (let i = 0; i < m.w; i++) {
-      if (m.data[j * m.w + i] < least) continue;
-      const x = Math.min(img.width - 1, (m.x + i) * step), y = Math.min(img.height - 1, (m.y + j) * step);
-      const o = (y * img.width + x) * 3;
-      if (Math.min(d[o], d[o + 1], d[o + 2]) >= WHITE_FROM) continue;
-      s[0] += SRGB_TO_LINEAR[d[o]], s[1] += SRGB_TO_LINEAR[d[o + 1]], s[2] += SRGB_TO_LINEAR[d[o + 2]];
-      n++;
-    }
-  }
-  return n > 0 ? s.map((v) => v / n) : undefined;
 }
 
 /**

@@ -3,7 +3,16 @@
  * openings are never painted, nor an eye the mesh put where the photo shows
  * only skin (EyeContour.onEye), nor one under strands of hair (EyeContour.covered).
  */
-import { blendLayer, blendLut, type Canvas, channelLut, fromGamma, softLight, toGamma } from "./blend.ts";
+import {
+  blendLayer,
+  blendLut,
+  type Canvas,
+  channelLut,
+  fromGamma,
+  maskedMeanLinear,
+  softLight,
+  toGamma,
+} from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
@@ -157,7 +166,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
   // deepened until, on that lid's own colour, it stands as far from it as on
   // the better-lit lid (and at least SHADOW_MIN_DELTA_E), so both lids read as
   // made up.
-  const means = lids.map((m) => maskedMean(img, m));
+  const means = lids.map((m) => maskedMeanLinear(img, m) ?? [0.2, 0.2, 0.2]);
   const contrast = (lid: number[], e: number) =>
     deltaE(
       linearToLab(lid[0], lid[1], lid[2]),
@@ -174,21 +183,6 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
 /** The full-coverage contrast (ΔE of the lid's mean colour) a dark shade aims for on each lid, and the deepening cap. */
 const SHADOW_MIN_DELTA_E = 20;
 const SHADOW_MAX_DEEPEN = 1.8;
-
-/** Mean linear colour of the canvas where a mask is at least half on. */
-function maskedMean(img: Canvas, m: Mask): number[] {
-  const s = [0, 0, 0];
-  let n = 0;
-  for (let r = 0; r < m.h; r++) {
-    for (let col = 0; col < m.w; col++) {
-      if (m.data[r * m.w + col] < 0.5) continue;
-      const i = ((m.y + r) * img.width + m.x + col) * 3;
-      for (let k = 0; k < 3; k++) s[k] += SRGB_TO_LINEAR[img.data[i + k]];
-      n++;
-    }
-  }
-  return n ? s.map((v) => v / n) : [0.2, 0.2, 0.2];
-}
 
 /**
  * Softens a liner's mask, already feathered by its own `blur.own` px and cut at the eye openings, until its edge
