@@ -545,14 +545,16 @@ function planHair(
       // Below the neck (the chest), lengths falling in front of the body may grow (see reachLengths, which
       // never enters the body's skin); the colour model's mask still keeps out of the neck's column there.
       const chest = Math.max(0, Math.min(1, (y - neckY - NECK_DEPTH * fh) / (NECK_DEPTH_FADE * fh)));
+      // The node's pixel and its colour table cell.
+      const o = (y * W + x) * 3;
+      const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       // Hair lying in front of the neck is not the neck (see NECK_HAIR_BELOW); on the chest, clothes are.
       if (inNeck > 0 && chest < 1) {
-        const po = (y * W + x) * 3, on = cellOf(d[po], d[po + 1], d[po + 2]) * 4;
-        if (cells[on] !== cells[on]) colour.fill(on);
-        if (cells[on] >= 0.5 && cells[on + 2] < 0.5) {
+        if (cells[c] !== cells[c]) colour.fill(c);
+        if (cells[c] >= 0.5 && cells[c + 2] < 0.5) {
           inNeck *= Math.max(
             0,
-            Math.min(1, (colour.cellL[on >> 2] / skin.mean[0] - NECK_HAIR_BELOW) / NECK_HAIR_FADE),
+            Math.min(1, (colour.cellL[c >> 2] / skin.mean[0] - NECK_HAIR_BELOW) / NECK_HAIR_FADE),
           );
         }
       }
@@ -565,8 +567,6 @@ function planHair(
       const brow = forehead ? forehead.at(x, y) : 0;
       if (brow > 0.3) faceAt[k] = 1;
       const notFace = 1 - Math.min(1, sampleGrid(core, FACE_STEP, x, y));
-      const o = (y * W + x) * 3;
-      const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       const inOval = Math.min(1, sampleGrid(ovalMask, FACE_STEP, x, y));
       if (notFace < 1 || inOval > 0.05) {
         if (cells[c] !== cells[c]) colour.fill(c);
