@@ -34,7 +34,7 @@ export interface View360OverlayProps {
  * The grid's caption. The finished set's caption is the product's own; while angles are still
  * being made it says how many, not "All angles generated" over tiles still being generated.
  */
-export function captionOf(pending: number): string {
+function captionOf(pending: number): string {
   if (pending === 0) return "All angles generated in 9:16 aspect ratio.";
   return `Generating ${pending} more ${pending === 1 ? "angle" : "angles"} in 9:16 aspect ratio…`;
 }

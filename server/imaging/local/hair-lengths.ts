@@ -84,7 +84,7 @@ export function softHairline(
     const o = ((y0 + Math.floor(k / w) * step) * W + x0 + (k % w) * step) * 3;
     const v = Math.min(near[k], room[k]);
     out[k] = v;
-    // In mask units (applyLabShift scales the mask by the opacity).
+    // In mask units (the paint scales the mask by the opacity: see dyeStrengths).
     const add = softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, hairL), v) / OPACITY;
     if (add > data[k]) data[k] = add;
   }

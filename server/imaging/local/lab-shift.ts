@@ -355,11 +355,8 @@ function planeRow(
 }
 
 /**
- * Lab recolour (see shiftLut) through a (possibly subsampled) mask, refined at
- * edges by `edge` when given, with `second` blended in per pixel when given
- * (liftedTable, hairlineTable), and, with `darken` (per grid node, bilinear
- * like the mask), that many sRGB levels taken off each recoloured pixel (the
- * dye's deposit on lighter lengths: see hair-deposit.ts).
+ * Lab recolour (see shiftLut) through a (possibly subsampled) mask at `opacity`, painted as it is read (the
+ * beard's recolour; the hair's keeps its strengths: see dyeStrengths and paintStrengths).
  */
 export function applyLabShift(
   img: Canvas,
@@ -372,15 +369,12 @@ export function applyLabShift(
   mean: Lab,
   target: Lab,
   opacity: number,
-  edge?: EdgeRefine,
-  second?: SecondTable,
-  darken?: Float32Array,
 ): void {
   const grid = { mask, step, x0, y0, x1, y1 }, lut = shiftLut(mean, target);
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
-  const scratch = rowScratch(grid, second, darken);
-  strengthRows(grid, opacity, edge, (row, y, j, fy, ia, ib, pa, pb) => {
-    paintStrengthRow(d, img.width, grid, lut, row, { y, j, fy, ia, ib, pa, pb }, scratch, second, darken);
+  const scratch = rowScratch(grid);
+  strengthRows(grid, opacity, undefined, (row, y, j, fy, ia, ib, pa, pb) => {
+    paintStrengthRow(d, img.width, grid, lut, row, { y, j, fy, ia, ib, pa, pb }, scratch);
   });
 }
 
