@@ -13,7 +13,7 @@ import {
   softLight,
   toGamma,
 } from "./blend.ts";
-import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
