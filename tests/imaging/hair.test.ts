@@ -1387,24 +1387,56 @@ Deno.test("the studio's preview dyes the lock over the chest as the result does 
   assert.ok(moved.length >= 0.5 * lock.length, `lock dyed in the preview: ${moved.length} of ${lock.length}`);
 });
 
-Deno.test("light lengths are dyed evenly or left undyed, never in stripes (sample1@1438)", async () => {
-  // Her long light-brown lengths at the image right, below the chin: the growth (see reachLengths) took
-  // their darker strands, far darker than her skin, and left the golden ones, as smooth as skin out of
-  // focus: pink bands among golden strands down to the frame's bottom. Measured on the rows of the lengths
-  // (x 820-1070, y 1100-1850 of the 1080x1920 render): before, 2.2 changes between dyed and undyed per
-  // 100 px and 24 % dyed (0.68 and 4 % now); the lengths are left undyed (a side whose growth was mostly such bands).
-  const { plain, out, res } = await recoloured(FRONTAL_FACES[1], "auburn");
-  assert.ok(res.notes.every((n) => !/hair/i.test(n)), `notes: ${res.notes}`);
-  const at = new Uint8Array(plain.width * plain.height);
-  for (const p of rect(plain, 820, 1070, 1100, 1850)) at[p] = 1;
-  const f = stripeFigures(plain, out, at);
-  // The head above is still dyed: the lengths beside the face at the image right, above the chin.
-  const head = new Uint8Array(plain.width * plain.height);
-  for (const p of rect(plain, 900, 1060, 500, 800)) head[p] = 1;
-  const h = stripeFigures(plain, out, head);
-  console.log(`sample1@1438 lengths: ${shown(f, 3)}, beside the face: ${shown(h, 3)}`);
-  assert.ok(f.changesPer100 <= 1, `${f.changesPer100.toFixed(2)} changes dyed/undyed per 100 px`);
-  assert.ok(h.dyed >= 0.3, `${(100 * h.dyed).toFixed(1)} % beside the face dyed`);
+Deno.test("light lengths are dyed with the head, evenly, in the result and the preview (sample1@1438)", async () => {
+  // Her long light-brown lengths at the image right, below the chin. The growth (see reachLengths) took their
+  // darker strands, far darker than her skin, and left the golden ones: as smooth as skin out of focus, and in
+  // a colour the clothes' samples took from the lengths lying over her jacket. First pink bands among golden
+  // strands (2.2 changes between dyed and undyed per 100 px, 24 % dyed); then, with banded patches left
+  // undyed, auburn roots over golden lengths (7.8 % dyed). The lengths grown so far agree on one colour
+  // (see continueLengthColour): the lengths of that colour are dyed whole, 99.9 %, 0.02 changes per 100 px.
+  for (const [scale, size] of [[1, {}], [0.5, { width: 540, height: 960 }]] as const) {
+    const { plain, out, res } = await recoloured(FRONTAL_FACES[1], "auburn", size);
+    assert.ok(res.notes.every((n) => !/hair/i.test(n)), `notes: ${res.notes}`);
+    const box = (x0: number, x1: number, y0: number, y1: number) => {
+      const at = new Uint8Array(plain.width * plain.height);
+      const s = (v: number) => Math.round(v * scale);
+      for (const p of rect(plain, s(x0), s(x1), s(y0), s(y1))) at[p] = 1;
+      return stripeFigures(plain, out, at);
+    };
+    // The lengths' rows (x 820-1070, y 1100-1850 at 1080x1920), and beside the face above the chin.
+    const f = box(820, 1070, 1100, 1850), h = box(900, 1060, 500, 800);
+    console.log(
+      `sample1@1438 at ${plain.width}x${plain.height} lengths: ${shown(f, 3)}, beside the face: ${
+        shown(h, 3)
+      }`,
+    );
+    assert.ok(f.dyed >= 0.9, `${(100 * f.dyed).toFixed(1)} % of the lengths dyed`);
+    assert.ok(f.changesPer100 <= 1, `${f.changesPer100.toFixed(2)} changes dyed/undyed per 100 px`);
+    assert.ok(h.dyed >= 0.3, `${(100 * h.dyed).toFixed(1)} % beside the face dyed`);
+  }
+});
+
+Deno.test("the lengths' own colour reaches no skin and no top of another colour (sample3@515, sample4@908)", async () => {
+  // Continuing the lengths by their colour without their strand texture (see continueLengthColour) reaches
+  // what lies beside them in a like colour unless the lengths agree on one colour and the node keeps off the
+  // skin's hue. Taken from any grown lengths, it dyed sample3@515's lit chest (38.2 % of the box below changed,
+  // 0 % now) and sample4@908's chest above her patterned top (34.6 %, 3 % now); with the skin's hue kept off but
+  // any lengths' colours taken, 0 % and 21.7 %. Rectangles at 1080x1920, changed by ΔE > 6.
+  const chest515 = await recoloured(FRONTAL_FACES[5], "auburn");
+  const chest908 = await recoloured(FRONTAL_FACES[9], "auburn");
+  const f = {
+    chest515: changedShare(chest515.plain, chest515.out, [[150, 1350], [500, 1350], [500, 1600], [
+      150,
+      1600,
+    ]]),
+    chest908: changedShare(chest908.plain, chest908.out, [[450, 1220], [540, 1220], [540, 1300], [
+      450,
+      1300,
+    ]]),
+  };
+  console.log(`changed by ΔE > 6: ${shown(f, 3)}`);
+  assert.ok(f.chest515 <= 0.02, `${(100 * f.chest515).toFixed(1)} % of sample3@515's chest changed`);
+  assert.ok(f.chest908 <= 0.12, `${(100 * f.chest908).toFixed(1)} % of sample4@908's chest changed`);
 });
 
 Deno.test("a tilted head's shaded neck under the jaw is not dyed (sample1@1438)", async () => {

@@ -114,13 +114,29 @@ const LENGTH_HUE = 25;
  * Striped lengths (see reachLengths): the share of a grown patch's nodes and border that are smooth nodes
  * continuing its colour at which the patch is left undyed, the span under it over which it fades, and the
  * L* of the hair's darkest colour from which the rule applies. At 1080x1920, sample1@1438's bands
- * measure 0.19-0.36 (most 0.2-0.27); the largest patches of other light or brown heads 0.04-0.24 (sample3's
- * and sample4's 0.23-0.24, partly faded); the rule does not apply to the bench portrait, sample6@1402 and
- * sample6@587 (near-black hair, patches 0.04-0.1 and some small ones up to 0.3).
+ * measured 0.19-0.36 (most 0.2-0.27) before her lengths' own colour was continued (see
+ * continueLengthColour: they are now one patch, dyed whole); the largest patches of other light or brown heads
+ * 0.04-0.24 (sample3's and sample4's 0.23-0.24, partly faded; on them the rule still leaves 3,000-39,000 px
+ * undyed); the rule does not apply to the bench portrait, sample6@1402 and sample6@587 (near-black hair,
+ * patches 0.04-0.1 and some small ones up to 0.3).
  */
 const STRIPE_SHARE = 0.26, STRIPE_FADE = 0.08, STRIPE_HAIR_L = 30;
 /** How much of each node's colour the continued colour takes (see reachLengths). */
 const LENGTH_FOLLOW = 0.5;
+/**
+ * Lengths of one colour (see continueLengthColour): the most the grown lengths' colours may spread (a robust
+ * standard deviation per Lab axis: L*, a*, b*) to count as one colour; how far from it (the axis distance, see
+ * lengthColourDistance) a node still is that colour; the least chroma such a node needs; and the least hue
+ * angle (degrees) it keeps from every class of the body's skin. At 1080x1920, sample1@1438's lengths spread
+ * 5.7 / 3.0 / 6.4 (light golden lengths beside shaded ones); sample5@1045's 7.6 / 3.8 / 6.3, sample3@1005's
+ * 5.6 / 3.0 / 5.7; sample4@908's (her patterned top's browns among them) 26.4 / 3.3 / 5.8 and sample3@515's
+ * 19.9 / 8.5 / 16.6 do not count. Her lit chest lies 4-6 degrees from sample3@515's face skin, golden
+ * lengths 20-25.
+ */
+const LENGTH_COLOUR_SPREAD: Lab = [10, 6, 8],
+  LENGTH_COLOUR_REACH = 2,
+  LENGTH_COLOUR_CHROMA = 10,
+  LENGTH_SKIN_HUE = 12;
 
 /**
  * Skin of the body, for the lengths (see reachLengths): the face's skin
@@ -273,6 +289,16 @@ export function reachLengths(
   // Per node, once (a node is a candidate from each of its neighbours): its texture and whether it is not
   // a length by its colour alone (the body's skin, lighter than any skin, or off the hues).
   const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
+  const isRuledOut = (n: number, b: number) => {
+    if (ruledOut[n] < 0) {
+      const hue = hueOf(labs[b + 1], labs[b + 2]);
+      ruledOut[n] = body.of(labs.subarray(b, b + 3)) > 0.5 || labs[b] > maxL ||
+          (Math.hypot(labs[b + 1], labs[b + 2]) > 6 && (hue < hueLo || hue > hueHi))
+        ? 1
+        : 0;
+    }
+    return ruledOut[n] === 1;
+  };
   const texture = (k: number) =>
     tex[k] >= 0 ? tex[k] : (tex[k] = textureAt(x0 + (k % w) * step, y0 + Math.floor(k / w) * step));
   // On the preview (a canvas under three quarters of the output's width: see atCanvasScale) a node spans the
@@ -324,14 +350,7 @@ export function reachLengths(
       const o = ((y0 + Math.floor(n / w) * step) * W + x0 + (n % w) * step) * 3;
       const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (colour.cells[c] !== colour.cells[c]) colour.fill(c);
-      if (ruledOut[n] < 0) {
-        const hue = hueOf(labs[b + 1], labs[b + 2]);
-        ruledOut[n] = body.of(labs.subarray(b, b + 3)) > 0.5 || labs[b] > maxL ||
-            (Math.hypot(labs[b + 1], labs[b + 2]) > 6 && (hue < hueLo || hue > hueHi))
-          ? 1
-          : 0;
-      }
-      if (ruledOut[n]) continue;
+      if (isRuledOut(n, b)) continue;
       // (The clothes' colours are sampled below the chin only, where long lengths are among them: a black top
       // under black hair is not hair.)
       const notCloth = !(n >= clothRow * w && colour.cells[c + 2] >= 0.5);
@@ -357,6 +376,13 @@ export function reachLengths(
       if (room[n] * fade > data[n]) grown[n] = room[n] * fade;
       if (fade < 1) faded.push(n);
     }
+  }
+  // Light lengths of one colour: their lit strands, as smooth as skin out of focus and often in the colours the
+  // clothes' samples took from the lengths lying over them, were left undyed below dyed hair (sample1@1438's
+  // golden lengths under auburn roots). Where the lengths grown so far agree on one colour, that colour is
+  // the lengths' (see continueLengthColour).
+  if (Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L) {
+    continueLengthColour(grown, data, room, labs, labAt, isRuledOut, body, w, h);
   }
   // The fade is for lengths that stop at the clothes' row. Where the growth went on below it in the same
   // column (or the next), the length continues past the chin and is dyed whole: faded there, sample6@1402's
@@ -483,6 +509,71 @@ export function reachLengths(
     return Math.max(0, Math.min(1, (LENGTH_STEP - near) / 6));
   };
   return { grown, like, bytes: grown.byteLength + labs.byteLength };
+}
+
+/**
+ * Grows `grown` on from every grown node through neighbours (8-connected, in `room`, not ruled out by colour, not
+ * already hair in `data`) that have the lengths' own colour: the median of the grown nodes' Lab colours, when
+ * their robust spread (1.4826 x the median absolute deviation, at least 3 per axis) is within
+ * LENGTH_COLOUR_SPREAD. Such a node is a length whatever its strand texture and however like the clothes its
+ * colour is, provided its chroma is at least LENGTH_COLOUR_CHROMA and its hue LENGTH_SKIN_HUE degrees from
+ * every skin class of the body's (the body's skin in another light keeps its hue; golden lengths do not share
+ * it). Lengths of mixed colours (a patterned top's browns grown among them) do not agree, and nothing grows.
+ */
+function continueLengthColour(
+  grown: Float32Array,
+  data: Float32Array,
+  room: Float32Array,
+  labs: Float32Array,
+  labAt: (k: number) => number,
+  isRuledOut: (n: number, b: number) => boolean,
+  body: BodySkin,
+  w: number,
+  h: number,
+): void {
+  const axes: number[][] = [[], [], []];
+  for (let k = 0; k < w * h; k++) {
+    if (!(grown[k] > 0)) continue;
+    const b = labAt(k);
+    for (let q = 0; q < 3; q++) axes[q].push(labs[b + q]);
+  }
+  if (axes[0].length < LENGTH_COLOUR_MIN_NODES) return;
+  const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1];
+  const mid = axes.map((v) => median(v.slice())) as Lab;
+  const spread = axes.map((v, q) => Math.max(3, 1.4826 * median(v.map((x) => Math.abs(x - mid[q]))))) as Lab;
+  if (spread.some((s, q) => s > LENGTH_COLOUR_SPREAD[q])) return;
+  const skinHues = body.classes.map((s) => Math.atan2(s.mean[2], s.mean[1]));
+  const around = [-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1];
+  const stack: number[] = [];
+  for (let k = 0; k < w * h; k++) if (grown[k] > 0) stack.push(k);
+  while (stack.length) {
+    const k = stack.pop()!, i = k % w;
+    if (i === 0 || i === w - 1 || k < w || k >= w * (h - 1)) continue;
+    for (const e of around) {
+      const n = k + e;
+      if (grown[n] > 0 || data[n] > 0.5 || room[n] <= LENGTH_ROOM) continue;
+      const b = labAt(n);
+      if (isRuledOut(n, b)) continue;
+      const chroma = Math.hypot(labs[b + 1], labs[b + 2]), hue = Math.atan2(labs[b + 2], labs[b + 1]);
+      if (chroma < LENGTH_COLOUR_CHROMA || skinHues.some((s) => hueGap(hue, s) < LENGTH_SKIN_HUE)) continue;
+      if (lengthColourDistance(labs, b, mid, spread) > LENGTH_COLOUR_REACH) continue;
+      grown[n] = room[n];
+      stack.push(n);
+    }
+  }
+}
+
+/** Nodes the lengths grown so far need to give their colour (see continueLengthColour). */
+const LENGTH_COLOUR_MIN_NODES = 30;
+
+/**
+ * The distance of the Lab colour at `labs[b]` from `mid` in units of `spread` per axis (root mean square over the
+ * three): lighter than `mid`, L* counts at half weight (lit strands of the same lengths range far in L*).
+ */
+function lengthColourDistance(labs: Float32Array, b: number, mid: Lab, spread: Lab): number {
+  const dL = (labs[b] - mid[0]) / spread[0] * (labs[b] > mid[0] ? 0.5 : 1);
+  const dA = (labs[b + 1] - mid[1]) / spread[1], dB = (labs[b + 2] - mid[2]) / spread[2];
+  return Math.sqrt((dL * dL + dA * dA + dB * dB) / 3);
 }
 
 /** The second highest of four values. */
