@@ -104,6 +104,17 @@ const LENGTH_TEXTURE = 8;
  * showed as a line across long lengths).
  */
 export const LENGTH_PERSON = 0.95, LENGTH_ROOM = 0.05;
+/**
+ * Under dark hair, the skin's own texture the lengths are judged against (see reachLengths) is the neck's, but
+ * at most this many times the face's. The neck's box takes what lies below the chin in the skin's colours: a
+ * collar's edge, strands, a necklace. It read 2.2 times the face's on sample6@587 (her locks over the chest,
+ * texture 10-11, then fell under the bar of twice the neck's, 14: dark undyed blocks in dyed locks) and 9.6
+ * times on sample5@1319; 0.3-1.4 on the other dark heads. Light hair keeps the neck's: its lengths continue
+ * into mid-tone clothes whose pattern is as textured (with the face's bar, 11.7 for 16.8, the growth dyed
+ * the browns of sample4@908's patterned top beside her chest: 46,000 px), and its smooth lit strands are
+ * continued by colour instead (see continueLengthColour).
+ */
+const NECK_TEXTURE_FACE = 1.5;
 /** L* under the body's skin at which a length needs no strand texture (see reachLengths). */
 const LENGTH_DARKER = 15;
 /** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
@@ -255,6 +266,7 @@ export function reachLengths(
   body: BodySkin,
   colour: ColourModel,
   neckPoints: number[],
+  facePoints: number[],
   clothRow: number,
   centre: number,
   clothFade = 0,
@@ -319,8 +331,12 @@ export function reachLengths(
       )
     : (xc: number, yc: number) => strandTexture(img, xc, yc);
   // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
-  // median over the neck's nodes.
-  const minTexture = Math.max(LENGTH_TEXTURE, 2 * skinTexture(img, neckPoints));
+  // median over the neck's nodes; under dark hair, at most NECK_TEXTURE_FACE times the face's (see there).
+  const neckTexture = skinTexture(img, neckPoints);
+  const skinOwn = Math.min(...colour.hair.map((s) => s.mean[0])) < STRIPE_HAIR_L
+    ? Math.min(neckTexture, NECK_TEXTURE_FACE * skinTexture(img, facePoints))
+    : neckTexture;
+  const minTexture = Math.max(LENGTH_TEXTURE, 2 * skinOwn);
   const seen = new Uint8Array(w * h), stack: number[] = [];
   // Nodes that continue a length's colour but were left out for want of strand texture (see below).
   const smooth = new Uint8Array(w * h);

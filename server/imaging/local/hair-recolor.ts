@@ -701,6 +701,7 @@ function planHair(
     body,
     colour,
     neck.points,
+    faceSkinPoints(g),
     Math.ceil((chinY - y0) / step),
     Math.round((cx - x0) / step),
     Math.round(CLOTH_FADE * fh / step),
