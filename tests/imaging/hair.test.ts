@@ -90,6 +90,13 @@ interface Shot {
   height?: number;
 }
 
+/**
+ * Plain renders by portrait and shot: many tests compare a shade against the same plain render, which the
+ * renderer makes identically each time (the suite's longest file rendered each of them up to six times).
+ * Read only: a test never writes into a render it is given.
+ */
+const plains = new Map<string, Promise<{ plain: Decoded; g: FaceGeometry }>>();
+
 /** A portrait rendered plain and with hair colour `id` (copper red), and the face found on the plain render. */
 async function recoloured(face: [number, number, number, number], id = "copper-red", shot: Shot = {}) {
   const photo = await cropFace(face, shot.aspect, shot.span);
@@ -98,8 +105,16 @@ async function recoloured(face: [number, number, number, number], id = "copper-r
     width: shot.width ?? j.width,
     height: shot.height ?? j.height,
   });
-  const plain = await decode((await render(engine, size(job(photo, {}, undefined, "hair")))).image);
-  const g = faceGeometry((await engine.detect(plain))[0].mesh);
+  const key = JSON.stringify([face, shot]);
+  let plainRender = plains.get(key);
+  if (!plainRender) {
+    plainRender = (async () => {
+      const plain = await decode((await render(engine, size(job(photo, {}, undefined, "hair")))).image);
+      return { plain, g: faceGeometry((await engine.detect(plain))[0].mesh) };
+    })();
+    plains.set(key, plainRender);
+  }
+  const { plain, g } = await plainRender;
   const res = await render(engine, size(job(photo, { hairColor: id }, undefined, "hair")));
   return { plain, g, res, out: await decode(res.image) };
 }
