@@ -333,9 +333,11 @@ export function reachLengths(
   // Strand texture is judged against the skin's own (noise, pores, an enlarged photo's JPEG blocks): the
   // median over the neck's nodes; under dark hair, at most NECK_TEXTURE_FACE times the face's (see there).
   const neckTexture = skinTexture(img, neckPoints);
-  const skinOwn = Math.min(...colour.hair.map((s) => s.mean[0])) < STRIPE_HAIR_L
-    ? Math.min(neckTexture, NECK_TEXTURE_FACE * skinTexture(img, facePoints))
-    : neckTexture;
+  // Light hair (its darkest colour at STRIPE_HAIR_L or more) and dark hair grow differently below.
+  const lightLengths = Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L;
+  const skinOwn = lightLengths
+    ? neckTexture
+    : Math.min(neckTexture, NECK_TEXTURE_FACE * skinTexture(img, facePoints));
   const minTexture = Math.max(LENGTH_TEXTURE, 2 * skinOwn);
   const seen = new Uint8Array(w * h), stack: number[] = [];
   // Nodes that continue a length's colour but were left out for want of strand texture (see below).
@@ -397,7 +399,7 @@ export function reachLengths(
   // clothes' samples took from the lengths lying over them, were left undyed below dyed hair (sample1@1438's
   // golden lengths under auburn roots). Where the lengths grown so far agree on one colour, that colour is
   // the lengths' (see continueLengthColour).
-  if (Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L) {
+  if (lightLengths) {
     continueLengthColour(grown, data, room, labs, labAt, isRuledOut, body, w, h);
   }
   // The fade is for lengths that stop at the clothes' row. Where the growth went on below it in the same
@@ -476,7 +478,7 @@ export function reachLengths(
   // colour (STRIPE_SHARE of the patch and that border, fading over STRIPE_FADE) is one of those bands and
   // is left undyed: the lengths dyed evenly or not at all. (Near-black hair's smooth border is its sheen or
   // skin beside it, not lighter strands of the same lengths: its patches are kept.)
-  if (Math.min(...colour.hair.map((s) => s.mean[0])) >= STRIPE_HAIR_L) {
+  if (lightLengths) {
     const label = new Uint8Array(w * h), members: number[] = [], total = [0, 0], gone = [0, 0];
     for (let k0 = 0; k0 < w * h; k0++) {
       if (!(grown[k0] > 0) || label[k0]) continue;
