@@ -1445,15 +1445,15 @@ Deno.test("the lengths' own colour reaches no skin and no top of another colour 
   // any lengths' colours taken, 0 % and 21.7 %. Rectangles at 1080x1920, changed by ΔE > 6.
   const chest515 = await recoloured(FRONTAL_FACES[5], "auburn");
   const chest908 = await recoloured(FRONTAL_FACES[9], "auburn");
+  const box = (x0: number, y0: number, x1: number, y1: number): [number, number][] => [
+    [x0, y0],
+    [x1, y0],
+    [x1, y1],
+    [x0, y1],
+  ];
   const f = {
-    chest515: changedShare(chest515.plain, chest515.out, [[150, 1350], [500, 1350], [500, 1600], [
-      150,
-      1600,
-    ]]),
-    chest908: changedShare(chest908.plain, chest908.out, [[450, 1220], [540, 1220], [540, 1300], [
-      450,
-      1300,
-    ]]),
+    chest515: changedShare(chest515.plain, chest515.out, box(150, 1350, 500, 1600)),
+    chest908: changedShare(chest908.plain, chest908.out, box(450, 1220, 540, 1300)),
   };
   console.log(`changed by ΔE > 6: ${shown(f, 3)}`);
   assert.ok(f.chest515 <= 0.02, `${(100 * f.chest515).toFixed(1)} % of sample3@515's chest changed`);
