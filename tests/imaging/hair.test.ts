@@ -1764,3 +1764,26 @@ Deno.test("a dark mark on the cheek beside the hair keeps its colour; the hair i
     `${(100 * onHair).toFixed(1)} % of ${hair.length} px of her hair dyed`,
   );
 });
+
+Deno.test("hair reaching the canvas's right edge is dyed to the edge, in the result and the preview (sample3@515)", async () => {
+  // The hair's grid ends at its last node, up to 3 px short of the canvas's right edge: hair touching the edge
+  // kept a 4 px strip of its own colour along it (a blonde line beside auburn curls; 9 of the 16 frontal
+  // faces). Rows where the pixel 6 px from the edge is dyed (ΔE > 5): before, 0 % of the last 4 px dyed.
+  for (const size of [{}, { width: 540, height: 960 }]) {
+    const { plain, out } = await recoloured(FRONTAL_FACES[5], "auburn", size);
+    const W = plain.width, dyed = (p: number) => deltaE(labOf(plain, p), labOf(out, p)) > 5;
+    let rows = 0, edge = 0;
+    for (let y = 0; y < plain.height; y++) {
+      if (!dyed(y * W + W - 7)) continue;
+      rows++;
+      for (let x = W - 4; x < W; x++) if (dyed(y * W + x)) edge++;
+    }
+    console.log(
+      `sample3@515 at ${W}: ${rows} rows dyed near the edge, ${
+        (100 * edge / (4 * rows)).toFixed(1)
+      } % of the edge`,
+    );
+    assert.ok(rows >= 100, `${rows} rows`);
+    assert.ok(edge >= 0.9 * 4 * rows, `${edge} of ${4 * rows} edge pixels dyed`);
+  }
+});

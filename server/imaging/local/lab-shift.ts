@@ -352,6 +352,11 @@ function planeRow(
     const xa = x0 + i * step, xb = Math.min(xe, xa + step);
     for (let x = xa; x < xb; x++) out[x - x0] = l0 + (l1 - l0) * ((x - xa) / step);
   }
+  // Past the last node column, the last column's value (see dyeStrengths).
+  if (ib === mw - 1) {
+    const k = j * mw + mw - 1;
+    out.fill(u[k] + (u[k + mw] - u[k]) * fy, xe - x0, grid.x1 - x0);
+  }
 }
 
 /**
@@ -423,9 +428,16 @@ export function dyeStrengths(
       ry1 = y + 1;
     }
   }
+  // Past the last grid node, up to the box's edge (x1, y1: the canvas's, where the hair reaches it), each pixel
+  // takes the strength of the last pixel the grid reaches in its row or column: hair touching the canvas's
+  // right or bottom edge was left a 3-4 px undyed strip along it (the grid's last node lies up to step - 1
+  // pixels short of the edge).
+  if (rx1 > rx0 && rx1 === bw) rx1 = x1 - x0;
+  if (ry1 > ry0 && ry1 === bh) ry1 = y1 - y0;
   const w = Math.max(0, rx1 - rx0), h = Math.max(0, ry1 - ry0), data = new Uint8Array(w * h);
   for (let y = 0; y < h; y++) {
-    for (let x = 0, k = (y + ry0) * bw + rx0; x < w; x++, k++) data[y * w + x] = Math.round(plane[k] * 255);
+    const k = Math.min(y + ry0, bh - 1) * bw;
+    for (let x = 0; x < w; x++) data[y * w + x] = Math.round(plane[k + Math.min(x + rx0, bw - 1)] * 255);
   }
   return { x0: x0 + rx0, y0: y0 + ry0, w, h, data };
 }
@@ -445,7 +457,9 @@ export function paintStrengths(
   const scratch = rowScratch(grid, second, darken);
   const values = new Float32Array(Math.max(0, grid.x1 - x0));
   for (let r = 0; r < s.h; r++) {
-    const y = s.y0 + r, j = Math.floor((y - y0) / step), fy = (y - y0) / step - j;
+    // Rows past the last grid row (see dyeStrengths) read the planes' last row.
+    const y = s.y0 + r, j = Math.max(0, Math.min(grid.mask.h - 2, Math.floor((y - y0) / step)));
+    const fy = Math.min(1, (y - y0) / step - j);
     let pa = -1, pb = -1;
     for (let x = 0, k = r * s.w; x < s.w; x++, k++) {
       const v = s.data[k] / 255;
