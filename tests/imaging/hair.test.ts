@@ -921,14 +921,7 @@ function blondeFigures(plain: Decoded, out: Decoded, g: ReturnType<typeof faceGe
   const face = polygonPixels(plain, FACE_OVAL.map((k) => g.pts[k]), 2).filter((p) => p / W > browY)
     .filter(skinLike);
   const forehead = rect(plain, top[0] - 0.2 * g.fw, top[0], top[1] - 0.15 * g.fh, browY).filter(skinLike);
-  const neck = rect(
-    plain,
-    chin[0] - 0.15 * g.fw,
-    chin[0] + 0.15 * g.fw,
-    chin[1] + 0.05 * g.fh,
-    chin[1] + 0.3 * g.fh,
-  )
-    .filter((p) => deltaE(labOf(plain, p), skin) < 20);
+  const neck = neckBox(plain, g).filter((p) => deltaE(labOf(plain, p), skin) < 20);
   const grown = new Uint8Array(W * H);
   const c = g.center;
   for (
