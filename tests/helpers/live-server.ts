@@ -4,6 +4,7 @@
  * user's `deno task start` runs it. Used by the start-up and browser tests.
  */
 import { fileURLToPath } from "node:url";
+import { buildClientOnce } from "./client-build.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -20,12 +21,9 @@ export interface LiveServer {
 
 let clientBuilt: Promise<void> | undefined;
 
-/** Builds the client once per test process (about a second), so tests never see a stale build. */
+/** The built client, rebuilt only when its sources changed since the last build (see client-build.ts). */
 export function ensureClientBuilt(): Promise<void> {
-  clientBuilt ??= import("../../scripts/build-client.ts").then(({ buildClient }) =>
-    buildClient({ minify: true })
-  )
-    .then(() => {});
+  clientBuilt ??= buildClientOnce();
   return clientBuilt;
 }
 
