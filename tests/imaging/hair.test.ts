@@ -1358,7 +1358,30 @@ function chestLock(plain: Decoded, out: Decoded, scale: number): { lock: number[
   };
 }
 
-Deno.test("a lock falling over the chest is dyed with the lengths; the neck between is not (sample6@587)", async () => {
+/**
+ * The lit strands of sample6@587's lock over her chest: the grey pixels (L* 50 or more, chroma under 6) of its
+ * middle (x 600-750, y 1600-1850 at full size, below her neck's pale skin), and the share that changed by
+ * more than ΔE 5. Her face's skin in the window's light spreads 9 in b*, and these greys (chroma 3) read as
+ * that skin: left grey among dyed strands, 64.4 % changed in the result and 53.0 % in the preview. A colour
+ * with under 0.3 of a skin class's chroma is not that class (SKIN_CHROMA_SHARE): 100 % at both sizes.
+ */
+function litStrandsDyed(plain: Decoded, out: Decoded, scale: number): { lit: number; share: number } {
+  const lit = rect(plain, 600 * scale, 750 * scale, 1600 * scale, 1850 * scale).filter((p) => {
+    const [L, a, b] = labOf(plain, p);
+    return L >= 50 && Math.hypot(a, b) < 6;
+  });
+  const changed = lit.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 5).length;
+  return { lit: lit.length, share: changed / lit.length };
+}
+
+function assertLitStrandsDyed(plain: Decoded, out: Decoded, scale: number, size: string) {
+  const { lit, share } = litStrandsDyed(plain, out, scale);
+  console.log(`sample6@587 ${size}: ${(100 * share).toFixed(1)} % of the lock's ${lit} lit grey pixels dyed`);
+  assert.ok(lit > 150 * scale * scale, `lit grey pixels in the lock: ${lit}`);
+  assert.ok(share >= 0.9, `the lock's lit strands dyed in the ${size}: ${(100 * share).toFixed(1)} %`);
+}
+
+Deno.test("a lock falling over the chest is dyed with the lengths, its lit strands too; the neck between is not (sample6@587)", async () => {
   // Her lock falls from beside her neck down over her maroon top (x 540-740, y 1450-1900 of the 1080x1920
   // render). The neck's column is kept out of the hair all the way down, so the lock stayed grey-black down
   // to the frame's bottom. The lock's pixels (chroma under 12 and L* under 60: not the top) that end 8 ΔE
@@ -1382,9 +1405,10 @@ Deno.test("a lock falling over the chest is dyed with the lengths; the neck betw
   assert.ok(lock.length > 10_000, `lock pixels in the box: ${lock.length}`);
   assert.ok(moved.length >= 0.8 * lock.length, `lock dyed: ${moved.length} of ${lock.length}`);
   assert.ok(neck.length > 5000 && neckChanged.length <= 0.01 * neck.length, `neck: ${neckChanged.length}`);
+  assertLitStrandsDyed(plain, out, 1, "result");
 });
 
-Deno.test("the studio's preview dyes the lock over the chest as the result does (sample6@587)", async () => {
+Deno.test("the studio's preview dyes the lock over the chest and its lit strands as the result does (sample6@587)", async () => {
   // The same lock at the preview's 540x960 (the box above, halved). A preview node spans four of the result's;
   // the lengths' growth through textured nodes broke down the lock there: 4.1 % of it dyed against the
   // result's 63.4 %. With each preview node's texture the second highest of the four it spans: 61.9 %; with
@@ -1399,6 +1423,7 @@ Deno.test("the studio's preview dyes the lock over the chest as the result does 
     moved.length >= 0.75 * lock.length,
     `lock dyed in the preview: ${moved.length} of ${lock.length}`,
   );
+  assertLitStrandsDyed(plain, out, 0.5, "preview");
 });
 
 Deno.test("light lengths are dyed with the head, evenly, in the result and the preview (sample1@1438)", async () => {

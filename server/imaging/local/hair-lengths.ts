@@ -150,6 +150,18 @@ const LENGTH_COLOUR_SPREAD: Lab = [10, 6, 8],
   LENGTH_SKIN_HUE = 12;
 
 /**
+ * A colour no lighter than a skin class's mean with under this share of its chroma (fading in over
+ * SKIN_CHROMA_FADE more) is not that class, however near its L*, a* and b* are to the class's spread: skin in
+ * shade keeps its chroma (the neck's skin kept on the 16 frontal portraits holds 0.5-1.4 of the face's; see
+ * NECK_CHROMA). sample6@587's face skin in the window's light spreads 9 in b*, and the grey lit strands of her
+ * near-black lock over her chest (L* 50-60, chroma 3: 0.18 of the class's 17) read as that skin: left grey
+ * among dyed strands. Lighter colours keep the class's likeness (skin lit to a shine is paler). At a share of
+ * 0.3, a grey strap beside sample2@1370's lengths (chroma 3 against her neutral skin's 7-10) took more of the
+ * dye's pink.
+ */
+const SKIN_CHROMA_SHARE = 0.2, SKIN_CHROMA_FADE = 0.1;
+
+/**
  * Skin of the body, for the lengths (see reachLengths): the face's skin
  * classes and the neck's, and how like them a colour table cell is.
  */
@@ -180,16 +192,23 @@ export class BodySkin {
     }
     return lab;
   }
+  /** Likeness (0..1) of a colour to the body's skin. */
   of(lab: ArrayLike<number>): number {
-    let ds = Infinity;
+    let best = 0;
+    const chroma = Math.hypot(lab[1], lab[2]);
     for (const s of this.classes) {
       // Skin in other light mostly changes L: weigh L half.
       const dL = 0.5 * (lab[0] - s.mean[0]) / Math.max(6, s.sd[0]),
         dA = (lab[1] - s.mean[1]) / Math.max(3, s.sd[1]),
         dB = (lab[2] - s.mean[2]) / Math.max(3, s.sd[2]);
-      ds = Math.min(ds, Math.sqrt((dL * dL + dA * dA + dB * dB) / 3));
+      // Skin in shade keeps some of its chroma (see SKIN_CHROMA_SHARE); skin lit to a shine is lighter and paler.
+      const share = chroma / Math.max(1, Math.hypot(s.mean[1], s.mean[2]));
+      const chromatic = lab[0] > s.mean[0]
+        ? 1
+        : Math.max(0, Math.min(1, (share - SKIN_CHROMA_SHARE) / SKIN_CHROMA_FADE));
+      best = Math.max(best, chromatic * sigmoid((1.2 - Math.sqrt((dL * dL + dA * dA + dB * dB) / 3)) * 5));
     }
-    return sigmoid((1.2 - ds) * 5);
+    return best;
   }
 }
 
