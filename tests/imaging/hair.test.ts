@@ -1805,3 +1805,22 @@ Deno.test("hair reaching the canvas's right edge is dyed to the edge, in the res
     assert.ok(edge >= 0.9 * 4 * rows, `${edge} of ${4 * rows} edge pixels dyed`);
   }
 });
+
+Deno.test("lengths that leave the frame are dyed down to its bottom edge, in the result and the preview (sample1@1438)", async () => {
+  // Her long lengths at the image right run out of the frame at its bottom. The head prior's band for long
+  // hair fades out from 1.0 to 1.5 face heights below the chin, and her frame ends inside that fade: her lengths
+  // paled out of the dye over the frame's last 40-60 px. Then, dyed down to it, a strip of the old colour
+  // stayed along the bottom edge (the lengths' opening dropped the grid's last row). The bottom 60 rows of her
+  // lengths (x 820-1070, y 1860-1920 at 1080x1920) changed by more than ΔE 5: 48.9 % before, 99.1 % after;
+  // in the preview 48.2 % before.
+  for (const scale of [1, 0.5]) {
+    const shot = scale === 1 ? {} : { width: 540, height: 960 };
+    const { plain, out } = await recoloured(FRONTAL_FACES[1], "auburn", shot);
+    const bottom = rect(plain, 820 * scale, 1070 * scale, 1860 * scale, 1920 * scale);
+    const share = bottom.filter((p) => deltaE(labOf(plain, p), labOf(out, p)) > 5).length / bottom.length;
+    console.log(
+      `sample1@1438 at ${plain.width}x${plain.height}: ${(100 * share).toFixed(1)} % of the bottom rows dyed`,
+    );
+    assert.ok(share >= 0.9, `the lengths' bottom rows dyed at ${plain.width}: ${(100 * share).toFixed(1)} %`);
+  }
+});

@@ -477,6 +477,10 @@ export function reachLengths(
     }
     core = next;
   }
+  // The grid's last row has no row below it to be eroded against: lengths that leave the frame there keep what
+  // the row above kept. (Opened as the rest, they were dropped: a strip of the old colour along the frame's
+  // bottom under lengths dyed down to it.)
+  for (let k = w * (h - 1); k < w * h; k++) if (hairAt[k] && core[k - w]) core[k] = 1;
   // What stays is only what the opened growth still connects to the dyed hair: a patch reached through a
   // neck of up to four nodes is an edge the growth crept along onto a wider area (the bench portrait's curl
   // tip onto her lit shoulder and her top's neckline), not the lengths.

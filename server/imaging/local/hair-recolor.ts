@@ -492,6 +492,11 @@ function planHair(
   // Light hair darkened: a node's hair-likeness counts this much more (see LIGHT_HAIR_GAIN).
   const gain = lightHair ? LIGHT_HAIR_GAIN : HAIR_GAIN;
   const crown = topY - 0.5 * fh, neckY = chinY, fadeY = 0.3 * fh;
+  // Long hair's band fades out from 1.0 to 1.5 face heights below the chin, where lengths end. A frame that ends
+  // inside that fade cut the lengths off, not the hair: the fade moves down by as much as the frame cuts into
+  // it (up to half a face height), so lengths that leave the frame are dyed to its edge. Faded there,
+  // sample1@1438's and sample6@587's lengths paled out of the dye over the frame's last 40-60 px.
+  const fallEnd = chinY + 1.5 * fh + Math.max(0, Math.min(0.5 * fh, chinY + 1.5 * fh - img.height));
   // The neck lies below the chin in the image, and just under the jaw along the face's own axis (its top to its
   // chin; see JAW_SHADE).
   const chin = g.pts[152], axis = Math.hypot(chin[0] - g.pts[10][0], chin[1] - topY);
@@ -529,7 +534,7 @@ function planHair(
       let prior = Math.max(0, Math.min(1, (1.25 - Math.sqrt(ex * ex + ey * ey)) / 0.35));
       if (y > eyeY) {
         const band = Math.max(0, Math.min(1, (1.35 * fw - Math.abs(x - cx)) / (0.25 * fw)));
-        const fall = Math.max(0, Math.min(1, (chinY + 1.5 * fh - y) / (0.5 * fh)));
+        const fall = Math.max(0, Math.min(1, (fallEnd - y) / (0.5 * fh)));
         prior = Math.max(prior, band * fall);
       }
       // The neck under the chin: long hair falls beside it, not over it, and
