@@ -1822,3 +1822,47 @@ Deno.test("lengths that leave the frame are dyed down to its bottom edge, in the
     assert.ok(share >= 0.9, `the lengths' bottom rows dyed at ${plain.width}: ${(100 * share).toFixed(1)} %`);
   }
 });
+
+Deno.test("straps over bare skin keep their black and the skin between them is not dyed, in the result and the preview (sample2@1370)", async () => {
+  // Her two black bra straps run from her shoulder down over her bare chest (x 930-1080, y 1050-1420 of the
+  // 1080x1920 render). Black reads as her dark hair's shadows to the colour model, and the lengths' growth crept
+  // down the straps from the hair at her shoulder: in Honey Blonde the straps turned gold and the skin between
+  // them, held by the grid's cells over both, cream. Changed by more than ΔE 5, before: 89.8 % of the straps'
+  // pixels (L* under 25) and 17.7 % of the skin about them (L* 55 or more); at 540x960 93.6 % and 17.4 %. After:
+  // 17.5 % (where the outer strap leaves the frame beside no skin) and 0.1 %. The hair on her shoulder above
+  // (x 940-1080, y 700-900, L* under 45) is dyed as before (89.6 %).
+  for (const scale of [1, 0.5]) {
+    const shot = scale === 1 ? {} : { width: 540, height: 960 };
+    const { plain, out } = await recoloured(FRONTAL_FACES[3], "honey-blonde", shot);
+    const around = rect(plain, 930 * scale, 1080 * scale, 1050 * scale, 1420 * scale);
+    const straps = around.filter((p) => labOf(plain, p)[0] < 25);
+    const skin = around.filter((p) => labOf(plain, p)[0] >= 55);
+    const hair = rect(plain, 940 * scale, 1080 * scale, 700 * scale, 900 * scale).filter((p) =>
+      labOf(plain, p)[0] < 45
+    );
+    const [strapShare, skinShare, hairShare] = [straps, skin, hair].map((px) =>
+      movedShare(plain, out, px, 5)
+    );
+    console.log(
+      `sample2@1370 at ${plain.width}x${plain.height}: straps ${
+        (100 * strapShare).toFixed(1)
+      } % dyed, the skin ` +
+        `about them ${(100 * skinShare).toFixed(1)} %, the hair on her shoulder ${
+          (100 * hairShare).toFixed(1)
+        } %`,
+    );
+    assert.ok(
+      straps.length > 2500 * scale * scale && skin.length > 6000 * scale * scale,
+      "straps and skin found",
+    );
+    assert.ok(strapShare <= 0.3, `straps dyed at ${plain.width}: ${(100 * strapShare).toFixed(1)} %`);
+    assert.ok(
+      skinShare <= 0.02,
+      `skin about the straps dyed at ${plain.width}: ${(100 * skinShare).toFixed(1)} %`,
+    );
+    assert.ok(
+      hairShare >= 0.85,
+      `the hair on her shoulder dyed at ${plain.width}: ${(100 * hairShare).toFixed(1)} %`,
+    );
+  }
+});

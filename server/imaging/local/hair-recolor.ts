@@ -10,6 +10,7 @@
  * than painting skin.
  */
 import type { Canvas } from "./blend.ts";
+import { clearThinLines } from "./hair-thin-lines.ts";
 import {
   hexToLab,
   hueGap,
@@ -242,6 +243,8 @@ interface HairPlan extends MaskGrid {
   like: (r: number, g: number, b: number, k: number) => number;
   skinL: number;
   chinY: number;
+  /** The face's width (pixels). */
+  fw: number;
   /** The dye's strength per pixel, once painted or prepared (see strengthsOf). */
   strengths?: Strengths;
   /** Bytes it holds (see hairCacheBytes). */
@@ -786,6 +789,7 @@ function planHair(
     like: lengths.like,
     skinL,
     chinY,
+    fw,
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
       (enclosed?.byteLength ?? 0) + (baseL?.byteLength ?? 0) +
       (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
@@ -847,7 +851,10 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   // Light hair dyed darker at full strength (no roots held back: see planHair).
   const opacity = plan.lightHair ? 1 : OPACITY;
   const smooth = { radius: atCanvasScale(EDGE_SMOOTH_RADIUS, img.width), eps: EDGE_SMOOTH_EPS };
-  plan.strengths = dyeStrengths(img, plan, opacity, refine, smooth);
+  // Straps and other thin dark lines over the skin below the chin (see clearThinLines).
+  const lines = (plane: Float32Array, px: number, py: number, bw: number, bh: number) =>
+    clearThinLines(img, plane, px, py, bw, bh, Math.round(chinY), plan.fw, colour);
+  plan.strengths = dyeStrengths(img, plan, opacity, refine, smooth, lines);
   plan.bytes += plan.strengths.data.byteLength;
   return plan.strengths;
 }

@@ -393,6 +393,7 @@ function rowScratch(grid: MaskGrid, second?: SecondTable, darken?: Float32Array)
  * A recolour's strength per pixel (see strengthRows), smoothed where the dye stops by a guided filter on the
  * photo's luma (see guidedSmooth), kept as bytes (strength x 255) over the rectangle of the pixels it paints
  * (x0, y0: canvas pixels). It does not depend on the shade: one serves every shade a mask is painted in.
+ * `shape`, when given, edits the plane of strengths (bw x bh from canvas pixel x0, y0) before it is smoothed.
  */
 export interface Strengths {
   x0: number;
@@ -408,6 +409,7 @@ export function dyeStrengths(
   opacity: number,
   edge: EdgeRefine | undefined,
   smooth: { radius: number; eps: number },
+  shape?: (plane: Float32Array, x0: number, y0: number, bw: number, bh: number) => void,
 ): Strengths {
   const { mask, step, x0, y0, x1, y1 } = grid;
   const bw = Math.max(0, Math.min(x1, x0 + (mask.w - 1) * step) - x0);
@@ -416,6 +418,7 @@ export function dyeStrengths(
   strengthRows(grid, opacity, edge, (row, y, _j, _fy, _ia, _ib, pa, pb) => {
     plane.set(row.subarray(pa, pb), (y - y0) * bw + pa);
   });
+  shape?.(plane, x0, y0, bw, bh);
   guidedSmooth(plane, img, x0, y0, bw, bh, smooth.radius, smooth.eps);
   // The rectangle of what is painted (over FRINGE).
   let rx0 = bw, rx1 = 0, ry0 = bh, ry1 = 0;
