@@ -77,10 +77,17 @@ Deno.test("a straight black strap over skin leaves the dye, the skin along it to
   assert.ok(dyed(plane, 600, 640, 100, 800) > 0.99, "skin away from any line untouched");
 });
 
-Deno.test("two straps side by side leave the dye with the skin between them; nothing above fromY is touched", () => {
-  const img = chest((x) => Math.abs(x - 300) < 8 || Math.abs(x - 340) < 10);
+Deno.test("two straps side by side leave the dye with the skin between them; a brown lock beside them keeps it; nothing above fromY is touched", () => {
+  // Straps at x 300 and 340; a second pair at x 600 and 680 with a brown lock (x 630-650) lying between them.
+  const BROWN = [92, 62, 44];
+  const img = chest((x) =>
+    Math.abs(x - 300) < 8 || Math.abs(x - 340) < 10 || Math.abs(x - 600) < 8 || Math.abs(x - 680) < 8
+  );
+  for (let y = 0; y < H; y++) for (let x = 630; x < 650; x++) img.data.set(BROWN, (y * W + x) * 3);
   const plane = new Float32Array(W * H).fill(1);
   clearThinLines(img, plane, 0, 0, W, H, 200, FW, model());
   assert.ok(dyed(plane, 292, 351, 300, 800) < 0.05, "the straps and the skin between them left dyed");
+  assert.ok(dyed(plane, 592, 630, 300, 800) < 0.05, "the second pair's left strap and the skin beside it");
+  assert.ok(dyed(plane, 632, 648, 300, 800) > 0.99, "the brown lock between straps keeps its dye");
   assert.equal(dyed(plane, 0, W, 0, 200), 1, "rows above fromY untouched");
 });

@@ -51,10 +51,10 @@ interface Run {
 
 /**
  * Clears, in the dye's strength plane `plane` (bw x bh pixels from canvas pixel x0, y0), the thin dark lines
- * over skin from canvas row `fromY` down (see LINE_WIDTH, LINE_LENGTH), the skin along them (dyed with them
- * where the grid's cells held the line), and skin lying between two of them no farther apart than a line's
- * width (a pair of straps): across rows (lines that run down) and down columns (lines that run across).
- * Returns the pixels cleared.
+ * over skin from canvas row `fromY` down (see LINE_WIDTH, LINE_LENGTH) and the skin along them, up to a
+ * line's width each side (dyed with them where the grid's cells held the line; between a pair of straps, the
+ * skin between them): across rows (lines that run down) and down columns (lines that run across). Returns the
+ * pixels cleared.
  */
 export function clearThinLines(
   img: Canvas,
@@ -125,7 +125,7 @@ export function clearThinLines(
 
 /**
  * Marks in `cut` the thin dark lines across the `count` lines of `span` grid pixels (row-major `skin` and
- * `lightness`; see clearThinLines), the skin along them and the skin between two of them on a line.
+ * `lightness`; see clearThinLines) and the skin along them.
  */
 function markLines(
   skin: Uint8Array,
@@ -220,8 +220,8 @@ function markLines(
       grew = true;
     }
   }
-  // Cut the kept runs, the skin along them, and skin between two of them on the same line.
-  let lastLine = -1, lastEnd = -1;
+  // Cut the kept runs and the skin along them (up to a line's width each side: between two straps, the skin
+  // between them). Only skin: hair lying beside a strap keeps its dye.
   for (let i = 0; i < runs.length; i++) {
     if (!kept[i]) continue;
     const { line, a, b } = runs[i];
@@ -230,9 +230,5 @@ function markLines(
       cut[line * span + u] = 1;
     }
     for (let u = b; u < Math.min(span, b + width) && skin[line * span + u]; u++) cut[line * span + u] = 1;
-    if (line === lastLine && a - lastEnd <= width) {
-      for (let u = lastEnd; u < a; u++) cut[line * span + u] = 1;
-    }
-    lastLine = line, lastEnd = b;
   }
 }
