@@ -393,7 +393,6 @@ function rowScratch(grid: MaskGrid, second?: SecondTable, darken?: Float32Array)
  * A recolour's strength per pixel (see strengthRows), smoothed where the dye stops by a guided filter on the
  * photo's luma (see guidedSmooth), kept as bytes (strength x 255) over the rectangle of the pixels it paints
  * (x0, y0: canvas pixels). It does not depend on the shade: one serves every shade a mask is painted in.
- * `shape`, when given, edits the plane of strengths (bw x bh from canvas pixel x0, y0) before it is smoothed.
  */
 export interface Strengths {
   x0: number;
@@ -403,6 +402,10 @@ export interface Strengths {
   data: Uint8Array;
 }
 
+/**
+ * The strengths of `grid`'s recolour (see Strengths). `shape`, when given, edits the plane of strengths (bw x bh
+ * from canvas pixel x0, y0) before it is smoothed.
+ */
 export function dyeStrengths(
   img: Canvas,
   grid: MaskGrid,
