@@ -1406,7 +1406,7 @@ Deno.test("a lock falling over the chest is dyed with the lengths, its lit stran
   assertLitStrandsDyed(plain, out, 1, "result");
 });
 
-Deno.test("the studio's preview dyes the lock over the chest and its lit strands as the result does (sample6@587)", async () => {
+Deno.test("at 540x960 the lock over the chest and its lit strands are dyed as at 1080x1920 (sample6@587)", async () => {
   // The same lock at the preview's 540x960 (the box above, halved). A preview node spans four of the result's;
   // the lengths' growth through textured nodes broke down the lock there: 4.1 % of it dyed against the
   // result's 63.4 %. With each preview node's texture the second highest of the four it spans: 61.9 %; with
@@ -1424,7 +1424,7 @@ Deno.test("the studio's preview dyes the lock over the chest and its lit strands
   assertLitStrandsDyed(plain, out, 0.5, "preview");
 });
 
-Deno.test("light lengths are dyed with the head, evenly, in the result and the preview (sample1@1438)", async () => {
+Deno.test("light lengths are dyed with the head, evenly, at 1080x1920 and at 540x960 (sample1@1438)", async () => {
   // Her long light-brown lengths at the image right, below the chin. The growth (see reachLengths) took their
   // darker strands, far darker than her skin, and left the golden ones: as smooth as skin out of focus, and in
   // a colour the clothes' samples took from the lengths lying over her jacket. First pink bands among golden
@@ -1725,7 +1725,7 @@ async function faceTexture(face: [number, number, number, number], width: number
   return skinTexture(framed, faceSkinPoints(g));
 }
 
-Deno.test("strand texture reads the same at the studio's preview size as at the result's (15 portraits)", async () => {
+Deno.test("strand texture reads the same at 540x960 as at 1080x1920 (15 portraits)", async () => {
   // The lengths grow where they carry more strand texture than the neck's skin (see reachLengths). Measured
   // in pixels, skin at 540x960 read 1.2-3x its texture at 1080x1920 (sample1@334's face 18.8 against 6.2),
   // strands 1.4x: the preview dyed fewer lengths than the result. Measured over the same stretch of the face
@@ -1744,7 +1744,7 @@ Deno.test("strand texture reads the same at the studio's preview size as at the 
   assert.deepEqual(off, []);
 });
 
-Deno.test("the preview's hair colour is the result's: a portrait at 540x960 dyed as at 1080x1920 (sample3@1372)", async () => {
+Deno.test("a portrait at 540x960 is dyed as at 1080x1920 (sample3@1372)", async () => {
   // Before strand texture was measured at the preview's own scale, her lengths and a dyed blotch on her
   // shoulder's skin differed between the two: a gap of 2.1 (1.2 after; the mean over 15 frontal faces 2.93 ->
   // 2.77, none wider).
@@ -1781,7 +1781,7 @@ Deno.test("a dark mark on the cheek beside the hair keeps its colour; the hair i
   );
 });
 
-Deno.test("hair reaching the canvas's right edge is dyed to the edge, in the result and the preview (sample3@515)", async () => {
+Deno.test("hair reaching the canvas's right edge is dyed to the edge, at 1080x1920 and at 540x960 (sample3@515)", async () => {
   // The hair's grid ends at its last node, up to 3 px short of the canvas's right edge: hair touching the edge
   // kept a 4 px strip of its own colour along it (a blonde line beside auburn curls; 9 of the 16 frontal
   // faces). Rows where the pixel 6 px from the edge is dyed (ΔE > 5): before, 0 % of the last 4 px dyed.
@@ -1804,7 +1804,7 @@ Deno.test("hair reaching the canvas's right edge is dyed to the edge, in the res
   }
 });
 
-Deno.test("lengths that leave the frame are dyed down to its bottom edge, in the result and the preview (sample1@1438)", async () => {
+Deno.test("lengths that leave the frame are dyed down to its bottom edge, at 1080x1920 and at 540x960 (sample1@1438)", async () => {
   // Her long lengths at the image right run out of the frame at its bottom. The head prior's band for long
   // hair fades out from 1.0 to 1.5 face heights below the chin, and her frame ends inside that fade: her lengths
   // paled out of the dye over the frame's last 40-60 px. Then, dyed down to it, a strip of the old colour
@@ -1823,7 +1823,7 @@ Deno.test("lengths that leave the frame are dyed down to its bottom edge, in the
   }
 });
 
-Deno.test("straps over bare skin keep their black and the skin between them is not dyed, in the result and the preview (sample2@1370)", async () => {
+Deno.test("straps over bare skin keep their black and the skin between them is not dyed, at 1080x1920 and at 540x960 (sample2@1370)", async () => {
   // Her two black bra straps run from her shoulder down over her bare chest (x 930-1080, y 1050-1420 of the
   // 1080x1920 render). Black reads as her dark hair's shadows to the colour model, and the lengths' growth crept
   // down the straps from the hair at her shoulder: in Honey Blonde the straps turned gold and the skin between

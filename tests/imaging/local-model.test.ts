@@ -6,7 +6,9 @@ import { createLocalModel } from "../../server/imaging/local/local-model.ts";
 import { PhotoCache } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
-import { cropFace, DARK_HAIR, FULL_INTENSITY, landscape } from "./fixtures.ts";
+import { deltaE } from "../../server/imaging/local/color.ts";
+import { normalizePhoto } from "../../server/imaging/normalize-photo.ts";
+import { cropFace, DARK_HAIR, decode, FRONTAL_FACES, FULL_INTENSITY, labOf, landscape } from "./fixtures.ts";
 
 const FACE: [number, number, number, number] = [3, 515, 295, 361];
 
@@ -215,6 +217,43 @@ Deno.test("local model through the worker pool", async (t) => {
         assert.ok(withScene.notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')));
         const auburn = await model.generate({ ...hair, options: { ...hair.options, hairColor: "auburn" } });
         assert.deepEqual(auburn.notes, []);
+      },
+    );
+    await t.step(
+      "a hair colour's preview shows what its result will: no refusal the result does not make, the same lengths dyed",
+      async () => {
+        // Painted at 540x960, sample6@1402's hair measured darker and Honey Blonde was refused in the preview
+        // ("lightening dark hair ...") while the result dyed it (mean ΔE 24.1 between them); sample2@805's
+        // purple-lit lengths were dyed to the frame in the preview and stopped at her jaw in the result (6.4).
+        // Both as uploaded: re-encoded by the upload's normalisation.
+        const shrunk = async (image: Uint8Array) =>
+          decode(new Uint8Array(await sharp(image).resize(540, 960).png().toBuffer()));
+        for (
+          const [face, id] of [[FRONTAL_FACES[14], "gap-6-1402"], [FRONTAL_FACES[4], "gap-2-805"]] as const
+        ) {
+          const photo = (await normalizePhoto(await cropFace(face))).bytes;
+          const hair = { ...request(photo), studioType: "hair" as const, options: defaultOptions("hair") };
+          const look = { ...hair, options: { ...hair.options, hairColor: "honey-blonde" } };
+          const result = await model.generate(look);
+          const preview = await model.preview({ ...look, photoId: id });
+          assert.equal(preview.refused, undefined, `${id}: ${preview.notes.join("; ")}`);
+          assert.deepEqual(preview.notes, result.notes, id);
+          assert.equal(`${(await sharp(preview.image).metadata()).width}`, "540", id);
+          // Over the pixels the dye changed in either: how far the preview is from the result brought down to
+          // its size (what is left is the preview's lighter JPEG).
+          const [plain, res, prev] = await Promise.all([
+            model.generate(hair).then((r) => shrunk(r.image)),
+            shrunk(result.image),
+            shrunk(preview.image),
+          ]);
+          let sum = 0, n = 0;
+          for (let p = 0; p < 540 * 960; p++) {
+            const a = labOf(plain, p), b = labOf(res, p), c = labOf(prev, p);
+            if (deltaE(a, b) > 3 || deltaE(a, c) > 3) sum += deltaE(b, c), n++;
+          }
+          assert.ok(n > 20_000, `${id}: ${n} pixels dyed`);
+          assert.ok(sum / n <= 2.5, `${id}: the preview is ΔE ${(sum / n).toFixed(2)} from the result`);
+        }
       },
     );
     await t.step("non-front angles are refused (capabilities say front only)", async () => {

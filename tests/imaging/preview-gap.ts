@@ -1,8 +1,10 @@
 /**
- * Test helper: how far the studio's 540x960 preview of a look is from its 1080x1920 result. Both are rendered
- * plain and with `changes`; the result is brought down to 540x960. The figure is the mean, over the pixels
- * either render changed by more than ΔE 3, of the difference between the two changes (Lab, styled less plain):
- * 0 when the preview shows exactly what the result will.
+ * Test helper: how far a look rendered at 540x960 is from the same look at 1080x1920. Both are rendered plain
+ * and with `changes`; the larger is brought down to 540x960. The figure is the mean, over the pixels either
+ * render changed by more than ΔE 3, of the difference between the two changes (Lab, styled less plain): 0 when
+ * the small render shows exactly what the large one does. (The studio's live preview paints the hair and beard
+ * colours at the result's size, see RenderJob.coloursAt; the renderer still paints them at any size, and this
+ * measures it at half.)
  */
 import sharp from "sharp";
 import { deltaE } from "../../server/imaging/local/color.ts";

@@ -48,6 +48,7 @@ export interface LocalModel extends ImageModel {
 
 /** The output size a photo is prepared for (the generate size: the job runner's 9:16 output). */
 export const PREPARE_WIDTH = 1080, PREPARE_HEIGHT = 1920;
+const OUTPUT_SIZE = { width: PREPARE_WIDTH, height: PREPARE_HEIGHT };
 /** Uploads that may wait for a free worker to be prepared (each holds its photo's bytes). */
 export const PREPARE_BACKLOG = 4;
 
@@ -58,7 +59,12 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   let busy = 0;
   const run = (
     req: ImageRequest,
-    extra: { cacheKey?: string; quality?: number; prepareOnly?: boolean } = {},
+    extra: {
+      cacheKey?: string;
+      quality?: number;
+      prepareOnly?: boolean;
+      coloursAt?: { width: number; height: number };
+    } = {},
     queue: { first?: boolean } = {},
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
@@ -116,7 +122,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         angle: "front",
         width: preview ? PREVIEW_WIDTH : PREPARE_WIDTH,
         height: preview ? PREVIEW_HEIGHT : PREPARE_HEIGHT,
-      }, { cacheKey: photoId, prepareOnly: true }).then(
+      }, { cacheKey: photoId, prepareOnly: true, ...(preview ? { coloursAt: OUTPUT_SIZE } : {}) }).then(
         () => {
           done(true);
           if (!preview && !closed) queuePreparation({ photoId, photo, preview: true, done: () => {} });
@@ -175,7 +181,8 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       dropPreparation(req.photoId, true);
       return run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
-        { cacheKey: req.photoId, quality: 82 },
+        // Hair and beard colours painted at the output's size, as the result paints them (see coloursAt).
+        { cacheKey: req.photoId, quality: 82, coloursAt: OUTPUT_SIZE },
         // A preview goes ahead of queued generations: its user is waiting on each choice.
         { first: true },
       );

@@ -4,7 +4,7 @@
  */
 import sharp, { type JpegOptions } from "sharp";
 import type { CatalogEntry } from "../../styling/catalog.ts";
-import { optionList } from "../../styling/catalog.ts";
+import { defaultOptions, optionList } from "../../styling/catalog.ts";
 import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../styling/option-keys.ts";
 import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
@@ -77,6 +77,24 @@ export interface RenderJob {
    * prepared while its owner picks a look, so their first look renders warm.
    */
   prepareOnly?: boolean;
+  /**
+   * A live preview's output size: the hair and beard colours are painted at this size, as its result paints
+   * them, and the canvas shrunk to the job's size for every other stage. Those colours are measured on the
+   * canvas they are painted on (where lengths reach, which straps are left out, whether dark hair would need
+   * bleaching), and a measure taken at half the size can fall the other way: sample6@1402's Honey Blonde was
+   * refused in the 540x960 preview and dyed in the result. With `prepareOnly`, the hair is not measured at
+   * the job's size (the preview never paints it there).
+   */
+  coloursAt?: { width: number; height: number };
+  /** Internal (see paintedColours): stop after the hair and beard colours and answer the canvas. */
+  coloursOnly?: boolean;
+}
+
+/** The canvas with the hair and beard colours painted (see RenderJob.coloursAt). */
+interface PaintedColours {
+  canvas: Canvas;
+  refusals: string[];
+  applied: boolean;
 }
 
 export interface RenderOutput {
@@ -96,6 +114,8 @@ export interface RenderOutput {
    * reasons, as in `notes`. A generation is not worth its credits then; a preview still shows it.
    */
   refused?: string[];
+  /** Internal: answered instead of an image to a `coloursOnly` job. */
+  colours?: PaintedColours;
 }
 
 /** A permanent, user-facing failure (e.g. no usable face). */
@@ -314,11 +334,45 @@ export function framingFor(
  */
 export async function render(engine: FaceModels, job: RenderJob, cache?: PhotoCache): Promise<RenderOutput> {
   const inFlight: Promise<unknown>[] = [];
+  // The colours painted at another size reuse this render's decode and faces (see paintedColours).
+  if (job.coloursAt && !(cache && job.cacheKey)) {
+    cache = new PhotoCache(1), job = { ...job, cacheKey: "render" };
+  }
   try {
     return await renderStages(engine, job, cache, inFlight);
   } finally {
     await Promise.allSettled(inFlight);
   }
+}
+
+/**
+ * The job's hair and beard colours painted at its `coloursAt` size, framed as a job of that size with the
+ * same camera is (so from the framing, person mask and hair measure kept for it, as a photo prepared at upload
+ * has them), with nothing else painted.
+ */
+async function paintedColours(
+  engine: FaceModels,
+  job: RenderJob,
+  cache: PhotoCache | undefined,
+  inFlight: Promise<unknown>[],
+): Promise<PaintedColours> {
+  const { width, height } = job.coloursAt!;
+  const options = { ...defaultOptions(job.studioType) };
+  for (const k of ["hairColor", "facialHairColor", "cameraLens"] as const) options[k] = job.options[k];
+  const out = await renderStages(
+    engine,
+    { ...job, options, width, height, instructions: null, references: 0, coloursOnly: true },
+    cache,
+    inFlight,
+  );
+  return out.colours!;
+}
+
+/** `img` brought down to width x height (libvips' Lanczos kernel), as raw RGB. */
+async function shrunk(img: Canvas, width: number, height: number): Promise<Uint8Array> {
+  const buf = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(width, height, { fit: "fill" }).raw().toBuffer();
+  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
 }
 
 async function renderStages(
@@ -394,7 +448,10 @@ async function renderStages(
   let cells: Float32Array | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
   const prepareOnly = !!(job.prepareOnly && key);
-  if (hairColor?.hex || beardColor?.hex || backdrop || blur > 0 || prepareOnly) {
+  // The colours are painted on this canvas, or at the preview's output size (see coloursAt).
+  const colours = !!(hairColor?.hex || beardColor?.hex);
+  const coloursElsewhere = !!job.coloursAt && !job.coloursOnly;
+  if ((colours && !coloursElsewhere) || backdrop || blur > 0 || prepareOnly) {
     person = kept?.person;
     if (!person) {
       // The canvas's size only: its pixels are still being rendered, colours come from the photo.
@@ -416,7 +473,7 @@ async function renderStages(
   const scene = person && setting && backdrop
     ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3))
     : undefined;
-  const plan = person && (scene || blur > 0 || prepareOnly)
+  const plan = person && !job.coloursOnly && (scene || blur > 0 || prepareOnly)
     ? kept?.plan ?? planMatte(framing, person, g.center, cells)
     : undefined;
   if (plan) lap("plan");
@@ -436,7 +493,7 @@ async function renderStages(
   const photoCached = !!cached;
   if (prepareOnly) {
     // The hair for the shades nearly every look asks for, measured while the owner picks one.
-    prepareHair(img, g, person!, hair);
+    if (!coloursElsewhere) prepareHair(img, g, person!, hair);
     lap("hair");
     return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
   }
@@ -449,7 +506,14 @@ async function renderStages(
   // RenderOutput.refused). A camera, a backdrop and a light always change the image.
   const refusals: string[] = [];
   let applied = !!(camera || backdrop || lighting);
-  if (hairColor?.hex && person) {
+  if (colours && coloursElsewhere) {
+    const painted = await paintedColours(engine, job, cache, inFlight);
+    img.data.set(await shrunk(painted.canvas, img.width, img.height));
+    refusals.push(...painted.refusals);
+    applied ||= painted.applied;
+    lap("hair");
+  }
+  if (hairColor?.hex && person && !coloursElsewhere) {
     const r = recolorHair(img, g, person, hairColor.hex, hair);
     if (!r.applied) {
       refusals.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
@@ -457,13 +521,23 @@ async function renderStages(
     applied ||= r.applied;
     lap("hair");
   }
-  if (beardColor?.hex) {
+  if (beardColor?.hex && !coloursElsewhere) {
     const r = recolorFacialHair(img, g, beardColor.hex, person);
     if (!r.applied) {
       refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
     }
     applied ||= r.applied;
     lap("beard");
+  }
+  if (job.coloursOnly) {
+    return {
+      image: new Uint8Array(0),
+      mime: "",
+      notes: [],
+      timings,
+      photoCached,
+      colours: { canvas: img, refusals, applied },
+    };
   }
   notes.push(...refusals);
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
