@@ -93,7 +93,9 @@ export interface RenderJob {
 /** The canvas with the hair and beard colours painted (see RenderJob.coloursAt). */
 interface PaintedColours {
   canvas: Canvas;
+  /** The colours the photo refused, with the reasons (as a render's `notes` give them). */
   refusals: string[];
+  /** Whether anything asked for changed the canvas (a camera counts, as in a render of the whole look). */
   applied: boolean;
 }
 
