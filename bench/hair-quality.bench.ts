@@ -270,8 +270,9 @@ console.log(`  skin changed by > ΔE 3 (face oval / under the chin): ${touched.j
 
 // Refusals on every frontal face at 540x960 (half the result's size: the renderer
 // at a smaller canvas; the studio's preview paints the hair at the result's size
-// since 2026-11-29, decision 018), the tests' 3:4 crop and a wide 0.6:1 crop (some wide crops hold several faces of a size:
-// no face is chosen, skipped), with skin touched where it is recoloured
+// since 2026-11-29, decision 018), the tests' 3:4 crop and a wide 0.6:1 crop
+// (some wide crops hold several faces of a size: no face is chosen, skipped),
+// with skin touched where it is recoloured
 // (face oval below the brows / the forehead below the mesh's top / under the
 // chin, the share of pixels changed by more than ΔE 3).
 const all: string[] = [], refusedAll: string[] = [];

@@ -238,7 +238,7 @@ Deno.test("local model through the worker pool", async (t) => {
           const preview = await model.preview({ ...look, photoId: id });
           assert.equal(preview.refused, undefined, `${id}: ${preview.notes.join("; ")}`);
           assert.deepEqual(preview.notes, result.notes, id);
-          assert.equal(`${(await sharp(preview.image).metadata()).width}`, "540", id);
+          assert.equal((await sharp(preview.image).metadata()).width, 540, id);
           // Over the pixels the dye changed in either: how far the preview is from the result brought down to
           // its size (what is left is the preview's lighter JPEG).
           const [plain, res, prev] = await Promise.all([

@@ -8,7 +8,7 @@ import { defaultOptions } from "../../styling/catalog.ts";
 import { log } from "../../log.ts";
 import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES, nothingAppliedMessage } from "./capabilities.ts";
-import type { OutputFormat, RenderOutput } from "./render.ts";
+import type { OutputFormat, RenderJob, RenderOutput } from "./render.ts";
 import type { FaceCounter } from "./face-count.ts";
 import { type PoolStats, WorkerPool } from "./worker-pool.ts";
 
@@ -59,12 +59,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   let busy = 0;
   const run = (
     req: ImageRequest,
-    extra: {
-      cacheKey?: string;
-      quality?: number;
-      prepareOnly?: boolean;
-      coloursAt?: { width: number; height: number };
-    } = {},
+    extra: Pick<RenderJob, "cacheKey" | "quality" | "prepareOnly" | "coloursAt"> = {},
     queue: { first?: boolean } = {},
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {

@@ -10,7 +10,15 @@ import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
 import type { DetectedFace, FaceModels } from "./face-engine.ts";
 import { faceGeometry } from "./face-geometry.ts";
-import { coverScaled, framingNote, mapPoints, planFraming, renderFramed, softFaceNote } from "./framing.ts";
+import {
+  coverScaled,
+  framingNote,
+  mapPoints,
+  planFraming,
+  rawOf,
+  renderFramed,
+  softFaceNote,
+} from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { type HairCache, hairCacheBytes, newHairCache, prepareHair, recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
@@ -370,11 +378,11 @@ async function paintedColours(
   return out.colours!;
 }
 
-/** `img` brought down to width x height (libvips' Lanczos kernel), as raw RGB. */
-async function shrunk(img: Canvas, width: number, height: number): Promise<Uint8Array> {
-  const buf = await sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
-    .resize(width, height, { fit: "fill" }).raw().toBuffer();
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.length);
+/** `img` brought down to width x height (libvips' Lanczos kernel). */
+function shrunk(img: Canvas, width: number, height: number): Promise<Canvas> {
+  const p = sharp(img.data, { raw: { width: img.width, height: img.height, channels: 3 } })
+    .resize(width, height, { fit: "fill" });
+  return rawOf(p, 3, "shrunk canvas");
 }
 
 async function renderStages(
@@ -510,26 +518,27 @@ async function renderStages(
   let applied = !!(camera || backdrop || lighting);
   if (colours && coloursElsewhere) {
     const painted = await paintedColours(engine, job, cache, inFlight);
-    img.data.set(await shrunk(painted.canvas, img.width, img.height));
+    img.data.set((await shrunk(painted.canvas, img.width, img.height)).data);
     refusals.push(...painted.refusals);
     applied ||= painted.applied;
     lap("hair");
-  }
-  if (hairColor?.hex && person && !coloursElsewhere) {
-    const r = recolorHair(img, g, person, hairColor.hex, hair);
-    if (!r.applied) {
-      refusals.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
+  } else {
+    if (hairColor?.hex && person) {
+      const r = recolorHair(img, g, person, hairColor.hex, hair);
+      if (!r.applied) {
+        refusals.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
+      }
+      applied ||= r.applied;
+      lap("hair");
     }
-    applied ||= r.applied;
-    lap("hair");
-  }
-  if (beardColor?.hex && !coloursElsewhere) {
-    const r = recolorFacialHair(img, g, beardColor.hex, person);
-    if (!r.applied) {
-      refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
+    if (beardColor?.hex) {
+      const r = recolorFacialHair(img, g, beardColor.hex, person);
+      if (!r.applied) {
+        refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
+      }
+      applied ||= r.applied;
+      lap("beard");
     }
-    applied ||= r.applied;
-    lap("beard");
   }
   if (job.coloursOnly) {
     return {
