@@ -10,6 +10,7 @@ import { type PoolStats, WorkerPool } from "../../server/imaging/local/worker-po
 import type { RenderJob } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import { cropFace, DARK_HAIR, FRONTAL_FACES, FULL_INTENSITY } from "../imaging/fixtures.ts";
+import { assertSameBytes } from "../helpers/same-bytes.ts";
 
 const TIMEOUT_MS = 60_000;
 
@@ -223,7 +224,7 @@ Deno.test("worker pool: a photo prepared or styled keeps rendering warm after an
     // The look after the pause needs neither a decode nor the face models: the same image, its photo
     // stages a fraction of the cold look's.
     const warm = await pool.run(fullLook(photo, "uploaded"));
-    assert.deepEqual(warm.image, cold.image);
+    assertSameBytes(warm.image, cold.image, "the warm render differs from the cold one");
     assert.equal(cold.photoCached, false, "the first look decoded the photo and ran the face models");
     assert.equal(warm.photoCached, true, "the look after the pause ran no decode and no face model");
     const photoStages = (t: Record<string, number>) => t.decode + t.detect + (t.segment ?? 0);

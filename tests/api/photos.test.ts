@@ -29,6 +29,7 @@ import { newKey } from "../../server/storage/storage.ts";
 import { apiTest, waitFor } from "../helpers/api-test.ts";
 import { readResponse, type TestContext } from "../helpers/test-app.ts";
 import { succeedingModel } from "../helpers/test-models.ts";
+import { assertSameBytes } from "../helpers/same-bytes.ts";
 
 // ---------- fixtures (built once, shared by both backends) ----------
 
@@ -813,7 +814,7 @@ apiTest(
 
     const inline = await get(ctx, url);
     assert.equal(inline.status, 200);
-    assert.deepEqual(inline.bytes, stored);
+    assertSameBytes(inline.bytes, stored);
     assert.equal(inline.headers.get("Content-Type"), "image/jpeg");
     assert.equal(inline.headers.get("ETag"), `"${key}"`);
     assert.equal(inline.headers.get("Cache-Control"), "private, no-cache");
@@ -822,7 +823,7 @@ apiTest(
 
     const download = await get(ctx, `/api/download/${key}`);
     assert.equal(download.status, 200);
-    assert.deepEqual(download.bytes, stored);
+    assertSameBytes(download.bytes, stored);
     assert.equal(download.headers.get("Content-Type"), "image/jpeg");
     assert.equal(download.headers.get("X-Content-Type-Options"), "nosniff");
     assert.equal(download.headers.get("ETag"), `"${key}"`);
@@ -874,7 +875,7 @@ apiTest("photos: any stored image is served by key (generated results share the 
   const res = await get(ctx, `/api/uploads/${key}`);
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("Content-Type"), "image/png");
-  assert.deepEqual(res.bytes, png);
+  assertSameBytes(res.bytes, png);
   const dl = await get(ctx, `/api/download/${key}?name=styletwin-result`);
   assert.equal(dl.headers.get("Content-Disposition"), 'attachment; filename="styletwin-result.png"');
 });
@@ -950,7 +951,7 @@ apiTest("photos: images answer single byte ranges (206) and refuse unsatisfiable
   // Several ranges or another unit: the whole image.
   const multi = await get(ctx, url, { Range: "bytes=0-1,5-6" });
   assert.equal(multi.status, 200);
-  assert.deepEqual(multi.bytes, stored);
+  assertSameBytes(multi.bytes, stored);
 });
 
 apiTest("photos: DELETE /api/photos/<id> removes the owner's photo and file; others get 404", async (ctx) => {
