@@ -9,9 +9,10 @@ import type { Intensity, OptionKey, SelectedOptions, StudioType } from "../../st
 import type { Canvas } from "./blend.ts";
 import { keyLabel, unsupportedNotes } from "./capabilities.ts";
 import type { DetectedFace, FaceModels } from "./face-engine.ts";
-import { faceGeometry } from "./face-geometry.ts";
+import { type FaceGeometry, faceGeometry } from "./face-geometry.ts";
 import {
   coverScaled,
+  type Framing,
   framingNote,
   mapPoints,
   planFraming,
@@ -22,7 +23,15 @@ import {
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
 import { type HairCache, hairCacheBytes, newHairCache, prepareHair, recolorHair } from "./hair-recolor.ts";
 import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
-import { neighbourHeads, type PersonMask, personMask, takeCellColours } from "./person-mask.ts";
+import {
+  type CanvasPlace,
+  neighbourHeads,
+  type PersonMask,
+  personMask,
+  resampledMask,
+  sameFramingScaled,
+  takeCellColours,
+} from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
 import { blurredCopy, gradeLighting, personBalance, relightGains, renderBackdrop } from "./scene.ts";
 import {
@@ -193,6 +202,8 @@ export async function encode(
 
 /** What one framing of a photo needs that depends on the photo alone, not on the look painted on it. */
 export interface FramedPhoto {
+  /** Where this framing puts the photo (see sameFramingScaled). */
+  framing: CanvasPlace;
   /** The framed canvas as rendered from the photo (callers paint on a copy); dropped by a trim. */
   canvas?: Canvas;
   /** The chosen person's mask for this framing, when a stage needed it. */
@@ -219,6 +230,62 @@ export function framingKey(
   f: { width: number; height: number; scale: number; offsetX: number; offsetY: number },
 ) {
   return `${f.width}x${f.height}@${f.scale},${f.offsetX},${f.offsetY}`;
+}
+
+/**
+ * The person's mask on `framing`'s canvas, and its cells' colours. Old background the segmenter half took
+ * beside the person (a window frame by the hair) goes before anything uses the mask: the hair recolour and
+ * the matte alike; so do pieces of a neighbour the split left detached from the person (the hair recolour
+ * would dye them; see dropIslands).
+ */
+async function segmentPerson(
+  engine: FaceModels,
+  { photo, faces, face }: PhotoFaces,
+  framing: Framing,
+  g: FaceGeometry,
+): Promise<{ person: PersonMask; cells: Float32Array }> {
+  // The canvas's size only: its pixels may still be being rendered, colours come from the photo.
+  const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
+  const others = neighbourHeads(faces, face, photo, framing);
+  const person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
+  const cells = takeCellColours(person, canvas, { photo, ...framing });
+  dropBackgroundObjects(person, cells);
+  dropIslands(person, g.center);
+  return { person, cells };
+}
+
+/** A decoded photo, the faces found on it and the one styled. */
+interface PhotoFaces {
+  photo: Canvas;
+  faces: DetectedFace[];
+  face: DetectedFace;
+}
+
+/**
+ * A live preview's person, from its result's: the mask of the framing at the output size (`size`), kept with
+ * that framing (a photo prepared at upload has it; otherwise it is made and kept here, and the colours painted
+ * at that size use it too), when that framing is the preview's at another size (see sameFramingScaled). The
+ * preview then segments nothing of its own (200-240 ms on the demo faces once prepared) and shows the person,
+ * neighbours and old background its result will. Undefined when the framings differ.
+ */
+async function outputPerson(
+  engine: FaceModels,
+  cache: PhotoCache,
+  key: string,
+  found: PhotoFaces,
+  framing: Framing,
+  size: { width: number; height: number },
+  faceWidth: number | undefined,
+): Promise<{ person: PersonMask; framing: Framing } | undefined> {
+  const output = framingFor(found.photo, found.face, size.width, size.height, faceWidth);
+  if (output.width <= framing.width || !sameFramingScaled(output, framing)) return undefined;
+  const okey = framingKey(output);
+  const kept = cache.framed(key, okey);
+  if (kept?.person) return { person: kept.person, framing: output };
+  const g = faceGeometry(mapPoints(found.face.mesh, output));
+  const { person } = await segmentPerson(engine, found, output, g);
+  cache.keepFramed(key, okey, { ...kept, framing: output, person });
+  return { person, framing: output };
 }
 
 function preparedBytes(p: PreparedPhoto): number {
@@ -464,17 +531,19 @@ async function renderStages(
   if ((colours && !coloursElsewhere) || backdrop || blur > 0 || prepareOnly) {
     person = kept?.person;
     if (!person) {
-      // The canvas's size only: its pixels are still being rendered, colours come from the photo.
-      const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
-      const others = neighbourHeads(faces, face, photo, framing);
-      person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
-      // Old background the segmenter half took beside the person (a window frame by the hair) goes
-      // before anything uses the mask: the hair recolour and the matte alike.
-      cells = takeCellColours(person, canvas, { photo, ...framing });
-      dropBackgroundObjects(person, cells);
-      // Pieces of a neighbour the split left detached from the person go too: the hair recolour would
-      // dye them (see dropIslands).
-      dropIslands(person, g.center);
+      const found = { photo, faces, face };
+      const output = key && coloursElsewhere
+        ? await outputPerson(engine, cache!, key, found, framing, job.coloursAt!, lens?.faceWidth)
+        : undefined;
+      if (output) {
+        person = resampledMask(output.person, output.framing, framing);
+        // Its cells' colours on this canvas, which the matte is planned with, as a fresh mask's is. (The
+        // canvas's size only: its pixels are still being rendered, colours come from the photo.)
+        const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
+        cells = takeCellColours(person, canvas, { photo, ...framing });
+      } else {
+        ({ person, cells } = await segmentPerson(engine, found, framing, g));
+      }
     }
     lap("segment");
   }
@@ -492,6 +561,7 @@ async function renderStages(
   const hair = kept?.hair ?? newHairCache();
   if (key && (!kept?.canvas || (person && !kept.person) || (plan && !kept.plan) || !kept.hair)) {
     cache!.keepFramed(key, fkey, {
+      framing,
       canvas: kept?.canvas ?? { ...img, data: img.data.slice() },
       // (A look that needed no mask keeps the one an earlier look made, which a trim keeps too.)
       person: person ?? kept?.person,
