@@ -78,12 +78,20 @@ Deno.test("hair cache: a prepared photo's plan serves every shade that darkens n
   assert.equal(cache.plans.size, 1, "dark hair: every shade used the prepared plan");
 });
 
-Deno.test("hair cache: light hair dyed darker and dyed lighter are measured apart (curly blonde)", async () => {
+Deno.test("hair cache: light hair dyed darker and dyed lighter are measured apart, both at upload (curly blonde)", async () => {
   const crop = await portrait(CURLY_BLONDE);
   const cache = newHairCache();
   prepareHair(crop.framed, crop.g, crop.person, cache);
-  assert.equal(paint(crop, "#E6DCC8", cache).result.applied, true, "Platinum, as light as her hair");
-  assert.equal(cache.plans.size, 1, "a lighter shade uses the prepared plan");
-  assert.equal(paint(crop, "#1B1B1D", cache).result.applied, true, "Jet Black, darker than her hair");
-  assert.equal(cache.plans.size, 2, "a shade darkening light hair has its own plan");
+  assert.equal(cache.plans.size, 2, "prepared: a plan for shades darkening her hair and one for the others");
+  for (
+    const [hex, name] of [["#E6DCC8", "Platinum, as light as her hair"], ["#1B1B1D", "Jet Black, darker"]]
+  ) {
+    const cached = paint(crop, hex, cache), fresh = paint(crop, hex);
+    assert.equal(cached.result.applied, true, name);
+    assert.ok(
+      cached.data.every((v, i) => v === fresh.data[i]),
+      `${name}: the canvas differs from a fresh measure`,
+    );
+  }
+  assert.equal(cache.plans.size, 2, "both shades used a prepared plan");
 });
