@@ -14,6 +14,7 @@ import {
 } from "../../server/imaging/local/hair-recolor.ts";
 import { DARK_HAIR, FRONTAL_FACES } from "./fixtures.ts";
 import { renderedPortrait } from "./framed-crop.ts";
+import { assertSameBytes } from "../helpers/same-bytes.ts";
 
 const engine = await FaceEngine.load();
 
@@ -56,10 +57,7 @@ for (
         const cached = paint(crop, hex, cache);
         const want = fresh[SHADES.indexOf(hex)];
         assert.deepEqual(cached.result, want.result, hex);
-        assert.ok(
-          cached.data.every((v, i) => v === want.data[i]),
-          `${hex}: the canvas differs from a fresh measure`,
-        );
+        assertSameBytes(cached.data, want.data, `${hex}: the canvas differs from a fresh measure`);
       }
     }
     assert.equal(cache.plans.size, plans, [...cache.plans.keys()].join(", "));
@@ -88,10 +86,7 @@ Deno.test("hair cache: light hair dyed darker and dyed lighter are measured apar
   ) {
     const cached = paint(crop, hex, cache), fresh = paint(crop, hex);
     assert.equal(cached.result.applied, true, name);
-    assert.ok(
-      cached.data.every((v, i) => v === fresh.data[i]),
-      `${name}: the canvas differs from a fresh measure`,
-    );
+    assertSameBytes(cached.data, fresh.data, `${name}: the canvas differs from a fresh measure`);
   }
   assert.equal(cache.plans.size, 2, "both shades used a prepared plan");
 });

@@ -244,11 +244,10 @@ async function segmentPerson(
   framing: Framing,
   g: FaceGeometry,
 ): Promise<{ person: PersonMask; cells: Float32Array }> {
-  // The canvas's size only: its pixels may still be being rendered, colours come from the photo.
-  const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
+  // The canvas's size only (the framing's): its pixels may still be being rendered, colours come from the photo.
   const others = neighbourHeads(faces, face, photo, framing);
-  const person = await personMask(engine, canvas, g, framing.photoRect, others, { photo, ...framing });
-  const cells = takeCellColours(person, canvas, { photo, ...framing });
+  const person = await personMask(engine, framing, g, framing.photoRect, others, { photo, ...framing });
+  const cells = takeCellColours(person, framing, { photo, ...framing });
   dropBackgroundObjects(person, cells);
   dropIslands(person, g.center);
   return { person, cells };
@@ -537,10 +536,9 @@ async function renderStages(
         : undefined;
       if (output) {
         person = resampledMask(output.person, output.framing, framing);
-        // Its cells' colours on this canvas, which the matte is planned with, as a fresh mask's is. (The
-        // canvas's size only: its pixels are still being rendered, colours come from the photo.)
-        const canvas = { data: new Uint8Array(0), width: framing.width, height: framing.height };
-        cells = takeCellColours(person, canvas, { photo, ...framing });
+        // Its cells' colours on this canvas, which the matte is planned with, as a fresh mask's is (from the
+        // photo: the canvas's pixels are still being rendered).
+        cells = takeCellColours(person, framing, { photo, ...framing });
       } else {
         ({ person, cells } = await segmentPerson(engine, found, framing, g));
       }
