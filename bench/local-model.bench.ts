@@ -181,6 +181,22 @@ try {
     await model.preview({ ...request, photoId });
     firstPrepared.push(performance.now() - t);
   }
+  // A preview asked for 300 ms after the upload, while the photo is prepared (a user who changes photos with a
+  // look chosen): the preparation runs in steps (PREPARE_STEPS) and the preview goes between two of them, then
+  // does what it needs that they have not done yet. A lipstick needs none of them but the face; the full look
+  // (a hair colour and a scene) needs the person mask and the hair's measure at the output's size.
+  const afterUpload = { lips: [] as number[], full: [] as number[] };
+  for (let i = 0; i < 8; i++) {
+    const photoId = `bench-upload-${i}`;
+    const lipsOnly = { ...defaultOptions("makeup"), lips: "classic-red-matte" };
+    const look = i % 2 ? request : { ...request, studioType: "makeup" as const, options: lipsOnly };
+    const prepared = model.prepare({ photoId, photo });
+    await new Promise((r) => setTimeout(r, 300));
+    const t = performance.now();
+    await model.preview({ ...look, photoId });
+    (i % 2 ? afterUpload.full : afterUpload.lips).push(performance.now() - t);
+    if (!await prepared) throw new Error("the photo previewed during its preparation was not prepared");
+  }
   // The Hair Studio's usual preview: a hair colour alone, painted at the output's size and shrunk (see
   // RenderJob.coloursAt), on the photo the warm previews above used.
   const hairOnly: number[] = [];
@@ -198,6 +214,16 @@ try {
       `${ms(percentile(firstPrepared, 50))}, warm median ${ms(percentile(warm, 50))} ` +
       `p95 ${ms(percentile(warm, 95))}; a hair colour alone: warm median ${ms(percentile(hairOnly, 50))} ` +
       `p95 ${ms(percentile(hairOnly, 95))} (target well under 1000 ms)`,
+  );
+  console.log(
+    `live preview 300 ms after an upload (during its preparation, median ${
+      ms(percentile(prepareMs, 50))
+    } alone): ` +
+      `a lipstick median ${ms(percentile(afterUpload.lips, 50))} max ${ms(Math.max(...afterUpload.lips))}, ` +
+      `the full look median ${ms(percentile(afterUpload.full, 50))} max ${
+        ms(Math.max(...afterUpload.full))
+      } ` +
+      `(target under 1000 ms)`,
   );
 
   // Growth is read from the worker's heap after a full GC (run-all.ts passes

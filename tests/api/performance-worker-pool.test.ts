@@ -211,7 +211,7 @@ Deno.test("worker pool: a photo prepared or styled keeps rendering warm after an
   try {
     await pool.ready(TIMEOUT_MS);
     const cold = await pool.run(fullLook(photo));
-    await pool.run({ ...fullLook(photo, "uploaded"), prepareOnly: true });
+    await pool.run({ ...fullLook(photo, "uploaded"), prepareOnly: "darkerHair" });
     assert.deepEqual(pool.jobCounts(), [1], "a preparation is not counted as a job (the look is)");
     const busy = await pool.stats();
     // The idle trim drops the photo's framed canvas and matte plan, and keeps its decode, faces and

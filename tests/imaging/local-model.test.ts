@@ -170,6 +170,41 @@ Deno.test("local model through the worker pool", async (t) => {
       },
     );
 
+    await t.step(
+      "a preview asked for while its photo is prepared waits for the step under way, not the whole preparation",
+      async () => {
+        // A user who changes photos with a look chosen asks for its preview about 300 ms after the upload. The
+        // preparation (1.2-1.9 s at 1080x1920 on a 2-core machine) runs in steps, and the preview goes between
+        // two of them: it waited for all of it before (0.6-1.4 s after the upload, measured over HTTP).
+        const photo = await cropFace(FACE);
+        const lips = request(photo, { lips: "classic-red-matte" });
+        const auburn = {
+          ...request(photo),
+          studioType: "hair" as const,
+          options: { ...defaultOptions("hair"), hairColor: "auburn" },
+        };
+        const fresh = {
+          lips: await model.preview({ ...lips, photoId: "stepped-fresh-lips" }),
+          auburn: await model.preview({ ...auburn, photoId: "stepped-fresh-auburn" }),
+          generated: await model.generate(auburn),
+        };
+        for (const [id, look] of [["stepped-lips", lips], ["stepped-auburn", auburn]] as const) {
+          const order: string[] = [];
+          const prepared = model.prepare({ photoId: id, photo }).then((ok) => order.push(`prepared ${ok}`));
+          const seen = await model.preview({ ...look, photoId: id }).then((r) => (order.push("preview"), r));
+          await prepared;
+          assert.deepEqual(order, ["preview", "prepared true"], id);
+          // The preview and the later steps share what each made: the images are a fresh render's.
+          const want = look === lips ? fresh.lips : fresh.auburn;
+          assertSameBytes(seen.image, want.image, `${id}: the preview differs from a fresh one`);
+          const again = await model.preview({ ...auburn, photoId: id });
+          assertSameBytes(again.image, fresh.auburn.image, `${id}: a later preview differs from a fresh one`);
+          const result = await model.generate({ ...auburn, photoId: id });
+          assertSameBytes(result.image, fresh.generated.image, `${id}: the result differs from a fresh one`);
+        }
+      },
+    );
+
     await t.step("a preparation waits for a free worker and never makes a generation wait", async () => {
       const photo = await cropFace(FACE);
       const order: string[] = [];
@@ -316,7 +351,7 @@ Deno.test("a worker's photo cache stays within its byte budget and keeps the pho
   assert.ok(cache.get("c"));
 });
 
-Deno.test("a look asked for while its photo is being prepared waits for that worker and starts warm", async () => {
+Deno.test("a look asked for while its photo is being prepared waits for that worker and starts from what it made", async () => {
   const model = await createLocalModel({ workers: 2 });
   try {
     await model.ready();
@@ -336,11 +371,9 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     assert.equal(await prepared, true);
     assert.ok(otherWaited < 400, `the other look waited ${otherWaited.toFixed(0)} ms beyond its render`);
     assertSameBytes(first.image, fresh.image, "the look waited for differs from a fresh one");
-    const photoStages = (t: Record<string, number>) => t.decode + t.detect + t.segment + t.plan + t.frame;
-    assert.ok(
-      photoStages(first.timings) < photoStages(fresh.timings) / 4,
-      JSON.stringify({ waited: first.timings, fresh: fresh.timings }),
-    );
+    // It went between two of the preparation's steps (see PREPARE_STEPS): the photo was decoded and its face
+    // found by then, and the steps after it went on.
+    assert.ok(first.photoCached, JSON.stringify({ waited: first.timings, fresh: fresh.timings }));
   } finally {
     await model.close();
   }

@@ -282,17 +282,31 @@ export function recolorHair(
 }
 
 /**
- * Measures the hair for every shade, without painting: a photo prepared at upload has its hair measured before
- * its owner picks a shade. Light hair found by place (where no hair colour was told from the skin) is looked
- * for against the chosen shade's lightness, so it waits for the shade.
+ * As light as a shade goes: it darkens no hair, so its plan serves every shade that darkens no light hair (see
+ * prepareHair).
  */
-export function prepareHair(img: Canvas, g: FaceGeometry, person: PersonMask, cache: HairCache): void {
+export const LIGHTER_SHADES: readonly Lab[] = [[100, 0, 0]];
+/**
+ * As dark as one goes: where light hair was found, its plan serves every shade that darkens it (see planKey; on
+ * other hair it is the lighter shades' plan). Unprepared, a blonde's first darker shade measured for 390-430 ms.
+ */
+export const DARKER_SHADES: readonly Lab[] = [[0, 0, 0]];
+
+/**
+ * Measures the hair for the plans `shades` need (by default, every shade's), without painting: a photo prepared
+ * at upload has its hair measured before its owner picks a shade. Light hair found by place (where no hair
+ * colour was told from the skin) is looked for against the chosen shade's lightness, so it waits for the shade.
+ */
+export function prepareHair(
+  img: Canvas,
+  g: FaceGeometry,
+  person: PersonMask,
+  cache: HairCache,
+  shades: readonly Lab[] = [...LIGHTER_SHADES, ...DARKER_SHADES],
+): void {
   const analysis = cache.analysis ??= analyseHair(img, g, person);
   if (!("found" in analysis)) return;
-  // As light as a shade goes: it darkens no hair, so its plan serves every shade that darkens no light hair.
-  // As dark as one goes: where light hair was found, its plan serves every shade that darkens it (see planKey;
-  // on other hair it is the same plan). Unprepared, a blonde's first darker shade measured for 390-430 ms.
-  for (const shade of [[100, 0, 0], [0, 0, 0]] as Lab[]) {
+  for (const shade of shades) {
     if (chooseHair(analysis, shade).hair.length === 0) continue;
     const plan = cachedPlan(img, g, person, shade, cache);
     if ("mask" in plan) strengthsOf(img, plan);

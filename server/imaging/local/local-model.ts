@@ -9,6 +9,7 @@ import { log } from "../../log.ts";
 import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES, nothingAppliedMessage } from "./capabilities.ts";
 import type { OutputFormat, RenderJob, RenderOutput } from "./render.ts";
+import { PREPARE_STEPS, type PrepareStep } from "./prepare-steps.ts";
 import type { FaceCounter } from "./face-count.ts";
 import { type PoolStats, WorkerPool } from "./worker-pool.ts";
 
@@ -92,19 +93,23 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   let closed = false;
   /**
    * Uploads waiting for a free worker, newest last (at most PREPARE_BACKLOG): each is prepared for the output
-   * size, then for the live preview's (`preview`: the studio previews a photo as soon as its owner picks an
-   * option, and that first preview would otherwise segment the photo again at its own size).
+   * size, one step after another (PREPARE_STEPS: a look asked for meanwhile goes between two steps), then for
+   * the live preview's (`preview`: the studio previews a photo as soon as its owner picks an option, and that
+   * first preview would otherwise segment the photo again at its own size).
    */
   const waiting: {
     photoId: string;
     photo: Uint8Array;
+    /** The step to run next; a preview's size has one, `person` (its hair is painted at the output size). */
+    step: PrepareStep;
     preview?: boolean;
     done: (prepared: boolean) => void;
   }[] = [];
   const startPreparations = () => {
     while (waiting.length && busy < pool.size && pool.health().state === "ready") {
       // The newest upload first: its owner is the one about to style it.
-      const { photoId, photo, preview, done } = waiting.pop()!;
+      const entry = waiting.pop()!;
+      const { photoId, photo, step, preview, done } = entry;
       const studioType = "makeup";
       run({
         photo,
@@ -117,10 +122,13 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         angle: "front",
         width: preview ? PREVIEW_WIDTH : PREPARE_WIDTH,
         height: preview ? PREVIEW_HEIGHT : PREPARE_HEIGHT,
-      }, { cacheKey: photoId, prepareOnly: true, ...(preview ? { coloursAt: OUTPUT_SIZE } : {}) }).then(
+      }, { cacheKey: photoId, prepareOnly: step, ...(preview ? { coloursAt: OUTPUT_SIZE } : {}) }).then(
         () => {
+          const next = preview ? undefined : PREPARE_STEPS[PREPARE_STEPS.indexOf(step) + 1];
+          if (closed) return done(false);
+          if (next) return queuePreparation({ ...entry, step: next });
           done(true);
-          if (!preview && !closed) queuePreparation({ photoId, photo, preview: true, done: () => {} });
+          if (!preview) queuePreparation({ photoId, photo, step: "person", preview: true, done: () => {} });
         },
         (e) => {
           // No face, a shutdown: the first look on this photo reports it (or renders cold).
@@ -142,19 +150,27 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     startPreparations();
   };
   /**
-   * Runs on a worker that nothing else is waiting for: a preparation never
-   * makes a generation or a preview wait. Until one is free it waits in a
-   * short backlog (the oldest upload is dropped first); a look on the photo
-   * before then renders it anyway, so its preparation is dropped.
+   * Runs on a worker that nothing else is waiting for, one step at a time: a
+   * look asked for meanwhile waits at most for the step under way. Until a
+   * worker is free it waits in a short backlog (the oldest upload is dropped
+   * first); a look on the photo before then renders it anyway, so its
+   * preparation is dropped.
    */
   const prepare = ({ photoId, photo }: { photoId: string; photo: Uint8Array }) =>
     new Promise<boolean>((done) => {
       if (closed) return done(false);
-      queuePreparation({ photoId, photo, done });
+      queuePreparation({ photoId, photo, step: PREPARE_STEPS[0], done });
     });
-  /** A look on a photo renders its framing itself: the photo's preparation for that size is dropped. */
+  /**
+   * A look on a photo renders its framing itself: the photo's preparation for that size is dropped when it has
+   * not begun. One under way goes on after the look (what its later steps measure serves the next looks).
+   */
   const dropPreparation = (photoId: string | undefined, preview = false) => {
-    const i = photoId ? waiting.findIndex((w) => w.photoId === photoId && !w.preview === !preview) : -1;
+    const i = photoId
+      ? waiting.findIndex((w) =>
+        w.photoId === photoId && !w.preview === !preview && (preview || w.step === PREPARE_STEPS[0])
+      )
+      : -1;
     if (i >= 0) waiting.splice(i, 1)[0].done(false);
   };
   const model: LocalModel = {

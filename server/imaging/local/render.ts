@@ -21,7 +21,14 @@ import {
   softFaceNote,
 } from "./framing.ts";
 import { recolorFacialHair } from "./facial-hair-recolor.ts";
-import { type HairCache, hairCacheBytes, newHairCache, prepareHair, recolorHair } from "./hair-recolor.ts";
+import {
+  type HairCache,
+  hairCacheBytes,
+  LIGHTER_SHADES,
+  newHairCache,
+  prepareHair,
+  recolorHair,
+} from "./hair-recolor.ts";
 import { applyMakeup, planMakeup, primeEyes } from "./makeup.ts";
 import {
   type CanvasPlace,
@@ -44,6 +51,7 @@ import {
 } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
 import { decodePhoto, DETECT_LONG, detectFaces } from "./photo-faces.ts";
+import type { PrepareStep } from "./prepare-steps.ts";
 
 // Where callers have always found them (tests, the worker, the face count).
 export { decodePhoto, detectFaces };
@@ -88,12 +96,11 @@ export interface RenderJob {
    */
   cacheKey?: string;
   /**
-   * Prepare only (needs `cacheKey`): decode, find the face, frame at this size
-   * with the job's camera, segment the person and plan the matte, keep it all
-   * in the worker's cache, and answer an empty image. A photo just uploaded is
-   * prepared while its owner picks a look, so their first look renders warm.
+   * Prepare only (needs `cacheKey`), up to this step (see PREPARE_STEPS), keeping what it made in the worker's
+   * cache, and answer an empty image. A photo just uploaded is prepared while its owner picks a look, so their
+   * first look renders warm.
    */
-  prepareOnly?: boolean;
+  prepareOnly?: PrepareStep;
   /**
    * A live preview's output size: the hair and beard colours are painted at this size, as its result paints
    * them, and the canvas shrunk to the job's size for every other stage. Those colours are measured on the
@@ -485,13 +492,19 @@ async function renderStages(
   // Speculative: most portraits are framed at the cover scale (see coverScaled). A cached photo's
   // framing is known before any pixel work (and may be cached itself).
   // Awaited by renderFramed; a failure there falls back to its own resize.
-  const prescaled = cached ? undefined : track(coverScaled(photo, job.width, job.height));
+  const prescaled = cached || job.prepareOnly === "faces"
+    ? undefined
+    : track(coverScaled(photo, job.width, job.height));
   const faces = cached?.faces ?? await detectFaces(engine, photo);
   if (key && !cached) cache!.set(key, { photo, faces });
   // The face size limit is the one a photo enlarged to DETECT_LONG px had.
   const long = Math.max(photo.width, photo.height);
   const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
   lap("detect");
+  const prepareOnly = key ? job.prepareOnly : undefined;
+  if (prepareOnly === "faces") {
+    return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached: !!cached };
+  }
 
   const camera = entry<CatalogEntry>("cameraLens", studio, o.cameraLens);
   const lens = camera ? CAMERA_RECIPES[camera.id] : undefined;
@@ -523,7 +536,6 @@ async function renderStages(
   /** The person mask's cell colours, when it was made here (see dropBackgroundObjects). */
   let cells: Float32Array | undefined;
   const beardColor = entry<{ hex?: string; label: string }>("facialHairColor", studio, o.facialHairColor);
-  const prepareOnly = !!(job.prepareOnly && key);
   // The colours are painted on this canvas, or at the preview's output size (see coloursAt).
   const colours = !!(hairColor?.hex || beardColor?.hex);
   const coloursElsewhere = !!job.coloursAt && !job.coloursOnly;
@@ -570,8 +582,11 @@ async function renderStages(
   lap("frame");
   const photoCached = !!cached;
   if (prepareOnly) {
-    // The hair for the shades nearly every look asks for, measured while the owner picks one.
-    if (!coloursElsewhere) prepareHair(img, g, person!, hair);
+    // The hair, measured while the owner picks a shade: at the `hair` step for the shades that darken no light
+    // hair (nearly every look's), at `darkerHair` for the others too (see PREPARE_STEPS).
+    if (!coloursElsewhere && prepareOnly !== "person") {
+      prepareHair(img, g, person!, hair, prepareOnly === "hair" ? LIGHTER_SHADES : undefined);
+    }
     lap("hair");
     return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
   }

@@ -346,6 +346,12 @@ export class WorkerPool {
         q++;
         continue;
       }
+      // A preparation's next step waits for the worker that ran the step before (see PREPARE_STEPS) while that
+      // one runs a look: elsewhere it would decode and search the photo again.
+      if (key && !holder && this.queue[q].job.prepareOnly && this.slots.some((s) => s.keys.includes(key))) {
+        q++;
+        continue;
+      }
       const pending = this.queue.splice(q, 1)[0];
       const slot = holder ?? free[0];
       if (key) slot.keys = [key, ...slot.keys.filter((k) => k !== key)].slice(0, CACHED_KEYS);
