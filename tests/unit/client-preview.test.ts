@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { OPTION_KEYS } from "../../server/styling/option-keys.ts";
-import { previewBody, previewNotes } from "../../client/features/studio/use-preview.ts";
+import {
+  PREVIEW_DEBOUNCE_MS,
+  previewBody,
+  previewDelay,
+  previewNotes,
+} from "../../client/features/studio/use-preview.ts";
 import { framingOnly } from "../../client/features/studio/use-framed-before.ts";
 import type { GeneratePayload } from "../../client/features/studio/option-model.ts";
 
@@ -37,4 +42,13 @@ Deno.test("preview notes: a URI-encoded JSON array of strings; anything else is 
   assert.deepEqual(previewNotes("%7Bnot-json"), []);
   assert.deepEqual(previewNotes(encodeURIComponent(JSON.stringify({ a: 1 }))), []);
   assert.deepEqual(previewNotes(encodeURIComponent(JSON.stringify(["a", 2, "b"]))), ["a", "b"]);
+});
+
+Deno.test("preview delay: a photo's first preview is asked for at once, a change on the same photo is debounced", () => {
+  // A new upload with a look chosen: asked during the photo's first preparation step (finding the face) the
+  // preview waits for that step only; 300 ms later it waited for the segmentation too (a lipstick 170-253 ms
+  // against 279-855 ms through the server).
+  assert.equal(previewDelay(payload, null), 0, "the studio's first preview");
+  assert.equal(previewDelay(payload, "p0"), 0, "the first preview of another photo");
+  assert.equal(previewDelay(payload, "p1"), PREVIEW_DEBOUNCE_MS, "another choice on the same photo");
 });

@@ -2,7 +2,9 @@
  * The live preview: while the user picks options and moves sliders, POST /api/preview (the same
  * body as generate; free, rate-limited) renders a small JPEG with the offline model. Requests are
  * debounced, and a newer choice aborts the request still in flight (AbortController), so only the
- * preview of the latest choices is ever shown.
+ * preview of the latest choices is ever shown. The first preview of a photo (a new upload with a
+ * look already chosen) is asked for at once: the server prepares a new photo in steps, and a
+ * preview asked for during the first (finding the face) waits for it only.
  */
 import { useEffect, useRef, useState } from "react";
 import { api } from "../../api/client.ts";
@@ -10,6 +12,11 @@ import { readDetail } from "../../api/http.ts";
 import type { GeneratePayload } from "./option-model.ts";
 
 export const PREVIEW_DEBOUNCE_MS = 300;
+
+/** How long a change waits before its preview is asked for: none for the first preview of a photo. */
+export function previewDelay(body: GeneratePayload, lastPhotoId: string | null): number {
+  return body.photoId === lastPhotoId ? PREVIEW_DEBOUNCE_MS : 0;
+}
 
 export type PreviewState =
   /** Nothing to preview (signed out, no photo, nothing chosen): show the photo. */
@@ -45,6 +52,8 @@ export function previewBody(p: GeneratePayload): GeneratePayload {
 export function usePreview(payload: GeneratePayload | null, enabled: boolean): PreviewState {
   const [state, setState] = useState<PreviewState>({ kind: "idle" });
   const urlRef = useRef<string | null>(null);
+  /** The photo of the last preview asked for (see previewDelay). */
+  const photoRef = useRef<string | null>(null);
   const key = enabled && payload ? JSON.stringify(previewBody(payload)) : null;
 
   useEffect(() => {
@@ -54,11 +63,13 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
     }
     const ctrl = new AbortController();
     setState((s) => ({ kind: "loading", url: "url" in s ? s.url : null }));
+    const body = JSON.parse(key) as GeneratePayload;
     const timer = setTimeout(async () => {
+      photoRef.current = body.photoId;
       try {
         const res = await api.request("/api/preview", {
           method: "POST",
-          json: JSON.parse(key),
+          json: body,
           signal: ctrl.signal,
         });
         if (ctrl.signal.aborted) return;
@@ -85,7 +96,7 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
       } catch {
         if (!ctrl.signal.aborted) setState({ kind: "error", url: urlRef.current });
       }
-    }, PREVIEW_DEBOUNCE_MS);
+    }, previewDelay(body, photoRef.current));
     return () => {
       clearTimeout(timer);
       ctrl.abort();
