@@ -28,7 +28,8 @@ function request(photo: Uint8Array, changes: Partial<SelectedOptions> = {}): Ima
 }
 
 Deno.test("local model through the worker pool", async (t) => {
-  const model = await createLocalModel({ workers: 1 });
+  // The steps of a preparation start as soon as the worker is free (see PREPARE_AFTER_LOOK_MS, tested below).
+  const model = await createLocalModel({ workers: 1, prepareAfterLookMs: 0 });
   try {
     await model.ready();
 
@@ -352,7 +353,7 @@ Deno.test("a worker's photo cache stays within its byte budget and keeps the pho
 });
 
 Deno.test("a look asked for while its photo is being prepared waits for that worker and starts from what it made", async () => {
-  const model = await createLocalModel({ workers: 2 });
+  const model = await createLocalModel({ workers: 2, prepareAfterLookMs: 0 });
   try {
     await model.ready();
     const photo = await cropFace(FACE);
@@ -374,6 +375,37 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     // It went between two of the preparation's steps (see PREPARE_STEPS): the photo was decoded and its face
     // found by then, and the steps after it went on.
     assert.ok(first.photoCached, JSON.stringify({ waited: first.timings, fresh: fresh.timings }));
+  } finally {
+    await model.close();
+  }
+});
+
+Deno.test("previews asked for one after another right after an upload do not wait for its preparation's steps", async () => {
+  // The steps (0.4-0.7 s each at 1080x1920) are background work: after a look they wait until no look has
+  // settled for PREPARE_AFTER_LOOK_MS. Without that, each of these previews waited for a step (a warm preview
+  // took 1.2 s under CI's load), and the preparation was done by the third.
+  const model = await createLocalModel({ workers: 1 });
+  try {
+    await model.ready();
+    const photo = await cropFace(FACE);
+    let finished: boolean | undefined;
+    const prepared = model.prepare({ photoId: "one-after-another", photo }).then((ok) => (finished = ok));
+    for (const lips of ["classic-red-matte", "berry-gloss", "nude-satin"]) {
+      const seen = await model.preview({ ...request(photo, { lips }), photoId: "one-after-another" });
+      assert.ok(seen.photoCached, `${lips}: the photo's faces were found by the first step`);
+    }
+    // The `person` step keeps the output's framing (its 1080x1920 canvas alone is 6.2 MB): not made yet.
+    const { cacheBytes } = (await model.workerStats()).workers[0];
+    assert.ok(
+      cacheBytes < 1080 * 1920 * 3,
+      `the worker holds ${cacheBytes} bytes: a step ran between the previews`,
+    );
+    assert.equal(finished, undefined, "the steps after the first waited while the previews came");
+    assert.equal(await prepared, true, "and ran once they stopped");
+    assert.ok(
+      (await model.workerStats()).workers[0].cacheBytes > 1080 * 1920 * 3,
+      "the output's framing is kept",
+    );
   } finally {
     await model.close();
   }

@@ -18,6 +18,8 @@ export interface LocalModelOptions {
   workers: number;
   /** Output encoding; default high-quality JPEG. */
   format?: OutputFormat;
+  /** See PREPARE_AFTER_LOOK_MS (tests of the steps themselves set 0). */
+  prepareAfterLookMs?: number;
 }
 
 /** A live preview: the generate request, small, for one photo id (what depends on the photo alone is cached). */
@@ -52,12 +54,21 @@ export const PREPARE_WIDTH = 1080, PREPARE_HEIGHT = 1920;
 const OUTPUT_SIZE = { width: PREPARE_WIDTH, height: PREPARE_HEIGHT };
 /** Uploads that may wait for a free worker to be prepared (each holds its photo's bytes). */
 export const PREPARE_BACKLOG = 4;
+/**
+ * A preparation's steps are background work: after a look (a preview, a generation) they wait until no look has
+ * settled for this long, so that looks asked for one after another (a user trying shades) never queue behind a
+ * step of 0.4-0.7 s. See decision 022 (2026-11-30).
+ */
+export const PREPARE_AFTER_LOOK_MS = 500;
 
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)));
   const format = opts.format ?? "jpeg";
   /** Jobs given to the pool and not settled yet (a preparation runs only when a worker is free). */
   let busy = 0;
+  /** When the last look settled (see PREPARE_AFTER_LOOK_MS), and the timer that starts the steps after it. */
+  let lastLookAt = -Infinity;
+  let afterLook: ReturnType<typeof setTimeout> | undefined;
   const run = (
     req: ImageRequest,
     extra: Pick<RenderJob, "cacheKey" | "quality" | "prepareOnly" | "coloursAt"> = {},
@@ -86,6 +97,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       queue,
     ).finally(() => {
       busy--;
+      if (!extra.prepareOnly) lastLookAt = performance.now();
       startPreparations();
     });
   };
@@ -106,6 +118,17 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     done: (prepared: boolean) => void;
   }[] = [];
   const startPreparations = () => {
+    const quiet = lastLookAt + (opts.prepareAfterLookMs ?? PREPARE_AFTER_LOOK_MS) - performance.now();
+    if (quiet > 0 && waiting.length && !closed) {
+      if (afterLook === undefined) {
+        afterLook = setTimeout(() => {
+          afterLook = undefined;
+          startPreparations();
+        }, quiet);
+        Deno.unrefTimer(afterLook as unknown as number);
+      }
+      return;
+    }
     while (waiting.length && busy < pool.size && pool.health().state === "ready") {
       // The newest upload first: its owner is the one about to style it.
       const entry = waiting.pop()!;
@@ -209,6 +232,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     health: () => pool.health(),
     close: () => {
       closed = true;
+      clearTimeout(afterLook);
       for (const w of waiting.splice(0)) w.done(false);
       return pool.close();
     },
