@@ -173,11 +173,11 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     startPreparations();
   };
   /**
-   * Runs on a worker that nothing else is waiting for, one step at a time: a
-   * look asked for meanwhile waits at most for the step under way. Until a
-   * worker is free it waits in a short backlog (the oldest upload is dropped
-   * first); a look on the photo before then renders it anyway, so its
-   * preparation is dropped.
+   * Runs on a worker that nothing else is waiting for, one step at a time,
+   * each once no look has settled for PREPARE_AFTER_LOOK_MS: a look asked for
+   * meanwhile waits at most for the step under way. Until a worker is free it
+   * waits in a short backlog (the oldest upload is dropped first); a look on
+   * the photo before then renders it anyway, so its preparation is dropped.
    */
   const prepare = ({ photoId, photo }: { photoId: string; photo: Uint8Array }) =>
     new Promise<boolean>((done) => {

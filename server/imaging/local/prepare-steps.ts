@@ -11,7 +11,8 @@
  * - `hair`: measure the hair for every shade that darkens no light hair;
  * - `darkerHair`: measure light hair for the shades that darken it (nothing more to do on other hair).
  * A look asked for while a photo is prepared waits for the step under way, not for the whole preparation
- * (1.2-1.9 s at 1080x1920 on a 2-core machine).
+ * (1.2-1.9 s at 1080x1920 on a 2-core machine), and the steps wait while looks come one after another
+ * (PREPARE_AFTER_LOOK_MS in local-model.ts).
  */
 export const PREPARE_STEPS = ["faces", "person", "hair", "darkerHair"] as const;
 export type PrepareStep = typeof PREPARE_STEPS[number];
