@@ -410,3 +410,22 @@ Deno.test("previews asked for one after another right after an upload do not wai
     await model.close();
   }
 });
+
+Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds the photo gone", async () => {
+  // Workers were replaced after 40 jobs: the fresh one held none of the photos, and the look after it rendered
+  // the photo cold (a hair colour's preview 1.27 s among 20-90 ms ones). See RECYCLE_AFTER_JOBS.
+  const model = await createLocalModel({ workers: 1 });
+  try {
+    await model.ready();
+    const photo = await cropFace(DARK_HAIR);
+    const shades = ["classic-red-matte", "berry-gloss", "nude-satin", "rose-satin", "coral-gloss"];
+    await model.preview({ ...request(photo, { lips: shades[0] }), photoId: "sixty-shades" });
+    for (let i = 1; i < 60; i++) {
+      const lips = shades[i % shades.length], intensity = { ...FULL_INTENSITY, lips: 40 + i };
+      const out = await model.preview({ ...request(photo, { lips }), intensity, photoId: "sixty-shades" });
+      assert.ok(out.photoCached, `preview ${i + 1} decoded and searched the photo again`);
+    }
+  } finally {
+    await model.close();
+  }
+});
