@@ -2,7 +2,11 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
 import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
-import { createLocalModel } from "../../server/imaging/local/local-model.ts";
+import {
+  createLocalModel,
+  type LocalModel,
+  type LocalModelOptions,
+} from "../../server/imaging/local/local-model.ts";
 import { PhotoCache } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
@@ -25,6 +29,17 @@ function request(photo: Uint8Array, changes: Partial<SelectedOptions> = {}): Ima
     width: 1080,
     height: 1920,
   };
+}
+
+/** A model with `opts`, ready, given to `fn`, and closed however `fn` ends. */
+async function withModel(opts: LocalModelOptions, fn: (model: LocalModel) => Promise<void>): Promise<void> {
+  const model = await createLocalModel(opts);
+  try {
+    await model.ready();
+    await fn(model);
+  } finally {
+    await model.close();
+  }
 }
 
 Deno.test("local model through the worker pool", async (t) => {
@@ -352,10 +367,8 @@ Deno.test("a worker's photo cache stays within its byte budget and keeps the pho
   assert.ok(cache.get("c"));
 });
 
-Deno.test("a look asked for while its photo is being prepared waits for that worker and starts from what it made", async () => {
-  const model = await createLocalModel({ workers: 2, prepareAfterLookMs: 0 });
-  try {
-    await model.ready();
+Deno.test("a look asked for while its photo is being prepared waits for that worker and starts from what it made", () =>
+  withModel({ workers: 2, prepareAfterLookMs: 0 }, async (model) => {
     const photo = await cropFace(FACE);
     const look = request(photo, { lips: "classic-red-matte", setting: "beach-sunset" });
     const fresh = await model.generateWithTimings(look);
@@ -375,18 +388,13 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     // It went between two of the preparation's steps (see PREPARE_STEPS): the photo was decoded and its face
     // found by then, and the steps after it went on.
     assert.ok(first.photoCached, JSON.stringify({ waited: first.timings, fresh: fresh.timings }));
-  } finally {
-    await model.close();
-  }
-});
+  }));
 
-Deno.test("previews asked for one after another right after an upload do not wait for its preparation's steps", async () => {
-  // The steps (0.4-0.7 s each at 1080x1920) are background work: after a look they wait until no look has
-  // settled for PREPARE_AFTER_LOOK_MS. Without that, each of these previews waited for a step (a warm preview
-  // took 1.2 s under CI's load), and the preparation was done by the third.
-  const model = await createLocalModel({ workers: 1 });
-  try {
-    await model.ready();
+Deno.test("previews asked for one after another right after an upload do not wait for its preparation's steps", () =>
+  withModel({ workers: 1 }, async (model) => {
+    // The steps (0.4-0.7 s each at 1080x1920) are background work: after a look they wait until no look has
+    // settled for PREPARE_AFTER_LOOK_MS. Without that, each of these previews waited for a step (a warm preview
+    // took 1.2 s under CI's load), and the preparation was done by the third.
     const photo = await cropFace(FACE);
     let finished: boolean | undefined;
     const prepared = model.prepare({ photoId: "one-after-another", photo }).then((ok) => (finished = ok));
@@ -406,17 +414,12 @@ Deno.test("previews asked for one after another right after an upload do not wai
       (await model.workerStats()).workers[0].cacheBytes > 1080 * 1920 * 3,
       "the output's framing is kept",
     );
-  } finally {
-    await model.close();
-  }
-});
+  }));
 
-Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds the photo gone", async () => {
-  // Workers were replaced after 40 jobs: the fresh one held none of the photos, and the look after it rendered
-  // the photo cold (a hair colour's preview 1.27 s among 20-90 ms ones). See RECYCLE_AFTER_JOBS.
-  const model = await createLocalModel({ workers: 1 });
-  try {
-    await model.ready();
+Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds the photo gone", () =>
+  withModel({ workers: 1 }, async (model) => {
+    // Workers were replaced after 40 jobs: the fresh one held none of the photos, and the look after it rendered
+    // the photo cold (a hair colour's preview 1.27 s among 20-90 ms ones). See RECYCLE_AFTER_JOBS.
     const photo = await cropFace(DARK_HAIR);
     const shades = ["classic-red-matte", "berry-gloss", "nude-satin", "rose-satin", "coral-gloss"];
     await model.preview({ ...request(photo, { lips: shades[0] }), photoId: "sixty-shades" });
@@ -425,7 +428,4 @@ Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds 
       const out = await model.preview({ ...request(photo, { lips }), intensity, photoId: "sixty-shades" });
       assert.ok(out.photoCached, `preview ${i + 1} decoded and searched the photo again`);
     }
-  } finally {
-    await model.close();
-  }
-});
+  }));

@@ -290,7 +290,7 @@ export const LIGHTER_SHADES: readonly Lab[] = [[100, 0, 0]];
  * As dark as one goes: where light hair was found, its plan serves every shade that darkens it (see planKey; on
  * other hair it is the lighter shades' plan). Unprepared, a blonde's first darker shade measured for 390-430 ms.
  */
-export const DARKER_SHADES: readonly Lab[] = [[0, 0, 0]];
+const DARKER_SHADES: readonly Lab[] = [[0, 0, 0]];
 
 /**
  * Measures the hair for the plans `shades` need (by default, every shade's), without painting: a photo prepared

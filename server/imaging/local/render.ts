@@ -492,7 +492,8 @@ async function renderStages(
   // Speculative: most portraits are framed at the cover scale (see coverScaled). A cached photo's
   // framing is known before any pixel work (and may be cached itself).
   // Awaited by renderFramed; a failure there falls back to its own resize.
-  const prescaled = cached || job.prepareOnly === "faces"
+  const prepareOnly = key ? job.prepareOnly : undefined;
+  const prescaled = cached || prepareOnly === "faces"
     ? undefined
     : track(coverScaled(photo, job.width, job.height));
   const faces = cached?.faces ?? await detectFaces(engine, photo);
@@ -501,7 +502,6 @@ async function renderStages(
   const long = Math.max(photo.width, photo.height);
   const face = chooseFace(faces, photo.width, photo.height, MIN_FACE_WIDTH * Math.min(1, long / DETECT_LONG));
   lap("detect");
-  const prepareOnly = key ? job.prepareOnly : undefined;
   if (prepareOnly === "faces") {
     return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached: !!cached };
   }

@@ -341,20 +341,16 @@ export class WorkerPool {
     for (let q = 0; q < this.queue.length;) {
       const free = this.slots.filter((s) => s.ready && !s.current);
       if (free.length === 0) return;
-      // A photo goes back to the worker that has it decoded, when that one is free. A worker still
-      // preparing the photo (see RenderJob.prepareOnly) is waited for: the look then starts warm, sooner
-      // than a cold render of the photo on another worker would end.
-      const key = this.queue[q].job.cacheKey;
+      // A photo goes back to the worker that has it decoded, when that one is free. A look waits for a worker
+      // still preparing the photo (see RenderJob.prepareOnly): it then starts warm, sooner than a cold render of
+      // the photo on another worker would end. A preparation's next step (see PREPARE_STEPS) waits for the
+      // worker that holds the photo while that one runs a look: elsewhere it would decode and search it again.
+      const { job } = this.queue[q], key = job.cacheKey;
       const holder = key ? free.find((s) => s.keys.includes(key)) : undefined;
-      const preparing = (s: Slot) =>
-        s.current?.pending.job.prepareOnly && s.current.pending.job.cacheKey === key;
-      if (key && !holder && !this.queue[q].job.prepareOnly && this.slots.some(preparing)) {
-        q++;
-        continue;
-      }
-      // A preparation's next step waits for the worker that ran the step before (see PREPARE_STEPS) while that
-      // one runs a look: elsewhere it would decode and search the photo again.
-      if (key && !holder && this.queue[q].job.prepareOnly && this.slots.some((s) => s.keys.includes(key))) {
+      const waitFor = job.prepareOnly
+        ? (s: Slot) => s.keys.includes(key!)
+        : (s: Slot) => !!s.current?.pending.job.prepareOnly && s.current.pending.job.cacheKey === key;
+      if (key && !holder && this.slots.some(waitFor)) {
         q++;
         continue;
       }
