@@ -1,5 +1,6 @@
 /**
- * Local image model benchmark (`deno task bench`, or `deno run -A --v8-flags=--expose-gc bench/local-model.bench.ts`).
+ * Local image model benchmark (`deno task bench`, or `deno run -A --v8-flags=--max-semi-space-size=1,--expose-gc
+ * bench/local-model.bench.ts`, the server's flags).
  * Prints: median/p95 of a full look at 1080x1920 through the worker pool, cold
  * (a photo seen for the first time) and warm (the same photo restyled, its
  * decode, faces, framing and mask cached), each against the bare sharp

@@ -19,12 +19,15 @@ const benches = [
   "bench/lighthouse.bench.ts",
   "bench/browser-result.bench.ts",
 ];
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
+
 let failed = 0;
 for (const file of benches) {
   console.log(`\n== ${file}`);
   const { code } = await new Deno.Command(Deno.execPath(), {
-    // --expose-gc: the local model bench reads worker heaps after a full GC.
-    args: ["run", "-A", "--v8-flags=--expose-gc", file],
+    // The server's own V8 flags (small young generations, --expose-gc): the model benches measure time and
+    // memory as `deno task start` runs the model; the local model bench reads worker heaps after a full GC.
+    args: ["run", "-A", `--v8-flags=${SERVER_V8_FLAGS.join(",")}`, file],
     cwd: new URL("../", import.meta.url),
     stdout: "inherit",
     stderr: "inherit",
