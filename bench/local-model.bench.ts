@@ -1,13 +1,13 @@
 /**
- * Local image model benchmark (`deno task bench`, or `deno run -A --v8-flags=--max-semi-space-size=1,--expose-gc
- * bench/local-model.bench.ts`, the server's flags).
- * Prints: median/p95 of a full look at 1080x1920 through the worker pool, cold
- * (a photo seen for the first time) and warm (the same photo restyled, its
- * decode, faces, framing and mask cached), each against the bare sharp
- * decode+resize+encode of the same photo (with sharp's default JPEG settings and with the model's; target 3x)
- * and against the absolute budget (a full look's median at most 1.5 s on a 2-core machine), per-stage medians; and a new photo's first look after the
- * preparation its upload starts (ImageModel.prepare), the live preview's latency (first and warm), and the worker's memory:
- * RSS peak, and heap growth over 50 jobs (after a full GC).
+ * Local image model benchmark (`deno task bench`, or, with the server's V8 flags,
+ * `deno run -A --v8-flags=--max-semi-space-size=1,--expose-gc bench/local-model.bench.ts`).
+ * Prints: median/p95 of a full look at 1080x1920 through the worker pool, cold (a photo seen for the first
+ * time) and warm (the same photo restyled, its decode, faces, framing and mask cached), each against the
+ * absolute budget (a full look's median at most 1.5 s on a 2-core machine) and against the bare sharp
+ * decode+resize+encode of the same photo (with sharp's default JPEG settings and with the model's; target
+ * 3x), with per-stage medians; a new photo's first look after the preparation its upload starts
+ * (ImageModel.prepare); the live preview's latency (first and warm); and the worker's memory: RSS peak, and
+ * heap growth over 50 jobs (after a full GC).
  * The photo is a face cropped at run time from @vladmandic/face-api's demo
  * sample6.jpg (MIT, test-only data in node_modules).
  */

@@ -2,6 +2,8 @@
  * `deno task bench`: every benchmark in its own process (no shared warm-up or
  * memory), in order. Each prints its own figures and ratios.
  */
+import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
+
 const benches = [
   "bench/generation-queue.bench.ts",
   "bench/local-model.bench.ts",
@@ -19,8 +21,6 @@ const benches = [
   "bench/lighthouse.bench.ts",
   "bench/browser-result.bench.ts",
 ];
-import { SERVER_V8_FLAGS } from "../server/runtime-memory.ts";
-
 let failed = 0;
 for (const file of benches) {
   console.log(`\n== ${file}`);

@@ -16,7 +16,7 @@ import { type PoolStats, WorkerPool } from "./worker-pool.ts";
 export interface LocalModelOptions {
   /** Worker threads (JOB_WORKERS); at least 1. */
   workers: number;
-  /** Output encoding; default high-quality JPEG. */
+  /** Output encoding; default high-quality JPEG (PNG, uncompressed, is for tests: see OutputFormat). */
   format?: OutputFormat;
   /** See PREPARE_AFTER_LOOK_MS (tests of the steps themselves set 0). */
   prepareAfterLookMs?: number;
