@@ -42,12 +42,9 @@ async function withModel(opts: LocalModelOptions, fn: (model: LocalModel) => Pro
   }
 }
 
-Deno.test("local model through the worker pool", async (t) => {
+Deno.test("local model through the worker pool", (t) =>
   // The steps of a preparation start as soon as the worker is free (see PREPARE_AFTER_LOOK_MS, tested below).
-  const model = await createLocalModel({ workers: 1, prepareAfterLookMs: 0 });
-  try {
-    await model.ready();
-
+  withModel({ workers: 1, prepareAfterLookMs: 0 }, async (model) => {
     await t.step("no face -> permanent ModelError with the user-facing message", async () => {
       await assert.rejects(model.generate(request(await landscape())), (err) => {
         assert.ok(err instanceof ModelError);
@@ -342,10 +339,7 @@ Deno.test("local model through the worker pool", async (t) => {
       assert.deepEqual(model.capabilities.angles, ["front"]);
       await assert.rejects(model.generate({ ...request(await cropFace(FACE)), angle: "back" }), ModelError);
     });
-  } finally {
-    await model.close();
-  }
-});
+  }));
 
 Deno.test("a worker's photo cache stays within its byte budget and keeps the photo being styled", () => {
   const canvas = (bytes: number) => ({ data: new Uint8Array(bytes), width: 1, height: bytes / 3 });
