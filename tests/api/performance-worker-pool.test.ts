@@ -76,7 +76,7 @@ async function untilStats(
   }
 }
 
-Deno.test("worker pool: starting, then ready; recycles a worker after its jobs; idle, trims it and replaces the face models", async () => {
+Deno.test("worker pool: starting, then ready; a pool never idle replaces a worker at twice its jobs; idle, trims it and replaces the face models", async () => {
   const photo = new Uint8Array(await cropFace(DARK_HAIR));
   // Idle after 5 s: long enough that no idle spell falls while the recycled worker reloads (under
   // load that took over 300 ms, and the face models were replaced before the full look, not after).
@@ -91,9 +91,14 @@ Deno.test("worker pool: starting, then ready; recycles a worker after its jobs; 
     await pool.run(job);
     assert.deepEqual(pool.jobCounts(), [1]);
     assert.ok(pool.health().lastCallAt, "the last call is reported");
-    // The second job reaches the limit: the worker is replaced and the new one starts at 0.
-    const second = await pool.run(job);
-    assert.ok(second.image.byteLength > 1000);
+    // The second job reaches the limit: the worker is due, replaced at the next idle spell (tested below)...
+    await pool.run(job);
+    assert.deepEqual(pool.jobCounts(), [2]);
+    await pool.run(job);
+    assert.deepEqual(pool.jobCounts(), [3], "a busy worker is not replaced before twice its jobs");
+    // ...or at twice its jobs, busy as it is: the new one starts at 0.
+    const fourth = await pool.run(job);
+    assert.ok(fourth.image.byteLength > 1000);
     assert.deepEqual(pool.jobCounts(), [0]);
     await pool.ready(TIMEOUT_MS);
     // A full look on the fresh worker, then idleness: the worker stays and gives back its scratch
@@ -112,6 +117,42 @@ Deno.test("worker pool: starting, then ready; recycles a worker after its jobs; 
     );
     assert.deepEqual(pool.jobCounts(), [1], "the worker was trimmed, not replaced");
     assert.equal((await pool.run(fullLook(photo))).mime, "image/jpeg", "the trimmed pool still renders");
+  } finally {
+    await pool.close();
+  }
+});
+
+Deno.test("worker pool: a worker due for replacement is replaced at the next idle spell by one loaded beside it (health stays ready), and its last photo is handed back to prepare", async () => {
+  const photo = new Uint8Array(await cropFace(DARK_HAIR));
+  const replaced: { cacheKey: string; photo: Uint8Array }[] = [];
+  const pool = new WorkerPool(1, {
+    recycleAfterJobs: 2,
+    idleMs: 300,
+    onReplaced: (p) => replaced.push(...p),
+  });
+  try {
+    await pool.ready(TIMEOUT_MS);
+    await pool.run(smallJob(photo, defaultOptions("makeup")));
+    await pool.run({
+      ...smallJob(photo, { ...defaultOptions("makeup"), lips: "berry-gloss" }),
+      cacheKey: "photo-a",
+    });
+    assert.deepEqual(pool.jobCounts(), [2], "due, not replaced while its user may still be styling");
+    const states = new Set<string>();
+    await until("the idle replacement", () => {
+      states.add(pool.health().state);
+      return pool.jobCounts()[0] === 0;
+    });
+    assert.deepEqual([...states], ["ready"], "the fresh worker loaded beside the old one");
+    assert.equal(replaced.length, 1);
+    assert.equal(replaced[0].cacheKey, "photo-a");
+    assertSameBytes(replaced[0].photo, photo, "the photo handed back");
+    const out = await within(
+      "a look on the fresh worker",
+      pool.run(smallJob(photo, defaultOptions("makeup"))),
+    );
+    assert.equal(out.mime, "image/jpeg");
+    assert.deepEqual(pool.jobCounts(), [1]);
   } finally {
     await pool.close();
   }

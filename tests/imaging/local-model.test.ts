@@ -410,6 +410,45 @@ Deno.test("previews asked for one after another right after an upload do not wai
     );
   }));
 
+Deno.test("a worker replaced at an idle spell hands over the photo being styled: the fresh worker prepares it and renders a look on it, the next preview finds it warm", () =>
+  withModel({ workers: 1, pool: { recycleAfterJobs: 3, idleMs: 300 } }, async (model) => {
+    // A worker was replaced right after its jobs, mid-session: the next look rendered the photo cold on the fresh
+    // worker (decoded, searched and segmented again, its code not compiled yet: 1.3-1.5 s for a hair colour's
+    // preview). It is now due after its jobs and replaced at the next pause; the photo it ran last is prepared on
+    // the fresh worker, which then renders one look on it (its only job: 0 -> 1).
+    const photo = await cropFace(DARK_HAIR);
+    const photoId = "styled-before-the-pause";
+    for (const hairColor of ["auburn", "copper-red", "burgundy"]) {
+      await model.preview({ ...request(photo, { hairColor }), studioType: "hair", photoId });
+    }
+    assert.equal(
+      (await model.workerStats()).workers[0].jobs,
+      3,
+      "due, not replaced while its user is styling",
+    );
+    const end = Date.now() + 60_000;
+    for (;;) {
+      const { workers: [w] } = await model.workerStats();
+      // (Its one job, the warm-up look, follows the preparation. The pool may then trim the canvases while idle;
+      // the photo's decode, faces and masks stay.)
+      if (w.jobs === 1) break;
+      assert.ok(
+        Date.now() < end,
+        `the fresh worker did not prepare and warm the photo: ${JSON.stringify(w)}`,
+      );
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const t = performance.now();
+    const out = await model.preview({
+      ...request(photo, { hairColor: "caramel" }),
+      studioType: "hair",
+      photoId,
+    });
+    console.log(`first hair colour preview on the fresh worker: ${(performance.now() - t).toFixed(0)} ms`);
+    assert.ok(out.photoCached, "the preview after the pause decoded and searched the photo again");
+    assert.equal((await model.workerStats()).workers[0].jobs, 2, "on the fresh worker");
+  }));
+
 Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds the photo gone", () =>
   withModel({ workers: 1 }, async (model) => {
     // Workers were replaced after 40 jobs: the fresh one held none of the photos, and the look after it rendered

@@ -6,12 +6,18 @@ import type { ImageModel, ImageRequest, ImageResult } from "../image-model.ts";
 import { ModelError } from "../image-model.ts";
 import { defaultOptions } from "../../styling/catalog.ts";
 import { log } from "../../log.ts";
-import { DEFAULT_INTENSITY, type Intensity, MAKEUP_CATEGORIES } from "../../styling/option-keys.ts";
+import {
+  DEFAULT_INTENSITY,
+  type Intensity,
+  MAKEUP_CATEGORIES,
+  type SelectedOptions,
+  type StudioType,
+} from "../../styling/option-keys.ts";
 import { LOCAL_CAPABILITIES, nothingAppliedMessage } from "./capabilities.ts";
 import type { OutputFormat, RenderJob, RenderOutput } from "./render.ts";
 import { PREPARE_STEPS, type PrepareStep } from "./prepare-steps.ts";
 import type { FaceCounter } from "./face-count.ts";
-import { type PoolStats, WorkerPool } from "./worker-pool.ts";
+import { type PoolOptions, type PoolStats, WorkerPool } from "./worker-pool.ts";
 
 export interface LocalModelOptions {
   /** Worker threads (JOB_WORKERS); at least 1. */
@@ -20,6 +26,8 @@ export interface LocalModelOptions {
   format?: OutputFormat;
   /** See PREPARE_AFTER_LOOK_MS (tests of the steps themselves set 0). */
   prepareAfterLookMs?: number;
+  /** The pool's RECYCLE_AFTER_JOBS and IDLE_MS (tests of a worker's replacement set them low). */
+  pool?: Pick<PoolOptions, "recycleAfterJobs" | "idleMs">;
 }
 
 /** A live preview: the generate request, small, for one photo id (what depends on the photo alone is cached). */
@@ -61,8 +69,59 @@ export const PREPARE_BACKLOG = 4;
  */
 export const PREPARE_AFTER_LOOK_MS = 500;
 
+/**
+ * The look a fresh worker renders once, as a preview, on the photo handed over by the worker it replaced (see
+ * WorkerPool's onReplaced), after preparing it: makeup, a hair colour, a backdrop and a light, each a part of the
+ * renderer whose code would otherwise compile during its owner's next look. Measured on a fresh worker with the
+ * photo prepared: a hair colour's preview took 654-680 ms before this look, 62-67 ms after it (2026-11-30).
+ */
+const WARM_UP_LOOK: SelectedOptions = {
+  ...defaultOptions("hair"),
+  lookStyle: "soft-glam",
+  lips: "classic-red-matte",
+  eyeshadow: "bronze",
+  cheeks: "dusty-rose",
+  hairColor: "auburn",
+  setting: "beach-sunset",
+  lighting: "warm",
+};
+
+/** The live preview's JPEG quality. */
+const PREVIEW_QUALITY = 82;
+
+/** A look nobody asked for (a preparation's step, the warm-up) on `photo`, at the output's size or the preview's. */
+function backgroundRequest(
+  photoId: string,
+  photo: Uint8Array,
+  studioType: StudioType,
+  options: SelectedOptions,
+  preview: boolean,
+): ImageRequest {
+  return {
+    photo,
+    photoId,
+    references: [],
+    studioType,
+    options,
+    intensity: Object.fromEntries(MAKEUP_CATEGORIES.map((c) => [c, DEFAULT_INTENSITY])) as Intensity,
+    instructions: null,
+    angle: "front",
+    width: preview ? PREVIEW_WIDTH : PREPARE_WIDTH,
+    height: preview ? PREVIEW_HEIGHT : PREPARE_HEIGHT,
+  };
+}
+
 export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
-  const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)));
+  const pool = new WorkerPool(Math.max(1, Math.floor(opts.workers || 1)), {
+    ...opts.pool,
+    // The photo a replaced worker ran last is prepared again on the fresh one, which then renders a look on it
+    // (the user styling that photo finds it warm).
+    onReplaced: (photos) => {
+      for (const { cacheKey, photo } of photos) {
+        queuePreparation({ photoId: cacheKey, photo, step: PREPARE_STEPS[0], warmUp: true, done: () => {} });
+      }
+    },
+  });
   const format = opts.format ?? "jpeg";
   /** Jobs given to the pool and not settled yet (a preparation runs only when a worker is free). */
   let busy = 0;
@@ -72,7 +131,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const run = (
     req: ImageRequest,
     extra: Pick<RenderJob, "cacheKey" | "quality" | "prepareOnly" | "coloursAt"> = {},
-    queue: { first?: boolean } = {},
+    queue: { first?: boolean; background?: boolean } = {},
   ): Promise<RenderOutput> => {
     if (req.angle !== "front") {
       return Promise.reject(
@@ -97,7 +156,8 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       queue,
     ).finally(() => {
       busy--;
-      if (!extra.prepareOnly) lastLookAt = performance.now();
+      // (The warm-up look is nobody's: it does not hold the steps back.)
+      if (!extra.prepareOnly && !queue.background) lastLookAt = performance.now();
       startPreparations();
     });
   };
@@ -112,9 +172,13 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const waiting: {
     photoId: string;
     photo: Uint8Array;
-    /** The step to run next; a preview's size has one, `person` (its hair is painted at the output size). */
-    step: PrepareStep;
+    /**
+     * The step to run next; a preview's size has one, `person` (its hair is painted at the output size). `look`:
+     * WARM_UP_LOOK, after the preview's step, for a photo handed over by a replaced worker (`warmUp`).
+     */
+    step: PrepareStep | "look";
     preview?: boolean;
+    warmUp?: boolean;
     done: (prepared: boolean) => void;
   }[] = [];
   const startPreparations = () => {
@@ -133,25 +197,37 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       // The newest upload first: its owner is the one about to style it.
       const entry = waiting.pop()!;
       const { photoId, photo, step, preview, done } = entry;
-      const studioType = "makeup";
-      run({
-        photo,
-        photoId,
-        references: [],
-        studioType,
-        options: defaultOptions(studioType),
-        intensity: Object.fromEntries(MAKEUP_CATEGORIES.map((c) => [c, DEFAULT_INTENSITY])) as Intensity,
-        instructions: null,
-        angle: "front",
-        width: preview ? PREVIEW_WIDTH : PREPARE_WIDTH,
-        height: preview ? PREVIEW_HEIGHT : PREPARE_HEIGHT,
-      }, { cacheKey: photoId, prepareOnly: step, ...(preview ? { coloursAt: OUTPUT_SIZE } : {}) }).then(
+      if (step === "look") {
+        run(
+          backgroundRequest(photoId, photo, "hair", WARM_UP_LOOK, true),
+          { cacheKey: photoId, quality: PREVIEW_QUALITY, coloursAt: OUTPUT_SIZE },
+          { background: true },
+        ).then(() => done(true), (e) => {
+          log.debug("local image model: warm-up look failed", { photoId, error: String(e) });
+          done(false);
+        });
+        continue;
+      }
+      run(
+        backgroundRequest(photoId, photo, "makeup", defaultOptions("makeup"), !!preview),
+        { cacheKey: photoId, prepareOnly: step, ...(preview ? { coloursAt: OUTPUT_SIZE } : {}) },
+      ).then(
         () => {
           const next = preview ? undefined : PREPARE_STEPS[PREPARE_STEPS.indexOf(step) + 1];
           if (closed) return done(false);
           if (next) return queuePreparation({ ...entry, step: next });
           done(true);
-          if (!preview) queuePreparation({ photoId, photo, step: "person", preview: true, done: () => {} });
+          if (preview && entry.warmUp) queuePreparation({ photoId, photo, step: "look", done: () => {} });
+          if (!preview) {
+            queuePreparation({
+              photoId,
+              photo,
+              step: "person",
+              preview: true,
+              warmUp: entry.warmUp,
+              done: () => {},
+            });
+          }
         },
         (e) => {
           // No face, a shutdown: the first look on this photo reports it (or renders cold).
@@ -165,9 +241,10 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   pool.ready().then(startPreparations, () => {});
   const queuePreparation = (entry: (typeof waiting)[number]) => {
     waiting.push(entry);
-    // Over the backlog the oldest goes, a preview's preparation before any upload's.
+    // Over the backlog the oldest goes: a warm-up look first, then a preview's preparation, then an upload's.
     if (waiting.length > PREPARE_BACKLOG) {
-      const i = waiting.findIndex((w) => w.preview);
+      const look = waiting.findIndex((w) => w.step === "look");
+      const i = look >= 0 ? look : waiting.findIndex((w) => w.preview);
       waiting.splice(Math.max(0, i), 1)[0].done(false);
     }
     startPreparations();
@@ -186,15 +263,18 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     });
   /**
    * A look on a photo renders its framing itself: the photo's preparation for that size is dropped when it has
-   * not begun. One under way goes on after the look (what its later steps measure serves the next looks).
+   * not begun. One under way goes on after the look (what its later steps measure serves the next looks). The
+   * warm-up look waiting on the photo goes too: its owner's look compiles the same code.
    */
   const dropPreparation = (photoId: string | undefined, preview = false) => {
-    const i = photoId
-      ? waiting.findIndex((w) =>
-        w.photoId === photoId && !w.preview === !preview && (preview || w.step === PREPARE_STEPS[0])
-      )
-      : -1;
+    if (!photoId) return;
+    const i = waiting.findIndex((w) =>
+      w.photoId === photoId && w.step !== "look" && !w.preview === !preview &&
+      (preview || w.step === PREPARE_STEPS[0])
+    );
     if (i >= 0) waiting.splice(i, 1)[0].done(false);
+    const look = waiting.findIndex((w) => w.photoId === photoId && w.step === "look");
+    if (look >= 0) waiting.splice(look, 1)[0].done(false);
   };
   const model: LocalModel = {
     name: "local",
@@ -216,7 +296,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       return run(
         { ...req, angle: "front", width: PREVIEW_WIDTH, height: PREVIEW_HEIGHT },
         // Hair and beard colours painted at the output's size, as the result paints them (see coloursAt).
-        { cacheKey: req.photoId, quality: 82, coloursAt: OUTPUT_SIZE },
+        { cacheKey: req.photoId, quality: PREVIEW_QUALITY, coloursAt: OUTPUT_SIZE },
         // A preview goes ahead of queued generations: its user is waiting on each choice.
         { first: true },
       );

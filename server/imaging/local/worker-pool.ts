@@ -11,8 +11,12 @@
  *
  * Memory: a worker is replaced by a fresh one after RECYCLE_AFTER_JOBS jobs,
  * a bound on whatever its process memory gains over a long busy spell (its
- * heap stays flat: 11-13 MB over 200 looks). Once the pool has been
- * idle for IDLE_MS, every worker that ran anything is trimmed (its scratch
+ * heap stays flat: 11-13 MB over 200 looks). The replacement waits for the
+ * pool's next idle spell (at most until twice as many jobs): it is loaded
+ * beside the old worker and swapped in once ready, and the photo the old one
+ * ran last is handed to `onReplaced` (the model prepares it again on the fresh
+ * worker), so a user styling a photo never meets it cold. Once the pool has been
+ * idle for IDLE_MS, every other worker that ran anything is trimmed (its scratch
  * planes and backdrops are freed; its photo cache stays, so a look asked for
  * after a pause still renders warm) and the face-models worker is replaced, and
  * the process returns to near its idle size after a busy spell.
@@ -42,10 +46,12 @@ interface Pending {
 }
 
 /**
- * Jobs a worker runs before it is replaced by a fresh one. The fresh worker has none of the photos the old one
- * held, and its code is not compiled yet: the next look on the photo being styled renders cold (1.0-1.4 s for a
- * hair colour's preview). At 40, a user trying shades met that about once a minute; 200 looks on six photos
- * took 26.1 s with it and 17.9 s without, and the process RSS went 404 -> 465 MB without it (371-444 MB with).
+ * Jobs a worker runs before it is due for replacement by a fresh one, at the pool's next idle spell (at twice as
+ * many it is replaced at once). The fresh worker has none of the photos the old one held, and its code is not
+ * compiled yet: a look on the photo being styled renders cold there (1.0-1.4 s for a hair colour's preview), so
+ * the last photo is prepared again on it (see `onReplaced`). At 40, a user trying shades met a cold photo about
+ * once a minute; 200 looks on six photos took 26.1 s with it and 17.9 s without, and the process RSS went
+ * 404 -> 465 MB without it (371-444 MB with).
  */
 export const RECYCLE_AFTER_JOBS = 400;
 /** A pool idle this long trims its workers and replaces the face-models worker (see the top of this file). */
@@ -63,6 +69,27 @@ interface Slot {
   current?: { id: number; pending: Pending; onAbort?: () => void };
   /** Cache keys of the photos this worker last prepared (mirrors its PhotoCache). */
   keys: string[];
+  /** The photo of the last job with a cache key (prepared again on this worker's replacement). */
+  lastPhoto?: CachedPhoto;
+  /** A fresh worker loading to replace this one at an idle spell (see renew). */
+  successor?: Slot;
+  /** On a successor: the slot it replaces. */
+  predecessor?: Slot;
+}
+
+/** A photo a worker holds in its PhotoCache, under its cache key. */
+export interface CachedPhoto {
+  cacheKey: string;
+  photo: Uint8Array;
+}
+
+export interface PoolOptions {
+  /** See RECYCLE_AFTER_JOBS. */
+  recycleAfterJobs?: number;
+  /** See IDLE_MS. */
+  idleMs?: number;
+  /** A worker was replaced: the photo it ran last, to prepare again (the fresh worker holds no photo). */
+  onReplaced?: (photos: CachedPhoto[]) => void;
 }
 
 /** As many keys as a worker's PhotoCache holds. */
@@ -101,7 +128,8 @@ export const STATS_TIMEOUT_MS = 30_000;
 
 /** What the pool's workers hold (bench and diagnostics). */
 export interface PoolStats {
-  workers: WorkerStats[];
+  /** Each model worker's own figures, and the jobs it has run (RECYCLE_AFTER_JOBS: a fresh worker's start at 0). */
+  workers: (WorkerStats & { jobs: number })[];
   faceModels: FaceModelsStats;
 }
 
@@ -125,10 +153,12 @@ export class WorkerPool {
 
   private readonly recycleAfterJobs: number;
   private readonly idleMs: number;
+  private readonly onReplaced: (photos: CachedPhoto[]) => void;
 
-  constructor(readonly size: number, opts: { recycleAfterJobs?: number; idleMs?: number } = {}) {
+  constructor(readonly size: number, opts: PoolOptions = {}) {
     this.recycleAfterJobs = opts.recycleAfterJobs ?? RECYCLE_AFTER_JOBS;
     this.idleMs = opts.idleMs ?? IDLE_MS;
+    this.onReplaced = opts.onReplaced ?? (() => {});
     this.models = this.spawnModels();
     for (let i = 0; i < Math.max(1, size); i++) this.slots.push(this.spawn());
   }
@@ -154,7 +184,7 @@ export class WorkerPool {
         c.reject(err);
       }
       this.models = this.spawnModels();
-      for (const slot of this.slots) this.connect(slot);
+      for (const slot of this.withSuccessors()) this.connect(slot);
     };
     return models;
   }
@@ -180,6 +210,11 @@ export class WorkerPool {
     void this.stop(new ModelError("The image model could not start", { transient: true }));
   }
 
+  /** The slots and the fresh workers loading to replace them (each needs a port to the face models). */
+  private withSuccessors(): Slot[] {
+    return this.slots.flatMap((s) => (s.successor ? [s, s.successor] : [s]));
+  }
+
   /** A fresh channel between `slot`'s worker and the current face-models worker. */
   private connect(slot: Slot): void {
     const { port1, port2 } = new MessageChannel();
@@ -197,7 +232,7 @@ export class WorkerPool {
     if ([...this.counts.values()].some((c) => c.sentTo === old)) return;
     this.models = next;
     this.nextModels = undefined;
-    for (const slot of this.slots) this.connect(slot);
+    for (const slot of this.withSuccessors()) this.connect(slot);
     this.kill(old.worker);
   }
 
@@ -209,10 +244,44 @@ export class WorkerPool {
     worker.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
       log.error("local image model: worker crashed", { message: ev.message });
+      if (slot.predecessor) return this.dropSuccessor(slot.predecessor);
       const err = new ModelError("The image model crashed, please try again", { transient: true });
       this.replace(slot, err, { crashed: true });
     };
     return slot;
+  }
+
+  /** Stops the fresh worker loading to replace `slot`, if any (the slot was replaced another way, or closed). */
+  private dropSuccessor(slot: Slot): void {
+    const next = slot.successor;
+    if (!next) return;
+    slot.successor = undefined;
+    next.predecessor = undefined;
+    this.kill(next.worker);
+  }
+
+  /** Loads a fresh worker beside `slot`, swapped in once it is ready and `slot` is free (see promote). */
+  private renew(slot: Slot): void {
+    if (slot.successor || this.closed) return;
+    const next = this.spawn();
+    next.predecessor = slot;
+    slot.successor = next;
+  }
+
+  /**
+   * Puts a ready successor in its predecessor's place, when that one runs nothing, and hands the photo the old
+   * worker ran last to onReplaced. A predecessor still rendering is replaced when its job settles.
+   */
+  private promote(next: Slot): void {
+    const old = next.predecessor;
+    if (!old || !next.ready || old.current || this.closed) return;
+    const i = this.slots.indexOf(old);
+    if (i < 0) return this.dropSuccessor(old);
+    old.successor = undefined;
+    next.predecessor = undefined;
+    this.slots[i] = next;
+    this.kill(old.worker);
+    if (old.lastPhoto) this.onReplaced([old.lastPhoto]);
   }
 
   /**
@@ -221,6 +290,7 @@ export class WorkerPool {
    * crashed: then nothing of it runs on.
    */
   private terminate(slot: Slot, err: ModelError, { crashed = false } = {}): void {
+    this.dropSuccessor(slot);
     const cur = slot.current;
     slot.current = undefined;
     if (cur && !crashed) this.retire(slot.worker);
@@ -270,6 +340,7 @@ export class WorkerPool {
   private onMessage(slot: Slot, msg: WorkerOut): void {
     if (msg.type === "ready") {
       slot.ready = true;
+      if (slot.predecessor) this.promote(slot);
       this.pump();
       return;
     }
@@ -280,7 +351,10 @@ export class WorkerPool {
     if (!cur.pending.job.prepareOnly) slot.jobs++;
     this.lastCallAt = new Date().toISOString();
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
-    if (slot.jobs >= this.recycleAfterJobs) this.recycle(slot);
+    // Due since the last idle spell: its successor, loaded meanwhile, takes over now. A pool never idle replaces
+    // it at twice its jobs all the same.
+    if (slot.successor?.ready) this.promote(slot.successor);
+    else if (slot.jobs >= 2 * this.recycleAfterJobs) this.recycle(slot);
     if (msg.ok) {
       const { image, mime, notes, timings, photoCached, refused } = msg;
       cur.pending.resolve({ image, mime, notes, timings, photoCached, ...(refused ? { refused } : {}) });
@@ -290,12 +364,14 @@ export class WorkerPool {
     this.pump();
   }
 
-  /** Replaces an idle worker by a fresh one (its memory goes with it). */
+  /** Replaces an idle worker by a fresh one at once (its memory goes with it); see RECYCLE_AFTER_JOBS. */
   private recycle(slot: Slot): void {
     const i = this.slots.indexOf(slot);
     if (i < 0 || slot.current || this.closed) return;
+    this.dropSuccessor(slot);
     this.kill(slot.worker);
     this.slots[i] = this.spawn();
+    if (slot.lastPhoto) this.onReplaced([slot.lastPhoto]);
   }
 
   /**
@@ -307,6 +383,11 @@ export class WorkerPool {
     if (this.closed) return;
     for (const slot of this.slots.filter((s) => s.dirty && s.ready)) {
       slot.dirty = false;
+      // A worker due for replacement is replaced now (nothing to trim on the fresh one).
+      if (slot.jobs >= this.recycleAfterJobs) {
+        this.renew(slot);
+        continue;
+      }
       const msg: WorkerIn = { type: "trim" };
       slot.worker.postMessage(msg);
     }
@@ -356,7 +437,10 @@ export class WorkerPool {
       }
       const pending = this.queue.splice(q, 1)[0];
       const slot = holder ?? free[0];
-      if (key) slot.keys = [key, ...slot.keys.filter((k) => k !== key)].slice(0, CACHED_KEYS);
+      if (key) {
+        slot.keys = [key, ...slot.keys.filter((k) => k !== key)].slice(0, CACHED_KEYS);
+        slot.lastPhoto = { cacheKey: key, photo: pending.job.photo };
+      }
       const id = this.nextId++;
       const onAbort = () => {
         this.replace(slot, abortError(pending.signal));
@@ -450,7 +534,9 @@ export class WorkerPool {
   async stats(): Promise<PoolStats> {
     for (let attempt = 1;; attempt++) {
       if (this.closed) throw new ModelError("The image model is shut down", { transient: true });
-      const asked = this.slots.map((slot) => this.askStats<WorkerStats>(slot.worker));
+      const asked = this.slots.map((slot) =>
+        this.askStats<WorkerStats>(slot.worker).then((s) => ({ ...s, jobs: slot.jobs }))
+      );
       const faceModels = this.askStats<FaceModelsStats>(this.models.worker);
       try {
         const [models, ...workers] = await Promise.all([faceModels, ...asked]);
