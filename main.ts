@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { openDatabase } from "./db/client.ts";
 import { DataDirInUseError, type DataDirLock, lockDataDir } from "./db/server-pid.ts";
-import { createApp } from "./server/app.ts";
+import { createApp, photoForgetter } from "./server/app.ts";
 import { loadJwtSecret } from "./server/auth/jwt-secret.ts";
 import { ConfigError, loadConfig } from "./server/config.ts";
 import { log, setLogLevel } from "./server/log.ts";
@@ -77,7 +77,11 @@ const runner = model
 // The lock proves no other process runs this embedded database's jobs: take back a crash's orphans now.
 if (database.kind === "pglite") await requeueOrphanedJobs(database.db);
 runner?.start();
-const sweeper = startPhotoSweeper({ db: database.db, storage });
+const sweeper = startPhotoSweeper({
+  db: database.db,
+  storage,
+  forgetPhotos: model && photoForgetter({ model, previewer }),
+});
 const orphanSweeper = startOrphanBlobSweeper({ db: database.db, storage });
 const sessionSweeper = startSessionSweeper(database.db);
 const app = createApp({

@@ -38,15 +38,29 @@ export interface AppDeps {
   storage: BlobStorage;
   /**
    * The active image model (its name and capabilities feed /api/styling-options); its
-   * health() feeds /api/health when this process runs jobs; prepare() is given each uploaded photo.
+   * health() feeds /api/health when this process runs jobs; prepare() is given each uploaded photo,
+   * forget() each deleted one.
    */
-  model: Pick<ImageModel, "name" | "capabilities" | "health" | "prepare">;
+  model: Pick<ImageModel, "name" | "capabilities" | "health" | "prepare" | "forget">;
   /** Called after a job is queued (wakes the job runner). */
   onQueued?: () => void;
   /** Renders live previews (always the local model); unset: POST /api/preview answers 503. */
   previewer?: Previewer;
   /** Directory of the built client (static/build). */
   staticDir?: string;
+}
+
+/**
+ * Tells the active model and the previewer that photos were deleted (by their owner, with the account, or
+ * expired), so that no copy of them stays in the models' memory either (see ImageModel.forget).
+ */
+export function photoForgetter(
+  deps: Pick<AppDeps, "model" | "previewer">,
+): (photoIds: readonly string[]) => void {
+  return (photoIds) => {
+    deps.model.forget?.(photoIds);
+    deps.previewer?.forget(photoIds);
+  };
 }
 
 /** JSON bodies larger than this are refused before they are read whole. */
@@ -103,8 +117,9 @@ export function createApp(deps: AppDeps) {
     app.route("/api", metricsRoutes({ db: deps.db, metricsToken: deps.config.metricsToken }));
   }
   app.route("/api/auth", authRoutes(deps));
-  app.route("/api", usersRoutes(deps));
-  app.route("/api", photosRoutes(deps));
+  const forgetPhotos = photoForgetter(deps);
+  app.route("/api", usersRoutes({ ...deps, forgetPhotos }));
+  app.route("/api", photosRoutes({ ...deps, forgetPhotos }));
   app.route("/api", paymentsRoutes(deps));
   app.route("/api", stylingRoutes(deps.model));
   app.route("/api", generationRoutes(deps));

@@ -104,6 +104,11 @@ export interface ImageModel {
    * generation's way; the result says whether it did.
    */
   prepare?(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
+  /**
+   * These photos were deleted (by their owner, or with the account): the model drops whatever it kept of them
+   * in this process (decoded pixels, faces, masks, a copy of the bytes) and any preparation still queued.
+   */
+  forget?(photoIds: readonly string[]): void;
   /** Release workers and native resources. */
   close(): Promise<void>;
 }

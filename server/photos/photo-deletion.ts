@@ -1,8 +1,9 @@
 /**
  * An owner deletes a photo: the row first (nothing can claim or use it after
- * that), then its blob. Generations made from it keep their results (their
- * photo_id becomes null); a job still waiting to run with it fails with a
- * refund, because the photo is gone.
+ * that), then its blob, and the image models drop what they keep of it in
+ * memory (its pixels, faces and masks, cached for its previews). Generations
+ * made from it keep their results (their photo_id becomes null); a job still
+ * waiting to run with it fails with a refund, because the photo is gone.
  */
 import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
@@ -15,6 +16,7 @@ import type { PhotoDeps } from "./photo-upload.ts";
 export async function deletePhoto(deps: PhotoDeps, userId: string, photoId: string): Promise<void> {
   const row = isUuid(photoId) ? await deleteOwnedPhoto(deps.db, photoId.toLowerCase(), userId) : undefined;
   if (!row) throw new AppError(404, PHOTO_NOT_FOUND);
+  deps.forgetPhotos?.([row.id]);
   try {
     await deps.storage.delete(row.storageKey);
   } catch (error) {

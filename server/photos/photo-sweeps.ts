@@ -14,12 +14,14 @@ const SWEEP_BATCH = 500;
 /**
  * Removes anonymous photos that expired at or before `now`: rows first (so
  * nothing can claim or reference a half-deleted photo; generations keep
- * working with photo_id set to null), then their blobs. Returns how many.
+ * working with photo_id set to null), then their blobs and what the image
+ * models keep of them in memory. Returns how many.
  */
 export async function sweepExpiredPhotos(deps: PhotoDeps, now = new Date()): Promise<number> {
   let removed = 0;
   for (;;) {
     const rows = await deleteExpiredAnonymousPhotos(deps.db, now, SWEEP_BATCH);
+    if (rows.length) deps.forgetPhotos?.(rows.map((r) => r.id));
     for (const { storageKey } of rows) {
       try {
         await deps.storage.delete(storageKey);

@@ -28,6 +28,8 @@ export type { PhotoRow } from "./photos.repository.ts";
 export interface PhotoDeps {
   db: Db;
   storage: BlobStorage;
+  /** Deleted photos, for the image models to drop what they keep of them in memory (see ImageModel.forget). */
+  forgetPhotos?: (photoIds: readonly string[]) => void;
 }
 
 function toAppError(e: ImageInputError): AppError {

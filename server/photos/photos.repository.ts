@@ -80,9 +80,11 @@ export async function listPhotosByOwner(db: DbOrTx, ownerId: string): Promise<Ph
     .orderBy(sql`${photos.createdAt} desc`);
 }
 
-/** Deletes every photo row of the owner; returns their storage keys (account deletion). */
-export async function deletePhotosByOwner(db: DbOrTx, ownerId: string): Promise<string[]> {
-  const rows = await db.delete(photos).where(eq(photos.ownerId, ownerId))
-    .returning({ storageKey: photos.storageKey });
-  return rows.map((r) => r.storageKey);
+/** Deletes every photo row of the owner; returns their ids and storage keys (account deletion). */
+export async function deletePhotosByOwner(
+  db: DbOrTx,
+  ownerId: string,
+): Promise<{ id: string; storageKey: string }[]> {
+  return await db.delete(photos).where(eq(photos.ownerId, ownerId))
+    .returning({ id: photos.id, storageKey: photos.storageKey });
 }

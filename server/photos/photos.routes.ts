@@ -67,6 +67,8 @@ export function photosRoutes(
     jwtSecret: string;
     storage: BlobStorage;
     model?: Pick<ImageModel, "prepare">;
+    /** See PhotoDeps.forgetPhotos. */
+    forgetPhotos?: (photoIds: readonly string[]) => void;
   },
 ) {
   const limiter = new RateLimiter(UPLOADS_PER_MINUTE);

@@ -9,9 +9,13 @@ export function listPhotosOf(db: DbOrTx, ownerId: string): Promise<PhotoRow[]> {
 
 /**
  * Deletes the user's photo rows inside the caller's transaction (account
- * deletion) and returns their storage keys: the caller removes the blobs once
- * the transaction has committed, so a rollback never leaves rows without files.
+ * deletion) and returns their ids and storage keys: the caller removes the
+ * blobs (and has the image models forget the photos) once the transaction has
+ * committed, so a rollback never leaves rows without files.
  */
-export function deletePhotoRowsOf(tx: DbOrTx, ownerId: string): Promise<string[]> {
+export function deletePhotoRowsOf(
+  tx: DbOrTx,
+  ownerId: string,
+): Promise<{ id: string; storageKey: string }[]> {
   return deletePhotosByOwner(tx, ownerId);
 }

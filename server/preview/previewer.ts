@@ -12,6 +12,8 @@ export interface Previewer {
   /** The model the final image will come from (e.g. "local", "gemini"). */
   readonly finalModel: string;
   preview(req: PreviewRequest): Promise<RenderOutput>;
+  /** See ImageModel.forget: a previewer with a model of its own has it forget the photos. */
+  forget(photoIds: readonly string[]): void;
   close(): Promise<void>;
 }
 
@@ -21,7 +23,13 @@ const isLocal = (m: ImageModel): m is LocalModel =>
 export function createPreviewer(active: ImageModel): Previewer {
   if (isLocal(active)) {
     // The pool belongs to the active model: closing it is main's job, not ours.
-    return { finalModel: active.name, preview: (req) => active.preview(req), close: () => Promise.resolve() };
+    // (The active model is told of deleted photos by the app: see AppDeps.model.)
+    return {
+      finalModel: active.name,
+      preview: (req) => active.preview(req),
+      forget: () => {},
+      close: () => Promise.resolve(),
+    };
   }
   let own: Promise<LocalModel> | undefined;
   return {
@@ -29,6 +37,9 @@ export function createPreviewer(active: ImageModel): Previewer {
     async preview(req) {
       own ??= createLocalModel({ workers: 1 });
       return await (await own).preview(req);
+    },
+    forget(photoIds) {
+      own?.then((m) => m.forget(photoIds), () => {});
     },
     async close() {
       if (own) await (await own).close();

@@ -44,6 +44,8 @@ export interface AccountDeps {
   config: Config;
   storage: BlobStorage;
   subscriptions: SubscriptionPort;
+  /** See PhotoDeps.forgetPhotos. */
+  forgetPhotos?: (photoIds: readonly string[]) => void;
 }
 
 /**
@@ -132,22 +134,28 @@ export async function exportAccountData(deps: AccountDeps, user: UserRow, now = 
  * deletion), then in one transaction every session is revoked, generations,
  * photos and the profile are deleted and the user row is anonymised (its id
  * stays for the ledger rows accounting keeps; the email is freed). The files
- * are removed after the commit. Running it again for the same user does
+ * are removed after the commit, and the image models forget the photos (what
+ * they keep of them in memory). Running it again for the same user does
  * nothing new, so a retry after a crash finishes the job.
  */
 export async function deleteAccount(deps: AccountDeps, userId: string): Promise<{ files_removed: number }> {
   await deps.subscriptions.cancelAll(userId);
   const user = await findUserById(deps.db, userId);
   const now = new Date();
-  const keys = await deps.db.transaction(async (tx) => {
+  const { keys, photoIds } = await deps.db.transaction(async (tx) => {
     await revokeAllSessions(tx, userId, now);
     const resultKeys = await deleteGenerationsOfUser(tx, userId);
-    const photoKeys = await deletePhotoRowsOf(tx, userId);
+    const photoRows = await deletePhotoRowsOf(tx, userId);
     await deleteProfile(tx, userId);
     await anonymiseUser(tx, userId, now);
     const imageKey = storageKeyOf(user?.profileImageUrl ?? null);
-    return [...new Set([...resultKeys, ...photoKeys, ...(imageKey ? [imageKey] : [])])];
+    const photoKeys = photoRows.map((p) => p.storageKey);
+    return {
+      keys: [...new Set([...resultKeys, ...photoKeys, ...(imageKey ? [imageKey] : [])])],
+      photoIds: photoRows.map((p) => p.id),
+    };
   });
+  if (photoIds.length) deps.forgetPhotos?.(photoIds);
   let removed = 0;
   for (const key of keys) {
     try {

@@ -37,6 +37,8 @@ export function usersRoutes(
     storage: BlobStorage;
     /** Defaults to the payments area's subscriptions. */
     subscriptions?: SubscriptionPort;
+    /** See AccountDeps.forgetPhotos. */
+    forgetPhotos?: (photoIds: readonly string[]) => void;
   },
 ) {
   const requireAuth = authMiddleware(deps, "required");

@@ -307,6 +307,65 @@ apiTest(
   },
 );
 
+// A deleted photo leaves no copy in the image model's memory (the local model caches its pixels, faces and masks
+// for the previews): the model is told of every deletion, and of nothing else.
+const forgotten: string[][] = [];
+apiTest(
+  "photos: the image model forgets a photo deleted by its owner, with the account, or expired; no other",
+  async (ctx) => {
+    const told = () => forgotten.splice(0);
+    const owner = await ctx.register();
+    const kept = await uploadOk(ctx, fixtures.jpeg, { token: owner.access_token });
+    const deleted = await uploadOk(ctx, fixtures.jpeg, { token: owner.access_token });
+    const other = await ctx.register();
+    told();
+    // Refused deletions tell the model nothing.
+    assert.equal(
+      (await ctx.call("DELETE", `/api/photos/${kept.photoId}`, { token: other.access_token })).status,
+      404,
+    );
+    assert.deepEqual(told(), []);
+    assert.equal(
+      (await ctx.call("DELETE", `/api/photos/${deleted.photoId}`, { token: owner.access_token })).status,
+      204,
+    );
+    assert.deepEqual(told(), [[deleted.photoId]]);
+
+    const leaving = await ctx.register();
+    const a = await uploadOk(ctx, fixtures.jpeg, { token: leaving.access_token });
+    const b = await uploadOk(ctx, fixtures.png, {
+      name: "b.png",
+      type: "image/png",
+      token: leaving.access_token,
+    });
+    told();
+    assert.equal(
+      (await ctx.call("DELETE", "/api/users/account", { token: leaving.access_token })).status,
+      200,
+    );
+    assert.deepEqual(told().map((ids) => ids.toSorted()), [[a.photoId, b.photoId].toSorted()]);
+
+    const anonymous = await uploadOk(ctx, fixtures.jpeg);
+    const db = ctx.database.db;
+    await db.update(photos).set({ expiresAt: new Date(Date.now() - 1000) }).where(
+      eq(photos.id, anonymous.photoId),
+    );
+    told();
+    const forgetPhotos = (ids: readonly string[]) => forgotten.push([...ids]);
+    assert.ok(await sweepExpiredPhotos({ db, storage: ctx.storage, forgetPhotos }) >= 1);
+    assert.ok(told().flat().includes(anonymous.photoId), "the expired photo");
+    assert.ok(await photoRow(db, kept.photoId), "the photo nobody deleted is still there");
+  },
+  {
+    model: () => ({
+      ...succeedingModel(),
+      forget(photoIds: readonly string[]) {
+        forgotten.push([...photoIds]);
+      },
+    }),
+  },
+);
+
 apiTest("photos: a transparent PNG is flattened to an opaque JPEG", async (ctx) => {
   const body = await uploadOk(ctx, transparentPng, { name: "t.png", type: "image/png" });
   const stored = (await ctx.storage.get(keyOf(body.url)))!;

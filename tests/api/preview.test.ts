@@ -10,7 +10,7 @@ import sharp from "sharp";
 import { creditLedger } from "../../db/schema.ts";
 import { createApp } from "../../server/app.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
-import { createLocalModel } from "../../server/imaging/local/local-model.ts";
+import { createLocalModel, type PreviewRequest } from "../../server/imaging/local/local-model.ts";
 import { createPreviewer } from "../../server/preview/previewer.ts";
 import { backends } from "../helpers/backends.ts";
 import { waitFor } from "../helpers/api-test.ts";
@@ -272,7 +272,11 @@ for (const backend of backends()) {
 }
 
 Deno.test(
-  { name: "preview: with a hosted model active, the local model previews and says so", ...opts },
+  {
+    name:
+      "preview: with a hosted model active, the local model previews and says so, and forgets a deleted photo",
+    ...opts,
+  },
   async () => {
     const hosted: ImageModel = {
       name: "gemini",
@@ -282,7 +286,7 @@ Deno.test(
     };
     const previewer = createPreviewer(hosted);
     try {
-      const out = await previewer.preview({
+      const req: PreviewRequest = {
         photoId: crypto.randomUUID(),
         photo: portrait,
         references: [],
@@ -293,9 +297,14 @@ Deno.test(
         },
         intensity: { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 },
         instructions: null,
-      });
+      };
+      const out = await previewer.preview(req);
       assert.equal(previewer.finalModel, "gemini");
       assert.equal((await sharp(out.image).metadata()).width, 540);
+      assert.equal((await previewer.preview(req)).photoCached, true);
+      // The photo deleted, the previewer's own model keeps nothing of it.
+      previewer.forget([req.photoId]);
+      assert.equal((await previewer.preview(req)).photoCached, false, "the deleted photo was still cached");
     } finally {
       await previewer.close();
     }

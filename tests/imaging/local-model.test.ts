@@ -449,6 +449,45 @@ Deno.test("a worker replaced at an idle spell hands over the photo being styled:
     assert.equal((await model.workerStats()).workers[0].jobs, 2, "on the fresh worker");
   }));
 
+Deno.test("a deleted photo leaves the model's memory: its cached pixels and masks go, its queued preparation is dropped, others stay", () =>
+  withModel({ workers: 1 }, async (model) => {
+    const photo = await cropFace(DARK_HAIR);
+    const look = (photoId: string) => model.preview({ ...request(photo, { lips: "berry-gloss" }), photoId });
+    await look("photo-deleted");
+    await look("photo-kept");
+    const both = (await model.workerStats()).workers[0].cacheBytes;
+    // Queued: a preparation waits until no look has settled for PREPARE_AFTER_LOOK_MS.
+    const preparation = model.prepare({ photoId: "upload-deleted", photo });
+    model.forget(["photo-deleted", "upload-deleted"]);
+    assert.equal(await preparation, false, "the deleted upload was prepared");
+    const end = Date.now() + 30_000;
+    while ((await model.workerStats()).workers[0].cacheBytes >= both) {
+      assert.ok(Date.now() < end, "the worker still holds the deleted photo");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal((await look("photo-deleted")).photoCached, false, "the deleted photo was still cached");
+    assert.equal((await look("photo-kept")).photoCached, true, "the other photo was dropped too");
+  }));
+
+Deno.test("a replaced worker does not hand over a deleted photo", () =>
+  withModel({ workers: 1, pool: { recycleAfterJobs: 3, idleMs: 300 } }, async (model) => {
+    const photo = await cropFace(DARK_HAIR);
+    const photoId = "deleted-before-the-pause";
+    for (const lips of ["classic-red-matte", "berry-gloss", "nude-satin"]) {
+      await model.preview({ ...request(photo, { lips }), photoId });
+    }
+    model.forget([photoId]);
+    const end = Date.now() + 60_000;
+    while ((await model.workerStats()).workers[0].jobs !== 0) {
+      assert.ok(Date.now() < end, "the worker was not replaced");
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // Handed over, it would be prepared on the fresh worker at once, and this preview would wait for that step
+    // and find the photo cached.
+    const out = await model.preview({ ...request(photo, { lips: "rose-satin" }), photoId });
+    assert.equal(out.photoCached, false, "the fresh worker was given the deleted photo");
+  }));
+
 Deno.test("a user trying 60 shades on one photo keeps it warm: no preview finds the photo gone", () =>
   withModel({ workers: 1 }, async (model) => {
     // Workers were replaced after 40 jobs: the fresh one held none of the photos, and the look after it rendered

@@ -41,6 +41,8 @@ export const PREVIEW_WIDTH = 540, PREVIEW_HEIGHT = 960;
 export interface LocalModel extends ImageModel {
   /** See ImageModel.prepare; resolves true when the photo's first look will render warm. */
   prepare(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
+  /** See ImageModel.forget: the workers' photo caches, the queued preparations and the pool's copies. */
+  forget(photoIds: readonly string[]): void;
   /** A small, quick JPEG of what generate() would make (free live preview). */
   preview(req: PreviewRequest): Promise<RenderOutput>;
   /** Resolves when every worker has loaded its models. */
@@ -279,6 +281,13 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   const model: LocalModel = {
     name: "local",
     capabilities: LOCAL_CAPABILITIES,
+    forget(photoIds) {
+      const gone = new Set(photoIds);
+      for (let i = waiting.length - 1; i >= 0; i--) {
+        if (gone.has(waiting[i].photoId)) waiting.splice(i, 1)[0].done(false);
+      }
+      pool.forget(photoIds);
+    },
     async generate(req: ImageRequest): Promise<ImageResult> {
       const out = await model.generateWithTimings(req);
       return { image: out.image, mime: out.mime, notes: out.notes };

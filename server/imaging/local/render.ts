@@ -379,6 +379,10 @@ export class PhotoCache {
       }
     }
   }
+  /** Drops everything kept of photo `key` (the photo was deleted). */
+  delete(key: string): void {
+    this.#entries.delete(key);
+  }
   get size(): number {
     return this.#entries.size;
   }

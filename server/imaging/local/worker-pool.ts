@@ -75,6 +75,8 @@ interface Slot {
   successor?: Slot;
   /** On a successor: the slot it replaces. */
   predecessor?: Slot;
+  /** Deleted photos' keys to forget again once the current job settles (it may cache them meanwhile). */
+  forgetAfterJob?: string[];
 }
 
 /** A photo a worker holds in its PhotoCache, under its cache key. */
@@ -349,6 +351,11 @@ export class WorkerPool {
     if (!cur || cur.id !== msg.id) return;
     slot.current = undefined;
     if (!cur.pending.job.prepareOnly) slot.jobs++;
+    if (slot.forgetAfterJob) {
+      const forget: WorkerIn = { type: "forget", keys: slot.forgetAfterJob };
+      slot.worker.postMessage(forget);
+      slot.forgetAfterJob = undefined;
+    }
     this.lastCallAt = new Date().toISOString();
     if (cur.onAbort) cur.pending.signal?.removeEventListener("abort", cur.onAbort);
     // Due since the last idle spell: its successor, loaded meanwhile, takes over now. A pool never idle replaces
@@ -453,6 +460,31 @@ export class WorkerPool {
       const photo = pending.job.photo.slice();
       const msg: WorkerIn = { type: "job", id, job: { ...pending.job, photo } };
       slot.worker.postMessage(msg, [photo.buffer]);
+    }
+  }
+
+  /**
+   * The photos under `keys` were deleted: every worker (and a fresh one loading) drops what its cache holds of
+   * them, a worker rendering one drops it again once that job settles, queued jobs on them keep nothing (a
+   * queued preparation is dropped, failing), and no replaced worker hands them over (see onReplaced).
+   */
+  forget(keys: readonly string[]): void {
+    const gone = new Set(keys);
+    if (gone.size === 0 || this.closed) return;
+    for (const slot of this.withSuccessors()) {
+      slot.keys = slot.keys.filter((k) => !gone.has(k));
+      if (slot.lastPhoto && gone.has(slot.lastPhoto.cacheKey)) slot.lastPhoto = undefined;
+      const forget: WorkerIn = { type: "forget", keys: [...gone] };
+      slot.worker.postMessage(forget);
+      const running = slot.current?.pending.job.cacheKey;
+      if (running && gone.has(running)) slot.forgetAfterJob = [...slot.forgetAfterJob ?? [], running];
+    }
+    for (const p of this.queue.slice()) {
+      if (!p.job.cacheKey || !gone.has(p.job.cacheKey)) continue;
+      if (p.job.prepareOnly) {
+        this.queue.splice(this.queue.indexOf(p), 1);
+        p.reject(new ModelError("The photo was deleted", { transient: false }));
+      } else p.job = { ...p.job, cacheKey: undefined };
     }
   }
 

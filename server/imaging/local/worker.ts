@@ -4,6 +4,7 @@
  * worker asks over the port the pool sends first (face-models-client.ts).
  * Messages in:  { type: "connect", port } | { type: "job", id, job: RenderJob } | { type: "stats", id }
  *               | { type: "trim" } (idle: give back scratch memory, keep the photo cache)
+ *               | { type: "forget", keys } (photos deleted: drop what the cache holds of them)
  * Messages out: { type: "ready" } | { type: "result", id, ok, ... } | { type: "stats", id, ... }
  */
 /// <reference lib="deno.worker" />
@@ -18,6 +19,7 @@ import { collectGarbage, heapFigures } from "./worker-memory.ts";
 export type WorkerIn =
   | { type: "connect"; port: MessagePort }
   | { type: "trim" }
+  | { type: "forget"; keys: string[] }
   | { type: "job"; id: number; job: RenderJob }
   | { type: "stats"; id: number };
 
@@ -79,6 +81,10 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     releaseBackdrops();
     photos.trim();
     collectGarbage();
+    return;
+  }
+  if (msg.type === "forget") {
+    for (const key of msg.keys) photos.delete(key);
     return;
   }
   if (msg.type === "stats") {
