@@ -98,6 +98,24 @@ Deno.test({
     });
     const kept = await hybrid.generate(req);
     assert.deepEqual(kept.notes, [MAKEUP_NOT_EXACT]);
+
+    // Two looks on one uploaded photo (the job runner gives its id): each is painted on its own generated image.
+    // The painter cached the first generated image under the photo's id and painted the second look on it.
+    const onPhoto = { ...req, photoId: crypto.randomUUID() };
+    const first = await decode((await hybrid.generate(onPhoto)).image);
+    const bluer = new Uint8Array(
+      await (await import("sharp")).default(generated.image).tint("#7a8aa0").png().toBuffer(),
+    );
+    fake.enqueue({ kind: "success", image: bluer });
+    const second = await decode((await hybrid.generate(onPhoto)).image);
+    const asGenerated = meanPixelDeltaE(await decode(bluer), second, patch);
+    console.log(
+      `hybrid, second look on one photo: background ΔE to its own generated image ${
+        asGenerated.toFixed(2)
+      }, ` +
+        `to the first look's ${meanPixelDeltaE(first, second, patch).toFixed(2)}`,
+    );
+    assert.ok(asGenerated < 2, `the second look was painted on another image (ΔE ${asGenerated.toFixed(2)})`);
   } finally {
     await hybrid.close();
     await fake.close();

@@ -71,6 +71,9 @@ export function createHybridModel(
       try {
         const painted = await local.generate({
           ...req,
+          // Not the uploaded photo: the local model keeps what it derives from a photo under its id, and
+          // painted the next look on this photo over this generated image.
+          photoId: undefined,
           photo: out.image,
           options: makeup,
           instructions: null,
