@@ -136,10 +136,15 @@ Deno.test({
       { timeoutMs: 60_000 },
     );
     for (let i = 2; i < JOBS; i++) await submit(i);
-    // kill -9 whichever process holds a running job, while it runs.
-    const victim = await waitFor("a running job", async () => {
-      const [row] = await sql`select id, claimed_by from generations where status = 'processing' limit 1`;
-      return row as { id: string; claimed_by: string } | undefined;
+    // kill -9 whichever process holds a running job, while it runs: one claimed since the last poll (5 ms
+    // before), whose render has just begun. A job found running at any point could be committing as the kill
+    // landed, and then the other process had nothing to take back.
+    let before: Set<string> | undefined;
+    const victim = await waitFor("a job just claimed", async () => {
+      const rows = await sql`select id, claimed_by from generations where status = 'processing'`;
+      const fresh = before && rows.find((r) => !before!.has(r.id));
+      before = new Set(rows.map((r) => r.id as string));
+      return fresh as { id: string; claimed_by: string } | undefined;
     }, { timeoutMs: 30_000, intervalMs: 5 });
     const victimPid = Number(victim.claimed_by.split(":").at(-1));
     Deno.kill(victimPid, "SIGKILL");
