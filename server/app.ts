@@ -52,7 +52,8 @@ export interface AppDeps {
 
 /**
  * Tells the active model and the previewer that photos were deleted (by their owner, with the account, or
- * expired), so that no copy of them stays in the models' memory either (see ImageModel.forget).
+ * expired), so that no copy of them stays in the models' memory either (see ImageModel.forget). A previewer
+ * that shares the active local model's workers makes them forget twice, which changes nothing.
  */
 export function photoForgetter(
   deps: Pick<AppDeps, "model" | "previewer">,
@@ -118,8 +119,12 @@ export function createApp(deps: AppDeps) {
   }
   app.route("/api/auth", authRoutes(deps));
   const forgetPhotos = photoForgetter(deps);
+  // An upload is prepared by the active model, or, when that prepares nothing (hosted, hybrid), for its previews.
+  const previewer = deps.previewer;
+  const preparePhoto = deps.model.prepare?.bind(deps.model) ??
+    (previewer && ((photo: { photoId: string; photo: Uint8Array }) => previewer.prepare(photo)));
   app.route("/api", usersRoutes({ ...deps, forgetPhotos }));
-  app.route("/api", photosRoutes({ ...deps, forgetPhotos }));
+  app.route("/api", photosRoutes({ ...deps, forgetPhotos, preparePhoto }));
   app.route("/api", paymentsRoutes(deps));
   app.route("/api", stylingRoutes(deps.model));
   app.route("/api", generationRoutes(deps));

@@ -63,7 +63,7 @@ function toAppError(e: ImageInputError): AppError {
  * can, prepares the stored photo in the background (the answer does not wait).
  */
 export async function uploadPhoto(
-  deps: PhotoDeps & { model?: Pick<ImageModel, "prepare"> },
+  deps: PhotoDeps & { preparePhoto?: ImageModel["prepare"] },
   input: { file: Blob; ownerId: string | null },
   now = new Date(),
 ): Promise<UploadResponse> {
@@ -100,7 +100,7 @@ export async function uploadPhoto(
     );
     throw e;
   }
-  deps.model?.prepare?.({ photoId: row.id, photo: photo.bytes }).catch(() => {});
+  deps.preparePhoto?.({ photoId: row.id, photo: photo.bytes }).catch(() => {});
   return { photoId: row.id, url: uploadUrl(key), message: UPLOAD_SUCCEEDED };
 }
 

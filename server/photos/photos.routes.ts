@@ -66,7 +66,8 @@ export function photosRoutes(
     config: Config;
     jwtSecret: string;
     storage: BlobStorage;
-    model?: Pick<ImageModel, "prepare">;
+    /** Given each stored upload (see ImageModel.prepare). */
+    preparePhoto?: ImageModel["prepare"];
     /** See PhotoDeps.forgetPhotos. */
     forgetPhotos?: (photoIds: readonly string[]) => void;
   },

@@ -11,7 +11,7 @@ import { creditLedger } from "../../db/schema.ts";
 import { createApp } from "../../server/app.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
 import { createLocalModel, type PreviewRequest } from "../../server/imaging/local/local-model.ts";
-import { createPreviewer } from "../../server/preview/previewer.ts";
+import { createPreviewer, type Previewer } from "../../server/preview/previewer.ts";
 import { backends } from "../helpers/backends.ts";
 import { waitFor } from "../helpers/api-test.ts";
 import { callApp, openTestContext, type TestContext } from "../helpers/test-app.ts";
@@ -274,7 +274,7 @@ for (const backend of backends()) {
 Deno.test(
   {
     name:
-      "preview: with a hosted model active, the local model previews and says so, and forgets a deleted photo",
+      "preview: with a hosted model active, the local model prepares an upload, previews it warm and says so, and forgets a deleted photo",
     ...opts,
   },
   async () => {
@@ -298,10 +298,13 @@ Deno.test(
         intensity: { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 },
         instructions: null,
       };
+      // Its upload prepared (the app asks the previewer: the hosted model prepares nothing), the first preview is
+      // warm: it was the one that decoded, searched and segmented the photo.
+      assert.equal(await previewer.prepare({ photoId: req.photoId, photo: portrait }), true);
       const out = await previewer.preview(req);
+      assert.equal(out.photoCached, true, "the first preview found the upload unprepared");
       assert.equal(previewer.finalModel, "gemini");
       assert.equal((await sharp(out.image).metadata()).width, 540);
-      assert.equal((await previewer.preview(req)).photoCached, true);
       // The photo deleted, the previewer's own model keeps nothing of it.
       previewer.forget([req.photoId]);
       assert.equal((await previewer.preview(req)).photoCached, false, "the deleted photo was still cached");
@@ -310,5 +313,63 @@ Deno.test(
     }
   },
 );
+
+for (const backend of backends()) {
+  Deno.test(
+    {
+      name:
+        `[${backend.name}] preview: an upload is prepared by the active model, or by the previewer when the model prepares nothing`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    async () => {
+      const ctx = await openTestContext(backend, {
+        TRUST_PROXY: "true",
+        AUTH_RATE_LIMIT_PER_MINUTE: "100000",
+      });
+      const asked: string[] = [];
+      const recording = (who: string) => (photo: { photoId: string }) => {
+        asked.push(`${who} ${photo.photoId}`);
+        return Promise.resolve(true);
+      };
+      const previewer: Previewer = {
+        finalModel: "gemini",
+        preview: () => Promise.reject(new Error("not in this test")),
+        prepare: recording("previewer"),
+        forget: () => {},
+        close: () => Promise.resolve(),
+      };
+      const hosted: ImageModel = {
+        name: "gemini",
+        capabilities: { angles: ["front"], supported: {} },
+        generate: () => Promise.reject(new Error("not in this test")),
+        close: () => Promise.resolve(),
+      };
+      try {
+        const me = await ctx.register();
+        for (
+          const [model, who] of [[hosted, "previewer"], [
+            { ...hosted, prepare: recording("model") },
+            "model",
+          ]] as const
+        ) {
+          const app = createApp({
+            db: ctx.database.db,
+            config: ctx.config,
+            jwtSecret: ctx.jwtSecret,
+            storage: ctx.storage,
+            model,
+            previewer,
+          });
+          asked.length = 0;
+          const photoId = await upload({ ...ctx, app, call: callApp(app) }, me.access_token);
+          assert.deepEqual(asked, [`${who} ${photoId}`]);
+        }
+      } finally {
+        await ctx.close();
+      }
+    },
+  );
+}
 
 globalThis.addEventListener("unload", () => void local.close());

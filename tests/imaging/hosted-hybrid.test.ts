@@ -15,6 +15,7 @@ import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createGeminiProvider } from "../../server/imaging/hosted/gemini-provider.ts";
 import { createHostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import { createHybridModel, MAKEUP_NOT_EXACT } from "../../server/imaging/hosted/hybrid-model.ts";
+import { createPreviewer } from "../../server/preview/previewer.ts";
 import { CATALOG, defaultOptions } from "../../server/styling/catalog.ts";
 import { startFakeGemini } from "../helpers/fake-gemini.ts";
 import { cropFace, decode, FRONTAL_FACES, meanLab, meanPixelDeltaE, polygonPixels } from "./fixtures.ts";
@@ -116,6 +117,23 @@ Deno.test({
         `to the first look's ${meanPixelDeltaE(first, second, patch).toFixed(2)}`,
     );
     assert.ok(asGenerated < 2, `the second look was painted on another image (ΔE ${asGenerated.toFixed(2)})`);
+
+    // The live previews render in the hybrid's own local model (a second pool, with its own copy of the face
+    // models, was started for them before), and an upload is prepared there.
+    const previewer = createPreviewer(hybrid);
+    assert.equal(
+      (await local.workerStats()).workers[0].cacheBytes,
+      0,
+      "the painter keeps no generated image",
+    );
+    const photoId = crypto.randomUUID();
+    assert.equal(await previewer.prepare({ photoId, photo: req.photo }), true);
+    const shown = await previewer.preview({ ...req, photoId });
+    assert.equal(shown.photoCached, true, "the preview found the upload unprepared");
+    assert.ok((await local.workerStats()).workers[0].cacheBytes > 0, "previewed elsewhere");
+    assert.equal(previewer.finalModel, "hybrid");
+    await previewer.close();
+    assert.equal(local.health!().state, "ready", "closing the previewer closed the hybrid's local model");
   } finally {
     await hybrid.close();
     await fake.close();

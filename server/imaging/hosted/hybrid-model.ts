@@ -46,12 +46,18 @@ export function makeupOnly(
 
 const inside = (v: number, [lo, hi]: readonly [number, number]) => v >= lo && v <= hi;
 
+/** The hybrid model, and the local model it paints with (the live previews share it: see createPreviewer). */
+export interface HybridModel extends ImageModel {
+  readonly local: ImageModel;
+}
+
 export function createHybridModel(
   opts: { hosted: HostedModel; local: ImageModel; faces: FaceCounter },
-): ImageModel {
+): HybridModel {
   const { hosted, local, faces } = opts;
   return {
     name: "hybrid",
+    local,
     capabilities: HOSTED_CAPABILITIES,
     async generate(req: ImageRequest): Promise<ImageResult> {
       const out = await hosted.generate(req);
