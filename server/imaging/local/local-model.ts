@@ -176,10 +176,11 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     photo: Uint8Array;
     /**
      * The step to run next; a preview's size has one, `person` (its hair is painted at the output size). `look`:
-     * WARM_UP_LOOK, after the preview's step, for a photo handed over by a replaced worker (`warmUp`).
+     * WARM_UP_LOOK, after the preview's step, for a photo handed over by a replaced worker.
      */
     step: PrepareStep | "look";
     preview?: boolean;
+    /** A photo handed over by a replaced worker (see onReplaced): its steps wait for every upload's. */
     warmUp?: boolean;
     done: (prepared: boolean) => void;
   }[] = [];
@@ -196,8 +197,10 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       return;
     }
     while (waiting.length && busy < pool.size && pool.health().state === "ready") {
-      // The newest upload first: its owner is the one about to style it.
-      const entry = waiting.pop()!;
+      // The newest upload first: its owner is the one about to style it. A photo handed over by a replaced
+      // worker (`warmUp`) waits for every upload.
+      const upload = waiting.findLastIndex((w) => !w.warmUp);
+      const entry = waiting.splice(upload >= 0 ? upload : waiting.length - 1, 1)[0];
       const { photoId, photo, step, preview, done } = entry;
       if (step === "look") {
         run(
@@ -219,7 +222,9 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
           if (closed) return done(false);
           if (next) return queuePreparation({ ...entry, step: next });
           done(true);
-          if (preview && entry.warmUp) queuePreparation({ photoId, photo, step: "look", done: () => {} });
+          if (preview && entry.warmUp) {
+            queuePreparation({ photoId, photo, step: "look", warmUp: true, done: () => {} });
+          }
           if (!preview) {
             queuePreparation({
               photoId,
