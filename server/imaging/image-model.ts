@@ -105,7 +105,7 @@ export interface ImageModel {
    */
   prepare?(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
   /**
-   * These photos were deleted (by their owner, or with the account): the model drops whatever it kept of them
+   * These photos were deleted (by their owner, with the account, or expired): the model drops whatever it kept of them
    * in this process (decoded pixels, faces, masks, a copy of the bytes) and any preparation still queued.
    */
   forget?(photoIds: readonly string[]): void;

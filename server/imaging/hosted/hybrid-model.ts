@@ -77,8 +77,8 @@ export function createHybridModel(
       try {
         const painted = await local.generate({
           ...req,
-          // Not the uploaded photo: the local model keeps what it derives from a photo under its id, and
-          // painted the next look on this photo over this generated image.
+          // No photo id: the local model caches what it derives from a photo under its id, and with the upload's
+          // id it painted every later look on this photo over this generated image.
           photoId: undefined,
           photo: out.image,
           options: makeup,
