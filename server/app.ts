@@ -120,9 +120,7 @@ export function createApp(deps: AppDeps) {
   app.route("/api/auth", authRoutes(deps));
   const forgetPhotos = photoForgetter(deps);
   // An upload is prepared by the active model, or, when that prepares nothing (hosted, hybrid), for its previews.
-  const previewer = deps.previewer;
-  const preparePhoto = deps.model.prepare?.bind(deps.model) ??
-    (previewer && ((photo: { photoId: string; photo: Uint8Array }) => previewer.prepare(photo)));
+  const preparePhoto = deps.model.prepare?.bind(deps.model) ?? deps.previewer?.prepare.bind(deps.previewer);
   app.route("/api", usersRoutes({ ...deps, forgetPhotos }));
   app.route("/api", photosRoutes({ ...deps, forgetPhotos, preparePhoto }));
   app.route("/api", paymentsRoutes(deps));

@@ -6,6 +6,7 @@
  * or preview (so a server that never previews pays nothing for it).
  */
 import type { ImageModel } from "../imaging/image-model.ts";
+import type { HybridModel } from "../imaging/hosted/hybrid-model.ts";
 import { createLocalModel, type LocalModel, type PreviewRequest } from "../imaging/local/local-model.ts";
 import type { RenderOutput } from "../imaging/local/render.ts";
 
@@ -29,7 +30,7 @@ const isLocal = (m: ImageModel | undefined): m is LocalModel =>
 /** The local model previews can share: the active one, or the one a hybrid model paints with. */
 function sharedLocal(active: ImageModel): LocalModel | undefined {
   if (isLocal(active)) return active;
-  const painter = (active as { local?: ImageModel }).local;
+  const painter = (active as Partial<HybridModel>).local;
   return isLocal(painter) ? painter : undefined;
 }
 

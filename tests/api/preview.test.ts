@@ -54,6 +54,14 @@ async function preview(ctx: TestContext, token: string | undefined, body: Record
 
 const RED_LIPS = { lips: "classic-red-matte" };
 
+/** A hosted model (it prepares nothing and keeps nothing per photo); these tests never generate with it. */
+const HOSTED: ImageModel = {
+  name: "gemini",
+  capabilities: { angles: ["front", "right", "left", "back"], supported: {} },
+  generate: () => Promise.reject(new Error("not in this test")),
+  close: () => Promise.resolve(),
+};
+
 // One local model (one worker) for the whole file: it is what generate and preview use.
 const local = await createLocalModel({ workers: 1 });
 await local.ready();
@@ -278,13 +286,7 @@ Deno.test(
     ...opts,
   },
   async () => {
-    const hosted: ImageModel = {
-      name: "gemini",
-      capabilities: { angles: ["front", "right", "left", "back"], supported: {} },
-      generate: () => Promise.reject(new Error("not in this test")),
-      close: () => Promise.resolve(),
-    };
-    const previewer = createPreviewer(hosted);
+    const previewer = createPreviewer(HOSTED);
     try {
       const req: PreviewRequest = {
         photoId: crypto.randomUUID(),
@@ -339,17 +341,11 @@ for (const backend of backends()) {
         forget: () => {},
         close: () => Promise.resolve(),
       };
-      const hosted: ImageModel = {
-        name: "gemini",
-        capabilities: { angles: ["front"], supported: {} },
-        generate: () => Promise.reject(new Error("not in this test")),
-        close: () => Promise.resolve(),
-      };
       try {
         const me = await ctx.register();
         for (
-          const [model, who] of [[hosted, "previewer"], [
-            { ...hosted, prepare: recording("model") },
+          const [model, who] of [[HOSTED, "previewer"], [
+            { ...HOSTED, prepare: recording("model") },
             "model",
           ]] as const
         ) {

@@ -8,6 +8,7 @@ import {
   type LocalModelOptions,
 } from "../../server/imaging/local/local-model.ts";
 import { PhotoCache } from "../../server/imaging/local/render.ts";
+import type { PoolStats } from "../../server/imaging/local/worker-pool.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import { deltaE } from "../../server/imaging/local/color.ts";
@@ -29,6 +30,21 @@ function request(photo: Uint8Array, changes: Partial<SelectedOptions> = {}): Ima
     width: 1080,
     height: 1920,
   };
+}
+
+/** Polls the model's one worker until `check` holds; fails naming `what` after 60 s. */
+async function untilWorker(
+  model: LocalModel,
+  what: string,
+  check: (w: PoolStats["workers"][number]) => boolean,
+): Promise<void> {
+  const end = Date.now() + 60_000;
+  for (;;) {
+    const { workers: [w] } = await model.workerStats();
+    if (check(w)) return;
+    assert.ok(Date.now() < end, `${what}: ${JSON.stringify(w)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 /** A model with `opts`, ready, given to `fn`, and closed however `fn` ends. */
@@ -426,18 +442,9 @@ Deno.test("a worker replaced at an idle spell hands over the photo being styled:
       3,
       "due, not replaced while its user is styling",
     );
-    const end = Date.now() + 60_000;
-    for (;;) {
-      const { workers: [w] } = await model.workerStats();
-      // (Its one job, the warm-up look, follows the preparation. The pool may then trim the canvases while idle;
-      // the photo's decode, faces and masks stay.)
-      if (w.jobs === 1) break;
-      assert.ok(
-        Date.now() < end,
-        `the fresh worker did not prepare and warm the photo: ${JSON.stringify(w)}`,
-      );
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // (Its one job, the warm-up look, follows the preparation. The pool may then trim the canvases while idle;
+    // the photo's decode, faces and masks stay.)
+    await untilWorker(model, "the fresh worker did not prepare and warm the photo", (w) => w.jobs === 1);
     const t = performance.now();
     const out = await model.preview({
       ...request(photo, { hairColor: "caramel" }),
@@ -460,11 +467,7 @@ Deno.test("a deleted photo leaves the model's memory: its cached pixels and mask
     const preparation = model.prepare({ photoId: "upload-deleted", photo });
     model.forget(["photo-deleted", "upload-deleted"]);
     assert.equal(await preparation, false, "the deleted upload was prepared");
-    const end = Date.now() + 30_000;
-    while ((await model.workerStats()).workers[0].cacheBytes >= both) {
-      assert.ok(Date.now() < end, "the worker still holds the deleted photo");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilWorker(model, "the worker still holds the deleted photo", (w) => w.cacheBytes < both);
     assert.equal((await look("photo-deleted")).photoCached, false, "the deleted photo was still cached");
     assert.equal((await look("photo-kept")).photoCached, true, "the other photo was dropped too");
   }));
@@ -477,11 +480,7 @@ Deno.test("a replaced worker does not hand over a deleted photo", () =>
       await model.preview({ ...request(photo, { lips }), photoId });
     }
     model.forget([photoId]);
-    const end = Date.now() + 60_000;
-    while ((await model.workerStats()).workers[0].jobs !== 0) {
-      assert.ok(Date.now() < end, "the worker was not replaced");
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await untilWorker(model, "the worker was not replaced", (w) => w.jobs === 0);
     // Handed over, it would be prepared on the fresh worker at once, and this preview would wait for that step
     // and find the photo cached.
     const out = await model.preview({ ...request(photo, { lips: "rose-satin" }), photoId });

@@ -281,9 +281,20 @@ export class WorkerPool {
     if (i < 0) return this.dropSuccessor(old);
     old.successor = undefined;
     next.predecessor = undefined;
+    this.swap(i, old, next);
+  }
+
+  /** Puts `next` in slot `i`, terminates `old` (it runs nothing) and hands over the photo it ran last. */
+  private swap(i: number, old: Slot, next: Slot): void {
     this.slots[i] = next;
     this.kill(old.worker);
     if (old.lastPhoto) this.onReplaced([old.lastPhoto]);
+  }
+
+  /** Has `slot`'s worker drop what its PhotoCache holds under `keys`. */
+  private tellForget(slot: Slot, keys: string[]): void {
+    const msg: WorkerIn = { type: "forget", keys };
+    slot.worker.postMessage(msg);
   }
 
   /**
@@ -352,8 +363,7 @@ export class WorkerPool {
     slot.current = undefined;
     if (!cur.pending.job.prepareOnly) slot.jobs++;
     if (slot.forgetAfterJob) {
-      const forget: WorkerIn = { type: "forget", keys: slot.forgetAfterJob };
-      slot.worker.postMessage(forget);
+      this.tellForget(slot, slot.forgetAfterJob);
       slot.forgetAfterJob = undefined;
     }
     this.lastCallAt = new Date().toISOString();
@@ -376,9 +386,7 @@ export class WorkerPool {
     const i = this.slots.indexOf(slot);
     if (i < 0 || slot.current || this.closed) return;
     this.dropSuccessor(slot);
-    this.kill(slot.worker);
-    this.slots[i] = this.spawn();
-    if (slot.lastPhoto) this.onReplaced([slot.lastPhoto]);
+    this.swap(i, slot, this.spawn());
   }
 
   /**
@@ -474,8 +482,7 @@ export class WorkerPool {
     for (const slot of this.withSuccessors()) {
       slot.keys = slot.keys.filter((k) => !gone.has(k));
       if (slot.lastPhoto && gone.has(slot.lastPhoto.cacheKey)) slot.lastPhoto = undefined;
-      const forget: WorkerIn = { type: "forget", keys: [...gone] };
-      slot.worker.postMessage(forget);
+      this.tellForget(slot, [...gone]);
       const running = slot.current?.pending.job.cacheKey;
       if (running && gone.has(running)) slot.forgetAfterJob = [...slot.forgetAfterJob ?? [], running];
     }
