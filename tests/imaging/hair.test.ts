@@ -135,6 +135,24 @@ Deno.test("the dye's edge is soft where the photo is: no steps along the grid in
   }
 });
 
+Deno.test("lengths grown beside the face fade in above the eyes: no straight line across the hair (sample2@805)", async () => {
+  // She looks down, her hair lit lilac beside her face: the colour model half takes it, and the lengths grown
+  // below started at full strength on the eyes' row. The hair went from barely dyed to fully dyed along a
+  // straight line at her eyes. Mean ΔE of 8-px rows beside the face (from the face's right edge, half a face
+  // width wide), half a face height above eye level to 0.3 below: the largest change between neighbouring rows
+  // was 7.2 (2 to 11 ΔE in 16 px); the lengths' room fading in over 0.35 face heights above the eyes, 1.5.
+  const { plain, g, out } = await recoloured(FRONTAL_FACES[4], "auburn");
+  const edge = Math.max(...g.pts.map((p) => p[0])), eyeY = g.eyeCenter[1];
+  const rows: number[] = [];
+  for (let y = eyeY - 0.5 * g.fh; y < eyeY + 0.3 * g.fh; y += 8) {
+    rows.push(meanPixelDeltaE(plain, out, rect(plain, edge, edge + 0.5 * g.fw, y, y + 8)));
+  }
+  const jump = Math.max(...rows.slice(1).map((r, i) => Math.abs(r - rows[i])));
+  console.log(`rows' mean ΔE ${rows.map((r) => r.toFixed(1)).join(" ")}; largest step ${jump.toFixed(2)}`);
+  assert.ok(rows.at(-1)! > 12, `the lengths below the eyes are dyed (mean ΔE ${rows.at(-1)!.toFixed(1)})`);
+  assert.ok(jump <= 3, `largest step between neighbouring rows ${jump.toFixed(2)} (was 7.2)`);
+});
+
 Deno.test("near-black hair lying in front of the neck is dyed with the rest (sample1@773)", async () => {
   // The neck's column below the chin was kept out of the hair whatever lay there (shaded neck skin is as dark
   // and warm as brown hair): her near-black hair falling in front of her neck was left black in a block under

@@ -266,7 +266,7 @@ export function neckSkin(
  * warmer lengths) lies outside the hair colours sampled above the forehead and
  * beside the temples, and was left undyed below dyed hair (a botched dye).
  * From the dyed hair (mask above 0.5), the dye grows through neighbouring nodes
- * in `room` (beside and below the face from eye level down) that continue the
+ * in `room` (beside and below the face from just above eye level down) that continue the
  * hair: a colour step under LENGTH_STEP from the node it comes from, strand
  * texture (LENGTH_TEXTURE) or a hair-like colour, and not the body's skin
  * (the face's and the neck's, see BodySkin). Grown nodes take the room hair has

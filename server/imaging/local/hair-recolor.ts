@@ -151,6 +151,15 @@ export const ROOT_HOLD = 0.22;
  */
 const CLOTH_FADE = 0.15;
 
+/**
+ * Face heights above eye level over which the lengths' room (see reachLengths) fades in. Lengths lie beside
+ * and below the face; starting at full room on the eyes' row, hair the colour model half took above it (in a
+ * coloured light) and the lengths grown below met along a straight line across the hair: sample2@805's
+ * lilac-lit hair, looking down, went from barely dyed to fully dyed within 8 px at her eyes' row (a jump of
+ * 7.2 in the rows' mean ΔE; faded in, 1.5).
+ */
+const LENGTH_RISE = 0.35;
+
 /** Half the neck's width, in face widths (the neck is kept out of the hair mask). */
 const NECK_HALF_WIDTH = 0.25;
 /**
@@ -527,8 +536,8 @@ function planHair(
   const neckAt = (down: number, across: number) =>
     down <= 0 ? 0 : Math.min(1, down / (0.1 * fh)) *
       Math.max(0, Math.min(1, (NECK_HALF_WIDTH * fw - across) / (0.06 * fw)));
-  // The room hair has, per node: beside and below the face from eye level down (see reachLengths), and
-  // over the forehead above the brows (see softHairline).
+  // The room hair has, per node: beside and below the face from just above eye level down (see reachLengths
+  // and LENGTH_RISE), and over the forehead above the brows (see softHairline).
   const lengthRoom = new Float32Array(mw * mh), softRoom = new Float32Array(mw * mh);
   // Light hair found by place: where her hair is visible by place alone, 1 left of the face's centre, 2 right
   // (see placeCoverage).
@@ -536,6 +545,8 @@ function planHair(
   // Per colour table cell (as the colour model's): whether its colour may be light hair (see lightHairColour).
   const hairColour = forehead ? new Int8Array(CN * CN * CN).fill(-1) : undefined;
   const browTop = Math.min(g.pts[105][1], g.pts[334][1]) - 0.03 * fh;
+  // The lengths' room fades in over the rows above the eyes (see LENGTH_RISE).
+  const riseSpan = LENGTH_RISE * fh, lengthTop = eyeY - riseSpan;
   const cells = colour.cells, d = img.data, W = img.width;
   let sumL = 0, sumA = 0, sumB = 0, sumW = 0;
   const lab = new Float64Array(3);
@@ -631,8 +642,8 @@ function planHair(
       }
       const room = Math.min(1, 1.25 * p) * prior * hold;
       // (Lengths only well inside the person: its outline is often a neighbour's arm or the backdrop.)
-      if (!onFace && y >= eyeY && 1.25 * p >= LENGTH_PERSON) {
-        lengthRoom[k] = Math.min(1, 1.25 * p) * lengthPrior * hold;
+      if (!onFace && y > lengthTop && 1.25 * p >= LENGTH_PERSON) {
+        lengthRoom[k] = Math.min(1, 1.25 * p) * lengthPrior * hold * Math.min(1, (y - lengthTop) / riseSpan);
       }
       // (Off the brows: dark like hair, and near it at the temples.)
       if (y < browTop && Math.abs(x - cx) < SOFT_HALF_WIDTH * fw) {
