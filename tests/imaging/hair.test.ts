@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { deltaE, hexToLab, type Lab } from "../../server/imaging/local/color.ts";
+import sharp from "sharp";
+import { deltaE, hexToLab, type Lab, luminanceOfL } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import {
@@ -151,6 +152,45 @@ Deno.test("lengths grown beside the face fade in above the eyes: no straight lin
   console.log(`rows' mean ΔE ${rows.map((r) => r.toFixed(1)).join(" ")}; largest step ${jump.toFixed(2)}`);
   assert.ok(rows.at(-1)! > 12, `the lengths below the eyes are dyed (mean ΔE ${rows.at(-1)!.toFixed(1)})`);
   assert.ok(jump <= 3, `largest step between neighbouring rows ${jump.toFixed(2)} (was 7.2)`);
+});
+
+Deno.test("a dim photo's dye is lit as the photo is: no lighter against the face than when well exposed", async () => {
+  // A shade is a colour as a well-lit photo shows it, and it was painted at that lightness on every photo: on a
+  // dim one the dye glowed, as light as the face beside it. Each portrait and a copy darkened by about 1.7 stops
+  // (sRGB values x 0.58), Auburn: the dyed hair's mean luminance over the face skin's, in the dark copy against
+  // the original. sample6@1081: 1.94x before, 1.33x with the shade lit by the photo's exposure (photoExposure);
+  // sample3@515: 2.02x before, 1.32x.
+  for (const i of [13, 5]) {
+    const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
+    const photo = await cropFace(FRONTAL_FACES[i]);
+    const dark = new Uint8Array(await sharp(photo).linear(0.58, 0).jpeg({ quality: 92 }).toBuffer());
+    const ratios: number[] = [];
+    for (const bytes of [photo, dark]) {
+      const plain = await decode((await render(engine, job(bytes, {}, undefined, "hair"))).image);
+      const dyed = await decode(
+        (await render(engine, job(bytes, { hairColor: "auburn" }, undefined, "hair"))).image,
+      );
+      const g = faceGeometry((await engine.detect(plain))[0].mesh);
+      const luminance = (img: Decoded, px: number[]) =>
+        px.reduce((sum, p) => sum + luminanceOfL(labOf(img, p)[0]), 0) / px.length;
+      const hair: number[] = [];
+      for (let p = 0; p < plain.width * plain.height; p += 3) {
+        if (deltaE(labOf(plain, p), labOf(dyed, p)) > 6) hair.push(p);
+      }
+      assert.ok(hair.length > 20_000, `${name}: the hair is dyed (${hair.length} px sampled)`);
+      ratios.push(luminance(dyed, hair) / luminance(plain, skinPatches(plain, g)));
+    }
+    const gain = ratios[1] / ratios[0];
+    console.log(
+      `${name}: dyed hair / skin luminance ${ratios.map((r) => r.toFixed(3)).join(" -> ")}, x${
+        gain.toFixed(2)
+      }`,
+    );
+    assert.ok(
+      gain <= 1.5,
+      `${name}: in the dark copy the dye is ${gain.toFixed(2)}x as light against the face`,
+    );
+  }
 });
 
 Deno.test("near-black hair lying in front of the neck is dyed with the rest (sample1@773)", async () => {

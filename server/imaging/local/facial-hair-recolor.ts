@@ -1,6 +1,7 @@
 /** Facial-hair recolour: beard and moustache zones, a beard-vs-skin colour model, then the Lab shift. */
 import type { Canvas } from "./blend.ts";
 import { hexToLab, type Lab } from "./color.ts";
+import { litShade, photoExposure } from "./photo-exposure.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { labAt, skinSamples, stats } from "./hair-colour-samples.ts";
 import type { HairResult } from "./hair-recolor.ts";
@@ -101,6 +102,8 @@ export function recolorFacialHair(
   }
   if (sw < 30) return { applied: false, confidence, reason: "no facial hair was found to recolour" };
   feather(region, 1);
-  applyLabShift(img, region, 1, x0, y0, x1, y1, [sL / sw, sA / sw, sB / sw], hexToLab(hex), 0.85);
+  // The shade as this photo's light shows it (see photoExposure).
+  const target = litShade(hexToLab(hex), photoExposure(img, g));
+  applyLabShift(img, region, 1, x0, y0, x1, y1, [sL / sw, sA / sw, sB / sw], target, 0.85);
   return { applied: true, confidence };
 }

@@ -95,6 +95,7 @@ import { FACE_OVAL } from "./landmarks.ts";
 import { centreOf, eyeContours } from "./eye-contour.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 import { atCanvasScale } from "./output-scale.ts";
+import { litShade, photoExposure } from "./photo-exposure.ts";
 
 export interface HairResult {
   applied: boolean;
@@ -198,6 +199,8 @@ const TILT_FROM = Math.sin(Math.PI / 18), TILT_FULL = Math.sin(Math.PI / 9);
  */
 export interface HairCache {
   analysis?: HairAnalysis | HairResult;
+  /** The photo's exposure, which lights every shade (see photoExposure). */
+  exposure?: number;
   plans: Map<string, HairPlan | HairResult>;
 }
 
@@ -272,7 +275,8 @@ export function recolorHair(
   hex: string,
   cache: HairCache = newHairCache(),
 ): HairResult {
-  const target = hexToLab(hex);
+  // The shade as this photo's light shows it (a dim photo's dye no lighter than its light allows).
+  const target = litShade(hexToLab(hex), cache.exposure ??= photoExposure(img, g));
   const plan = cachedPlan(img, g, person, target, cache);
   if (!("mask" in plan)) return plan;
   const confidence = plan.confidence;
@@ -315,6 +319,7 @@ export function prepareHair(
 ): void {
   const analysis = cache.analysis ??= analyseHair(img, g, person);
   if (!("found" in analysis)) return;
+  cache.exposure ??= photoExposure(img, g);
   for (const shade of shades) {
     if (chooseHair(analysis, shade).hair.length === 0) continue;
     const plan = cachedPlan(img, g, person, shade, cache);

@@ -17,6 +17,7 @@ import {
 } from "./masks.ts";
 import { LIP_FINISH } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
+import { REFERENCE_SKIN_Y } from "./photo-exposure.ts";
 
 /**
  * The lip mask: the mesh's outer lip, feathered, minus the real mouth
@@ -486,9 +487,6 @@ function fillSmallGaps(m: Uint8Array, w: number, h: number, maxArea: number): vo
     if (!border && size < maxArea) { for (let q = 0; q < size; q++) m[comp[q]] = 1; }
   }
 }
-
-/** Linear luminance a well-lit, mid-toned face's skin has; lipstick is lit relative to it. */
-const REFERENCE_SKIN_Y = 0.36;
 
 /**
  * How the photo's light scales a colour: the skin's luminance against a
