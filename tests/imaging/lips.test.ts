@@ -9,9 +9,12 @@
  * is close to the lip's typical colour; teeth are the pixels there that are
  * lighter and much less red than the lip; the cavity, much darker.
  * "As lit": the swatch scaled by the skin's luminance against a well-lit
- * reference skin (Y 0.36), softened (^0.6) and bounded to 0.6..1.15.
+ * reference skin (Y 0.36), softened (^0.6) and bounded to 0.6..1.15; on an
+ * underexposed photo (its brightest 0.1 % under Y 0.8) the skin is judged as if
+ * the photo were exposed well, and the result scaled back by that exposure.
  */
 import assert from "node:assert/strict";
+import sharp from "sharp";
 import { deltaE, hexToRgb, type Lab, linearToLab, rgbToLinear } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { LIPS_OUTER, SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
@@ -62,7 +65,16 @@ function swatchAsLit(hex: string, plain: Decoded, pts: Point[]): Lab {
     s += 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
     n++;
   }
-  const e = Math.min(1.15, Math.max(0.6, (s / n / 0.36) ** 0.6));
+  // An underexposed photo (its brightest 0.1 % under Y 0.8): the skin judged as if exposed well, then scaled back.
+  const ys: number[] = [];
+  for (let i = 0; i < plain.data.length; i += 3) {
+    const lin = rgbToLinear([plain.data[i], plain.data[i + 1], plain.data[i + 2]]);
+    ys.push(0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]);
+  }
+  ys.sort((a, b) => a - b);
+  const bySkin = (s / n / 0.36) ** 0.6;
+  const under = bySkin < 0.6 ? Math.min(1, Math.max(0.2, ys[Math.floor(0.999 * (ys.length - 1))] / 0.8)) : 1;
+  const e = under * Math.min(1.15, Math.max(0.6, bySkin / under ** 0.6));
   const c = rgbToLinear(hexToRgb(hex));
   return linearToLab(c[0] * e, c[1] * e, c[2] * e);
 }
@@ -157,6 +169,44 @@ Deno.test("lipstick on the test portraits: coverage, teeth, shade at 60 and 100,
     });
   }
   assert.ok(skipped <= 2, `${skipped} faces not measured`);
+});
+
+Deno.test("on a dim, warm photo the lipstick does not glow: as much lighter than the skin as when well lit", async () => {
+  // Lipstick's light was bounded to 0.6 of a well-lit photo's, however dim the photo: on dim, warm copies of
+  // the test portraits (sRGB x 0.62 / 0.5 / 0.36, gamma 2.2 -> 2.0) Petal Pink Gloss at 60 came out 12-27 L*
+  // lighter than the skin (the glow the issue measured). Now the skin is judged as if the photo were exposed
+  // well and the light scaled by the highlights' exposure. Lips' L* over the skin's, the dim copy against the
+  // original: sample6@1081 -5.1 -> +12.0 before, -> -0.8 now; sample4@908 +1.7 -> +17.8 before, -> +4.1 now.
+  for (const i of [13, 9]) {
+    const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
+    const photo = await cropFace(FRONTAL_FACES[i]);
+    const dim = new Uint8Array(
+      await sharp(photo).linear([0.62, 0.5, 0.36], [0, 0, 0]).gamma(2.2, 2.0).jpeg({ quality: 90 })
+        .toBuffer(),
+    );
+    const above: number[] = [];
+    for (const bytes of [photo, dim]) {
+      const plain = await decode((await render(engine, job(bytes, {}, FULL_INTENSITY))).image);
+      const out = await decode(
+        (await render(engine, job(bytes, { lips: "petal-pink-gloss" }, at(60)))).image,
+      );
+      const pts = (await engine.detect(plain))[0].mesh;
+      const skin = SKIN_SAMPLES.map((k) =>
+        labOf(plain, Math.round(pts[k][1]) * plain.width + Math.round(pts[k][0]))
+      );
+      const painted: number[] = [];
+      for (let p = 0; p < plain.width * plain.height; p++) {
+        if (deltaE(labOf(plain, p), labOf(out, p)) > 6) painted.push(p);
+      }
+      assert.ok(painted.length > 1000, `${name}: the lips are painted (${painted.length} px)`);
+      above.push(meanLab(out, painted)[0] - skin.reduce((sum, c) => sum + c[0], 0) / skin.length);
+    }
+    console.log(`${name}: lips' L* over the skin's ${above.map((v) => v.toFixed(1)).join(" -> ")}`);
+    assert.ok(
+      above[1] - above[0] <= 8,
+      `${name}: on the dim copy the lips are ${above[1].toFixed(1)} L* over the skin`,
+    );
+  }
 });
 
 Deno.test("warm-lit teeth of a wide smile are left bare (traced by hand)", async () => {

@@ -17,7 +17,7 @@ import {
 } from "./masks.ts";
 import { LIP_FINISH } from "./recipes.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
-import { REFERENCE_SKIN_Y } from "./photo-exposure.ts";
+import { highlightExposure, MIN_EXPOSURE, SKIN_SOFTEN, skinExposure } from "./photo-exposure.ts";
 
 /**
  * The lip mask: the mesh's outer lip, feathered, minus the real mouth
@@ -488,16 +488,28 @@ function fillSmallGaps(m: Uint8Array, w: number, h: number, maxArea: number): vo
   }
 }
 
+/** Bounds of lipstick's exposure on a well-exposed photo (see photoLight). */
+const LIT_FLOOR = 0.6, LIT_CEILING = 1.15;
+
 /**
  * How the photo's light scales a colour: the skin's luminance against a
- * well-lit reference (softened, bounded), and a mild share of the skin's
+ * well-lit reference (softened, bounded to LIT_FLOOR..LIT_CEILING), and a mild share of the skin's
  * colour cast (warm or cool light), so a shade sits in the photo instead of
- * glowing on a dim or tinted one.
+ * glowing on a dim or tinted one. On an underexposed photo (its highlights darker than a well-exposed one's:
+ * see highlightExposure) the bounds would hold the shade at 0.6 of its light whatever the dimness: a pink
+ * lipstick on a dim, warm copy of a test portrait glowed, far lighter than the face around it. There the skin
+ * is judged as if the photo were exposed well (its luminance over the highlights' exposure), and the exposure
+ * found is scaled by the highlights' back down.
  */
 export function photoLight(img: Canvas, g: FaceGeometry): [number, number, number] {
   const skin = skinMeanLinear(img, g);
   const y = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
-  const exposure = Math.min(1.15, Math.max(0.6, (y / REFERENCE_SKIN_Y) ** 0.6));
+  let bySkin = skinExposure(img, g), under = 1;
+  if (bySkin < LIT_FLOOR) {
+    under = clamp(highlightExposure(img), MIN_EXPOSURE, 1);
+    bySkin /= under ** SKIN_SOFTEN;
+  }
+  const exposure = under * clamp(bySkin, LIT_FLOOR, LIT_CEILING);
   // Typical skin chromaticity under neutral light (linear r/Y and b/Y); a quarter of the deviation is light.
   const rc = clamp((skin[0] / y / 1.55) ** 0.25, 0.93, 1.07),
     bc = clamp((skin[2] / y / 0.6) ** 0.25, 0.93, 1.07);
