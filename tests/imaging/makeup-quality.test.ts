@@ -1057,3 +1057,39 @@ Deno.test("a fringe over the forehead and brows is left as hair by the face prod
     }
   }
 });
+
+Deno.test("a light eye shadow on a dim, warm photo lifts the lid no more than on the photo well lit", async () => {
+  // A light shade is laid on by soft light, which lifts a dark lid far more than a lit one: on dim, warm copies of
+  // the test portraits (sRGB x 0.62 / 0.5 / 0.36, gamma 2.2 -> 2.0) Champagne Shimmer at 60 raised the lid's
+  // luminance 2.24-2.47x against 1.59-1.76x on the originals. The lid is now blended as if the photo were exposed
+  // well and scaled back (photoExposure). Mean luminance ratio of the painted lid pixels, dim copy over
+  // original: sample6@1081 1.39 -> 1.18, sample4@908 1.41 -> 1.11.
+  const lumY = (L: number) => L > 8 ? ((L + 16) / 116) ** 3 : L / 903.3;
+  for (const i of [13, 9]) {
+    const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
+    const photo = await cropFace(FRONTAL_FACES[i]);
+    const dim = new Uint8Array(
+      await sharp(photo).linear([0.62, 0.5, 0.36], [0, 0, 0]).gamma(2.2, 2.0).jpeg({ quality: 90 })
+        .toBuffer(),
+    );
+    const lift: number[] = [];
+    for (const bytes of [photo, dim]) {
+      const plain = await decode((await render(engine, job(bytes, {}))).image);
+      const out = await decode(
+        (await render(engine, job(bytes, { eyeshadow: "champagne" }, intensityAll(60)))).image,
+      );
+      let sum = 0, n = 0;
+      for (let p = 0; p < plain.width * plain.height; p++) {
+        const a = labOf(plain, p), b = labOf(out, p);
+        if (deltaE(a, b) > 3) sum += lumY(b[0]) / lumY(a[0]), n++;
+      }
+      assert.ok(n > 1000, `${name}: the lids are painted (${n} px)`);
+      lift.push(sum / n);
+    }
+    const excess = lift[1] / lift[0];
+    console.log(
+      `${name}: lid lifted ${lift.map((v) => v.toFixed(2)).join("x -> ")}x, ratio ${excess.toFixed(2)}`,
+    );
+    assert.ok(excess <= 1.25, `${name}: on the dim copy the lid is lifted ${excess.toFixed(2)}x as much`);
+  }
+});

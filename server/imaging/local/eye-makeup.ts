@@ -32,6 +32,7 @@ import {
   subtract,
 } from "./masks.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
+import { photoExposure } from "./photo-exposure.ts";
 
 /**
  * The eye openings (eyeball + iris) as found in the photo (`eyeContours`:
@@ -157,7 +158,10 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
     lids.push(m);
   }
   if (light) {
-    const lut = channelLut((v, k) => fromGamma(softLight(toGamma(v), cs[k])) * 1.03);
+    // A light shade's soft light lifts a dark lid far more than a lit one: on a dim photo the lid is blended
+    // as if the photo were exposed well (its value over the photo's exposure) and scaled back.
+    const e = photoExposure(img, g);
+    const lut = channelLut((v, k) => e * fromGamma(softLight(toGamma(Math.min(1, v / e)), cs[k])) * 1.03);
     for (const m of lids) blendLut(img, m, opacity, lut);
     return;
   }

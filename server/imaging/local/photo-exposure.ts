@@ -2,7 +2,8 @@
  * How much light a photo got, against a well-exposed one: a dye's or a lipstick's shade is a colour in a well-lit
  * photo, and painted at that lightness on a dim one it glows (Auburn on a dim, warm photo came out lighter than
  * the face it framed, and pink against the scene's dark amber; pink lipstick 12-27 L* lighter than the skin).
- * The hair and beard dyes are lit by photoExposure, lipstick by photoLight in lips.ts (from the same measures).
+ * The hair and beard dyes and a light eye shadow's soft light (eye-makeup.ts) are lit by photoExposure, lipstick by
+ * photoLight in lips.ts (from the same measures).
  */
 import type { Canvas } from "./blend.ts";
 import { type Lab, labToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
