@@ -14,7 +14,6 @@
  * the photo were exposed well, and the result scaled back by that exposure.
  */
 import assert from "node:assert/strict";
-import sharp from "sharp";
 import { deltaE, hexToRgb, type Lab, linearToLab, rgbToLinear } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { LIPS_OUTER, SKIN_SAMPLES } from "../../server/imaging/local/landmarks.ts";
@@ -25,6 +24,7 @@ import {
   cropFace,
   decode,
   type Decoded,
+  dimWarmCopy,
   FRONTAL_FACES,
   FULL_INTENSITY,
   job,
@@ -180,10 +180,7 @@ Deno.test("on a dim, warm photo the lipstick does not glow: as much lighter than
   for (const i of [13, 9]) {
     const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
     const photo = await cropFace(FRONTAL_FACES[i]);
-    const dim = new Uint8Array(
-      await sharp(photo).linear([0.62, 0.5, 0.36], [0, 0, 0]).gamma(2.2, 2.0).jpeg({ quality: 90 })
-        .toBuffer(),
-    );
+    const dim = await dimWarmCopy(photo);
     const above: number[] = [];
     for (const bytes of [photo, dim]) {
       const plain = await decode((await render(engine, job(bytes, {}, FULL_INTENSITY))).image);

@@ -27,6 +27,7 @@ import {
   cropRect,
   decode,
   type Decoded,
+  dimWarmCopy,
   FRONTAL_FACES,
   job,
   labOf,
@@ -1068,10 +1069,7 @@ Deno.test("a light eye shadow on a dim, warm photo lifts the lid no more than on
   for (const i of [13, 9]) {
     const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
     const photo = await cropFace(FRONTAL_FACES[i]);
-    const dim = new Uint8Array(
-      await sharp(photo).linear([0.62, 0.5, 0.36], [0, 0, 0]).gamma(2.2, 2.0).jpeg({ quality: 90 })
-        .toBuffer(),
-    );
+    const dim = await dimWarmCopy(photo);
     const lift: number[] = [];
     for (const bytes of [photo, dim]) {
       const plain = await decode((await render(engine, job(bytes, {}))).image);
