@@ -52,6 +52,7 @@ import {
 import { dist } from "./masks.ts";
 import { decodePhoto, DETECT_LONG, detectFaces } from "./photo-faces.ts";
 import type { PrepareStep } from "./prepare-steps.ts";
+import { isMonochrome, toGrey } from "./monochrome.ts";
 
 // Where callers have always found them (tests, the worker, the face count).
 export { decodePhoto, detectFaces };
@@ -65,6 +66,8 @@ export const EYES_BARE =
 export const ONE_EYE_COVERED =
   "Eye makeup was painted on one eye only: hair covers the other eye in the photo";
 export const EYES_COVERED = "Eye makeup was not painted: hair covers the eyes in the photo";
+export const MONOCHROME_NOTE =
+  "The photo is black and white, so the result is too: the colours chosen show as shades of grey";
 
 /**
  * What the result says about eyes the eye layers left bare: `bare` the mesh put on skin (EyeContour.onEye),
@@ -601,8 +604,9 @@ async function renderStages(
     return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
   }
   // Measured on the photo before anything is painted: the light the person was photographed in (see
-  // personBalance) and the eyes' lid lines (see primeEyes).
+  // personBalance), the eyes' lid lines (see primeEyes) and whether it is black and white (see isMonochrome).
   const balance = person && scene ? personBalance(img, person) : undefined;
+  const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
   primeEyes(img, makeupG, makeup);
   // What the photo refused of what was asked, and whether anything asked for was applied (see
@@ -666,6 +670,10 @@ async function renderStages(
   if (lighting) {
     gradeLighting(img, lighting);
     lap("lighting");
+  }
+  if (monochrome) {
+    toGrey(img);
+    notes.push(MONOCHROME_NOTE);
   }
   const out = await encode(img, job.format, job.quality);
   lap("encode");
