@@ -9,7 +9,9 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { litShade, photoExposure } from "../../server/imaging/local/photo-exposure.ts";
 import { hexToLab } from "../../server/imaging/local/color.ts";
-import { cropFace, decode, FRONTAL_FACES } from "./fixtures.ts";
+import { cropFace, decode, FRONTAL_FACES, job } from "./fixtures.ts";
+import { render } from "../../server/imaging/local/render.ts";
+import { skinMeanLinear } from "../../server/imaging/local/skin-tone.ts";
 
 const engine = await FaceEngine.load();
 
@@ -56,4 +58,34 @@ Deno.test("photo exposure: a shade lit at an exposure keeps its hue, its luminan
   assert.ok(Math.abs(Y(lit[0]) / Y(auburn[0]) - 0.5) < 0.01, `luminance halved (L* ${lit[0].toFixed(1)})`);
   const hue = (c: number[]) => Math.atan2(c[2], c[1]) * 180 / Math.PI;
   assert.ok(Math.abs(hue(lit) - hue(auburn)) < 1, "hue kept");
+});
+
+Deno.test("a dim photo's person is brought up toward a new backdrop's light, a well-exposed one is not", async () => {
+  // The backdrops are drawn as well-exposed photos; a person kept at a dim photo's exposure read as a dark
+  // cut-out in front of Beach Sunset. The face skin's luminance at Beach Sunset, a copy darkened about 1.7 stops
+  // (sRGB x 0.58) over the original: sample6@1081 0.31 before (the darkening itself), 0.60 now (lifted by
+  // 1 / 0.50, its exposure); the original's face is as bright as in its plain render (exposure 1).
+  const photo = await cropFace(FRONTAL_FACES[13]);
+  const dark = new Uint8Array(await sharp(photo).linear(0.58, 0).jpeg({ quality: 92 }).toBuffer());
+  const faceY = async (bytes: Uint8Array, changes: Record<string, string>) => {
+    const img = await decode((await render(engine, job(bytes, changes, undefined, "hair"))).image);
+    const skin = skinMeanLinear(img, faceGeometry((await engine.detect(img))[0].mesh));
+    return 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  };
+  const beach = { setting: "beach-sunset" };
+  const [orig, origPlain, dim] = [
+    await faceY(photo, beach),
+    await faceY(photo, {}),
+    await faceY(dark, beach),
+  ];
+  console.log(
+    `face luminance at Beach Sunset: original ${orig.toFixed(3)} (plain ${origPlain.toFixed(3)}), dark copy ${
+      dim.toFixed(3)
+    }, ratio ${(dim / orig).toFixed(2)}`,
+  );
+  assert.ok(dim / orig >= 0.5, `the dark copy's face is ${(dim / orig).toFixed(2)} of the original's`);
+  assert.ok(
+    Math.abs(orig / origPlain - 1) < 0.12,
+    "a well-exposed photo's face keeps its light (the relight's colour only)",
+  );
 });

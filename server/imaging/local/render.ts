@@ -40,7 +40,15 @@ import {
   takeCellColours,
 } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
-import { blurredCopy, gradeLighting, personBalance, relightGains, renderBackdrop } from "./scene.ts";
+import {
+  blurredCopy,
+  gradeLighting,
+  liftedGains,
+  personBalance,
+  relightGains,
+  renderBackdrop,
+} from "./scene.ts";
+import { photoExposure } from "./photo-exposure.ts";
 import {
   composeRefined,
   dropBackgroundObjects,
@@ -606,6 +614,7 @@ async function renderStages(
   // Measured on the photo before anything is painted: the light the person was photographed in (see
   // personBalance), the eyes' lid lines (see primeEyes) and whether it is black and white (see isMonochrome).
   const balance = person && scene ? personBalance(img, person) : undefined;
+  const exposure = person && scene ? photoExposure(img, g) : 1;
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
   primeEyes(img, makeupG, makeup);
@@ -660,7 +669,7 @@ async function renderStages(
   if (person && scene) {
     const bg = await scene;
     const matte = refineMatte(img, person, g.center, plan);
-    composeRefined(img, matte, bg, relightGains(balance!, bg, img));
+    composeRefined(img, matte, bg, liftedGains(relightGains(balance!, bg, img), exposure));
     lap("backdrop");
   } else if (person && blur > 0) {
     const behind = await blurredCopy(img, blur);

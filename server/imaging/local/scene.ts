@@ -356,6 +356,19 @@ export function personBalance(
   return sum;
 }
 
+/** The most a dim photo's person is brightened on a new backdrop (one stop: more shows the photo's noise). */
+const LIFT_MAX = 2;
+
+/**
+ * `gains` (see relightGains) that also bring a dim photo's person up toward the backdrop's light: the backdrops
+ * are drawn as well-exposed photos, and a person kept at a dim photo's exposure (photoExposure) read as a dark
+ * cut-out in front of them. At most LIFT_MAX; a well-exposed photo (exposure 1) keeps its gains.
+ */
+export function liftedGains(gains: readonly number[], exposure: number): [number, number, number] {
+  const lift = Math.min(LIFT_MAX, 1 / Math.max(1 / LIFT_MAX, exposure));
+  return [gains[0] * lift, gains[1] * lift, gains[2] * lift];
+}
+
 /**
  * Per-channel gains (linear light, luminance kept) that move the person's
  * white balance part of the way toward the backdrop's key light: the photo's
