@@ -80,7 +80,17 @@ function lineYAt(pts: Point[], x: number): number {
  */
 const shadowCover = (t: number) => t <= 0 ? 0 : 1 - (1 - clamp01(t)) ** 2;
 
-export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
+/**
+ * The eye shadow `hex` at intensity t on both lids. A light shade is lit at `exposure` (see photoExposure: the
+ * renderer measures it on the photo before anything is painted).
+ */
+export function eyeshadowLayer(
+  img: Canvas,
+  g: FaceGeometry,
+  hex: string,
+  t: number,
+  exposure = photoExposure(img, g),
+): void {
   const c = hexToLinear(hex);
   const cy = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
   const light = cy > 0.3;
@@ -160,7 +170,7 @@ export function eyeshadowLayer(img: Canvas, g: FaceGeometry, hex: string, t: num
   if (light) {
     // A light shade's soft light lifts a dark lid far more than a lit one: on a dim photo the lid is blended
     // as if the photo were exposed well (its value over the photo's exposure) and scaled back.
-    const e = photoExposure(img, g);
+    const e = exposure;
     const lut = channelLut((v, k) => e * fromGamma(softLight(toGamma(Math.min(1, v / e)), cs[k])) * 1.03);
     for (const m of lids) blendLut(img, m, opacity, lut);
     return;

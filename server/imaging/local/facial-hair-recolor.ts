@@ -22,13 +22,15 @@ const BEARD_SHARE = 0.6;
  * lips excluded; shadows, lipstick edges and a shaved chin do not reach it
  * (light stubble does not either: it is reported, not painted). The recolour then follows the beard's own
  * colour (so the neck, a collar or the background below the jaw stay), within
- * the person where a matte exists.
+ * the person where a matte exists. The shade is lit at `exposure` (see photoExposure: the renderer measures it
+ * on the photo before anything is painted).
  */
 export function recolorFacialHair(
   img: Canvas,
   g: FaceGeometry,
   hex: string,
   person?: PersonMask,
+  exposure = photoExposure(img, g),
 ): HairResult {
   const skin = stats(skinSamples(img, g));
   const oval = pick(g, FACE_OVAL);
@@ -102,8 +104,8 @@ export function recolorFacialHair(
   }
   if (sw < 30) return { applied: false, confidence, reason: "no facial hair was found to recolour" };
   feather(region, 1);
-  // The shade as this photo's light shows it (see photoExposure).
-  const target = litShade(hexToLab(hex), photoExposure(img, g));
+  // The shade as this photo's light shows it.
+  const target = litShade(hexToLab(hex), exposure);
   applyLabShift(img, region, 1, x0, y0, x1, y1, [sL / sw, sA / sw, sB / sw], target, 0.85);
   return { applied: true, confidence };
 }

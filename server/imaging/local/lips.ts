@@ -504,7 +504,7 @@ const LIT_FLOOR = 0.6, LIT_CEILING = 1.15;
 export function photoLight(img: Canvas, g: FaceGeometry): [number, number, number] {
   const skin = skinMeanLinear(img, g);
   const y = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
-  let bySkin = skinExposure(img, g), under = 1;
+  let bySkin = skinExposure(skin), under = 1;
   if (bySkin < LIT_FLOOR) {
     under = clamp(highlightExposure(img), MIN_EXPOSURE, 1);
     bySkin /= under ** SKIN_SOFTEN;

@@ -99,13 +99,15 @@ export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeCo
  * found: the colour search that corrects a lip outline off the lips
  * (lips.ts) was tuned on that mesh, and on the upright one it did not
  * trigger where the outline stops inside a full lower lip (sample1@1438: 76%
- * of the lips painted against 95%).
+ * of the lips painted against 95%). `exposure` lights a light eye shadow (see eyeshadowLayer): the photo's,
+ * as the renderer measured it before anything was painted; measured here when not given.
  */
 export function applyMakeup(
   img: Canvas,
   g: FaceGeometry,
   plan: MakeupPlan,
   lipsG: FaceGeometry = g,
+  exposure?: number,
 ): { bareEyes: number; coveredEyes: number; painted: boolean } {
   const has = (l: ExtraLayer) => plan.extras.find((e) => e.layer === l);
   const wing = has("winged-eyeliner"), liner = has("eyeliner"), lashes = has("lashes");
@@ -123,7 +125,7 @@ export function applyMakeup(
   const hl = has("highlighter");
   if (hl) highlighterLayer(img, g, hl.t);
   if (plan.eyeshadow?.entry.hex) {
-    eyeshadowLayer(img, g, plan.eyeshadow.entry.hex, plan.eyeshadow.t);
+    eyeshadowLayer(img, g, plan.eyeshadow.entry.hex, plan.eyeshadow.t, exposure);
   }
   const brows = has("brows");
   if (brows) browLayer(img, g, brows.t);

@@ -24,9 +24,11 @@ export const SKIN_SOFTEN = 0.6;
 /** The least exposure a shade is lit at. */
 export const MIN_EXPOSURE = 0.2;
 
-/** What the face's skin says of the exposure: its luminance against REFERENCE_SKIN_Y, softened (SKIN_SOFTEN). */
-export function skinExposure(img: Canvas, g: FaceGeometry): number {
-  const skin = skinMeanLinear(img, g);
+/**
+ * What the face's skin says of the exposure: its mean linear colour's luminance (see skinMeanLinear) against
+ * REFERENCE_SKIN_Y, softened (SKIN_SOFTEN).
+ */
+export function skinExposure(skin: readonly number[]): number {
   return ((0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2]) / REFERENCE_SKIN_Y) ** SKIN_SOFTEN;
 }
 
@@ -53,7 +55,7 @@ export function highlightExposure(img: Canvas): number {
  * backdrop in dark clothes has no highlights; a dim photo has neither bright skin nor bright highlights.
  */
 export function photoExposure(img: Canvas, g: FaceGeometry): number {
-  const bySkin = skinExposure(img, g);
+  const bySkin = skinExposure(skinMeanLinear(img, g));
   if (bySkin >= 1) return 1;
   return Math.min(1, Math.max(MIN_EXPOSURE, bySkin, highlightExposure(img)));
 }

@@ -612,9 +612,11 @@ async function renderStages(
     return { image: new Uint8Array(0), mime: "", notes: [], timings, photoCached };
   }
   // Measured on the photo before anything is painted: the light the person was photographed in (see
-  // personBalance), the eyes' lid lines (see primeEyes) and whether it is black and white (see isMonochrome).
+  // personBalance), its exposure, which lights the dyes' and a light eye shadow's shades and the person on a
+  // backdrop (see photoExposure; kept with the hair's measure, so once per photo), the eyes' lid lines (see
+  // primeEyes) and whether it is black and white (see isMonochrome).
   const balance = person && scene ? personBalance(img, person) : undefined;
-  const exposure = person && scene ? photoExposure(img, g) : 1;
+  const exposure = hair.exposure ??= photoExposure(img, g);
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
   primeEyes(img, makeupG, makeup);
@@ -638,7 +640,7 @@ async function renderStages(
       lap("hair");
     }
     if (beardColor?.hex) {
-      const r = recolorFacialHair(img, g, beardColor.hex, person);
+      const r = recolorFacialHair(img, g, beardColor.hex, person, exposure);
       if (!r.applied) {
         refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
       }
@@ -659,7 +661,7 @@ async function renderStages(
   notes.push(...refusals);
   // Makeup last: the hair and beard colour models read the photo's own skin, and a foundation painted
   // first made the forehead above it read as a colour apart from the skin, dyed as hair (a band).
-  const { bareEyes, coveredEyes, painted } = applyMakeup(img, makeupG, makeup, g);
+  const { bareEyes, coveredEyes, painted } = applyMakeup(img, makeupG, makeup, g, exposure);
   const eyesNote = eyeMakeupNote(bareEyes, coveredEyes);
   if (eyesNote) notes.push(eyesNote);
   // (Nothing painted with an eye left bare: only eye layers were asked for, and both eyes were left bare.)
