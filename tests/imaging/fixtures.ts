@@ -16,7 +16,7 @@ import type { FaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { createHostedModel, type HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
 import type { ImageProvider } from "../../server/imaging/hosted/provider.ts";
 import { type ImageRequest, ModelError } from "../../server/imaging/image-model.ts";
-import type { RenderJob } from "../../server/imaging/local/render.ts";
+import { render, type RenderJob } from "../../server/imaging/local/render.ts";
 import type { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
@@ -66,6 +66,26 @@ export async function cropRect(
   const left = Math.round(Math.min(meta.width! - w, Math.max(0, cx - w / 2)));
   const top = Math.round(Math.min(meta.height! - h, Math.max(0, cy - h * 0.42)));
   return { left, top, width: w, height: h };
+}
+
+/** A copy of a photo about 1.7 stops darker (sRGB values x 0.58), for the exposure tests. */
+export async function darkerCopy(photo: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await sharp(photo).linear(0.58, 0).jpeg({ quality: 92 }).toBuffer());
+}
+
+/**
+ * A photo rendered plain and with `changes` (at `intensity`, in `studio`), both decoded: the exposure tests
+ * compare what a look changes on a photo and on its darker copies.
+ */
+export async function plainAndStyled(
+  engine: FaceEngine,
+  photo: Uint8Array,
+  changes: Partial<SelectedOptions>,
+  intensity: Intensity = FULL_INTENSITY,
+  studio: StudioType = "makeup",
+): Promise<{ plain: Decoded; out: Decoded }> {
+  const plain = await decode((await render(engine, job(photo, {}, FULL_INTENSITY, studio))).image);
+  return { plain, out: await decode((await render(engine, job(photo, changes, intensity, studio))).image) };
 }
 
 /**

@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import sharp from "sharp";
 import { deltaE, hexToLab, type Lab, luminanceOfL } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { type FaceGeometry, faceGeometry } from "../../server/imaging/local/face-geometry.ts";
@@ -46,12 +45,14 @@ const {
   cropFace,
   cropRect,
   DARK_HAIR,
+  darkerCopy,
   decode,
   FRONTAL_FACES,
   job,
   labOf,
   meanLab,
   meanPixelDeltaE,
+  plainAndStyled,
   polygonPixels,
 } = fx;
 
@@ -163,12 +164,14 @@ Deno.test("a dim photo's dye is lit as the photo is: no lighter against the face
   for (const i of [13, 5]) {
     const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
     const photo = await cropFace(FRONTAL_FACES[i]);
-    const dark = new Uint8Array(await sharp(photo).linear(0.58, 0).jpeg({ quality: 92 }).toBuffer());
     const ratios: number[] = [];
-    for (const bytes of [photo, dark]) {
-      const plain = await decode((await render(engine, job(bytes, {}, undefined, "hair"))).image);
-      const dyed = await decode(
-        (await render(engine, job(bytes, { hairColor: "auburn" }, undefined, "hair"))).image,
+    for (const bytes of [photo, await darkerCopy(photo)]) {
+      const { plain, out: dyed } = await plainAndStyled(
+        engine,
+        bytes,
+        { hairColor: "auburn" },
+        undefined,
+        "hair",
       );
       const g = faceGeometry((await engine.detect(plain))[0].mesh);
       const luminance = (img: Decoded, px: number[]) =>

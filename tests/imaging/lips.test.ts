@@ -30,6 +30,7 @@ import {
   job,
   labOf,
   meanLab,
+  plainAndStyled,
   polygonPixels,
 } from "./fixtures.ts";
 import {
@@ -180,13 +181,9 @@ Deno.test("on a dim, warm photo the lipstick does not glow: as much lighter than
   for (const i of [13, 9]) {
     const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
     const photo = await cropFace(FRONTAL_FACES[i]);
-    const dim = await dimWarmCopy(photo);
     const above: number[] = [];
-    for (const bytes of [photo, dim]) {
-      const plain = await decode((await render(engine, job(bytes, {}, FULL_INTENSITY))).image);
-      const out = await decode(
-        (await render(engine, job(bytes, { lips: "petal-pink-gloss" }, at(60)))).image,
-      );
+    for (const bytes of [photo, await dimWarmCopy(photo)]) {
+      const { plain, out } = await plainAndStyled(engine, bytes, { lips: "petal-pink-gloss" }, at(60));
       const pts = (await engine.detect(plain))[0].mesh;
       const skin = SKIN_SAMPLES.map((k) =>
         labOf(plain, Math.round(pts[k][1]) * plain.width + Math.round(pts[k][0]))

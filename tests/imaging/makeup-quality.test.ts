@@ -32,6 +32,7 @@ import {
   job,
   labOf,
   OPEN_MOUTH,
+  plainAndStyled,
   polygonPixels,
 } from "./fixtures.ts";
 import { eyeMakeupNote, render } from "../../server/imaging/local/render.ts";
@@ -1069,12 +1070,13 @@ Deno.test("a light eye shadow on a dim, warm photo lifts the lid no more than on
   for (const i of [13, 9]) {
     const name = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
     const photo = await cropFace(FRONTAL_FACES[i]);
-    const dim = await dimWarmCopy(photo);
     const lift: number[] = [];
-    for (const bytes of [photo, dim]) {
-      const plain = await decode((await render(engine, job(bytes, {}))).image);
-      const out = await decode(
-        (await render(engine, job(bytes, { eyeshadow: "champagne" }, intensityAll(60)))).image,
+    for (const bytes of [photo, await dimWarmCopy(photo)]) {
+      const { plain, out } = await plainAndStyled(
+        engine,
+        bytes,
+        { eyeshadow: "champagne" },
+        intensityAll(60),
       );
       let sum = 0, n = 0;
       for (let p = 0; p < plain.width * plain.height; p++) {

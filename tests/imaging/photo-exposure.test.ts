@@ -9,7 +9,7 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { litShade, photoExposure } from "../../server/imaging/local/photo-exposure.ts";
 import { hexToLab } from "../../server/imaging/local/color.ts";
-import { cropFace, decode, FRONTAL_FACES, job } from "./fixtures.ts";
+import { cropFace, darkerCopy, decode, FRONTAL_FACES, job } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import { skinMeanLinear } from "../../server/imaging/local/skin-tone.ts";
 
@@ -66,7 +66,7 @@ Deno.test("a dim photo's person is brought up toward a new backdrop's light, a w
   // (sRGB x 0.58) over the original: sample6@1081 0.31 before (the darkening itself), 0.60 now (lifted by
   // 1 / 0.50, its exposure); the original's face is as bright as in its plain render (exposure 1).
   const photo = await cropFace(FRONTAL_FACES[13]);
-  const dark = new Uint8Array(await sharp(photo).linear(0.58, 0).jpeg({ quality: 92 }).toBuffer());
+  const dark = await darkerCopy(photo);
   const faceY = async (bytes: Uint8Array, changes: Record<string, string>) => {
     const img = await decode((await render(engine, job(bytes, changes, undefined, "hair"))).image);
     const skin = skinMeanLinear(img, faceGeometry((await engine.detect(img))[0].mesh));
