@@ -91,3 +91,27 @@ Deno.test("two straps side by side leave the dye with the skin between them; a b
   assert.ok(dyed(plane, 632, 648, 300, 800) > 0.99, "the brown lock between straps keeps its dye");
   assert.equal(dyed(plane, 0, W, 0, 200), 1, "rows above fromY untouched");
 });
+
+Deno.test("dye that only a strap joined to the hair goes with the strap; a lock's own dye and a piece no cut touches stay", () => {
+  // A strap (x 300, 18 px wide) down the skin to a black top from y 600; below its end, on the top, a dyed strip
+  // of its hem (x 250-450, y 600-640) that the dye reached along the strap. A lock (x 800-920) from the chin's
+  // row down, with a dyed strip of the hem beside it (x 700-800, y 600-640); a dyed patch on the top that no
+  // line touches (x 500-560, y 700-760). Only the strap, the skin along it and the strip below it are dyed
+  // nowhere else, so once the strap is cleared, the strip below it is apart from the hair.
+  const img = chest((x, y) => y >= 600 || Math.abs(x - 300) < 9 || (x >= 800 && x < 920));
+  const plane = new Float32Array(W * H);
+  const dye = (x0: number, x1: number, y0: number, y1: number) => {
+    for (let y = y0; y < y1; y++) plane.fill(1, y * W + x0, y * W + x1);
+  };
+  dye(291, 309, 0, 600);
+  dye(250, 450, 600, 640);
+  dye(800, 920, 0, H);
+  dye(700, 800, 600, 640);
+  dye(500, 560, 700, 760);
+  clearThinLines(img, plane, 0, 0, W, H, 0, FW, model());
+  assert.ok(dyed(plane, 291, 309, 100, 550) < 0.05, "the strap left dyed");
+  assert.equal(dyed(plane, 250, 450, 600, 640), 0, "the hem below the strap left dyed");
+  assert.equal(dyed(plane, 800, 920, 0, H), 1, "the lock lost dye");
+  assert.equal(dyed(plane, 700, 800, 600, 640), 1, "the hem beside the lock lost dye");
+  assert.equal(dyed(plane, 500, 560, 700, 760), 1, "the patch no line touches lost dye");
+});

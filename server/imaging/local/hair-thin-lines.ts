@@ -5,7 +5,8 @@
  * skin between two straps, held by the grid's cells over them, turned cream (sample2@1370). Neither colour nor
  * texture tells a black strap from a black strand (a strand of sample1@773's black hair over her grey top, the
  * dark strands between sample6@1081's golden ones); shape does. A strap is a narrow run of near-black between
- * skin on both sides that goes on straight for a long way; strands curve, cross and end.
+ * skin on both sides that goes on straight for a long way; strands curve, cross and end. What the dye reached
+ * only along such a line (a top's hem below a strap) goes with it.
  */
 import type { Canvas } from "./blend.ts";
 import { cellOf } from "./hair-colour-samples.ts";
@@ -53,8 +54,8 @@ interface Run {
  * Clears, in the dye's strength plane `plane` (bw x bh pixels from canvas pixel x0, y0), the thin dark lines
  * over skin from canvas row `fromY` down (see LINE_WIDTH, LINE_LENGTH) and the skin along them, up to a
  * line's width each side (dyed with them where the grid's cells held the line; between a pair of straps, the
- * skin between them): across rows (lines that run down) and down columns (lines that run across). Returns the
- * pixels cleared.
+ * skin between them): across rows (lines that run down) and down columns (lines that run across), then the dye
+ * the cut left apart from the rest (see severedPieces). Returns the pixels cleared.
  */
 export function clearThinLines(
   img: Canvas,
@@ -110,18 +111,83 @@ export function clearThinLines(
   for (let j = 0; j < gh; j++) for (let i = 0; i < gw; i++) cut[j * gw + i] |= cutT[i * gh + j];
   // Each grid pixel cut clears the s x s pixels from it.
   let cleared = 0;
+  const clear = (k: number) => {
+    const i = k % gw, j = (k - i) / gw;
+    for (let y = top + j * s, ye = Math.min(bh, y + s); y < ye; y++) {
+      for (let x = bx0 + i * s, p = y * bw + x, xe = Math.min(bw, x + s); x < xe; x++, p++) {
+        if (plane[p] > 0) plane[p] = 0, cleared++;
+      }
+    }
+  };
+  for (let k = 0; k < n; k++) if (cut[k]) clear(k);
+  // What the cut left apart from the rest (see severedPieces).
+  if (cleared > 0) { for (const k of severedPieces(plane, bw, bh, top, bx0, s, gw, gh, cut)) clear(k); }
+  return cleared;
+}
+
+/**
+ * Dye below the chin (grid pixels of `s` x `s` from plane row `top`, column `bx0`) that a line's cut left apart
+ * from the rest: pieces (8-connected, SEVERED_DYE or more) that touch a cut grid pixel and do not reach the
+ * chin's row. Lengths fall from the head and cross the chin's row. A garment's edge below the chin in the hair's
+ * colours (sample2@1370's black top, its hem lighter, L* 38-42 and as warm as her brown hair) was reached by the
+ * colour model and the lengths' growth only along a strap from the hair at her shoulder, and stayed gold in
+ * Honey Blonde once the strap itself was cleared.
+ */
+function severedPieces(
+  plane: Float32Array,
+  bw: number,
+  bh: number,
+  top: number,
+  bx0: number,
+  s: number,
+  gw: number,
+  gh: number,
+  cut: Uint8Array,
+): number[] {
+  const n = gw * gh, on = new Uint8Array(n);
   for (let j = 0, k = 0; j < gh; j++) {
     for (let i = 0; i < gw; i++, k++) {
-      if (!cut[k]) continue;
-      for (let y = top + j * s, ye = Math.min(bh, y + s); y < ye; y++) {
+      if (cut[k]) continue;
+      let hit = false;
+      for (let y = top + j * s, ye = Math.min(bh, y + s); y < ye && !hit; y++) {
         for (let x = bx0 + i * s, p = y * bw + x, xe = Math.min(bw, x + s); x < xe; x++, p++) {
-          if (plane[p] > 0) plane[p] = 0, cleared++;
+          if (plane[p] > SEVERED_DYE) {
+            hit = true;
+            break;
+          }
+        }
+      }
+      if (hit) on[k] = 1;
+    }
+  }
+  const seen = new Uint8Array(n), out: number[] = [], piece: number[] = [], stack: number[] = [];
+  for (let k0 = 0; k0 < n; k0++) {
+    if (!on[k0] || seen[k0]) continue;
+    seen[k0] = 1;
+    stack.push(k0);
+    piece.length = 0;
+    let anchored = false, severed = false;
+    while (stack.length > 0) {
+      const k = stack.pop()!, i = k % gw, j = (k - i) / gw;
+      piece.push(k);
+      if (j === 0) anchored = true;
+      for (let dj = -1; dj <= 1; dj++) {
+        for (let di = -1; di <= 1; di++) {
+          const ii = i + di, jj = j + dj;
+          if (ii < 0 || jj < 0 || ii >= gw || jj >= gh) continue;
+          const q = jj * gw + ii;
+          if (cut[q]) severed = true;
+          else if (on[q] && !seen[q]) seen[q] = 1, stack.push(q);
         }
       }
     }
+    if (severed && !anchored) out.push(...piece);
   }
-  return cleared;
+  return out;
 }
+
+/** Dye strength from which a pixel joins its grid pixel to a piece (see severedPieces). */
+const SEVERED_DYE = 0.05;
 
 /**
  * Marks in `cut` the thin dark lines across the `count` lines of `span` grid pixels (row-major `skin` and
