@@ -1932,9 +1932,9 @@ Deno.test("straps over bare skin keep their black and the skin between them is n
 });
 
 Deno.test("a top's hem that the dye reached only along a strap is not dyed once the strap is cleared, at 1080x1920 and at 540x960 (sample2@1370)", async () => {
-  // Her black top's hem over her left breast (x 600-850, y 1450-1600 of the 1080x1920 render) is lighter than
-  // the top and as warm as her brown hair (L* 38-42, b* 13-14): the colour model took it, joined to the hair at
-  // her shoulder by the strap. Clearing the strap (see clearThinLines) left it dyed on its own: a gold smear
+  // Her black top's hem over her left breast (x 600-850, y 1450-1600 of the 1080x1920 render) is a little
+  // lighter than the top and as blue as her dark hair in the lilac light (L* 17-22, b* -8 to -9): the colour
+  // model took it, joined to the hair at her shoulder by the strap. Clearing the strap (see clearThinLines) left it dyed on its own: a gold smear
   // along the hem in Honey Blonde. Dark pixels there (L* under 50) changed by more than ΔE 5, before: 40.0 % at
   // 1080x1920, 40.5 % at 540x960; after: 0.0 % at both (see severedPieces). Her lengths over the top at the left
   // (x 300-420, y 1300-1450, L* 25 or more), which reach the chin's row, stay dyed: 100 % before and after.

@@ -129,9 +129,9 @@ export function clearThinLines(
  * Dye below the chin (grid pixels of `s` x `s` from plane row `top`, column `bx0`) that a line's cut left apart
  * from the rest: pieces (8-connected, SEVERED_DYE or more) that touch a cut grid pixel and do not reach the
  * chin's row. Lengths fall from the head and cross the chin's row. A garment's edge below the chin in the hair's
- * colours (sample2@1370's black top, its hem lighter, L* 38-42 and as warm as her brown hair) was reached by the
- * colour model and the lengths' growth only along a strap from the hair at her shoulder, and stayed gold in
- * Honey Blonde once the strap itself was cleared.
+ * colours (sample2@1370's black top, its hem a little lighter, L* 17-22, and as blue as her dark hair in a
+ * lilac light) was reached by the colour model and the lengths' growth only along a strap from the hair at her
+ * shoulder, and stayed gold in Honey Blonde once the strap itself was cleared.
  */
 function severedPieces(
   plane: Float32Array,
