@@ -181,7 +181,7 @@ function severedPieces(
         }
       }
     }
-    if (severed && !anchored) out.push(...piece);
+    if (severed && !anchored) { for (const k of piece) out.push(k); }
   }
   return out;
 }
