@@ -12,6 +12,7 @@ import type { Canvas } from "./blend.ts";
 import { cellOf } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-colour-model.ts";
 import { atCanvasScale } from "./output-scale.ts";
+import { labelPatches } from "./masks.ts";
 
 /**
  * A run of pixels (across a row or down a column) this wide or narrower, in face widths, between skin on both
@@ -160,29 +161,19 @@ function severedPieces(
       if (hit) on[k] = 1;
     }
   }
-  const seen = new Uint8Array(n), out: number[] = [], piece: number[] = [], stack: number[] = [];
-  for (let k0 = 0; k0 < n; k0++) {
-    if (!on[k0] || seen[k0]) continue;
-    seen[k0] = 1;
-    stack.push(k0);
-    piece.length = 0;
-    let anchored = false, severed = false;
-    while (stack.length > 0) {
-      const k = stack.pop()!, i = k % gw, j = (k - i) / gw;
-      piece.push(k);
-      if (j === 0) anchored = true;
-      for (let dj = -1; dj <= 1; dj++) {
-        for (let di = -1; di <= 1; di++) {
-          const ii = i + di, jj = j + dj;
-          if (ii < 0 || jj < 0 || ii >= gw || jj >= gh) continue;
-          const q = jj * gw + ii;
-          if (cut[q]) severed = true;
-          else if (on[q] && !seen[q]) seen[q] = 1, stack.push(q);
-        }
-      }
+  const { label, count } = labelPatches(on, gw, gh, 1);
+  // Per piece: whether it reaches the chin's row (the grid's first) and whether it touches a cut.
+  const anchored = new Uint8Array(count + 1), severed = new Uint8Array(count + 1);
+  for (let i = 0; i < gw; i++) anchored[label[i]] = 1;
+  for (let k = 0; k < n; k++) {
+    if (!cut[k]) continue;
+    const i = k % gw, j = (k - i) / gw;
+    for (let jj = Math.max(0, j - 1); jj <= Math.min(gh - 1, j + 1); jj++) {
+      for (let ii = Math.max(0, i - 1); ii <= Math.min(gw - 1, i + 1); ii++) severed[label[jj * gw + ii]] = 1;
     }
-    if (severed && !anchored) { for (const k of piece) out.push(k); }
   }
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) if (label[k] > 0 && severed[label[k]] && !anchored[label[k]]) out.push(k);
   return out;
 }
 

@@ -6,7 +6,7 @@
  * photoLight in lips.ts (from the same measures).
  */
 import type { Canvas } from "./blend.ts";
-import { type Lab, labToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
+import { type Lab, labToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { skinMeanLinear } from "./skin-tone.ts";
 
@@ -29,7 +29,7 @@ export const MIN_EXPOSURE = 0.2;
  * REFERENCE_SKIN_Y, softened (SKIN_SOFTEN).
  */
 export function skinExposure(skin: readonly number[]): number {
-  return ((0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2]) / REFERENCE_SKIN_Y) ** SKIN_SOFTEN;
+  return (luminance(skin[0], skin[1], skin[2]) / REFERENCE_SKIN_Y) ** SKIN_SOFTEN;
 }
 
 /** What the highlights say of the exposure: the canvas's 99.9th percentile of luminance against HIGHLIGHT_Y. */
@@ -39,8 +39,7 @@ export function highlightExposure(img: Canvas): number {
   let count = 0;
   for (let k = 0; k < n; k += HIGHLIGHT_STEP, count++) {
     const o = k * 3;
-    const y = 0.2126 * SRGB_TO_LINEAR[d[o]] + 0.7152 * SRGB_TO_LINEAR[d[o + 1]] +
-      0.0722 * SRGB_TO_LINEAR[d[o + 2]];
+    const y = luminance(SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
     bins[Math.round(y * 1024)]++;
   }
   let above = count * 0.001, bin = 1024;
