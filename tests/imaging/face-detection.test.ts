@@ -8,6 +8,7 @@ import {
   chooseFace,
   decodePhoto,
   detectFaces,
+  MANY_FACES_MESSAGE,
   NO_FACE_MESSAGE,
   UserFacingError,
 } from "../../server/imaging/local/render.ts";
@@ -39,7 +40,39 @@ Deno.test("a group photo with no dominant face is refused", async () => {
   const photo = await decodePhoto(await Deno.readFile(samplePath(3)));
   const faces = await detectFaces(engine, photo);
   assert.ok(faces.length >= 3);
-  assert.throws(() => chooseFace(faces, photo.width, photo.height), UserFacingError);
+  assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
+    assert.ok(err instanceof UserFacingError);
+    assert.equal(err.message, MANY_FACES_MESSAGE);
+    return true;
+  });
+});
+
+Deno.test("a neighbour's face cut by the photo's side does not make a portrait a group photo", async () => {
+  // Cropped a little wider than the other tests' portraits (2.6 face widths, 3:4), these five show a
+  // neighbour's face cut by the crop's left or right side, beside the whole face the crop is centred on.
+  // They were refused as group photos: the cut face's box was more than half the subject's.
+  for (const i of [7, 10, 11, 13, 14]) {
+    const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, 2.6));
+    const faces = await detectFaces(engine, photo);
+    const at = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
+    const cut = faces.filter((f) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1);
+    assert.ok(cut.length >= 1 && faces.length >= 2, `${at}: a face at the crop's side`);
+    const chosen = chooseFace(faces, photo.width, photo.height);
+    assert.ok(!cut.includes(chosen), `${at}: the whole face is styled`);
+    const cx = (chosen.box[0] + chosen.box[2] / 2) / photo.width;
+    assert.ok(Math.abs(cx - 0.5) < 0.1, `${at}: the face the photo is centred on (${cx.toFixed(2)})`);
+  }
+  // A whole second face as large is still a group photo; so is a cut face larger than the whole one
+  // (sample5@1045 at 3 face widths: the neighbour's cut box is 82,000 px² against her 73,000).
+  for (const [i, span] of [[7, 3], [11, 3]]) {
+    const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, span));
+    const faces = await detectFaces(engine, photo);
+    assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
+      assert.ok(err instanceof UserFacingError);
+      assert.equal(err.message, MANY_FACES_MESSAGE);
+      return true;
+    });
+  }
 });
 
 Deno.test("a tilted head's eyes are measured on an upright copy and land where the upright photo's are", async () => {
