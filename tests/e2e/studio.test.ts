@@ -293,6 +293,22 @@ bothSizesTest(
 );
 
 bothSizesTest(
+  "[browser] a photo with no face: the live preview gives the model's reason, not that the choices change nothing",
+  async (g, { server, landscape }, label) => {
+    const { page } = g;
+    await openStudio(g, server.url, landscape, "Mary Jackson");
+    await openGroup(page, "lips");
+    await renderable(page, "lips").click();
+    // Phones show the reason in the stage's note under the photo, desktops under the preview.
+    const where = label === "phone" ? page.getByTestId("stage-note") : page.getByTestId("preview");
+    await where.getByText("No face found: use a front-facing photo with one person").waitFor({
+      timeout: 30_000,
+    });
+    assert.equal(await where.getByText("These choices would not change your photo.").count(), 0);
+  },
+);
+
+bothSizesTest(
   "[browser] a shade the photo cannot take: the live preview says so; Generate fails with the reason and refunds",
   async (g, { server, portrait }, label) => {
     // The portrait's dark hair would need bleaching for Platinum Blonde: the real local model refuses it.

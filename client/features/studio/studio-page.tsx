@@ -316,7 +316,7 @@ function PhoneStage(
         {preview && preview.kind !== "idle" && (
           <p className="mt-1 text-[11px] text-ink-600" data-testid="stage-note">
             {preview.kind === "no-change"
-              ? "These choices would not change your photo."
+              ? (preview.detail ?? "These choices would not change your photo.")
               : preview.kind === "error"
               ? "No preview right now. Generate still works."
               : preview.kind === "paused"
