@@ -62,8 +62,9 @@ Deno.test("a neighbour's face cut by the photo's side does not make a portrait a
     const cx = (chosen.box[0] + chosen.box[2] / 2) / photo.width;
     assert.ok(Math.abs(cx - 0.5) < 0.1, `${at}: the face the photo is centred on (${cx.toFixed(2)})`);
   }
-  // A whole second face as large is still a group photo; so is a cut face larger than the whole one
-  // (sample5@1045 at 3 face widths: the neighbour's cut box is 82,000 px² against her 73,000).
+  // A whole second face as large is still a group photo; so is a cut face larger than the whole one (the
+  // largest face is the subject, and the whole one competes: sample5@1045 at 3 face widths, the neighbour's
+  // cut box 82,000 px² against her 73,000).
   for (const [i, span] of [[7, 3], [11, 3]]) {
     const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, span));
     const faces = await detectFaces(engine, photo);

@@ -171,10 +171,10 @@ export class UserFacingError extends Error {}
  * The face the photo is of, if one clearly is and it is usable; otherwise a user-facing error.
  * `minFaceWidth` in the faces' pixels.
  *
- * The subject is the largest face the photo shows whole. A face cut by the photo's left or right side (see
- * cutBySide) is a neighbour the photo was cropped away from: it does not compete unless it is as large as the
- * subject's. Any other face competes: the subject must be at least twice its area and central, or the photo
- * is refused (which person to style is the user's to say, by cropping).
+ * The subject is the largest face. Another face competes with it unless the photo's left or right side cuts
+ * it (see cutBySide: a neighbour the photo was cropped away from): the subject must be at least twice a
+ * competitor's area and central, or the photo is refused (which person to style is the user's to say, by
+ * cropping).
  */
 export function chooseFace(
   faces: DetectedFace[],
@@ -186,8 +186,8 @@ export function chooseFace(
   if (usable.length === 0) throw new UserFacingError(NO_FACE_MESSAGE);
   const area = (f: DetectedFace) => f.box[2] * f.box[3];
   // The detector lists faces largest first.
-  const face = usable.find((f) => !cutBySide(f, width)) ?? usable[0];
-  const rival = usable.find((f) => f !== face && (!cutBySide(f, width) || area(f) >= area(face)));
+  const face = usable[0];
+  const rival = usable.slice(1).find((f) => !cutBySide(f, width));
   if (rival) {
     const cx = (face.box[0] + face.box[2] / 2) / width;
     const cy = (face.box[1] + face.box[3] / 2) / height;
