@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { litShade, photoExposure } from "../../server/imaging/local/photo-exposure.ts";
-import { hexToLab } from "../../server/imaging/local/color.ts";
+import { hexToLab, luminance } from "../../server/imaging/local/color.ts";
 import { cropFace, darkerCopy, decode, FRONTAL_FACES, job } from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import { skinMeanLinear } from "../../server/imaging/local/skin-tone.ts";
@@ -70,7 +70,7 @@ Deno.test("a dim photo's person is brought up toward a new backdrop's light, a w
   const faceY = async (bytes: Uint8Array, changes: Record<string, string>) => {
     const img = await decode((await render(engine, job(bytes, changes, undefined, "hair"))).image);
     const skin = skinMeanLinear(img, faceGeometry((await engine.detect(img))[0].mesh));
-    return 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+    return luminance(skin[0], skin[1], skin[2]);
   };
   const beach = { setting: "beach-sunset" };
   const [orig, origPlain, dim] = [

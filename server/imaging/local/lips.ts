@@ -1,7 +1,14 @@
 /** Lipstick: the lip mask, the photo's light on the lips, and the finish (matte, satin, gloss). */
 import type { CatalogEntry } from "../../styling/catalog.ts";
 import { blendLayer, type Canvas, meanLuminance } from "./blend.ts";
-import { hexToLinear, linearToLab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "./color.ts";
+import {
+  hexToLinear,
+  linearToLab,
+  linearToLabInto,
+  luminance,
+  SRGB_TO_LINEAR,
+  wrapDegrees,
+} from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
 import { clamp01 } from "./makeup-layer.ts";
@@ -503,7 +510,7 @@ const LIT_FLOOR = 0.6, LIT_CEILING = 1.15;
  */
 export function photoLight(img: Canvas, g: FaceGeometry): [number, number, number] {
   const skin = skinMeanLinear(img, g);
-  const y = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  const y = luminance(skin[0], skin[1], skin[2]);
   let bySkin = skinExposure(skin), under = 1;
   if (bySkin < LIT_FLOOR) {
     under = clamp(highlightExposure(img), MIN_EXPOSURE, 1);
