@@ -12,9 +12,15 @@ export function formatCredits(user: Pick<PublicUser, "credits" | "full_name" | "
   return String(user.credits ?? 0);
 }
 
+/** A full name's first word and the rest (either may be empty). */
+export function splitFullName(fullName: string | null | undefined): { first: string; last: string } {
+  const [first = "", ...rest] = (fullName ?? "").trim().split(/\s+/);
+  return { first, last: rest.join(" ") };
+}
+
 /** Header label: first name or email prefix, fallback User. */
 export function userLabel(user: Pick<PublicUser, "credits" | "full_name" | "email"> | null): string {
-  const first = user?.full_name?.trim().split(/\s+/)[0];
+  const { first } = splitFullName(user?.full_name);
   if (first) return first;
   const prefix = user?.email?.split("@")[0];
   return prefix || "User";

@@ -208,7 +208,7 @@ Deno.test(
   opts,
   async () => {
     const { server, browser, portrait } = await setup();
-    const me = await registerViaApi(server.url, "Katherine Johnson");
+    const me = await registerViaApi(server.url, "Katherine Coleman Johnson");
     await withPage(browser, server.url, async (g) => {
       const { page } = g;
       await signInWithTokens(page, me);
@@ -237,8 +237,10 @@ Deno.test(
       );
       assert.equal(await form.getByRole("button", { name: "Save Changes" }).isDisabled(), true);
       deliver();
-      // Filling waits until the field can be edited.
-      await form.getByLabel("First Name").fill("Katherine");
+      // A profile never saved shows the name given at sign-up: its first word, then the rest.
+      await form.getByLabel("First Name").and(page.locator(":enabled")).waitFor();
+      assert.equal(await form.getByLabel("First Name").inputValue(), "Katherine");
+      assert.equal(await form.getByLabel("Last Name").inputValue(), "Coleman Johnson");
       await page.unroute("**/api/users/profile");
       await form.getByLabel("Last Name").fill("Johnson");
       await form.getByLabel("Phone Number").fill("+1 757 555 0100");

@@ -16,7 +16,7 @@ import {
   view360UnavailableReason,
 } from "../../client/features/studio/model-availability.ts";
 import { downloadName, toDownloadUrl } from "../../client/lib/download.ts";
-import { formatCredits, userLabel } from "../../client/lib/account-labels.ts";
+import { formatCredits, splitFullName, userLabel } from "../../client/lib/account-labels.ts";
 
 const e = (...ids: string[]) => ids.map((id) => ({ id, label: id.toUpperCase() }));
 const catalog = {
@@ -196,4 +196,12 @@ Deno.test("header texts: credits pill and user label", () => {
   assert.equal(userLabel(u), "Ada");
   assert.equal(userLabel({ ...u, full_name: "" }), "ada");
   assert.equal(userLabel(null), "User");
+  assert.equal(userLabel({ ...u, full_name: "  Ada  " }), "Ada");
+});
+
+Deno.test("a full name splits into the profile's first name (its first word) and last name (the rest)", () => {
+  assert.deepEqual(splitFullName(" Ada  King Lovelace "), { first: "Ada", last: "King Lovelace" });
+  assert.deepEqual(splitFullName("Cher"), { first: "Cher", last: "" });
+  assert.deepEqual(splitFullName(""), { first: "", last: "" });
+  assert.deepEqual(splitFullName(null), { first: "", last: "" });
 });

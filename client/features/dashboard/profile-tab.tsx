@@ -1,6 +1,7 @@
 /** Profile: the avatar with its camera upload control and the profile form. */
 import { type FormEvent, type InputHTMLAttributes, useRef, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
+import { splitFullName } from "../../lib/account-labels.ts";
 import { useBusyAction } from "../../lib/use-busy-action.ts";
 import { Button } from "../../ui/button.tsx";
 import { controlClass, Field, FormField } from "../../ui/field.tsx";
@@ -34,10 +35,16 @@ const TEXT_FIELDS: Record<TextKey, InputHTMLAttributes<HTMLInputElement> & { lab
   location: { label: "Location", maxLength: PROFILE_LIMITS.location, autoComplete: "address-level2" },
 };
 
-function toForm(p: Profile | undefined): FormState {
+/**
+ * The form's values for a loaded profile. A profile never saved (no `updated_at`) shows the full name given
+ * at sign-up split into first name (its first word) and last name (the rest): the person has told us their
+ * name once already. Once saved, the stored names are shown as they are, empty ones too.
+ */
+function toForm(p: Profile | undefined, fullName: string): FormState {
+  const given = p && p.updated_at === null ? splitFullName(fullName) : { first: "", last: "" };
   return {
-    first_name: p?.first_name ?? "",
-    last_name: p?.last_name ?? "",
+    first_name: p?.first_name ?? given.first,
+    last_name: p?.last_name ?? given.last,
     phone: p?.phone ?? "",
     // Only the date part is shown.
     date_of_birth: p?.date_of_birth?.slice(0, 10) ?? "",
@@ -109,13 +116,13 @@ function Avatar({ user, imageUrl }: { user: PublicUser; imageUrl: string | null 
 
 export function ProfileTab({ user }: { user: PublicUser }) {
   const profile = useProfile();
-  const [form, setForm] = useState<FormState>(() => toForm(profile.data));
+  const [form, setForm] = useState<FormState>(() => toForm(profile.data, user.full_name));
   const { busy: saving, run } = useBusyAction();
   // The form shows the loaded profile's values, set during the render that brings them (not in
   // an effect a commit later), and only when they changed: a new picture alone keeps what is
   // being typed. Until the first load ends the fields are disabled (below): typing into them
   // before then was silently overwritten by the values that arrived.
-  const loaded = profile.data ? toForm(profile.data) : null;
+  const loaded = profile.data ? toForm(profile.data, user.full_name) : null;
   const loadedKey = loaded && JSON.stringify(loaded);
   const [shownKey, setShownKey] = useState(loadedKey);
   if (loaded && loadedKey !== shownKey) {
@@ -130,7 +137,7 @@ export function ProfileTab({ user }: { user: PublicUser }) {
     e.preventDefault();
     await run(async () => {
       const saved = await saveProfile({ ...form, gender: (form.gender || null) as Profile["gender"] });
-      setForm(toForm(saved));
+      setForm(toForm(saved, user.full_name));
       toast({ title: "Profile Updated", description: "Your profile has been saved.", variant: "success" });
     }, (err) => ({ title: "Update Failed", description: serverDetail(err) ?? "Failed to update profile" }));
   }
