@@ -1,7 +1,7 @@
 /** Base makeup: skin smoothing, tone evening, surface (matte, natural, dewy) and an optional tint. */
 import type { CatalogEntry } from "../../styling/catalog.ts";
 import { type Canvas, maskRow, maskSpan } from "./blend.ts";
-import { hexToLinear, linearToLab, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLinear, linearToLab, linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import {
   BETWEEN_BROWS,
@@ -69,7 +69,7 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
   const m = baseMask(img, g);
   const skin = skinMeanLinear(img, g);
   const skinLab = linearToLab(skin[0], skin[1], skin[2]);
-  const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  const ys = luminance(skin[0], skin[1], skin[2]);
   const weight = skinWeights(skinLab);
   const d = img.data, IW = img.width;
   const [x0, y0, x1, y1] = maskSpan(m, q, IW, img.height);
@@ -126,13 +126,13 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
       sm[ch] = smooth;
       O[k * 4 + ch] = smooth * (1 - detailKeep) - (smooth - low) * even;
     }
-    const lum = 0.2126 * sm[0] + 0.7152 * sm[1] + 0.0722 * sm[2];
+    const lum = luminance(sm[0], sm[1], sm[2]);
     O[k * 4 + 3] = matte && lum > ys * 1.15 ? (ys * 1.15 + (lum - ys * 1.15) * 0.45) / lum : 1;
   }
   const tint = entry.hex ? hexToLinear(entry.hex) : undefined;
   let tr = 1, tg = 1, tb = 1;
   if (tint) {
-    const yt = 0.2126 * tint[0] + 0.7152 * tint[1] + 0.0722 * tint[2];
+    const yt = luminance(tint[0], tint[1], tint[2]);
     tr = 1 + 0.25 * ((tint[0] / yt) / (skin[0] / ys) - 1);
     tg = 1 + 0.25 * ((tint[1] / yt) / (skin[1] / ys) - 1);
     tb = 1 + 0.25 * ((tint[2] / yt) / (skin[2] / ys) - 1);
@@ -160,7 +160,7 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
       let eg = (lg * detailKeep + orow[p0 + 1] + (orow[p1 + 1] - orow[p0 + 1]) * fx) * tg * f;
       let eb = (lb * detailKeep + orow[p0 + 2] + (orow[p1 + 2] - orow[p0 + 2]) * fx) * tb * f;
       if (dewy) {
-        const s = 0.35 * Math.max(0, 0.2126 * er + 0.7152 * eg + 0.0722 * eb - ys * 1.05);
+        const s = 0.35 * Math.max(0, luminance(er, eg, eb) - ys * 1.05);
         er += s;
         eg += s;
         eb += s * 0.95;

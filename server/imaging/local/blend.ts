@@ -2,7 +2,7 @@
  * Per-pixel blending of a layer into the canvas through a soft mask:
  * `out = orig + (effect - orig) * mask * opacity`, computed in linear light.
  */
-import { linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { Mask } from "./masks.ts";
 
 export interface Canvas {
@@ -74,8 +74,7 @@ export function meanLuminance(img: Canvas, mask: Mask, minMask = 0.5): number {
       const m = mask.data[r * mask.w + c];
       if (m < minMask) continue;
       const i = (y * img.width + x) * 3;
-      sum += m * (0.2126 * SRGB_TO_LINEAR[d[i]] + 0.7152 * SRGB_TO_LINEAR[d[i + 1]] +
-        0.0722 * SRGB_TO_LINEAR[d[i + 2]]);
+      sum += m * luminance(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
       n += m;
     }
   }

@@ -1,6 +1,6 @@
 /** Cheek and face layers: blush, highlighter, contour, bronzer and faux freckles. */
 import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanLinear } from "./blend.ts";
-import { deltaE, hexToLinear, linearToLab, SRGB_TO_LINEAR } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
 import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
@@ -34,7 +34,7 @@ import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
  */
 function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number, soft = false, gain = 1): void {
   const s = skinMeanLinear(img, g);
-  const ys = 0.2126 * s[0] + 0.7152 * s[1] + 0.0722 * s[2];
+  const ys = luminance(s[0], s[1], s[2]);
   const weight = skinWeights(linearToLab(s[0], s[1], s[2]));
   const d = img.data, W = img.width, H = img.height;
   const gate = new Float32Array(m.data.length).fill(1);
@@ -49,7 +49,7 @@ function skinGate(img: Canvas, g: FaceGeometry, m: Mask, step: number, soft = fa
         gate[k] = weight(pr, pg, pb);
         continue;
       }
-      const yp = 0.2126 * SRGB_TO_LINEAR[pr] + 0.7152 * SRGB_TO_LINEAR[pg] + 0.0722 * SRGB_TO_LINEAR[pb];
+      const yp = luminance(SRGB_TO_LINEAR[pr], SRGB_TO_LINEAR[pg], SRGB_TO_LINEAR[pb]);
       if (yp >= ys) continue;
       const dark = Math.min(1, Math.max(0, (yp / ys - HAIR_DARKNESS) / HAIR_DARKNESS));
       gate[k] = Math.min(1, gain * weight(pr, pg, pb)) * dark;
@@ -158,10 +158,10 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   // (a per-channel multiply, never above 1, texture untouched), so a berry
   // reads berry on any skin instead of an orange soft-light patch.
   const c = hexToLinear(hex), skin = skinMeanLinear(img, g);
-  const yc = Math.max(1e-3, 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]);
-  const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  const yc = Math.max(1e-3, luminance(c[0], c[1], c[2]));
+  const ys = luminance(skin[0], skin[1], skin[2]);
   const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** BLUSH_CHROMA);
-  const ry = 0.2126 * ratio[0] + 0.7152 * ratio[1] + 0.0722 * ratio[2];
+  const ry = luminance(ratio[0], ratio[1], ratio[2]);
   let gains: [number, number, number] = [1, 1, 1];
   for (const depth of BLUSH_DEPTHS) {
     gains = ratio.map((r) => Math.min(1, r * depth / ry)) as [number, number, number];
@@ -239,7 +239,7 @@ function flushEffect(gains: readonly number[], skin: readonly number[], skinY: n
     px[0] = r * gr, px[1] = g * gg, px[2] = b * gb;
     const w = Math.min(1, (Math.min(r, g, b) - from) / span);
     if (w > 0) {
-      const s = (0.2126 * r + 0.7152 * g + 0.0722 * b) / skinY;
+      const s = luminance(r, g, b) / skinY;
       px[0] += (Math.min(r, fr * s) - px[0]) * w;
       px[1] += (Math.min(g, fg * s) - px[1]) * w;
       px[2] += (Math.min(b, fb * s) - px[2]) * w;

@@ -13,7 +13,7 @@ import {
   softLight,
   toGamma,
 } from "./blend.ts";
-import { deltaE, hexToLinear, linearToLab } from "./color.ts";
+import { deltaE, hexToLinear, linearToLab, luminance } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
@@ -92,7 +92,7 @@ export function eyeshadowLayer(
   exposure = photoExposure(img, g),
 ): void {
   const c = hexToLinear(hex);
-  const cy = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  const cy = luminance(c[0], c[1], c[2]);
   const light = cy > 0.3;
   const sigma = 0.02 * g.fw;
   const cs = [toGamma(c[0]), toGamma(c[1]), toGamma(c[2])];
@@ -310,7 +310,7 @@ export function lashLayer(img: Canvas, g: FaceGeometry, t: number): void {
 
 export function browLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const skin = skinMeanLinear(img, g);
-  const ys = 0.2126 * skin[0] + 0.7152 * skin[1] + 0.0722 * skin[2];
+  const ys = luminance(skin[0], skin[1], skin[2]);
   for (const idx of [BROW_R, BROW_L]) {
     const poly = pick(g, idx);
     const rect = boundsOf(poly, 0.03 * g.fw, img.width, img.height);
@@ -319,7 +319,7 @@ export function browLayer(img: Canvas, g: FaceGeometry, t: number): void {
     feather(m, Math.max(0.8, 0.005 * g.fw));
     clipToFace(img, g, m, 1);
     blendLayer(img, m, 0.6 * t, (px) => {
-      const y = 0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2];
+      const y = luminance(px[0], px[1], px[2]);
       // Darker pixels (brow hair) are deepened more than the skin between them.
       const hairiness = clamp01((ys - y) / (ys * 0.6) + 0.35);
       const f = 1 - 0.5 * hairiness;

@@ -17,6 +17,7 @@ import {
   type Lab,
   lightnessOf,
   linearToLabInto,
+  luminance,
   SRGB_TO_LINEAR,
   wrapDegrees,
 } from "./color.ts";
@@ -1435,8 +1436,7 @@ function foreheadZone(img: Canvas, g: FaceGeometry): Forehead | undefined {
       let sum = 0;
       for (let y = y0 + j * s; y < y0 + j * s + s; y++) {
         for (let x = x0 + i * s, o = (y * W + x) * 3; x < x0 + i * s + s; x++, o += 3) {
-          sum += 0.2126 * SRGB_TO_LINEAR[d[o]] + 0.7152 * SRGB_TO_LINEAR[d[o + 1]] +
-            0.0722 * SRGB_TO_LINEAR[d[o + 2]];
+          sum += luminance(SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]);
         }
       }
       const Y = sum / n;

@@ -540,7 +540,7 @@ export function lipsLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
   if (!entry.hex) {
     // Clear gloss: keep the colour, add shine on the highlights.
     blendLayer(img, m, opacity, (px) => {
-      const y = 0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2];
+      const y = luminance(px[0], px[1], px[2]);
       const s = 1.6 * Math.max(0, y - 1.15 * ym) + 0.04 * y / ym * ym;
       px[0] = px[0] * 1.04 + s;
       px[1] = px[1] * 1.04 + s;
@@ -551,7 +551,7 @@ export function lipsLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
   const light = photoLight(img, g);
   const sw = hexToLinear(entry.hex);
   const c = [sw[0] * light[0], sw[1] * light[1], sw[2] * light[2]];
-  const yc = Math.max(0.002, 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]);
+  const yc = Math.max(0.002, luminance(c[0], c[1], c[2]));
   // Every finish keeps the lip's own lines and shading (a flattened texture reads as a
   // sticker; matte differs only by having no shine). Lightness is a cube root of
   // luminance, so a darker shade would shrink the visible texture by (yc/ym)^(1/3):
@@ -567,8 +567,7 @@ export function lipsLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
         const w = m.data[r * m.w + col];
         if (w < 0.5) continue;
         const i = ((m.y + r) * img.width + m.x + col) * 3;
-        const lum = 0.2126 * SRGB_TO_LINEAR[d[i]] + 0.7152 * SRGB_TO_LINEAR[d[i + 1]] +
-          0.0722 * SRGB_TO_LINEAR[d[i + 2]];
+        const lum = luminance(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
         sum += w * (lum / ym) ** texture;
         n += w;
       }
@@ -576,7 +575,7 @@ export function lipsLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
     if (n > 0 && sum > 0) norm = n / sum;
   }
   blendLayer(img, m, opacity, (px) => {
-    const lum = 0.2126 * px[0] + 0.7152 * px[1] + 0.0722 * px[2];
+    const lum = luminance(px[0], px[1], px[2]);
     const ratio = lum / ym;
     let k = texture === 1 ? ratio : norm * ratio ** texture;
     if (k > 2.2) k = 2.2;

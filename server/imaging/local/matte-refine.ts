@@ -14,7 +14,7 @@
  *    the ramp below alpha 0.5 is steepened (mostly old background on soft edges).
  */
 import type { Canvas } from "./blend.ts";
-import { linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { boxMean, labelPatches, type Point } from "./masks.ts";
 import { cellColours, personAt, type PersonMask } from "./person-mask.ts";
 
@@ -1086,8 +1086,8 @@ export function composeRefined(
         // mean (blinds, a patterned wall) into a teal or red fringe on the hair; brightness keeps
         // the strands. Thin edges (dividing by a small alpha amplifies noise) lean on the local
         // brightness too.
-        const yl = 0.2126 * fr + 0.7152 * fgg + 0.0722 * fb;
-        let ratio = yl > 1e-4 ? (0.2126 * f0 + 0.7152 * f1 + 0.0722 * f2) / yl : 1;
+        const yl = luminance(fr, fgg, fb);
+        let ratio = yl > 1e-4 ? luminance(f0, f1, f2) / yl : 1;
         ratio = ratio < EDGE_DIM ? EDGE_DIM : ratio > EDGE_BRIGHT ? EDGE_BRIGHT : ratio;
         if (al < 0.5) ratio = 1 + (ratio - 1) * (al / 0.5);
         f0 = fr * ratio;

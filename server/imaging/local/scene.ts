@@ -5,7 +5,7 @@
  */
 import sharp from "sharp";
 import type { Canvas } from "./blend.ts";
-import { hexToRgb, linearToSrgb, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToRgb, linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { rawOf } from "./framing.ts";
 import { type BackdropRecipe, BACKDROPS, GRADES } from "./recipes.ts";
 
@@ -314,7 +314,7 @@ function keyLight(backdrop: Uint8Array, n: number): number[] {
   for (let k = 0; k < n; k += 7) {
     const r = SRGB_TO_LINEAR[backdrop[k * 3]], g = SRGB_TO_LINEAR[backdrop[k * 3 + 1]];
     const b = SRGB_TO_LINEAR[backdrop[k * 3 + 2]];
-    const y = 0.2126 * r + 0.7152 * g + 0.0722 * b, wt = y * y;
+    const y = luminance(r, g, b), wt = y * y;
     light[0] += r * wt;
     light[1] += g * wt;
     light[2] += b * wt;
@@ -384,7 +384,7 @@ export function relightGains(
   backdrop: Uint8Array,
   size: { width: number; height: number },
 ): [number, number, number] {
-  const lum = (c: number[]) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  const lum = (c: number[]) => luminance(c[0], c[1], c[2]);
   const light = keyLight(backdrop, size.width * size.height);
   if (lum(light) <= 0 || lum(person) <= 0) return [1, 1, 1];
   const ly = lum(light), py = lum(person);
