@@ -8,8 +8,16 @@ import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { litShade, photoExposure } from "../../server/imaging/local/photo-exposure.ts";
-import { hexToLab, luminance } from "../../server/imaging/local/color.ts";
-import { cropFace, darkerCopy, decode, FRONTAL_FACES, job } from "./fixtures.ts";
+import { hexToLab, luminance, SRGB_TO_LINEAR } from "../../server/imaging/local/color.ts";
+import {
+  cropFace,
+  darkerCopy,
+  decode,
+  type Decoded,
+  FRONTAL_FACES,
+  job,
+  plainAndStyled,
+} from "./fixtures.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import { skinMeanLinear } from "../../server/imaging/local/skin-tone.ts";
 
@@ -88,4 +96,46 @@ Deno.test("a dim photo's person is brought up toward a new backdrop's light, a w
     Math.abs(orig / origPlain - 1) < 0.12,
     "a well-exposed photo's face keeps its light (the relight's colour only)",
   );
+});
+
+Deno.test("blush flushes a darker copy's cheeks about as deep as the portrait's", async () => {
+  // Blush strength is bounded in ΔE, and Lab differences shrink with the light: judged on the dim skin itself,
+  // Berry Flush at the default intensity flushed copies darkened to 0.58 of their light (sRGB x 0.58) deeper than
+  // the portraits (mean log gain of green over the cheeks it reddened): sample4@908 1.21 times (sample6@1081 and
+  // sample5@727 1.42 and 1.25 on lossless copies). Judged on the skin as a well-exposed photo shows it (the skin
+  // over the photo's exposure): 1.08 / 1.15 / 1.00.
+  const intensity = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
+  const ratios: number[] = [];
+  for (const face of [FRONTAL_FACES[9], FRONTAL_FACES[13], FRONTAL_FACES[10]]) {
+    const photo = await cropFace(face);
+    const lit = await plainAndStyled(engine, photo, { cheeks: "berry-flush" }, intensity);
+    // The cheeks: pixels the blush moved on the portrait (the darker copy's face is where the portrait's is).
+    const cheeks: number[] = [];
+    for (let p = 0; p < lit.plain.width * lit.plain.height; p++) {
+      let moved = 0;
+      for (let c = 0; c < 3; c++) moved += Math.abs(lit.plain.data[p * 3 + c] - lit.out.data[p * 3 + c]);
+      if (moved > 12) cheeks.push(p);
+    }
+    const greenGain = ({ plain, out }: { plain: Decoded; out: Decoded }) => {
+      let sum = 0;
+      for (const p of cheeks) {
+        sum += Math.log(
+          Math.max(1e-4, SRGB_TO_LINEAR[out.data[p * 3 + 1]]) /
+            Math.max(1e-4, SRGB_TO_LINEAR[plain.data[p * 3 + 1]]),
+        );
+      }
+      return sum / cheeks.length;
+    };
+    const dim = await plainAndStyled(engine, await darkerCopy(photo), { cheeks: "berry-flush" }, intensity);
+    const ratio = greenGain(dim) / greenGain(lit);
+    console.log(`sample${face[0]}@${face[1]}: ${cheeks.length} px, darker copy's flush ${ratio.toFixed(2)}x`);
+    assert.ok(cheeks.length > 300, "the blush reddened the cheeks");
+    assert.ok(
+      ratio <= 1.18,
+      `sample${face[0]}@${face[1]}: the darker copy flushed ${ratio.toFixed(2)}x as deep`,
+    );
+    ratios.push(ratio);
+  }
+  const mean = ratios.reduce((a, b) => a + b) / ratios.length;
+  assert.ok(mean <= 1.12, `darker copies flushed ${mean.toFixed(2)}x as deep on average`);
 });

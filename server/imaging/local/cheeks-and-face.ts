@@ -17,6 +17,7 @@ import {
   type Point,
   subtract,
 } from "./masks.ts";
+import { photoExposure } from "./photo-exposure.ts";
 import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
 
 /**
@@ -151,9 +152,14 @@ const SIDES = [
 /**
  * Blush: swept along the cheekbone from the apple of the cheek up toward the
  * temple (a tapered, feathered band, not a disc), clipped to the face outline.
+ * Its strength is judged on the skin as a well-exposed photo shows it (the skin over `exposure`, see
+ * photoExposure: the renderer measures it before anything is painted; measured here when not given). The bounds are ΔE, and Lab
+ * differences shrink with the light: judged on the dim skin itself, the same shade flushed a copy of a
+ * portrait darkened to 0.58 of its light 21-42 % deeper (log gain of green) than the portrait, at 0.35
+ * 40-55 % deeper.
  */
-export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number): void {
-  const p = g.pts, fw = g.fw, q = SOFT_STEP;
+export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number, exposure?: number): void {
+  const p = g.pts, fw = g.fw, q = SOFT_STEP, lit = exposure ?? photoExposure(img, g);
   // A translucent flush: the skin's chromaticity moved toward the shade's
   // (a per-channel multiply, never above 1, texture untouched), so a berry
   // reads berry on any skin instead of an orange soft-light patch.
@@ -162,12 +168,14 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
   const ys = luminance(skin[0], skin[1], skin[2]);
   const ratio = [0, 1, 2].map((k) => ((c[k] / yc) / (skin[k] / ys)) ** BLUSH_CHROMA);
   const ry = luminance(ratio[0], ratio[1], ratio[2]);
+  const wellLit = (v: readonly number[]) => v.map((x) => Math.min(1, x / lit));
+  const litSkin = wellLit(skin);
   let gains: [number, number, number] = [1, 1, 1];
   for (const depth of BLUSH_DEPTHS) {
     gains = ratio.map((r) => Math.min(1, r * depth / ry)) as [number, number, number];
-    if (flushDistance(skin, gains) >= BLUSH_MIN_DELTA_E) break;
+    if (flushDistance(litSkin, gains) >= BLUSH_MIN_DELTA_E) break;
   }
-  gains = easedGains(skin, gains, BLUSH_MAX_DELTA_E);
+  gains = easedGains(litSkin, gains, BLUSH_MAX_DELTA_E);
   for (const side of SIDES) {
     const a = mid(p[side.apple[0]], p[side.apple[1]]);
     const apple: Point = [a[0] - g.up[0] * BLUSH_DROP * fw, a[1] - g.up[1] * BLUSH_DROP * fw];
@@ -180,7 +188,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number)
       // The cheek's own colour under the band's core bounds this cheek's flush too (see BLUSH_CHEEK_DELTA_E).
       // (Lit white pixels are left out: they take the flushed skin's colour, not the gains; see WHITE_FROM.)
       const cheek = maskedMeanLinear(img, m, 0.5, SOFT_STEP, (r, g, b) => Math.min(r, g, b) >= WHITE_FROM);
-      const own = cheek ? easedGains(cheek, gains, BLUSH_CHEEK_DELTA_E) : gains;
+      const own = cheek ? easedGains(wellLit(cheek), gains, BLUSH_CHEEK_DELTA_E) : gains;
       blendLayer(img, m, alpha, flushEffect(own, skin, ys), SOFT_STEP);
     });
   }

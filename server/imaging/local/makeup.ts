@@ -99,8 +99,9 @@ export function primeEyes(img: Canvas, g: FaceGeometry, plan: MakeupPlan): EyeCo
  * found: the colour search that corrects a lip outline off the lips
  * (lips.ts) was tuned on that mesh, and on the upright one it did not
  * trigger where the outline stops inside a full lower lip (sample1@1438: 76%
- * of the lips painted against 95%). `exposure` lights a light eye shadow (see eyeshadowLayer): the photo's,
- * as the renderer measured it before anything was painted; measured here when not given.
+ * of the lips painted against 95%). `exposure` lights a light eye shadow (see eyeshadowLayer) and sets the
+ * blush's strength (see blushLayer): the photo's, as the renderer measured it before anything was painted;
+ * measured by each layer when not given.
  */
 export function applyMakeup(
   img: Canvas,
@@ -119,7 +120,7 @@ export function applyMakeup(
   if (contour) contourLayer(img, g, contour.t);
   const bronzer = has("bronzer");
   if (bronzer) bronzerLayer(img, g, bronzer.t);
-  if (plan.cheeks?.entry.hex) blushLayer(img, g, plan.cheeks.entry.hex, plan.cheeks.t);
+  if (plan.cheeks?.entry.hex) blushLayer(img, g, plan.cheeks.entry.hex, plan.cheeks.t, exposure);
   const freckles = has("freckles");
   if (freckles) frecklesLayer(img, g, freckles.t);
   const hl = has("highlighter");
