@@ -153,10 +153,10 @@ const SIDES = [
  * Blush: swept along the cheekbone from the apple of the cheek up toward the
  * temple (a tapered, feathered band, not a disc), clipped to the face outline.
  * Its strength is judged on the skin as a well-exposed photo shows it (the skin over `exposure`, see
- * photoExposure: the renderer measures it before anything is painted; measured here when not given). The bounds are ΔE, and Lab
- * differences shrink with the light: judged on the dim skin itself, the same shade flushed a copy of a
- * portrait darkened to 0.58 of its light 21-42 % deeper (log gain of green) than the portrait, at 0.35
- * 40-55 % deeper.
+ * photoExposure: the renderer measures it before anything is painted; measured here when not given). The
+ * bounds are ΔE, and Lab differences shrink with the light: judged on the dim skin itself, the same shade
+ * flushed a copy of a portrait darkened to 0.58 of its light 21-42 % deeper (log gain of green) than the
+ * portrait, at 0.35 40-55 % deeper.
  */
 export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number, exposure?: number): void {
   const p = g.pts, fw = g.fw, q = SOFT_STEP, lit = exposure ?? photoExposure(img, g);
