@@ -44,6 +44,7 @@ import {
   changed,
   copyOf,
   EYE_CENTRES_SEEN,
+  eyeOpenings,
   eyeOpeningsOf,
   eyeProductOutsideSeenEyes,
   faceBox,
@@ -101,6 +102,39 @@ Deno.test("blush: swept along the cheekbone, never past the face outline", () =>
     assert.equal(b.outside, 0, `${name(i)}: blush pixels outside the face outline`);
     assert.ok(b.elongation >= 1.3, `${name(i)}: elongation ${b.elongation.toFixed(2)} (a disc is 1)`);
   });
+});
+
+Deno.test("blush on both cheeks of a turned head, still inside the face outline and out of the eyes", async () => {
+  // On a turned head the far cheek's mesh points lie at the face outline or past it, and the clip to the
+  // outline took 85-97 % of that cheek's band: Berry Flush showed on one cheek only. The weaker cheek's
+  // flushed pixels (ΔE over 2) against the stronger's, before: sample1@334 0.05, sample1@773 0.05,
+  // sample4@908 0.05, sample5@1319 0.07, sample6@587 0.12, sample2@1370 0.19.
+  const turned = [0, 2, 9, 12, 15, 3].map((k) => FRONTAL_FACES[k]);
+  for (const face of turned) {
+    const f = await framedFace(engine, face);
+    const out = copyOf(f.plain);
+    blushLayer(out, f.g, "#B2476B", 1);
+    const moved = changed(f.plain, out, faceBox(f.plain, f.g), 2);
+    // Each side of the line down the nose bridge (mesh point 6, along the face's up direction).
+    const [nx, ny] = f.g.pts[6], [ux, uy] = f.g.up;
+    const side = (p: number) => (p % out.width - nx) * -uy + (Math.floor(p / out.width) - ny) * ux > 0;
+    const a = moved.filter(side).length, b = moved.length - a;
+    const ratio = Math.min(a, b) / Math.max(1, Math.max(a, b));
+    const eyes = new Set(eyeOpenings(f.plain, f.g));
+    const { outside } = blushOutsideFace(f.plain, out, f.g);
+    const inEyes = moved.filter((p) => eyes.has(p)).length;
+    console.log(
+      `sample${face[0]}@${face[1]}: cheeks ${a} / ${b} px (${
+        ratio.toFixed(2)
+      }), outside ${outside}, eyes ${inEyes}`,
+    );
+    assert.ok(
+      ratio >= 0.25,
+      `sample${face[0]}@${face[1]}: the weaker cheek flushed ${ratio.toFixed(2)} of the other`,
+    );
+    assert.equal(outside, 0, `sample${face[0]}@${face[1]}: blush outside the face outline`);
+    assert.equal(inEyes, 0, `sample${face[0]}@${face[1]}: blush in an eye`);
+  }
 });
 
 Deno.test("blush is a sheer pigment: it deepens the cheek's colour and never lightens a channel", () => {
