@@ -223,7 +223,7 @@ function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: 
   return best;
 }
 
-/** Share of the blush band to lie inside the face outline, and how it is moved to get there (see bandInsideFace). */
+/** The share of the band to lie inside the outline, and the steps that move it (see bandInsideFace). */
 const BAND_INSIDE = 0.9, BAND_SHIFT_STEP = 0.01, BAND_MAX_SHIFT = 0.14;
 
 /** How far (ΔE) the gains move a linear colour `c` (whose Lab is `base`). */
