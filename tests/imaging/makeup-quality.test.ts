@@ -106,9 +106,10 @@ Deno.test("blush: swept along the cheekbone, never past the face outline", () =>
 
 Deno.test("blush on both cheeks of a turned head, still inside the face outline and out of the eyes", async () => {
   // On a turned head the far cheek's mesh points lie at the face outline or past it, and the clip to the
-  // outline took 85-97 % of that cheek's band: Berry Flush showed on one cheek only. The weaker cheek's
-  // flushed pixels (ΔE over 2) against the stronger's, before: sample1@334 0.05, sample1@773 0.05,
-  // sample4@908 0.05, sample5@1319 0.07, sample6@587 0.12, sample2@1370 0.19.
+  // outline took 79-95 % of that cheek's band: Berry Flush showed on one cheek only. The weaker cheek's
+  // flushed pixels (ΔE over 2) against the stronger's at full strength, before -> after: sample1@334 0.06 ->
+  // 0.39, sample1@773 0.02 -> 0.27, sample4@908 0.05 -> 0.32, sample5@1319 0.06 -> 0.57, sample6@587 0.18 ->
+  // 0.83, sample2@1370 0.28 -> 0.56.
   const turned = [0, 2, 9, 12, 15, 3].map((k) => FRONTAL_FACES[k]);
   for (const face of turned) {
     const f = await framedFace(engine, face);

@@ -200,7 +200,7 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number,
  * BAND_INSIDE of it lies inside the face outline (the clip, see clipToFace), BAND_SHIFT_STEP face widths
  * at a time and at most BAND_MAX_SHIFT; where no shift gets there, the one that gets the most in. On a
  * turned head the far cheek's mesh points (apple, temple) lie at the outline or past it: the mesh's
- * outline there runs behind the cheek's curve. The clip took 85-97 % of that cheek's band, so the blush
+ * outline there runs behind the cheek's curve. The clip took 79-95 % of that cheek's band, so the blush
  * was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's flush 0.00-0.10 of the
  * other's at 60; with the band moved, 0.26-0.87 on those faces).
  */
