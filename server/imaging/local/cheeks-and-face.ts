@@ -133,11 +133,14 @@ function paintSoftArea(
   lift: number,
   alpha: number,
   paint: (m: Mask, alpha: number) => void,
+  offNose = false,
 ): void {
   feather(m, featherPx / SOFT_STEP);
   boost(m, lift);
-  // A band moved inward on a turned head (see bandInsideFace) can reach an eye; its feather can too.
+  // A band moved inward on a turned head (see bandInsideFace) can reach an eye, a blush band the nose; so can
+  // their feather.
   subtract(m, eyeZone(g, m, SOFT_STEP, false));
+  if (offNose) subtract(m, noseZone(g, m, SOFT_STEP));
   clipToFace(img, g, m, SOFT_STEP);
   // Tolerant: skin in shadow at the temple stays flushed; strands (far
   // from any skin colour) do not.
@@ -191,18 +194,20 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number,
       const cheek = maskedMeanLinear(img, m, 0.5, SOFT_STEP, (r, g, b) => Math.min(r, g, b) >= WHITE_FROM);
       const own = cheek ? easedGains(wellLit(cheek), gains, BLUSH_CHEEK_DELTA_E) : gains;
       blendLayer(img, m, alpha, flushEffect(own, skin, ys), SOFT_STEP);
-    });
+    }, true);
   }
 }
 
 /**
  * The blush band along `line` (see bandPolygon), moved across the face toward its middle until
- * BAND_INSIDE of it lies inside the face outline (the clip, see clipToFace), BAND_SHIFT_STEP face widths
- * at a time and at most BAND_MAX_SHIFT; where no shift gets there, the one that gets the most in. On a
+ * BAND_INSIDE of it lies inside the face outline (the clip, see clipToFace) and off the nose,
+ * BAND_SHIFT_STEP face widths at a time and at most BAND_MAX_SHIFT; where no shift gets there, the one
+ * that gets the most in. On a
  * turned head the far cheek's mesh points (apple, temple) lie at the outline or past it: the mesh's
  * outline there runs behind the cheek's curve. The clip took 79-95 % of that cheek's band, so the blush
  * was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's flush 0.00-0.10 of the
- * other's at 60; with the band moved, 0.26-0.87 on those faces).
+ * other's at 60; with the band moved and kept off the nose, 0.06-0.53 on those faces: a far cheek shows
+ * only between the nose and the outline).
  */
 function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: number) => number): Point[] {
   const q = SOFT_STEP, fw = g.fw;
@@ -216,6 +221,7 @@ function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: 
     fillPolygon(m, toGrid(band, q));
     const all = m.data.reduce((a, v) => a + v, 0);
     clipToFace(img, g, m, q);
+    subtract(m, noseZone(g, m, q));
     const inside = all > 0 ? m.data.reduce((a, v) => a + v, 0) / all : 0;
     if (inside > bestInside) best = band, bestInside = inside;
     if (inside >= BAND_INSIDE) break;
@@ -336,6 +342,22 @@ export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void 
     blendLut(img, m, 0.9 * t, lut);
   }
 }
+
+/**
+ * The nose (its bridge, sides and wings), feathered over NOSE_FEATHER face widths so a blush kept off it
+ * fades out beside it, on a mask like `rect` on a 1/`step` grid.
+ */
+function noseZone(g: FaceGeometry, rect: { x: number; y: number; w: number; h: number }, step: number): Mask {
+  const m = createMask(rect);
+  fillPolygon(m, toGrid(pick(g, NOSE_OUTLINE), step));
+  feather(m, NOSE_FEATHER * g.fw / step);
+  return boost(m, 1.3);
+}
+
+/** The nose's outline on the mesh: the bridge's top, one side and wing, under the tip, the other wing and side. */
+const NOSE_OUTLINE = [168, 417, 358, 2, 129, 193];
+/** Feathered 0.01 face widths, the far cheek's flush ended in a hard edge along the nose (a wedge). */
+const NOSE_FEATHER = 0.03;
 
 /**
  * The eyes and, with `hollows`, the hollow under them (lower lid to the cheek's top ring), on a mask like
