@@ -202,12 +202,11 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number,
  * The blush band along `line` (see bandPolygon), moved across the face toward its middle until
  * BAND_INSIDE of it lies inside the face outline (the clip, see clipToFace) and off the nose,
  * BAND_SHIFT_STEP face widths at a time and at most BAND_MAX_SHIFT; where no shift gets there, the one
- * that gets the most in. On a
- * turned head the far cheek's mesh points (apple, temple) lie at the outline or past it: the mesh's
- * outline there runs behind the cheek's curve. The clip took 79-95 % of that cheek's band, so the blush
- * was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's flush 0.00-0.10 of the
- * other's at 60; with the band moved and kept off the nose, 0.06-0.53 on those faces: a far cheek shows
- * only between the nose and the outline).
+ * that gets the most in. On a turned head the far cheek's mesh points (apple, temple) lie at the outline
+ * or past it: the mesh's outline there runs behind the cheek's curve. The clip took 79-95 % of that
+ * cheek's band, so the blush was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's
+ * flush 0.00-0.10 of the other's at 60; with the band moved and kept off the nose, 0.06-0.53 on those
+ * faces: a far cheek shows only between the nose and the outline).
  */
 function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: number) => number): Point[] {
   const q = SOFT_STEP, fw = g.fw;
