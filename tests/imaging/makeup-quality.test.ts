@@ -20,7 +20,14 @@ import { decodePhoto, detectFaces, UPRIGHT_SIDE } from "../../server/imaging/loc
 import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY, type SelectedOptions } from "../../server/styling/option-keys.ts";
 import { faceGeometry, pick } from "../../server/imaging/local/face-geometry.ts";
-import { EYE_L, EYE_R, LASH_L, LASH_R, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
+import {
+  EYE_L,
+  EYE_R,
+  LASH_L,
+  LASH_R,
+  LIPS_OUTER,
+  NOSE_OUTLINE,
+} from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import {
   cropFace,
@@ -126,7 +133,7 @@ Deno.test("blush on both cheeks of a turned head, inside the face outline, off t
     const a = moved.filter(side).length, b = moved.length - a;
     const ratio = Math.min(a, b) / Math.max(1, Math.max(a, b));
     const eyes = new Set(eyeOpenings(f.plain, f.g));
-    const nose = new Set(polygonPixels(f.plain, pick(f.g, [168, 417, 358, 2, 129, 193]), 0, 0.5));
+    const nose = new Set(polygonPixels(f.plain, pick(f.g, NOSE_OUTLINE), 0, 0.5));
     const { outside } = blushOutsideFace(f.plain, out, f.g);
     const onNose = moved.filter((p) => nose.has(p)).length, inEyes = moved.filter((p) => eyes.has(p)).length;
     console.log(

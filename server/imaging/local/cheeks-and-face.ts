@@ -2,7 +2,7 @@
 import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanLinear } from "./blend.ts";
 import { deltaE, hexToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
-import { EYE_L, EYE_R, FACE_OVAL, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
+import { EYE_L, EYE_R, FACE_OVAL, NOSE_OUTLINE, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
 import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
 import {
   bandPolygon,
@@ -353,8 +353,6 @@ function noseZone(g: FaceGeometry, rect: { x: number; y: number; w: number; h: n
   return boost(m, 1.3);
 }
 
-/** The nose's outline on the mesh: the bridge's top, one side and wing, under the tip, the other wing and side. */
-const NOSE_OUTLINE = [168, 417, 358, 2, 129, 193];
 /** Feathered 0.01 face widths, the far cheek's flush ended in a hard edge along the nose (a wedge). */
 const NOSE_FEATHER = 0.03;
 

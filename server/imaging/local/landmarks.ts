@@ -141,6 +141,8 @@ export const FACE_OVAL = [
 ];
 /** Nostril area (kept out of the base layer's smoothing). */
 export const NOSE_BRIDGE = [168, 6, 197, 195, 5, 4];
+/** The nose's outline: the bridge's top, one side and wing, under the tip, the other wing and side (no blush there). */
+export const NOSE_OUTLINE = [168, 417, 358, 2, 129, 193];
 export const FACE_LEFT_EDGE = 234;
 export const FACE_RIGHT_EDGE = 454;
 export const FOREHEAD_TOP = 10;
