@@ -63,18 +63,20 @@ export async function restoreDetail(img: Canvas, scale: number): Promise<Canvas>
   if (blurred.length !== n) throw new Error(`detail mask: expected ${n} bytes, got ${blurred.length}`);
   const out = new Uint8ClampedArray(d.buffer, d.byteOffset, d.length);
   const { gain, threshold: t, cap, radius: r } = s;
-  for (let row = 0; row < H; row++) {
-    for (let x = 0, p = row * W; x < W; x++, p++) {
-      const diff = y[p] - blurred[p];
-      if (diff <= t && diff >= -t) continue;
-      let k = Math.round(Math.max(-cap, Math.min(cap, gain * (diff > 0 ? diff - t : diff + t))));
-      if (k > SMALL || k < -SMALL) k = bounded(y, p, x, row, W, H, r, k);
-      if (k === 0) continue;
-      const i = p * 3;
-      out[i] += k;
-      out[i + 1] += k;
-      out[i + 2] += k;
+  // One loop over the pixels, the row worked out where needed (why not rows of columns: see gradeLighting).
+  for (let p = 0; p < n; p++) {
+    const diff = y[p] - blurred[p];
+    if (diff <= t && diff >= -t) continue;
+    let k = Math.round(Math.max(-cap, Math.min(cap, gain * (diff > 0 ? diff - t : diff + t))));
+    if (k > SMALL || k < -SMALL) {
+      const row = Math.floor(p / W);
+      k = bounded(y, p, p - row * W, row, W, H, r, k);
     }
+    if (k === 0) continue;
+    const i = p * 3;
+    out[i] += k;
+    out[i + 1] += k;
+    out[i + 2] += k;
   }
   return img;
 }
