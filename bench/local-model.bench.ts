@@ -1,8 +1,8 @@
 /**
  * Local image model benchmark (`deno task bench`, or, with the server's V8 flags,
  * `deno run -A --v8-flags=--max-semi-space-size=1,--expose-gc bench/local-model.bench.ts`).
- * Prints: median/p95 of a full look at 1080x1920 through the worker pool, cold (a photo seen for the first
- * time) and warm (the same photo restyled, its decode, faces, framing and mask cached), each against the
+ * Prints: a fresh worker's first looks (see WARM_UP_LOOKS); then median/p95 of a full look at 1080x1920
+ * through the worker pool, cold (a photo seen for the first time) and warm (the same photo restyled, its decode, faces, framing and mask cached), each against the
  * absolute budget (a full look's median at most 1.5 s on a 2-core machine) and against the bare sharp
  * decode+resize+encode of the same photo (with sharp's default JPEG settings and with the model's; target
  * 3x), with per-stage medians; a new photo's first look after the preparation its upload starts
@@ -20,6 +20,13 @@ import { percentile } from "./stats.ts";
 import { cropFace, DARK_HAIR } from "../tests/imaging/fixtures.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 20);
+/**
+ * Looks a fresh worker renders before the timed ones: its code compiles while it runs (V8 tiers a function up
+ * as it gets hot), so its first looks are up to three times slower than the same looks later. They are timed
+ * and printed on their own ("a fresh worker's first looks"); the cold, prepared and warm figures below are a
+ * running server's, whose code is compiled, and differ only in what is cached for the photo.
+ */
+const WARM_UP_LOOKS = Number(Deno.env.get("BENCH_WARM_UP") ?? 12);
 const LEAK_JOBS = Number(Deno.env.get("BENCH_LEAK_JOBS") ?? 50);
 const photo = await cropFace(DARK_HAIR);
 const meta = await sharp(photo).metadata();
@@ -71,7 +78,12 @@ const model = await createLocalModel({ workers: 1 });
 try {
   await model.ready();
   const rssLoaded = Deno.memoryUsage().rss;
-  for (let i = 0; i < 3; i++) await model.generate(request);
+  const firstLooks: number[] = [];
+  for (let i = 0; i < WARM_UP_LOOKS; i++) {
+    const t = performance.now();
+    await model.generate(request);
+    firstLooks.push(performance.now() - t);
+  }
   // Cold: no photo id, so nothing derived from the photo is reused (as for a photo styled the first
   // time). Warm: the same photo id every run, options changing (as a user styling one photo).
   const looks = async (photoId: string | undefined) => {
@@ -128,7 +140,12 @@ try {
       `${ms(percentile(bareSame, 50))} with the model's (timed before each look below)`,
   );
   console.log(
-    `full look (lips, eyeshadow, blush, base, highlight, hair colour, backdrop, lighting), ${RUNS} runs each:`,
+    `a fresh worker's first ${WARM_UP_LOOKS} looks (a new photo each, its code still compiling): ` +
+      `${firstLooks.map((v) => v.toFixed(0)).join(", ")} ms`,
+  );
+  console.log(
+    `full look (lips, eyeshadow, blush, base, highlight, hair colour, backdrop, lighting), ${RUNS} runs each, ` +
+      `after those:`,
   );
   for (
     const [label, r] of [
