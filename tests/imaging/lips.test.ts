@@ -256,6 +256,36 @@ Deno.test("lipstick follows the real lips where the mesh's outline is off them (
   }
 });
 
+Deno.test("an upper lip in another light than the lower is painted inside the mesh's opening (sample3@1005)", async () => {
+  // Her upper lip is lit blue (lavender, L* 52, a* 31, b* -10), her lower lip red (L* 54, a* 38, b* 9); the
+  // mesh's opening runs up into the upper lip above her first teeth. Compared with the two lips' mean colour,
+  // that band of lip counted as the opening and took 40 % of the shade: it changed 0.64-0.79 as much as the
+  // lower lip did (a paler strip between the lipstick and the teeth). Traced by hand on the photo.
+  const f = await framedFace(engine, FRONTAL_FACES[6]);
+  const band = tracedPixels(f, [[1127, 432], [1152, 434], [1152, 439], [1127, 437]]);
+  const lower = tracedPixels(f, [[1135, 449], [1165, 449], [1165, 455], [1135, 455]]);
+  assert.ok(band.length > 50 && lower.length > 300, `traced ${band.length} and ${lower.length} lip px`);
+  for (const [id] of SHADES) {
+    const entry = CATALOG.makeup.lips.find((e) => e.id === id)!;
+    for (const intensity of [DEFAULT_INTENSITY, 100]) {
+      const out = copyOf(f.plain);
+      lipsLayer(out, f.g, entry, intensity / 100);
+      const moved = (px: number[]) =>
+        px.reduce((t, p) => t + deltaE(labOf(f.plain, p), labOf(out, p)), 0) / px.length;
+      const ratio = moved(band) / moved(lower);
+      console.log(
+        `sample3@1005 ${id} ${intensity}: the upper lip's band above the teeth moved ${ratio.toFixed(2)}x ` +
+          `as much as the lower lip (ΔE ${moved(band).toFixed(1)} against ${moved(lower).toFixed(1)})`,
+      );
+      // (Her teeth are checked with the other portraits' above.)
+      assert.ok(
+        ratio >= 0.85,
+        `${id}@${intensity}: the band moved ${ratio.toFixed(2)}x as much as the lower lip`,
+      );
+    }
+  }
+});
+
 Deno.test("the crease between closed lips takes the lipstick with them, not left as holes (sample2@805)", async () => {
   // Her lips meet along a crease darker and redder than the lip's typical colour (L* 30-35 at a* 29-31
   // against 47 at 20). Inside the mesh's opening such a pixel, more than 16 ΔE from the lip's colour,

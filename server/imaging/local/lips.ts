@@ -66,6 +66,11 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   }
   const lip = lipColour(img, m, hole);
   const lipHue = hueOf(lip.a, lip.b);
+  // Each lip's own colour: in a light from one side the two differ (sample3@1005's upper lip lit blue,
+  // lavender, her lower lip red), and upper lip inside the mesh's opening was far from their mean.
+  const sides = lipSides(g, rect);
+  const upper = lipColour(img, m, hole, (r, c) => r < sides.upper[c]) ?? lip;
+  const lower = lipColour(img, m, hole, (r, c) => r > sides.lower[c]) ?? lip;
   // Where teeth can be: the mesh's opening and a band around it (a wide
   // smile's teeth reach well past the mesh's inner outline, over what it
   // takes for the lips).
@@ -99,7 +104,11 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       const cavity = Math.max(hole.data[k], poly ? 1 - poly[k] : 0) *
         clamp01((0.7 * lip.L - L) / (0.15 * lip.L + 1)) * (1 - shade);
       // Inside the mesh's opening, only what does not look like lip is the opening.
-      const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 || shade > 0.5 ? 1 : 0;
+      const side = 2 * r < sides.upper[c] + sides.lower[c] ? upper : lower;
+      const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 ||
+          Math.hypot(L - side.L, a - side.a, b - side.b) < 16 || shade > 0.5
+        ? 1
+        : 0;
       teethOf.data[k] = teeth;
       open.data[k] = clamp01(Math.max(cavity, hole.data[k] * (1 - lipLike) * 0.6));
     }
@@ -216,24 +225,67 @@ const OPEN_SMOOTH = 1;
 /** How far past the mesh's inner lip outline teeth are looked for (Gaussian sigma, face widths). */
 const TEETH_REACH = 0.03;
 
+interface LipLab {
+  L: number;
+  a: number;
+  b: number;
+}
+
+/** The mesh's inner lip outline: its upper edge from corner to corner, and its lower edge. */
+const INNER_UPPER = LIPS_INNER.slice(0, 11), INNER_LOWER = [...LIPS_INNER.slice(10), LIPS_INNER[0]];
+
+/**
+ * Per column of `rect`, the row (from rect.y) of the mesh's inner outline's upper and lower edge: lip pixels
+ * above the upper edge are the upper lip, below the lower one the lower lip. Past the corners, the corner's row.
+ */
+function lipSides(g: FaceGeometry, rect: Rect): { upper: Float32Array; lower: Float32Array } {
+  const at = (ids: number[]) => {
+    const pts = pick(g, ids).sort((p, q) => p[0] - q[0]);
+    const rows = new Float32Array(rect.w);
+    for (let c = 0, j = 0; c < rect.w; c++) {
+      const x = rect.x + c + 0.5;
+      while (j < pts.length - 2 && pts[j + 1][0] < x) j++;
+      const [x0, y0] = pts[j], [x1, y1] = pts[j + 1];
+      const t = x1 > x0 ? Math.max(0, Math.min(1, (x - x0) / (x1 - x0))) : 0;
+      rows[c] = y0 + (y1 - y0) * t - rect.y;
+    }
+    return rows;
+  };
+  return { upper: at(INNER_UPPER), lower: at(INNER_LOWER) };
+}
+
 /**
  * The lip's typical Lab: pixels well inside the outer outline and outside the
  * mesh's opening, sorted by lightness, averaged between the 20th and 60th
  * percentile (teeth that reach past the opening and highlights are the
- * lightest, creases the darkest; neither may move the reference).
+ * lightest, creases the darkest; neither may move the reference). With
+ * `where`, of the pixels it takes only (one lip: see lipSides), undefined
+ * when fewer than 10.
  */
-function lipColour(img: Canvas, m: Mask, hole: Mask): { L: number; a: number; b: number } {
+function lipColour(img: Canvas, m: Mask, hole: Mask): LipLab;
+function lipColour(
+  img: Canvas,
+  m: Mask,
+  hole: Mask,
+  where: (r: number, c: number) => boolean,
+): LipLab | undefined;
+function lipColour(
+  img: Canvas,
+  m: Mask,
+  hole: Mask,
+  where?: (r: number, c: number) => boolean,
+): LipLab | undefined {
   const labs: [number, number, number][] = [];
   const d = img.data;
   for (let r = 0; r < m.h; r++) {
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
-      if (m.data[k] < 0.9 || hole.data[k] > 0.02) continue;
+      if (m.data[k] < 0.9 || hole.data[k] > 0.02 || (where && !where(r, c))) continue;
       const i = ((m.y + r) * img.width + m.x + c) * 3;
       labs.push(linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]));
     }
   }
-  if (labs.length < 10) return { L: 50, a: 20, b: 10 };
+  if (labs.length < 10) return where ? undefined : { L: 50, a: 20, b: 10 };
   labs.sort((p, q) => p[0] - q[0]);
   const from = Math.floor(labs.length * 0.2), to = Math.max(from + 1, Math.floor(labs.length * 0.6));
   const s = [0, 0, 0];
