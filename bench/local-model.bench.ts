@@ -2,10 +2,10 @@
  * Local image model benchmark (`deno task bench`, or, with the server's V8 flags,
  * `deno run -A --v8-flags=--max-semi-space-size=1,--expose-gc bench/local-model.bench.ts`).
  * Prints: a fresh worker's first looks (see WARM_UP_LOOKS); then median/p95 of a full look at 1080x1920
- * through the worker pool, cold (a photo seen for the first time) and warm (the same photo restyled, its decode, faces, framing and mask cached), each against the
- * absolute budget (a full look's median at most 1.5 s on a 2-core machine) and against the bare sharp
- * decode+resize+encode of the same photo (with sharp's default JPEG settings and with the model's; target
- * 3x), with per-stage medians; a new photo's first look after the preparation its upload starts
+ * through the worker pool, cold (a photo seen for the first time) and warm (the same photo restyled, its
+ * decode, faces, framing and mask cached), each against the absolute budget (a full look's median at most
+ * 1.5 s on a 2-core machine) and against the bare sharp decode+resize+encode of the same photo (with sharp's
+ * default JPEG settings and with the model's; target 3x), with per-stage medians; a new photo's first look after the preparation its upload starts
  * (ImageModel.prepare); the live preview's latency (first and warm); the worker's memory: RSS peak, and
  * heap growth over 50 jobs (after a full GC); and the look on a photo around its worker's replacement.
  * The photo is a face cropped at run time from @vladmandic/face-api's demo
