@@ -37,6 +37,7 @@ import {
   changed,
   copyOf,
   framedFace,
+  meanDeltaE,
   skinAroundMouth,
   TRACED_LIPS,
   TRACED_TEETH,
@@ -270,8 +271,7 @@ Deno.test("an upper lip in another light than the lower is painted inside the me
     for (const intensity of [DEFAULT_INTENSITY, 100]) {
       const out = copyOf(f.plain);
       lipsLayer(out, f.g, entry, intensity / 100);
-      const moved = (px: number[]) =>
-        px.reduce((t, p) => t + deltaE(labOf(f.plain, p), labOf(out, p)), 0) / px.length;
+      const moved = (px: number[]) => meanDeltaE(f.plain, out, px);
       const ratio = moved(band) / moved(lower);
       console.log(
         `sample3@1005 ${id} ${intensity}: the upper lip's band above the teeth moved ${ratio.toFixed(2)}x ` +

@@ -37,7 +37,17 @@ import {
 } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions } from "../../server/styling/option-keys.ts";
-import { cropFace, cropRect, decode, type Decoded, job, labOf, meanLab, polygonPixels } from "./fixtures.ts";
+import {
+  cropFace,
+  cropRect,
+  decode,
+  type Decoded,
+  job,
+  labOf,
+  meanLab,
+  meanPixelDeltaE,
+  polygonPixels,
+} from "./fixtures.ts";
 
 /** An unstyled render and the landmarks the renderer paints from. */
 export interface FramedFace {
@@ -128,11 +138,7 @@ export function lids(img: Decoded, g: FaceGeometry): [number[], number[]] {
 }
 
 /** Mean ΔE between two images over `pixels`. */
-export function meanDeltaE(a: Decoded, b: Decoded, pixels: number[]): number {
-  let s = 0;
-  for (const p of pixels) s += deltaE(labOf(a, p), labOf(b, p));
-  return s / Math.max(1, pixels.length);
-}
+export const meanDeltaE = meanPixelDeltaE;
 
 /** The largest L* increase over `pixels` (its 99.5th percentile: single JPEG-noise pixels aside). */
 export function maxLift(a: Decoded, b: Decoded, pixels: number[]): number {
