@@ -64,7 +64,7 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       m.data[k] = Math.max(m.data[k] * Math.min(1, 2 * f), f);
     }
   }
-  const lip = lipColour(img, m, hole);
+  const lip = lipColour(img, m, hole) ?? { L: 50, a: 20, b: 10 };
   const lipHue = hueOf(lip.a, lip.b);
   // Each lip's own colour: in a light from one side the two differ (sample3@1005's upper lip lit blue,
   // lavender, her lower lip red), and upper lip inside the mesh's opening was far from their mean.
@@ -259,16 +259,9 @@ function lipSides(g: FaceGeometry, rect: Rect): { upper: Float32Array; lower: Fl
  * mesh's opening, sorted by lightness, averaged between the 20th and 60th
  * percentile (teeth that reach past the opening and highlights are the
  * lightest, creases the darkest; neither may move the reference). With
- * `where`, of the pixels it takes only (one lip: see lipSides), undefined
- * when fewer than 10.
+ * `where`, of the pixels it takes only (one lip: see lipSides). Undefined
+ * from fewer than 10 pixels.
  */
-function lipColour(img: Canvas, m: Mask, hole: Mask): LipLab;
-function lipColour(
-  img: Canvas,
-  m: Mask,
-  hole: Mask,
-  where: (r: number, c: number) => boolean,
-): LipLab | undefined;
 function lipColour(
   img: Canvas,
   m: Mask,
@@ -285,7 +278,7 @@ function lipColour(
       labs.push(linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]));
     }
   }
-  if (labs.length < 10) return where ? undefined : { L: 50, a: 20, b: 10 };
+  if (labs.length < 10) return undefined;
   labs.sort((p, q) => p[0] - q[0]);
   const from = Math.floor(labs.length * 0.2), to = Math.max(from + 1, Math.floor(labs.length * 0.6));
   const s = [0, 0, 0];
