@@ -377,26 +377,54 @@ function eyeZone(
 export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
   const q = SOFT_STEP;
-  const bands: Point[][] = [];
-  for (const [ear, mouth] of [[234, 61], [454, 291]]) {
+  // Each band with its scale across the face: 1, or a turned head's foreshortened cheek (see sideScales).
+  const bands: [Point[], number][] = [];
+  const scales = sideScales(g);
+  for (const [k, [ear, mouth]] of [[234, 61], [454, 291]].entries()) {
     const a: Point = [p[ear][0] - g.up[0] * 0.06 * fw, p[ear][1] - g.up[1] * 0.06 * fw];
     const b = mid(a, p[mouth], 0.45);
-    bands.push(bandPolygon([a, mid(a, b), b], (u) => 0.035 * fw * (1 - 0.6 * u)));
+    const f = scales[k];
+    bands.push([bandPolygon([a, mid(a, b), b], (u) => f * 0.035 * fw * (1 - 0.6 * u)), f]);
   }
   // Sides of the nose.
   for (const [top, bottom] of [[193, 129], [417, 358]]) {
-    if (p[top] && p[bottom]) bands.push(bandPolygon([p[top], p[bottom]], () => 0.008 * fw));
+    if (p[top] && p[bottom]) bands.push([bandPolygon([p[top], p[bottom]], () => 0.008 * fw), 1]);
   }
   // Each band on its own small grid rectangle (they do not overlap, and a
   // face-sized mask is mostly empty cells to feather, clip and blend).
   const lut = multiplyLut(0.7, 0.62, 0.58);
-  for (const band of bands) {
+  for (const [band, f] of bands) {
     const m = gridMask(img, band, 0.1 * fw, q);
     fillPolygon(m, toGrid(band, q));
     // The feather halves a band this narrow: the 1.7 lift brings its core back toward full.
-    paintSoftArea(img, g, m, 0.03 * fw, 1.7, 0.7 * t, (m, a) => blendLut(img, m, a, lut, SOFT_STEP));
+    paintSoftArea(
+      img,
+      g,
+      m,
+      f * 0.03 * fw,
+      1.7,
+      f * f * 0.7 * t,
+      (m, a) => blendLut(img, m, a, lut, SOFT_STEP),
+    );
   }
 }
+
+/**
+ * How much of each side of the face (subject's right, then left) a turned head shows: each side's width (from
+ * the nose bridge, mesh point 168, across the face to the ear points 234 and 454) over the mean of the two,
+ * against FRONTAL_SIDE, at most 1. A contour band is drawn that much narrower and, squared, that much weaker:
+ * at its full width, on the far side of sample6@587's head (0.42 of the two sides' mean), the cheek hollow's
+ * shade filled the strip of cheek between the outline and the nose, a dark streak beside the nose.
+ */
+function sideScales(g: FaceGeometry): [number, number] {
+  const across: Point = [-g.up[1], g.up[0]], c = g.pts[168];
+  const side = (i: number) => Math.abs((g.pts[i][0] - c[0]) * across[0] + (g.pts[i][1] - c[1]) * across[1]);
+  const r = side(234), l = side(454), mean = Math.max(1e-6, (r + l) / 2);
+  return [Math.min(1, r / mean / FRONTAL_SIDE), Math.min(1, l / mean / FRONTAL_SIDE)];
+}
+
+/** A side at least this share of the two sides' mean width is drawn as on a frontal face (see sideScales). */
+const FRONTAL_SIDE = 0.8;
 
 export function bronzerLayer(img: Canvas, g: FaceGeometry, t: number): void {
   const p = g.pts, fw = g.fw;
