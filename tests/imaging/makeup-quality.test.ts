@@ -21,6 +21,8 @@ import { applyMakeup, planMakeup } from "../../server/imaging/local/makeup.ts";
 import { DEFAULT_INTENSITY, type SelectedOptions } from "../../server/styling/option-keys.ts";
 import { faceGeometry, pick } from "../../server/imaging/local/face-geometry.ts";
 import {
+  BROW_L,
+  BROW_R,
   EYE_L,
   EYE_R,
   LASH_L,
@@ -64,6 +66,7 @@ import {
   lightnessAt,
   linerAgainstTrace,
   makeupLook,
+  meanDeltaE,
   skinTexture,
   toPhoto,
   TRACED_EYES,
@@ -307,6 +310,62 @@ Deno.test("blush fades out over a wide ring, not at an outline", () => {
       assert.ok(cheek.peak <= 16, `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}`);
     }
   });
+});
+
+Deno.test("a matte base takes the lit skin inside a brow's outline as the skin beside it; the brow keeps its colour", async () => {
+  // The base kept out of the mesh's brows whole. On sample4@908's far side the mesh put the brow's tail on lit
+  // skin (L* 83 inside it): the skin about it was matted, the outline left shiny, a light bar in the brow's shape
+  // over the eye. Per brow, matte full coverage at 100: the pixels inside the mesh's outline at least as light as
+  // the skin about it (a ring 1.3-1.8 times the outline's size about its centre, less 2 L*) moved by mean ΔE 0.0
+  // before, on every face; now sample4@908's far brow 6.2 against the ring's 4.8, the others 0.26-0.9 of their
+  // ring (pixels lighter than the skin about them keep part of their colour, as pale hair over a brow does: see
+  // "a fringe over the forehead and brows"). Pixels 15 L* or more darker than that skin (the brow) move by mean
+  // ΔE 0.0-0.1.
+  const base = makeupLook({ baseMakeup: "matte-full-coverage" });
+  for (const k of [9, 0, 2, 5, 13]) {
+    const f = await framedFace(engine, FRONTAL_FACES[k]);
+    const label = `sample${FRONTAL_FACES[k][0]}@${FRONTAL_FACES[k][1]}`;
+    const out = copyOf(f.plain);
+    applyMakeup(out, f.g, planMakeup(base, intensityAll(100)));
+    for (const idx of [BROW_R, BROW_L]) {
+      const poly = pick(f.g, idx);
+      const cx = poly.reduce((s, p) => s + p[0], 0) / poly.length;
+      const cy = poly.reduce((s, p) => s + p[1], 0) / poly.length;
+      const grown = (by: number) => poly.map(([x, y]): Point => [cx + (x - cx) * by, cy + (y - cy) * by]);
+      const near = new Set(polygonPixels(f.plain, grown(1.3), 0, 0.01));
+      const ring = polygonPixels(f.plain, grown(1.8)).filter((p) => !near.has(p));
+      const skinL = ring.reduce((s, p) => s + labOf(f.plain, p)[0], 0) / ring.length;
+      const inside = polygonPixels(f.plain, poly);
+      const lit = inside.filter((p) => labOf(f.plain, p)[0] >= skinL - 2);
+      const brow = inside.filter((p) => labOf(f.plain, p)[0] <= skinL - 15);
+      const ringMoved = meanDeltaE(f.plain, out, ring);
+      console.log(
+        `${label} ${idx === BROW_R ? "right" : "left"} brow: the skin about it ΔE ${
+          ringMoved.toFixed(1)
+        }; lit ` +
+          `skin inside ${lit.length} px ΔE ${
+            lit.length ? meanDeltaE(f.plain, out, lit).toFixed(1) : "-"
+          }; brow ` +
+          `${brow.length} px ΔE ${brow.length ? meanDeltaE(f.plain, out, brow).toFixed(1) : "-"}`,
+      );
+      // (Lit pixels lighter than the skin about them keep part of their colour, as pale hair over a brow does.)
+      if (lit.length >= 200 && ringMoved >= 3) {
+        assert.ok(
+          meanDeltaE(f.plain, out, lit) >= (k === 9 ? 1 : 0.25) * ringMoved,
+          `${label}: lit skin inside the brow's outline moved ΔE ${
+            meanDeltaE(f.plain, out, lit).toFixed(1)
+          }, ` +
+            `the skin about it ${ringMoved.toFixed(1)}`,
+        );
+      }
+      if (brow.length >= 100) {
+        assert.ok(
+          meanDeltaE(f.plain, out, brow) <= 1.5,
+          `${label}: the brow moved ΔE ${meanDeltaE(f.plain, out, brow).toFixed(1)}`,
+        );
+      }
+    }
+  }
 });
 
 Deno.test("skin keeps >= 0.8 of its fine texture under the heaviest base and the glam looks", () => {
@@ -1100,8 +1159,9 @@ Deno.test("a fringe over the forehead and brows is left as hair by the face prod
   // Evening Glam (full-coverage base, highlighter, berry blush, plum eyeshadow) on two portraits given a dark
   // and a light fringe (strands of two shades, its end ragged about the brows). The skin below it is made up;
   // the fringe, measured 2 px inside its edge against the render without makeup, keeps its colour. Measured:
-  // pixels more than ΔE 8 off 0.0 % at 60 on all four and at most 1.1 % at 100 (a light fringe as pale as
-  // the skin of sample1@334); more than ΔE 3 off 0.0-15.0 % at 60.
+  // pixels more than ΔE 8 off 0.0 % at 60 on all four and at most 1.6 % at 100 (a light fringe as pale as
+  // the skin of sample1@334; 1.1 % when the base kept out of the mesh's brows whole); more than ΔE 3 off
+  // 0.0-19.0 % at 60.
   for (const face of [FRONTAL_FACES[13], FRONTAL_FACES[0]]) {
     const photo = await decodePhoto(await cropFace(face));
     const found = (await detectFaces(engine, photo)).reduce((a, b) => (a.box[2] >= b.box[2] ? a : b));
