@@ -23,8 +23,8 @@ const BASE_STEP = 2;
 
 /**
  * The skin area the base layer may touch: face oval minus eyes and lips, on a
- * 1/BASE_STEP grid (sample it with maskRow); and the brows' area (see
- * browsArea), which it touches only where the skin is not darker than about it.
+ * 1/BASE_STEP grid (sample it with maskRow); and the brows' area, where it
+ * touches only pixels about as light as the skin about them (see BROW_DARKER).
  */
 export function baseMask(img: Canvas, g: FaceGeometry): { mask: Mask; brows: Mask } {
   const q = BASE_STEP;
@@ -178,7 +178,7 @@ export function baseLayer(img: Canvas, g: FaceGeometry, entry: CatalogEntry, t: 
       if (bw > 0) {
         // A brow pixel keeps its colour by how much darker or lighter than the skin about it it is (see
         // BROW_DARKER).
-        const around = lyrow[i0] + (lyrow[Math.min(gw - 1, i0 + 1)] - lyrow[i0]) * fx;
+        const around = Math.max(1e-4, lyrow[i0] + (lyrow[Math.min(gw - 1, i0 + 1)] - lyrow[i0]) * fx);
         const off = luminance(lr, lg, lb) - around;
         a *= 1 - bw * clamp01(off < 0 ? -off / (BROW_DARKER * around) : off / (BROW_LIGHTER * around));
         if (a < 0.002) continue;
