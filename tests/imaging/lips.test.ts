@@ -286,6 +286,35 @@ Deno.test("an upper lip in another light than the lower is painted inside the me
   }
 });
 
+Deno.test("a mouth corner lit warm is painted as lip inside the mesh's opening (sample3@1005)", async () => {
+  // Her mouth's left corner (the photo's) is lit warm (L* 44, a* 29, b* 22), over 16 ΔE from both her lips'
+  // colours (the upper lit blue, the lower red): inside the mesh's opening it counted as the mouth's opening and
+  // took 40 % of the shade, a paler streak inside the painted upper lip. As red as the lips and about as light,
+  // it is lip (see LIT_LIP_RED in lips.ts). Traced by hand on the photo; how far it moved against her lower lip:
+  // before 0.29-0.48, now 0.59-1.12 (classic red moves a warm pixel less far than plum).
+  const f = await framedFace(engine, FRONTAL_FACES[6]);
+  const streak = tracedPixels(f, [[1113, 421], [1118, 421], [1127, 433], [1122, 436]]);
+  const lower = tracedPixels(f, [[1135, 449], [1165, 449], [1165, 455], [1135, 455]]);
+  assert.ok(streak.length > 150 && lower.length > 300, `traced ${streak.length} and ${lower.length} lip px`);
+  for (const [id] of SHADES) {
+    const entry = CATALOG.makeup.lips.find((e) => e.id === id)!;
+    for (const intensity of [DEFAULT_INTENSITY, 100]) {
+      const out = copyOf(f.plain);
+      lipsLayer(out, f.g, entry, intensity / 100);
+      const ratio = meanDeltaE(f.plain, out, streak) / meanDeltaE(f.plain, out, lower);
+      console.log(
+        `sample3@1005 ${id} ${intensity}: the warm-lit corner moved ${
+          ratio.toFixed(2)
+        }x as much as the lower lip`,
+      );
+      assert.ok(
+        ratio >= 0.5,
+        `${id}@${intensity}: the corner moved ${ratio.toFixed(2)}x as much as the lower lip`,
+      );
+    }
+  }
+});
+
 Deno.test("the crease between closed lips takes the lipstick with them, not left as holes (sample2@805)", async () => {
   // Her lips meet along a crease darker and redder than the lip's typical colour (L* 30-35 at a* 29-31
   // against 47 at 20). Inside the mesh's opening such a pixel, more than 16 ΔE from the lip's colour,

@@ -106,7 +106,8 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       // Inside the mesh's opening, only what does not look like lip is the opening.
       const side = 2 * r < sides.upper[c] + sides.lower[c] ? upper : lower;
       const lipLike = Math.hypot(L - lip.L, a - lip.a, b - lip.b) < 16 ||
-          Math.hypot(L - side.L, a - side.a, b - side.b) < 16 || shade > 0.5
+          Math.hypot(L - side.L, a - side.a, b - side.b) < 16 || shade > 0.5 ||
+          (a >= LIT_LIP_RED * Math.min(upper.a, lower.a) && Math.abs(L - lip.L) <= LIT_LIP_L)
         ? 1
         : 0;
       teethOf.data[k] = teeth;
@@ -215,6 +216,15 @@ function lipShade(
   return clamp01((12 - dh) / 4) * clamp01((C - 0.85 * lipC) / (0.1 * lipC + 1)) * clamp01((lip.L - L) / 3) *
     clamp01((L - 0.5 * lip.L) / (0.05 * lip.L + 1));
 }
+
+/**
+ * Inside the mesh's opening, a pixel at least this share as red (a*) as the less red lip, and within LIT_LIP_L of
+ * the lips' L*, is lip in another light whatever its hue: sample3@1005's mouth corner lit warm (L* 43-46, a*
+ * 26-29, b* 14-30) lay over 16 ΔE from both her lips (the upper lit blue, b* -10; the lower red, b* 9) and took
+ * 40 % of the shade, a paler streak inside the painted upper lip. Teeth are far less red, the cavity far darker.
+ * (A tongue as red and as light as the lips is painted, as one within 16 ΔE of their colour always was.)
+ */
+const LIT_LIP_RED = 0.75, LIT_LIP_L = 12;
 
 /** Hue angle (degrees) of a Lab colour's a*, b*. */
 const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
