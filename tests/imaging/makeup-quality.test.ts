@@ -339,30 +339,25 @@ Deno.test("a matte base takes the lit skin inside a brow's outline as the skin b
       const lit = inside.filter((p) => labOf(f.plain, p)[0] >= skinL - 2);
       const brow = inside.filter((p) => labOf(f.plain, p)[0] <= skinL - 15);
       const ringMoved = meanDeltaE(f.plain, out, ring);
+      const litMoved = lit.length ? meanDeltaE(f.plain, out, lit) : 0;
+      const browMoved = brow.length ? meanDeltaE(f.plain, out, brow) : 0;
+      const which = `${label} ${idx === BROW_R ? "right" : "left"} brow`;
       console.log(
-        `${label} ${idx === BROW_R ? "right" : "left"} brow: the skin about it ΔE ${
-          ringMoved.toFixed(1)
-        }; lit ` +
-          `skin inside ${lit.length} px ΔE ${
-            lit.length ? meanDeltaE(f.plain, out, lit).toFixed(1) : "-"
-          }; brow ` +
-          `${brow.length} px ΔE ${brow.length ? meanDeltaE(f.plain, out, brow).toFixed(1) : "-"}`,
+        `${which}: the skin about it ΔE ${ringMoved.toFixed(1)}; lit skin inside ${lit.length} px ΔE ` +
+          `${litMoved.toFixed(1)}; brow ${brow.length} px ΔE ${browMoved.toFixed(1)}`,
       );
-      // (Lit pixels lighter than the skin about them keep part of their colour, as pale hair over a brow does.)
+      // Where lit skin lies inside the outline and the skin about it was matted: sample4@908 (the bar) at least
+      // as much as that skin; the others at least a quarter of it (lighter pixels keep part of their colour, as
+      // pale hair over a brow does).
       if (lit.length >= 200 && ringMoved >= 3) {
+        const least = (k === 9 ? 1 : 0.25) * ringMoved;
         assert.ok(
-          meanDeltaE(f.plain, out, lit) >= (k === 9 ? 1 : 0.25) * ringMoved,
-          `${label}: lit skin inside the brow's outline moved ΔE ${
-            meanDeltaE(f.plain, out, lit).toFixed(1)
-          }, ` +
-            `the skin about it ${ringMoved.toFixed(1)}`,
+          litMoved >= least,
+          `${which}: lit skin inside ΔE ${litMoved.toFixed(1)}, at least ${least.toFixed(1)}`,
         );
       }
       if (brow.length >= 100) {
-        assert.ok(
-          meanDeltaE(f.plain, out, brow) <= 1.5,
-          `${label}: the brow moved ΔE ${meanDeltaE(f.plain, out, brow).toFixed(1)}`,
-        );
+        assert.ok(browMoved <= 1.5, `${which}: the brow moved ΔE ${browMoved.toFixed(1)}`);
       }
     }
   }
