@@ -64,13 +64,13 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       m.data[k] = Math.max(m.data[k] * Math.min(1, 2 * f), f);
     }
   }
-  const lip = lipColour(img, m, hole) ?? { L: 50, a: 20, b: 10 };
-  const lipHue = hueOf(lip.a, lip.b);
-  // Each lip's own colour: in a light from one side the two differ (sample3@1005's upper lip lit blue,
-  // lavender, her lower lip red), and upper lip inside the mesh's opening was far from their mean.
+  // Both lips' colour, and each lip's own: in a light from one side the two differ (sample3@1005's upper lip
+  // lit blue, lavender, her lower lip red), and upper lip inside the mesh's opening was far from their mean.
   const sides = lipSides(g, rect);
-  const upper = lipColour(img, m, hole, (r, c) => r < sides.upper[c]) ?? lip;
-  const lower = lipColour(img, m, hole, (r, c) => r > sides.lower[c]) ?? lip;
+  const colours = lipColours(img, m, hole, sides);
+  const lip = colours.both ?? { L: 50, a: 20, b: 10 };
+  const upper = colours.upper ?? lip, lower = colours.lower ?? lip;
+  const lipHue = hueOf(lip.a, lip.b);
   // Where teeth can be: the mesh's opening and a band around it (a wide
   // smile's teeth reach well past the mesh's inner outline, over what it
   // takes for the lips).
@@ -265,29 +265,38 @@ function lipSides(g: FaceGeometry, rect: Rect): { upper: Float32Array; lower: Fl
 }
 
 /**
- * The lip's typical Lab: pixels well inside the outer outline and outside the
+ * The lips' typical Lab: pixels well inside the outer outline and outside the
  * mesh's opening, sorted by lightness, averaged between the 20th and 60th
  * percentile (teeth that reach past the opening and highlights are the
- * lightest, creases the darkest; neither may move the reference). With
- * `where`, of the pixels it takes only (one lip: see lipSides). Undefined
- * from fewer than 10 pixels.
+ * lightest, creases the darkest; neither may move the reference). Of all of
+ * them (`both`), and of those above the opening's upper edge and below its
+ * lower one (each lip: see lipSides), from one pass over the mask. Each is
+ * undefined from fewer than 10 pixels.
  */
-function lipColour(
+function lipColours(
   img: Canvas,
   m: Mask,
   hole: Mask,
-  where?: (r: number, c: number) => boolean,
-): LipLab | undefined {
-  const labs: [number, number, number][] = [];
+  sides: { upper: Float32Array; lower: Float32Array },
+): { both?: LipLab; upper?: LipLab; lower?: LipLab } {
+  const both: [number, number, number][] = [], upper: typeof both = [], lower: typeof both = [];
   const d = img.data;
   for (let r = 0; r < m.h; r++) {
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
-      if (m.data[k] < 0.9 || hole.data[k] > 0.02 || (where && !where(r, c))) continue;
+      if (m.data[k] < 0.9 || hole.data[k] > 0.02) continue;
       const i = ((m.y + r) * img.width + m.x + c) * 3;
-      labs.push(linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]));
+      const lab = linearToLab(SRGB_TO_LINEAR[d[i]], SRGB_TO_LINEAR[d[i + 1]], SRGB_TO_LINEAR[d[i + 2]]);
+      both.push(lab);
+      if (r < sides.upper[c]) upper.push(lab);
+      if (r > sides.lower[c]) lower.push(lab);
     }
   }
+  return { both: typicalLab(both), upper: typicalLab(upper), lower: typicalLab(lower) };
+}
+
+/** The mean of `labs` between their 20th and 60th percentile of lightness (sorts them); undefined under 10. */
+function typicalLab(labs: [number, number, number][]): LipLab | undefined {
   if (labs.length < 10) return undefined;
   labs.sort((p, q) => p[0] - q[0]);
   const from = Math.floor(labs.length * 0.2), to = Math.max(from + 1, Math.floor(labs.length * 0.6));
