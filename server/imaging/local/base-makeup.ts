@@ -49,8 +49,12 @@ export function baseMask(img: Canvas, g: FaceGeometry): { mask: Mask; brows: Mas
       m.data[k] *= 1 - u * u * (3 - 2 * u);
     }
   }
-  const holes = createMask(m), brows = createMask(m);
+  const holes = createMask(m);
   for (const idx of [EYE_R, EYE_L, LIPS_OUTER]) fillPolygon(holes, toGrid(pick(g, idx), q));
+  // The brows' area on its own small grid rectangle (5 feather sigmas about them): the base's rows outside it
+  // sample nothing for it.
+  const browPts = [...pick(g, BROW_R), ...pick(g, BROW_L)];
+  const brows = gridMask(img, browPts, 0.06 * g.fw, q);
   for (const idx of [BROW_R, BROW_L]) fillPolygon(brows, toGrid(pick(g, idx), q));
   for (const hole of [holes, brows]) boost(feather(hole, 0.012 * g.fw / q), 2.5);
   return { mask: subtract(m, holes), brows };
