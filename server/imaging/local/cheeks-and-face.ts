@@ -140,7 +140,7 @@ function paintSoftArea(
   // A band moved inward on a turned head (see bandInsideFace) can reach an eye, a blush band the nose; so can
   // their feather.
   subtract(m, eyeZone(g, m, SOFT_STEP, false));
-  if (offNose) subtract(m, noseZone(g, m, SOFT_STEP));
+  if (offNose) subtract(m, noseZone(g, SOFT_STEP));
   clipToFace(img, g, m, SOFT_STEP);
   // Tolerant: skin in shadow at the temple stays flushed; strands (far
   // from any skin colour) do not.
@@ -220,7 +220,7 @@ function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: 
     fillPolygon(m, toGrid(band, q));
     const all = m.data.reduce((a, v) => a + v, 0);
     clipToFace(img, g, m, q);
-    subtract(m, noseZone(g, m, q));
+    subtract(m, noseZone(g, q));
     const inside = all > 0 ? m.data.reduce((a, v) => a + v, 0) / all : 0;
     if (inside > bestInside) best = band, bestInside = inside;
     if (inside >= BAND_INSIDE) break;
@@ -343,18 +343,62 @@ export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void 
 }
 
 /**
- * The nose (its bridge, sides and wings), feathered over NOSE_FEATHER face widths so a blush kept off it
- * fades out beside it, on a mask like `rect` on a 1/`step` grid.
+ * The nose (its bridge, sides and wings) on a 1/`step` grid: 1 over it, falling to 0 over NOSE_FADE face
+ * widths outside its outline (smoothstep), so a blush kept off it fades in from the nose's outline and none
+ * lies on the nose. Made once per face (see noseZones).
  */
-function noseZone(g: FaceGeometry, rect: { x: number; y: number; w: number; h: number }, step: number): Mask {
-  const m = createMask(rect);
-  fillPolygon(m, toGrid(pick(g, NOSE_OUTLINE), step));
-  feather(m, NOSE_FEATHER * g.fw / step);
-  return boost(m, 1.3);
+function noseZone(g: FaceGeometry, step: number): Mask {
+  const known = noseZones.get(g);
+  if (known && known.step === step) return known.zone;
+  const nose = toGrid(pick(g, NOSE_OUTLINE), step);
+  const fade = NOSE_FADE * g.fw / step;
+  // The nose's bounding box grown by the fade: the zone is 0 beyond.
+  const xs = nose.map((p) => p[0]), ys = nose.map((p) => p[1]);
+  const x0 = Math.floor(Math.min(...xs) - fade), y0 = Math.floor(Math.min(...ys) - fade);
+  const m = createMask({
+    x: x0,
+    y: y0,
+    w: Math.ceil(Math.max(...xs) + fade) - x0,
+    h: Math.ceil(Math.max(...ys) + fade) - y0,
+  });
+  fillPolygon(m, nose);
+  for (let r = 0; r < m.h; r++) {
+    for (let c = 0; c < m.w; c++) {
+      const k = r * m.w + c;
+      if (m.data[k] >= 0.5) {
+        m.data[k] = 1;
+        continue;
+      }
+      const x = m.x + c + 0.5, y = m.y + r + 0.5;
+      let d2 = Infinity;
+      for (let i = 0, j = nose.length - 1; i < nose.length; j = i++) {
+        d2 = Math.min(d2, segmentDistance2(x, y, nose[j], nose[i]));
+      }
+      const t = Math.min(1, Math.sqrt(d2) / fade);
+      m.data[k] = Math.max(m.data[k], 1 - t * t * (3 - 2 * t));
+    }
+  }
+  noseZones.set(g, { step, zone: m });
+  return m;
 }
 
-/** Feathered 0.01 face widths, the far cheek's flush ended in a hard edge along the nose (a wedge). */
-const NOSE_FEATHER = 0.03;
+/** Each face's nose zone: the blush's band search asks for it up to 30 times. */
+const noseZones = new WeakMap<FaceGeometry, { step: number; zone: Mask }>();
+
+/** Squared distance from (x, y) to the segment a-b. */
+function segmentDistance2(x: number, y: number, a: Point, b: Point): number {
+  const dx = b[0] - a[0], dy = b[1] - a[1];
+  const t = Math.max(0, Math.min(1, ((x - a[0]) * dx + (y - a[1]) * dy) / (dx * dx + dy * dy || 1)));
+  const ex = x - a[0] - t * dx, ey = y - a[1] - t * dy;
+  return ex * ex + ey * ey;
+}
+
+/**
+ * The nose's fade outward. Feathered both ways (0.03 face widths, lifted 1.3), the zone left a far cheek's
+ * flush at 0.2-0.36 of its peak right at the nose's outline and some on the nose's edge: a straight edge along
+ * the nose (sample6@587, sample2@1370 under Evening Glam). Faded outward only, it is at 0.00-0.01 there.
+ */
+const NOSE_FADE = 0.06;
 
 /**
  * The eyes and, with `hollows`, the hollow under them (lower lid to the cheek's top ring), on a mask like
