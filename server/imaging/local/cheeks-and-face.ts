@@ -14,6 +14,7 @@ import {
   fillPolygon,
   type Mask,
   mid,
+  multiply,
   type Point,
   subtract,
 } from "./masks.ts";
@@ -133,14 +134,14 @@ function paintSoftArea(
   lift: number,
   alpha: number,
   paint: (m: Mask, alpha: number) => void,
-  offNose = false,
+  room?: Mask,
 ): void {
   feather(m, featherPx / SOFT_STEP);
   boost(m, lift);
-  // A band moved inward on a turned head (see bandInsideFace) can reach an eye, a blush band the nose; so can
-  // their feather.
+  // The blush fades out before the outline, the nose and the eyes (see blushRoom).
+  if (room) multiply(m, room);
+  // A band moved inward on a turned head (see bandInsideFace) can reach an eye; so can its feather.
   subtract(m, eyeZone(g, m, SOFT_STEP, false));
-  if (offNose) subtract(m, noseZone(g, SOFT_STEP));
   clipToFace(img, g, m, SOFT_STEP);
   // Tolerant: skin in shadow at the temple stays flushed; strands (far
   // from any skin colour) do not.
@@ -181,34 +182,44 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number,
     if (flushDistance(litSkin, gains) >= BLUSH_MIN_DELTA_E) break;
   }
   gains = easedGains(litSkin, gains, BLUSH_MAX_DELTA_E);
-  for (const side of SIDES) {
+  // A turned head's far cheek is foreshortened: its band is drawn that much narrower and softer (see
+  // sideScales), inside the room the cheek leaves between the outline, the nose and the eye (see blushRoom).
+  const room = blushRoom(img, g), scales = sideScales(g);
+  for (const [k, side] of SIDES.entries()) {
     const a = mid(p[side.apple[0]], p[side.apple[1]]);
     const apple: Point = [a[0] - g.up[0] * BLUSH_DROP * fw, a[1] - g.up[1] * BLUSH_DROP * fw];
     const temple = mid(apple, mid(p[side.temple[0]], p[side.temple[1]]), BLUSH_REACH);
-    const band = bandInsideFace(img, g, [apple, mid(apple, temple), temple], (u) => fw * (0.05 - 0.022 * u));
+    const f = scales[k], line = [apple, mid(apple, temple), temple];
+    const band = bandInsideFace(img, g, room, line, (u) => f * fw * (0.05 - 0.022 * u));
     const m = gridMask(img, band, BLUSH_MARGIN * fw, q);
     fillPolygon(m, toGrid(band, q));
-    paintSoftArea(img, g, m, BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, (m, alpha) => {
+    paintSoftArea(img, g, m, f * BLUSH_FEATHER * fw, BLUSH_LIFT, BLUSH_ALPHA * t, (m, alpha) => {
       // The cheek's own colour under the band's core bounds this cheek's flush too (see BLUSH_CHEEK_DELTA_E).
       // (Lit white pixels are left out: they take the flushed skin's colour, not the gains; see WHITE_FROM.)
       const cheek = maskedMeanLinear(img, m, 0.5, SOFT_STEP, (r, g, b) => Math.min(r, g, b) >= WHITE_FROM);
       const own = cheek ? easedGains(wellLit(cheek), gains, BLUSH_CHEEK_DELTA_E) : gains;
       blendLayer(img, m, alpha, flushEffect(own, skin, ys), SOFT_STEP);
-    }, true);
+    }, room);
   }
 }
 
 /**
  * The blush band along `line` (see bandPolygon), moved across the face toward its middle until
- * BAND_INSIDE of it lies inside the face outline (the clip, see clipToFace) and off the nose,
- * BAND_SHIFT_STEP face widths at a time and at most BAND_MAX_SHIFT; where no shift gets there, the one
- * that gets the most in. On a turned head the far cheek's mesh points (apple, temple) lie at the outline
+ * BAND_INSIDE of it lies in the blush's room (`room`, see blushRoom: inside the face outline, off the
+ * nose and away from the eyes), BAND_SHIFT_STEP face widths at a time and at most BAND_MAX_SHIFT; where no
+ * shift gets there, the one that gets the most in. On a turned head the far cheek's mesh points (apple, temple) lie at the outline
  * or past it: the mesh's outline there runs behind the cheek's curve. The clip took 79-95 % of that
  * cheek's band, so the blush was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's
  * flush 0.00-0.10 of the other's at 60; with the band moved and kept off the nose, 0.06-0.53 on those
  * faces: a far cheek shows only between the nose and the outline).
  */
-function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: number) => number): Point[] {
+function bandInsideFace(
+  img: Canvas,
+  g: FaceGeometry,
+  room: Mask,
+  line: Point[],
+  width: (u: number) => number,
+): Point[] {
   const q = SOFT_STEP, fw = g.fw;
   const across: Point = [-g.up[1], g.up[0]];
   const toMiddle = Math.sign((g.center[0] - line[0][0]) * across[0] + (g.center[1] - line[0][1]) * across[1]);
@@ -219,8 +230,7 @@ function bandInsideFace(img: Canvas, g: FaceGeometry, line: Point[], width: (u: 
     const m = gridMask(img, band, 0, q);
     fillPolygon(m, toGrid(band, q));
     const all = m.data.reduce((a, v) => a + v, 0);
-    clipToFace(img, g, m, q);
-    subtract(m, noseZone(g, q));
+    multiply(m, room);
     const inside = all > 0 ? m.data.reduce((a, v) => a + v, 0) / all : 0;
     if (inside > bestInside) best = band, bestInside = inside;
     if (inside >= BAND_INSIDE) break;
@@ -343,6 +353,33 @@ export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void 
 }
 
 /**
+ * Where a blush may lie, on the SOFT_STEP grid over the face: 1 on the cheeks, fading to 0 at the face
+ * outline (over about BLUSH_OUTLINE_FADE inside it), beside the nose (see noseZone) and toward the eyes (over
+ * about BLUSH_EYE_FADE outside them). Cut at those edges instead, a far cheek's flush, moved toward the face's
+ * middle (see bandInsideFace), was a wedge with straight sides: along the outline, the nose and the lower lid
+ * (sample6@587, sample2@1370 under Evening Glam at 100). Made once per face.
+ */
+function blushRoom(img: Canvas, g: FaceGeometry): Mask {
+  const known = blushRooms.get(g);
+  if (known) return known;
+  const q = SOFT_STEP, oval = toGrid(pick(g, FACE_OVAL), q);
+  const m = gridMask(img, pick(g, FACE_OVAL), 0, q);
+  fillPolygon(m, oval);
+  feather(m, BLUSH_OUTLINE_FADE / 2 * g.fw / q);
+  for (let k = 0; k < m.data.length; k++) m.data[k] = Math.max(0, Math.min(1, 2 * m.data[k] - 1));
+  subtract(m, noseZone(g, q));
+  const eyes = createMask(m);
+  for (const idx of [EYE_R, EYE_L]) fillPolygon(eyes, toGrid(pick(g, idx), q));
+  feather(eyes, BLUSH_EYE_FADE / 2 * g.fw / q);
+  subtract(m, boost(eyes, 2));
+  blushRooms.set(g, m);
+  return m;
+}
+const blushRooms = new WeakMap<FaceGeometry, Mask>();
+/** The blush room's fades, in face widths: inward from the outline, outward from the eyes (see blushRoom). */
+const BLUSH_OUTLINE_FADE = 0.05, BLUSH_EYE_FADE = 0.04;
+
+/**
  * The nose (its bridge, sides and wings) on a 1/`step` grid: 1 over it, falling to 0 over NOSE_FADE face
  * widths outside its outline (smoothstep), so a blush kept off it fades in from the nose's outline and none
  * lies on the nose. Made once per face (see noseZones).
@@ -460,7 +497,7 @@ export function contourLayer(img: Canvas, g: FaceGeometry, t: number): void {
  * at its full width, on the far side of sample6@587's head (0.42 of the two sides' mean), the cheek hollow's
  * shade filled the strip of cheek between the outline and the nose, a dark streak beside the nose.
  */
-function sideScales(g: FaceGeometry): [number, number] {
+export function sideScales(g: FaceGeometry): [number, number] {
   const across: Point = [-g.up[1], g.up[0]], c = g.pts[168];
   const side = (i: number) => Math.abs((g.pts[i][0] - c[0]) * across[0] + (g.pts[i][1] - c[1]) * across[1]);
   const r = side(234), l = side(454), mean = Math.max(1e-6, (r + l) / 2);
