@@ -207,11 +207,11 @@ export function blushLayer(img: Canvas, g: FaceGeometry, hex: string, t: number,
  * The blush band along `line` (see bandPolygon), moved across the face toward its middle until
  * BAND_INSIDE of it lies in the blush's room (`room`, see blushRoom: inside the face outline, off the
  * nose and away from the eyes), BAND_SHIFT_STEP face widths at a time and at most BAND_MAX_SHIFT; where no
- * shift gets there, the one that gets the most in. On a turned head the far cheek's mesh points (apple, temple) lie at the outline
- * or past it: the mesh's outline there runs behind the cheek's curve. The clip took 79-95 % of that
- * cheek's band, so the blush was on one cheek only on 6 of the 16 frontal test faces (the weaker cheek's
- * flush 0.00-0.10 of the other's at 60; with the band moved and kept off the nose, 0.06-0.53 on those
- * faces: a far cheek shows only between the nose and the outline).
+ * shift gets there, the one that gets the most in. On a turned head the far cheek's mesh points (apple,
+ * temple) lie at the outline or past it: the mesh's outline there runs behind the cheek's curve. The clip
+ * took 79-95 % of that cheek's band, so the blush was on one cheek only on 6 of the 16 frontal test faces
+ * (the weaker cheek's flush 0.00-0.10 of the other's at 60; with the band moved and kept off the nose,
+ * 0.06-0.53 on those faces: a far cheek shows only between the nose and the outline).
  */
 function bandInsideFace(
   img: Canvas,
@@ -382,11 +382,10 @@ const BLUSH_OUTLINE_FADE = 0.05, BLUSH_EYE_FADE = 0.04;
 /**
  * The nose (its bridge, sides and wings) on a 1/`step` grid: 1 over it, falling to 0 over NOSE_FADE face
  * widths outside its outline (smoothstep), so a blush kept off it fades in from the nose's outline and none
- * lies on the nose. Made once per face (see noseZones).
+ * lies on the nose. (The eyes' fade in blushRoom is a blur: its Gaussian tail, fading the same reach, left the
+ * far cheek's flush at the nose's outline at 0.04-0.07 of its peak against 0.00-0.01.)
  */
 function noseZone(g: FaceGeometry, step: number): Mask {
-  const known = noseZones.get(g);
-  if (known && known.step === step) return known.zone;
   const nose = toGrid(pick(g, NOSE_OUTLINE), step);
   const fade = NOSE_FADE * g.fw / step;
   // The nose's bounding box grown by the fade: the zone is 0 beyond.
@@ -415,12 +414,8 @@ function noseZone(g: FaceGeometry, step: number): Mask {
       m.data[k] = Math.max(m.data[k], 1 - t * t * (3 - 2 * t));
     }
   }
-  noseZones.set(g, { step, zone: m });
   return m;
 }
-
-/** Each face's nose zone: the blush's band search asks for it up to 30 times. */
-const noseZones = new WeakMap<FaceGeometry, { step: number; zone: Mask }>();
 
 /** Squared distance from (x, y) to the segment a-b. */
 function segmentDistance2(x: number, y: number, a: Point, b: Point): number {
