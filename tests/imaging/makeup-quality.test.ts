@@ -159,15 +159,14 @@ Deno.test("blush on both cheeks of a turned head, inside the face outline, off t
       farPeak;
     const atOutline = flushAtEdge(f, out, far, (p) => farSide(p) && oval.has(p), pick(f.g, FACE_OVAL)) /
       farPeak;
-    console.log(
-      `${label}: cheeks ${a} / ${b} px (${ratio.toFixed(2)}), far peak ${
-        (farPeak / nearPeak).toFixed(2)
-      } of the near, ` +
-        `outside ${outside}, eyes ${inEyes}, nose ${onNose}; at the nose's outline ${
-          atNose.toFixed(2)
-        } of the ` +
-        `far peak, at the face's ${atOutline.toFixed(2)}`,
-    );
+    const figures = [
+      `cheeks ${a} / ${b} px (${ratio.toFixed(2)})`,
+      `far peak ${(farPeak / nearPeak).toFixed(2)} of the near`,
+      `outside ${outside}, eyes ${inEyes}, nose ${onNose}`,
+      `far flush at the nose's outline ${atNose.toFixed(2)} of its peak`,
+      `at the face outline ${atOutline.toFixed(2)}`,
+    ];
+    console.log(`${label}: ${figures.join("; ")}`);
     assert.ok(ratio >= 0.02, `${label}: the weaker cheek flushed ${ratio.toFixed(2)} of the other`);
     assert.ok(
       farPeak >= 0.4 * nearPeak,
@@ -371,7 +370,7 @@ Deno.test("blush fades out over a wide ring, not at an outline", () => {
       console.log(
         `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}, fades over ${
           cheek.fade.toFixed(3)
-        } face widths (${fade.toFixed(3)} of a frontal cheek's)`,
+        } face widths (${fade.toFixed(3)} over its foreshortened width)`,
       );
       assert.ok(fade >= 0.055, `${name(i)} cheek ${k}: fades over ${fade.toFixed(3)} face widths`);
       assert.ok(cheek.peak >= 10, `${name(i)} cheek ${k}: peak ΔE ${cheek.peak.toFixed(1)}`);
