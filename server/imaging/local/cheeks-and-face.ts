@@ -3,7 +3,7 @@ import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanL
 import { deltaE, hexToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, NOSE_OUTLINE, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
-import { clipToFace, gridMask, multiplyLut, SOFT_STEP, toGrid } from "./makeup-layer.ts";
+import { clipToFace, gridMask, multiplyLut, outlineRamp, SOFT_STEP, toGrid } from "./makeup-layer.ts";
 import {
   bandPolygon,
   boost,
@@ -362,11 +362,9 @@ export function highlighterLayer(img: Canvas, g: FaceGeometry, t: number): void 
 function blushRoom(img: Canvas, g: FaceGeometry): Mask {
   const known = blushRooms.get(g);
   if (known) return known;
-  const q = SOFT_STEP, oval = toGrid(pick(g, FACE_OVAL), q);
-  const m = gridMask(img, pick(g, FACE_OVAL), 0, q);
-  fillPolygon(m, oval);
-  feather(m, BLUSH_OUTLINE_FADE / 2 * g.fw / q);
-  for (let k = 0; k < m.data.length; k++) m.data[k] = Math.max(0, Math.min(1, 2 * m.data[k] - 1));
+  const q = SOFT_STEP;
+  // 0 at the outline (where the blur is a half), 1 about BLUSH_OUTLINE_FADE inside it.
+  const m = outlineRamp(img, g, { pad: 0, sigma: BLUSH_OUTLINE_FADE / 2, from: 0.5, span: 0.5 });
   subtract(m, noseZone(g, q));
   const eyes = createMask(m);
   for (const idx of [EYE_R, EYE_L]) fillPolygon(eyes, toGrid(pick(g, idx), q));

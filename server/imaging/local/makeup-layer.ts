@@ -36,6 +36,24 @@ export const multiplyLut = (r: number, g: number, b: number) => {
 };
 
 /**
+ * The face outline filled on a 1/SOFT_STEP grid (its rectangle padded by `pad` face widths), feathered by
+ * `sigma` face widths and pulled inward: 0 where the blur is `from` or less (the outline itself is at a half),
+ * 1 from `from + span`.
+ */
+export function outlineRamp(
+  img: Canvas,
+  g: FaceGeometry,
+  { pad, sigma, from, span }: { pad: number; sigma: number; from: number; span: number },
+): Mask {
+  const q = SOFT_STEP, oval = pick(g, FACE_OVAL);
+  const m = gridMask(img, oval, pad * g.fw, q);
+  fillPolygon(m, toGrid(oval, q));
+  feather(m, sigma * g.fw / q);
+  for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - from) / span);
+  return m;
+}
+
+/**
  * The face outline on a 1/SOFT_STEP grid, 1 inside and falling to 0 exactly
  * at the outline (feathered, then pulled inward). One per face.
  */
@@ -44,11 +62,7 @@ const ovalClips = new WeakMap<FaceGeometry, Mask>();
 function faceClip(img: Canvas, g: FaceGeometry): Mask {
   let m = ovalClips.get(g);
   if (!m) {
-    const q = SOFT_STEP, oval = pick(g, FACE_OVAL);
-    m = gridMask(img, oval, 0.01 * g.fw, q);
-    fillPolygon(m, toGrid(oval, q));
-    feather(m, 0.012 * g.fw / q);
-    for (let i = 0; i < m.data.length; i++) m.data[i] = clamp01((m.data[i] - 0.6) / 0.35);
+    m = outlineRamp(img, g, { pad: 0.01, sigma: 0.012, from: 0.6, span: 0.35 });
     ovalClips.set(g, m);
   }
   return m;
