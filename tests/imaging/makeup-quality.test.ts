@@ -69,6 +69,7 @@ import {
   highlighterSpill,
   intensityAll,
   lidContrast,
+  lidProductEnds,
   lightnessAt,
   linerAgainstTrace,
   makeupLook,
@@ -1168,6 +1169,36 @@ Deno.test("a winged liner flicks up from the outer corner even where the corners
       `corner ${outer}: wing tip ${(tipHeight / fw).toFixed(3)} fw above the corner`,
     );
   }
+});
+
+Deno.test("eye shadow blends out past the eye's corners instead of ending in a cut", () => {
+  // Feathered by 0.012 face widths and faded only across the lid, plum ended at full strength along its polygon's
+  // straight ends: from 80 % to 20 % of the lid's colour within 0.015 face widths at both ends of both lids
+  // (about 4 px at 1080x1920), a wedge that read as drawn on a blurred face. On flat skin (nothing in the photo
+  // to stop it), plum at 100.
+  framed.forEach((f, i) => {
+    eyeContours(f.plain, f.g);
+    const skin = copyOf(f.plain);
+    for (let k = 0; k < skin.data.length; k += 3) skin.data.set([200, 160, 140], k);
+    const out = copyOf(skin);
+    eyeshadowLayer(out, f.g, "#5E2F4E", 1);
+    const ends = lidProductEnds(skin, out, f.g);
+    console.log(
+      `${name(i)}: blended out over ${
+        ends.map((e) => `outer ${e.outer.toFixed(3)}, inner ${e.inner.toFixed(3)}`).join("; ")
+      } face widths`,
+    );
+    for (const e of ends) {
+      assert.ok(
+        e.outer >= 0.02,
+        `${name(i)}: the outer end blends out over ${e.outer.toFixed(3)} face widths`,
+      );
+      assert.ok(
+        e.inner >= 0.02,
+        `${name(i)}: the inner end blends out over ${e.inner.toFixed(3)} face widths`,
+      );
+    }
+  });
 });
 
 Deno.test("Evening Glam and Soft Glam at 60: nothing painted outside the face or inside the eyes", () => {

@@ -143,14 +143,17 @@ export function eyeshadowLayer(
       return [p[0] - ux * w, p[1] - uy * w];
     });
     const poly: Point[] = [wingOut, ...lower, ...top.reverse()];
-    const rect = boundsOf([...poly, ...brow], sigma * 3, img.width, img.height);
+    const rect = boundsOf([...poly, ...brow], sigma * 4, img.width, img.height);
     const m = createMask(rect);
     fillPolygon(m, poly);
-    feather(m, sigma * 0.6);
-    boost(m, 1.5);
+    feather(m, SHADOW_FEATHER * sigma);
+    boost(m, 2);
     // Gradient: deepest at the lash line, still 0.85 at the middle of the
     // mobile lid, then blended out to nothing at the product's top edge
-    // (0.4 of the way from the crease to the brow).
+    // (0.4 of the way from the crease to the brow); blended out at its ends
+    // (see SHADOW_FEATHER); and kept to the lash line below, as crisp as
+    // before (a cut along the dark lashes does not show; softer, it reached the white of an eye running on past the mesh's corners).
+    const sInner = toFace(inner)[0], sSpan = toFace(outer)[0] - sInner || 1;
     for (let r = 0; r < m.h; r++) {
       const y = m.y + r + 0.5;
       const o = r * m.w;
@@ -160,7 +163,10 @@ export function eyeshadowLayer(
         const lashH = lineYAt(lashF, fs), creaseH = lineYAt(creaseF, fs);
         const topH = creaseH + 0.4 * (lineYAt(browF, fs) - creaseH);
         const v = clamp01((fh - lashH) / Math.max(1, topH - lashH));
-        m.data[o + col] *= (1 - 0.3 * v) * (1 - smoothstep(0.45, 1, v));
+        const u = (fs - sInner) / sSpan;
+        m.data[o + col] *= (1 - 0.3 * v) * (1 - smoothstep(0.45, 1, v)) *
+          (1 - smoothstep(SHADOW_OUTER_FADE[0], SHADOW_OUTER_FADE[1], u)) *
+          (1 - smoothstep(0, 0.6 * sigma, lashH - fh));
       }
     }
     clipToFace(img, g, m, 1);
@@ -193,6 +199,18 @@ export function eyeshadowLayer(
     blendLut(img, m, opacity, multiplyLut(...tint.map((f) => f ** e) as [number, number, number]));
   });
 }
+
+/**
+ * How eye shadow is blended out at its ends and top edge. The lid's polygon is feathered by SHADOW_FEATHER times
+ * the shadow's sigma (0.02 face widths) and boosted back to full inside it; past the outer corner it also fades
+ * along the lid over SHADOW_OUTER_FADE (shares of the way from the inner corner, 0, to the outer, 1; the wing's
+ * tip is at about 1.12). Feathered by 0.6 sigma and faded only across the lid, the product ended at full
+ * strength along the polygon's straight ends: a wedge with a cut outer end that read as drawn on a blurred face
+ * (sample4@908 and sample5@727, plum at 100). (A fade in from the inner corner was tried too: it cut off the
+ * feather's spread past the corner and left the inner end crisper.)
+ */
+const SHADOW_FEATHER = 1.2;
+const SHADOW_OUTER_FADE = [0.9, 1.35];
 
 /** The full-coverage contrast (ΔE of the lid's mean colour) a dark shade aims for on each lid, and the deepening cap. */
 const SHADOW_MIN_DELTA_E = 20;
