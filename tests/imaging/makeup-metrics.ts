@@ -174,7 +174,8 @@ export function elongation(a: Decoded, b: Decoded, pixels: number[]): number {
  * How far a lid product takes to blend out past each end of the eye, in face widths: along the eye's axis (inner
  * corner to outer), per 0.005-face-width step, the 90th percentile of the ΔE `out` made from `plain` on the lid
  * side (0.02 below the corners' line to 0.12 above); from the middle outward, the distance from the first step
- * under 80 % of the lid's level (the middle 40 % of the eye's median) to the first under 20 %. [right, left] eyes.
+ * under 80 % of the lid's level (the median step over the eye's middle 40 %) to the first under 20 %. [right,
+ * left] eyes.
  */
 export function lidProductEnds(
   plain: Decoded,
@@ -185,10 +186,10 @@ export function lidProductEnds(
   return [[33, 133], [263, 362]].map(([outerIdx, innerIdx]) => {
     const o = g.pts[outerIdx], n = g.pts[innerIdx];
     const len = Math.hypot(o[0] - n[0], o[1] - n[1]), ux = (o[0] - n[0]) / len, uy = (o[1] - n[1]) / len;
-    const bins = new Map<number, number[]>(), r = 0.3 * g.fw;
+    const r = 0.3 * g.fw, bins = new Map<number, number[]>();
+    const x0 = Math.max(0, Math.round(Math.min(o[0], n[0]) - r)),
+      x1 = Math.min(plain.width, Math.max(o[0], n[0]) + r);
     for (let y = Math.max(0, Math.round(n[1] - r)); y < Math.min(plain.height, n[1] + r); y++) {
-      const x0 = Math.max(0, Math.round(Math.min(o[0], n[0]) - r)),
-        x1 = Math.min(plain.width, Math.max(o[0], n[0]) + r);
       for (let x = x0; x < x1; x++) {
         const dx = x - n[0], dy = y - n[1], up = (dx * g.up[0] + dy * g.up[1]) / g.fw;
         if (up < -0.02 || up > 0.12) continue;
@@ -198,17 +199,15 @@ export function lidProductEnds(
         list.push(deltaE(labOf(plain, p), labOf(out, p)));
       }
     }
-    const level = (b: number) => {
-      const v = (bins.get(b) ?? [0]).sort((a, c) => a - c);
-      return v[Math.floor(0.9 * (v.length - 1))];
-    };
+    const levels = new Map<number, number>();
+    for (const [b, v] of bins) levels.set(b, v.sort((a, c) => a - c)[Math.floor(0.9 * (v.length - 1))]);
     const eye = len / g.fw / STEP;
     const middle: number[] = [];
-    for (let b = Math.ceil(0.3 * eye); b <= 0.7 * eye; b++) middle.push(level(b));
+    for (let b = Math.ceil(0.3 * eye); b <= 0.7 * eye; b++) middle.push(levels.get(b) ?? 0);
     const plateau = middle.sort((a, c) => a - c)[Math.floor(middle.length / 2)];
     const under = (dir: number, share: number) => {
       let b = Math.round(eye / 2);
-      while (bins.has(b) && level(b) >= share * plateau) b += dir;
+      while ((levels.get(b) ?? -1) >= share * plateau) b += dir;
       return b;
     };
     return {

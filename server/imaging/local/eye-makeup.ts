@@ -152,7 +152,8 @@ export function eyeshadowLayer(
     // mobile lid, then blended out to nothing at the product's top edge
     // (0.4 of the way from the crease to the brow); blended out at its ends
     // (see SHADOW_FEATHER); and kept to the lash line below, as crisp as
-    // before (a cut along the dark lashes does not show; softer, it reached the white of an eye running on past the mesh's corners).
+    // before (a cut along the dark lashes does not show; softer, it reached
+    // the white of an eye that runs on past the mesh's corners).
     const sInner = toFace(inner)[0], sSpan = toFace(outer)[0] - sInner || 1;
     for (let r = 0; r < m.h; r++) {
       const y = m.y + r + 0.5;
