@@ -13,7 +13,7 @@ import {
   FOREHEAD_TOP,
   LIPS_OUTER,
 } from "./landmarks.ts";
-import { clamp01, gridMask, toGrid } from "./makeup-layer.ts";
+import { clamp01, gridMask, smoothstep, toGrid } from "./makeup-layer.ts";
 import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract } from "./masks.ts";
 import { BASE_RECIPES } from "./recipes.ts";
 import { skinMeanLinear, skinWeights } from "./skin-tone.ts";
@@ -45,8 +45,7 @@ export function baseMask(img: Canvas, g: FaceGeometry): { mask: Mask; brows: Mas
     for (let c = 0; c < m.w; c++) {
       const k = r * m.w + c;
       if (m.data[k] <= 0) continue;
-      const u = clamp01((height((m.x + c + 0.5) * q, (m.y + r + 0.5) * q) - hBrow) / span);
-      m.data[k] *= 1 - u * u * (3 - 2 * u);
+      m.data[k] *= 1 - smoothstep(0, span, height((m.x + c + 0.5) * q, (m.y + r + 0.5) * q) - hBrow);
     }
   }
   const holes = createMask(m);

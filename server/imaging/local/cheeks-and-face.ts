@@ -3,7 +3,15 @@ import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanL
 import { deltaE, hexToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, NOSE_OUTLINE, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
-import { clipToFace, gridMask, multiplyLut, outlineRamp, SOFT_STEP, toGrid } from "./makeup-layer.ts";
+import {
+  clipToFace,
+  gridMask,
+  multiplyLut,
+  outlineRamp,
+  smoothstep,
+  SOFT_STEP,
+  toGrid,
+} from "./makeup-layer.ts";
 import {
   bandPolygon,
   boost,
@@ -408,8 +416,7 @@ function noseZone(g: FaceGeometry, step: number): Mask {
       for (let i = 0, j = nose.length - 1; i < nose.length; j = i++) {
         d2 = Math.min(d2, segmentDistance2(x, y, nose[j], nose[i]));
       }
-      const t = Math.min(1, Math.sqrt(d2) / fade);
-      m.data[k] = Math.max(m.data[k], 1 - t * t * (3 - 2 * t));
+      m.data[k] = Math.max(m.data[k], 1 - smoothstep(0, fade, Math.sqrt(d2)));
     }
   }
   return m;

@@ -17,7 +17,7 @@ import { deltaE, hexToLinear, linearToLab, luminance } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
-import { clamp01, clipToFace, multiplyLut } from "./makeup-layer.ts";
+import { clamp01, clipToFace, multiplyLut, smoothstep } from "./makeup-layer.ts";
 import {
   bandPolygon,
   boost,
@@ -53,11 +53,6 @@ function eyeOpenings(
   for (let i = 0; i < m.data.length; i++) m.data[i] = Math.min(1, Math.max(2.5 * m.data[i], 2 * hard[i]));
   return m;
 }
-
-const smoothstep = (a: number, b: number, x: number) => {
-  const u = clamp01((x - a) / (b - a));
-  return u * u * (3 - 2 * u);
-};
 
 const sortedByX = (line: Point[]): Point[] => [...line].sort((a, b) => a[0] - b[0]);
 

@@ -17,6 +17,12 @@ export function clamp01(v: number): number {
   return v < 0 ? 0 : v > 1 ? 1 : v;
 }
 
+/** 0 at `a` or before, 1 at `b` or after, eased between (Hermite smoothstep). */
+export function smoothstep(a: number, b: number, x: number): number {
+  const u = clamp01((x - a) / (b - a));
+  return u * u * (3 - 2 * u);
+}
+
 /** Soft layers (large feather sigma) rasterise their masks at 1/SOFT_STEP resolution. */
 export const SOFT_STEP = 2;
 
