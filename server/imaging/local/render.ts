@@ -605,7 +605,7 @@ async function renderStages(
   // While libvips threads still render the canvas: the matte's pixel-free part, and a scene not yet
   // in the worker's cache (painted small here, enlarged and blurred by libvips threads meanwhile).
   const scene = person && setting && backdrop
-    ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur * 3))
+    ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur))
     : undefined;
   const plan = person && !job.coloursOnly && (scene || blur > 0 || prepareOnly)
     ? kept?.plan ?? planMatte(framing, person, g.center, cells)

@@ -8,6 +8,7 @@ import type { Canvas } from "./blend.ts";
 import { hexToRgb, linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { rawOf } from "./framing.ts";
 import { type BackdropRecipe, BACKDROPS, GRADES } from "./recipes.ts";
+import { OUTPUT_WIDTH } from "../../styling/option-keys.ts";
 
 type Plane = { w: number; h: number; data: Float32Array };
 
@@ -83,6 +84,11 @@ function rect(p: Plane, x0: number, y0: number, x1: number, y1: number, c: [numb
   }
 }
 
+/**
+ * Paints a setting's backdrop on the small plane `p` (PAINT_WIDTH wide) and returns how far out of
+ * focus it is drawn: a blur sigma in the plane's pixels (City Night 2.5: lit windows read as a defocused facade,
+ * not dots; 4 merged them into a muddy glow).
+ */
 function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [number, number]): number {
   const stops = b.colors.map(rgbf);
   const lights = (b.lights ?? []).map(rgbf);
@@ -127,7 +133,7 @@ function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [number, n
       const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
       light(p, rand() * w, h * (0.35 + rand() * 0.6), w * (0.025 + rand() * 0.06), c, 0.5 + rand() * 0.4);
     }
-    return 4;
+    return 2.5;
   }
   if (b.kind === "solid") {
     fillGradient(p, [stops[0]]);
@@ -164,30 +170,40 @@ export function backdropBytes(): number {
   return n;
 }
 
+/** Width of the plane a backdrop is painted on (a quarter of the result's 1080 px), then enlarged to the canvas. */
+const PAINT_WIDTH = OUTPUT_WIDTH / 4;
+
 /**
- * Renders a backdrop at full canvas size (RGB bytes). The result is shared
- * with a small per-worker cache: callers must not modify it.
+ * The blur a camera's full background blur (its recipe's backgroundBlur 1: shallow depth) adds to a backdrop,
+ * as a sigma in the painting's pixels (12 px on the result's 1080x1920 frame).
+ */
+export const LENS_BLUR_SIGMA = 3;
+
+/**
+ * Renders a backdrop at full canvas size (RGB bytes), out of focus by its painting's own blur and `lensBlur`
+ * (the camera's backgroundBlur, 0-1). The result is shared with a small per-worker cache: callers must not
+ * modify it.
  */
 export async function renderBackdrop(
   entry: { id: string },
   width: number,
   height: number,
   head: [number, number],
-  extraBlur = 0,
+  lensBlur = 0,
 ): Promise<Uint8Array> {
   // Only the studio gradient depends on the head position (its light sits behind the head).
   const headKey =
     BACKDROPS[entry.id]?.kind === "gradient" && !["beach-sunset", "city-night"].includes(entry.id)
       ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
       : "";
-  const key = `${entry.id}|${width}x${height}|${extraBlur}|${headKey}`;
+  const key = `${entry.id}|${width}x${height}|${lensBlur}|${headKey}`;
   const hit = backdropCache.get(key);
   if (hit) {
     backdropCache.delete(key);
     backdropCache.set(key, hit);
     return hit;
   }
-  const out = await paintBackdropImage(entry, width, height, head, extraBlur);
+  const out = await paintBackdropImage(entry, width, height, head, lensBlur);
   backdropCache.set(key, out);
   while (backdropCache.size > BACKDROP_CACHE_SIZE) backdropCache.delete(backdropCache.keys().next().value!);
   return out;
@@ -198,22 +214,34 @@ async function paintBackdropImage(
   width: number,
   height: number,
   head: [number, number],
-  extraBlur: number,
+  lensBlur: number,
 ): Promise<Uint8Array> {
-  const step = 4;
-  const w = Math.ceil(width / step), h = Math.ceil(height / step);
+  // Painted at one size whatever the canvas's, so the preview's backdrop (540x960) is the result's, smaller: the
+  // painting's shapes and its blur are in the plane's pixels.
+  const w = PAINT_WIDTH, h = Math.round(height * PAINT_WIDTH / width), step = width / PAINT_WIDTH;
   const p: Plane = { w, h, data: new Float32Array(w * h * 3) };
   const blur = paintBackdrop(entry.id, BACKDROPS[entry.id], p, [head[0] / step, head[1] / step]);
-  const bytes = new Uint8Array(w * h * 3);
-  // A touch of noise avoids banding in smooth gradients.
-  const rand = rng(99);
-  for (let i = 0; i < bytes.length; i++) {
-    bytes[i] = Math.max(0, Math.min(255, Math.round(p.data[i] * 255 + (rand() - 0.5) * 2)));
+  let small: Uint8Array = new Uint8Array(w * h * 3);
+  for (let i = 0; i < small.length; i++) small[i] = Math.max(0, Math.min(255, Math.round(p.data[i] * 255)));
+  // The blur is the painting's own (its sigma is in the small plane's pixels), so it runs before the enlargement
+  // in a pipeline of its own: in one pipeline libvips resizes first and blurs after, at a quarter of the sigma
+  // (City Night's windows stayed crisp dots on a 1080x1920 frame).
+  const sigma = blur + LENS_BLUR_SIGMA * lensBlur;
+  if (sigma >= 0.3) {
+    small =
+      (await rawOf(sharp(small, { raw: { width: w, height: h, channels: 3 } }).blur(sigma), 3, "backdrop"))
+        .data;
   }
-  let pipeline = sharp(bytes, { raw: { width: w, height: h, channels: 3 } });
-  const sigma = blur + extraBlur;
-  if (sigma >= 0.3) pipeline = pipeline.blur(sigma);
-  return (await rawOf(pipeline.resize(width, height, { kernel: "cubic" }), 3, "backdrop")).data;
+  // A touch of noise avoids banding in smooth gradients (after the blur, which would smooth it away).
+  const rand = rng(99);
+  for (let i = 0; i < small.length; i++) {
+    small[i] = Math.max(0, Math.min(255, small[i] + Math.round((rand() - 0.5) * 2)));
+  }
+  return (await rawOf(
+    sharp(small, { raw: { width: w, height: h, channels: 3 } }).resize(width, height, { kernel: "cubic" }),
+    3,
+    "backdrop",
+  )).data;
 }
 
 /** A blurred copy of the canvas (lens blur for the background). */

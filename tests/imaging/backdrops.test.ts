@@ -1,0 +1,53 @@
+/**
+ * The Scene Composer's painted backdrops as a portrait's background looks: out of focus, and more so under the
+ * shallow-depth camera. Measured on the 1080x1920 frame a result has.
+ */
+import assert from "node:assert/strict";
+import { LENS_BLUR_SIGMA, renderBackdrop } from "../../server/imaging/local/scene.ts";
+import { BACKDROPS, CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts";
+
+const W = 1080, H = 1920;
+
+/**
+ * The backdrop's steepest steps: the 99.9th percentile of the luminance difference (sRGB levels) between
+ * horizontal neighbours, on every second row. A lens blur of sigma s on an edge of contrast A leaves steps of at
+ * most A / (2.5 s): the sharper the backdrop, the larger.
+ */
+async function steepestStep(id: string, lensBlur: number): Promise<number> {
+  const d = await renderBackdrop({ id }, W, H, [W / 2, H * 0.3], lensBlur);
+  const steps = new Uint32Array(256);
+  let n = 0;
+  for (let y = 0; y < H; y += 2) {
+    for (let x = 0; x < W - 1; x++) {
+      const i = (y * W + x) * 3;
+      const a = 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+      const b = 0.2126 * d[i + 3] + 0.7152 * d[i + 4] + 0.0722 * d[i + 5];
+      steps[Math.round(Math.abs(b - a))]++;
+      n++;
+    }
+  }
+  let above = n * 0.001, level = 255;
+  while (level > 0 && above > steps[level]) above -= steps[level--];
+  return level;
+}
+
+Deno.test("every setting's backdrop is out of focus, as behind a portrait: no crisp dots or discs", async () => {
+  // Before the backdrop's blur ran ahead of its enlargement, City Night's lit windows were crisp 8-px dots
+  // (steps of 15 levels a pixel), Luxury Lounge's and Soft Bokeh's lights 9-10; now 6 at most.
+  for (const id of Object.keys(BACKDROPS)) {
+    const step = await steepestStep(id, 0);
+    assert.ok(step <= 8, `${id}: steepest steps ${step} levels a pixel (at most 8)`);
+  }
+});
+
+Deno.test("the shallow-depth camera blurs a backdrop's lights further", async () => {
+  const lens = CAMERA_RECIPES["shallow-depth"].backgroundBlur;
+  assert.ok(lens > 0 && LENS_BLUR_SIGMA > 0);
+  // The settings drawn with small light shapes. The studio papers and Beach Sunset are smooth gradients, whose
+  // steepest steps are the level of noise laid over them against banding. Before, the lens's blur was a quarter
+  // of its sigma: Soft Bokeh, Golden Garden and Luxury Lounge kept 0.8 of their steps.
+  for (const id of ["soft-bokeh", "city-night", "golden-garden", "luxury-lounge"]) {
+    const sharp = await steepestStep(id, 0), soft = await steepestStep(id, lens);
+    assert.ok(soft <= 0.65 * sharp, `${id}: steepest steps ${soft} under shallow depth, ${sharp} without`);
+  }
+});
