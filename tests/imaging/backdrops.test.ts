@@ -9,26 +9,26 @@ import { BACKDROPS, CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts
 const W = 1080, H = 1920;
 
 /**
- * The backdrop's steepest steps: the 99.9th percentile of the luminance difference (sRGB levels) between
+ * The backdrop's steepest steps: the 99.9th percentile of the luminance difference (sRGB levels, to a tenth) between
  * horizontal neighbours, on every second row. A lens blur of sigma s on an edge of contrast A leaves steps of at
  * most A / (2.5 s): the sharper the backdrop, the larger.
  */
 async function steepestStep(id: string, lensBlur: number): Promise<number> {
   const d = await renderBackdrop({ id }, W, H, [W / 2, H * 0.3], lensBlur);
-  const steps = new Uint32Array(256);
+  const steps = new Uint32Array(2561);
   let n = 0;
   for (let y = 0; y < H; y += 2) {
     for (let x = 0; x < W - 1; x++) {
       const i = (y * W + x) * 3;
       const a = 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
       const b = 0.2126 * d[i + 3] + 0.7152 * d[i + 4] + 0.0722 * d[i + 5];
-      steps[Math.round(Math.abs(b - a))]++;
+      steps[Math.round(10 * Math.abs(b - a))]++;
       n++;
     }
   }
-  let above = n * 0.001, level = 255;
-  while (level > 0 && above > steps[level]) above -= steps[level--];
-  return level;
+  let above = n * 0.001, bin = 2560;
+  while (bin > 0 && above > steps[bin]) above -= steps[bin--];
+  return bin / 10;
 }
 
 Deno.test("every setting's backdrop is out of focus, as behind a portrait: no crisp dots or discs", async () => {
@@ -50,4 +50,45 @@ Deno.test("the shallow-depth camera blurs a backdrop's lights further", async ()
     const sharp = await steepestStep(id, 0), soft = await steepestStep(id, lens);
     assert.ok(soft <= 0.65 * sharp, `${id}: steepest steps ${soft} under shallow depth, ${sharp} without`);
   }
+});
+
+/** Luminance (sRGB levels) of pixel (x, y) of a W-wide RGB backdrop. */
+const lum = (d: Uint8Array, x: number, y: number) => {
+  const i = (y * W + x) * 3;
+  return 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+};
+
+Deno.test("Golden Garden is foliage with the sky and sun through it, not a gradient with discs", async () => {
+  const d = await renderBackdrop({ id: "golden-garden" }, W, H, [W / 2, H * 0.3]);
+  // The share of pixels within 3 levels of their row's median: a gradient row is flat but for its discs.
+  let flat = 0, n = 0;
+  for (let y = 0; y < H; y += 4) {
+    const row = Array.from({ length: W }, (_, x) => lum(d, x, y));
+    const median = [...row].sort((a, b) => a - b)[W >> 1];
+    for (const v of row) flat += Math.abs(v - median) < 3 ? 1 : 0;
+    n += W;
+  }
+  // Painted as a gradient with discs of light before: 0.77; now 0.09.
+  assert.ok(flat / n <= 0.25, `${(100 * flat / n).toFixed(1)} % of the garden is as flat as a gradient`);
+});
+
+Deno.test("Beach Sunset's sea rolls in waves beside the sun's path", async () => {
+  const d = await renderBackdrop({ id: "beach-sunset" }, W, H, [W / 2, H * 0.3]);
+  // Down columns of the sea left of the sun's path (the sea spans 0.6-0.84 of the height, the sun is at 0.62
+  // of the width): each pixel's luminance against the mean of the 41 rows around it.
+  let sq = 0, n = 0;
+  for (let x = 10; x < 0.3 * W; x += 7) {
+    for (let y = Math.round(0.62 * H); y < 0.82 * H; y++) {
+      let mean = 0;
+      for (let k = -20; k <= 20; k++) mean += lum(d, x, y + k) / 41;
+      sq += (lum(d, x, y) - mean) ** 2;
+      n++;
+    }
+  }
+  // A smooth gradient before: 0.54 (the noise against banding); now 1.4.
+  const sd = Math.sqrt(sq / n);
+  assert.ok(
+    sd >= 1,
+    `the sea's rows vary by ${sd.toFixed(2)} levels down a column (a wave's crest and trough)`,
+  );
 });

@@ -1,0 +1,274 @@
+/**
+ * The settings' backdrops, painted on a small plane as the background of a portrait looks: out of focus (the
+ * plane is blurred by the sigma the painter returns, then enlarged: see renderBackdrop in scene.ts). Studio
+ * papers are gradients with a soft light behind the head; bokeh settings are lights on a gradient; the named
+ * places are painted from what a photo of them holds (a garden's foliage and the sun through it, the sea's
+ * waves and the sun's glitter path, a city's lit windows), from the recipe's colours (recipes.ts).
+ */
+import { hexToRgb } from "./color.ts";
+import type { BackdropRecipe } from "./recipes.ts";
+
+/** Linear-ish RGB 0..1 per channel, row-major. */
+export type Plane = { w: number; h: number; data: Float32Array };
+type Rgb = [number, number, number];
+
+function rgbf(hex: string): Rgb {
+  const [r, g, b] = hexToRgb(hex);
+  return [r / 255, g / 255, b / 255];
+}
+
+const mix = (a: Rgb, b: Rgb, t: number): Rgb => [
+  a[0] + (b[0] - a[0]) * t,
+  a[1] + (b[1] - a[1]) * t,
+  a[2] + (b[2] - a[2]) * t,
+];
+
+const clamp01 = (v: number) => v < 0 ? 0 : v > 1 ? 1 : v;
+const smooth = (a: number, b: number, x: number) => {
+  const u = clamp01((x - a) / (b - a));
+  return u * u * (3 - 2 * u);
+};
+
+function gradientAt(stops: Rgb[], t: number): Rgb {
+  if (stops.length === 1) return stops[0];
+  const x = Math.min(0.9999, Math.max(0, t)) * (stops.length - 1);
+  const i = Math.floor(x);
+  return mix(stops[i], stops[i + 1], x - i);
+}
+
+/** A seeded generator (the same backdrop for the same setting, every time). */
+export function rng(seed: number): () => number {
+  let s = seed;
+  return () => {
+    s = (s * 1103515245 + 12345) & 0x7fffffff;
+    return s / 0x7fffffff;
+  };
+}
+
+function fillGradient(p: Plane, stops: Rgb[], from = 0, to = 1, rowStart = 0, rowEnd = p.h) {
+  for (let y = rowStart; y < rowEnd; y++) {
+    const c = gradientAt(stops, ((y + 0.5) / p.h - from) / (to - from));
+    for (let x = 0; x < p.w; x++) p.data.set(c, (y * p.w + x) * 3);
+  }
+}
+
+/** Adds a soft disc of light (screen blend): a defocused point light, rim ramp `soft` of its radius. */
+function light(p: Plane, cx: number, cy: number, r: number, c: Rgb, a: number, soft = 0.35) {
+  const x0 = Math.max(0, Math.floor(cx - r)), x1 = Math.min(p.w - 1, Math.ceil(cx + r));
+  const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(p.h - 1, Math.ceil(cy + r));
+  for (let y = y0; y <= y1; y++) {
+    for (let x = x0; x <= x1; x++) {
+      const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy) / r;
+      if (d >= 1) continue;
+      const k = a * Math.min(1, (1 - d) / soft);
+      const o = (y * p.w + x) * 3;
+      for (let ch = 0; ch < 3; ch++) p.data[o + ch] = 1 - (1 - p.data[o + ch]) * (1 - c[ch] * k);
+    }
+  }
+}
+
+/** Paints a rectangle over the plane at opacity `a`. */
+function rect(p: Plane, x0: number, y0: number, x1: number, y1: number, c: Rgb, a = 1) {
+  for (let y = Math.max(0, Math.floor(y0)); y < Math.min(p.h, Math.ceil(y1)); y++) {
+    for (let x = Math.max(0, Math.floor(x0)); x < Math.min(p.w, Math.ceil(x1)); x++) {
+      const o = (y * p.w + x) * 3;
+      for (let ch = 0; ch < 3; ch++) p.data[o + ch] += (c[ch] - p.data[o + ch]) * a;
+    }
+  }
+}
+
+/** A lattice point's random value in 0..1 (a hash of its coordinates and the layer's seed). */
+function latticeValue(i: number, j: number, seed: number): number {
+  let n = (Math.imul(i, 374761393) + Math.imul(j, 668265263) + Math.imul(seed, 1442695041)) | 0;
+  n = Math.imul(n ^ (n >>> 13), 1274126177);
+  return ((n ^ (n >>> 16)) >>> 0) / 4294967296;
+}
+
+/**
+ * Fractal value noise over a w x h plane, spread to about 0..1 (mean 0.5, most values within 0.1-0.9):
+ * `octaves` layers of random values on lattices `cx` x `cy` pixels apart, each layer's lattice and weight half
+ * the one before, smoothly interpolated. With `turn`, each layer's lattice is turned by its own angle, so no
+ * shape lines up with the plane's rows and columns (foliage; waves keep them: they lie along the horizon).
+ * Foliage, waves and sand grain are drawn from it.
+ */
+export function fractalNoise(
+  w: number,
+  h: number,
+  cx: number,
+  cy: number,
+  octaves: number,
+  rand: () => number,
+  turn = false,
+): Float32Array {
+  const out = new Float32Array(w * h);
+  for (let o = 0, weight = 1; o < octaves; o++, weight /= 2) {
+    const sx = Math.max(1, cx / 2 ** o), sy = Math.max(1, cy / 2 ** o), seed = Math.floor(rand() * 1e9);
+    const angle = turn ? rand() * Math.PI : 0, cos = Math.cos(angle), sin = Math.sin(angle);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const gx = (x * cos - y * sin) / sx, gy = (x * sin + y * cos) / sy;
+        const x0 = Math.floor(gx),
+          y0 = Math.floor(gy),
+          fx = smooth(0, 1, gx - x0),
+          fy = smooth(0, 1, gy - y0);
+        const a = latticeValue(x0, y0, seed), b = latticeValue(x0 + 1, y0, seed);
+        const c = latticeValue(x0, y0 + 1, seed), d = latticeValue(x0 + 1, y0 + 1, seed);
+        const top = a + (b - a) * fx, bottom = c + (d - c) * fx;
+        out[y * w + x] += weight * (top + (bottom - top) * fy);
+      }
+    }
+  }
+  // Spread about the mean: summed layers crowd toward the middle.
+  let sum = 0, sq = 0;
+  for (const v of out) {
+    sum += v;
+    sq += v * v;
+  }
+  const mean = sum / out.length, sd = Math.sqrt(Math.max(1e-9, sq / out.length - mean * mean));
+  for (let i = 0; i < out.length; i++) out[i] = clamp01(0.5 + (out[i] - mean) / (5 * sd));
+  return out;
+}
+
+/**
+ * A garden in golden light, out of focus: foliage (fractal patches from the recipe's light to its dark green,
+ * denser and darker toward the ground) with the warm sky showing through its gaps, and the sun through the
+ * leaves as soft discs in those gaps.
+ */
+function paintGarden(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
+  const { w, h } = p;
+  const sky = stops[0], lit = stops[1] ?? sky, dark = stops[2] ?? lit;
+  const leaves = fractalNoise(w, h, 34, 30, 4, rand, true), shade = fractalNoise(w, h, 16, 16, 3, rand, true);
+  // The leaves' share of each row: the canopy's gaps at the top, a hedge toward the ground.
+  const edge = (y: number) => 1 - (0.45 + 0.4 * (y / h));
+  const backlight: Rgb = [1, 0.97, 0.84], sunlit: Rgb = [0.86, 0.82, 0.45];
+  for (let y = 0; y < h; y++) {
+    const t = y / h, e = edge(y), glow = mix(sky, backlight, 0.5 * (1 - t));
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      // Leaves in the sun catch a warm light; those in shade and near the ground are darker.
+      let leaf = mix(lit, dark, clamp01(0.2 + 1.1 * (0.5 - shade[k]) + 0.6 * t));
+      leaf = mix(leaf, sunlit, 0.5 * Math.max(0, shade[k] - 0.6));
+      p.data.set(mix(glow, leaf, smooth(e - 0.1, e + 0.1, leaves[k])), k * 3);
+    }
+  }
+  // The sun through the gaps: only where the sky shows.
+  for (let placed = 0, tries = 0; placed < 40 && tries < 600; tries++) {
+    const x = rand() * w, y = rand() * h * 0.85;
+    if (leaves[Math.floor(y) * w + Math.floor(x)] > edge(y) - 0.05) continue;
+    const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+    light(p, x, y, w * (0.015 + rand() * 0.04), c, 0.45 + rand() * 0.45, 0.3);
+    placed++;
+  }
+  return 3;
+}
+
+/**
+ * A beach at sunset: the recipe's sky gradient down to the horizon, the sun low over it with its glow, the sea
+ * (its colour, darker toward the shore) in rolling waves that catch the light, the sun's glitter path widening
+ * toward the viewer, the wet sand's band and the dry sand's grain.
+ */
+function paintBeach(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
+  const { w, h } = p;
+  const horizon = Math.round(h * 0.6), shore = Math.round(h * 0.84), sunX = w * 0.62;
+  const sun = lights[0] ?? [1, 0.9, 0.7], glow = lights[1] ?? [1, 0.8, 0.5];
+  fillGradient(p, stops.slice(0, 4), 0, 0.6, 0, horizon);
+  const sea = stops[4] ?? [0.2, 0.4, 0.55];
+  const near: Rgb = [sea[0] * 0.6, sea[1] * 0.6, sea[2] * 0.7],
+    far: Rgb = [sea[0] * 1.2, sea[1] * 1.1, sea[2]];
+  // Waves: long and flat, nearer ones taller.
+  const waves = fractalNoise(w, h, 60, 3, 3, rand), grain = fractalNoise(w, h, 12, 6, 2, rand, true);
+  for (let y = horizon; y < h; y++) {
+    const inSea = y < shore, depth = inSea ? (y - horizon) / (shore - horizon) : 0;
+    const base = inSea
+      ? mix(far, near, depth)
+      : mix([0.85, 0.7, 0.55], [0.72, 0.58, 0.45], (y - shore) / (h - shore));
+    // The wet sand just above the water line mirrors the sea's colour.
+    const wet = inSea ? 0 : 1 - smooth(0, 0.05 * h, y - shore);
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      let c = base;
+      if (inSea) {
+        // Distance over the water: rows near the horizon hold more waves.
+        const row = Math.min(shore - 1, horizon + Math.round((shore - horizon) * Math.sqrt(depth)));
+        c = mix(c, [1, 0.85, 0.7], 0.18 * Math.max(0, waves[row * w + x] - 0.45));
+        c = mix(c, [0, 0.05, 0.1], 0.25 * Math.max(0, 0.45 - waves[row * w + x]));
+      } else {
+        c = mix(mix(c, near, 0.45 * wet), [0.2, 0.15, 0.1], 0.08 * (grain[k] - 0.5));
+      }
+      p.data.set(c, k * 3);
+    }
+  }
+  // The water's edge: a thin line of foam.
+  rect(p, 0, shore - 1, w, shore + 0.6, [0.95, 0.9, 0.85], 0.45);
+  light(p, sunX, horizon - h * 0.02, w * 0.5, glow, 0.45, 1);
+  light(p, sunX, horizon - h * 0.02, w * 0.09, sun, 1, 0.3);
+  // The glitter path: short bright strokes on the wave crests, narrow at the horizon, wide near the shore.
+  for (let i = 0; i < 220; i++) {
+    const depth = rand() ** 1.4, y = horizon + 1 + depth * (shore - horizon - 3);
+    const spread = (0.02 + 0.22 * depth) * w, x = sunX + (rand() + rand() - 1) * spread;
+    const len = w * (0.006 + rand() * 0.03) * (0.4 + depth);
+    rect(p, x - len / 2, y, x + len / 2, y + 0.5 + depth, sun, (0.2 + 0.5 * rand()) * (1 - 0.5 * depth));
+  }
+  return 2;
+}
+
+/** A city at night behind the subject: dark towers with lit windows under a navy sky, and street lights. */
+function paintCity(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
+  const { w, h } = p;
+  fillGradient(p, stops);
+  for (let i = 0; i < 16; i++) {
+    const bw = w * (0.08 + rand() * 0.12), x = rand() * w - bw / 2;
+    const top = h * (0.25 + rand() * 0.35);
+    const shade = 0.05 + rand() * 0.06;
+    rect(p, x, top, x + bw, h, [shade, shade * 1.1, shade * 1.8]);
+    for (let wy = top + 4; wy < h - 4; wy += 5) {
+      for (let wx = x + 3; wx < x + bw - 3; wx += 4) {
+        if (rand() < 0.35) rect(p, wx, wy, wx + 2, wy + 2, lights[0] ?? [1, 0.8, 0.4], 0.8);
+      }
+    }
+  }
+  for (let i = 0; i < 38; i++) {
+    const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+    light(p, rand() * w, h * (0.35 + rand() * 0.6), w * (0.025 + rand() * 0.06), c, 0.5 + rand() * 0.4);
+  }
+  // Its windows read as a defocused facade at 2.5; at 4 they merged into a muddy glow.
+  return 2.5;
+}
+
+/** The named places, painted from what a photo of them holds; every other setting by its recipe's kind. */
+const PLACES: Readonly<
+  Record<string, (p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number) => number>
+> = {
+  "beach-sunset": paintBeach,
+  "city-night": paintCity,
+  "golden-garden": paintGarden,
+};
+
+/**
+ * Paints setting `id`'s backdrop on the plane and returns how far out of focus it is drawn: a blur sigma in the
+ * plane's pixels. `head`: the head's centre on the plane (a studio paper's light sits behind it).
+ */
+export function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [number, number]): number {
+  const stops = b.colors.map(rgbf);
+  const lights = (b.lights ?? []).map(rgbf);
+  const rand = rng(id.length * 7919 + id.charCodeAt(0));
+  const place = PLACES[id];
+  if (place) return place(p, stops, lights, rand);
+  if (b.kind === "solid") {
+    fillGradient(p, [stops[0]]);
+    return 0;
+  }
+  fillGradient(p, stops);
+  if (b.kind === "gradient") {
+    // A soft studio light behind the head.
+    light(p, head[0], head[1], p.w * 0.75, [1, 1, 1], 0.18, 1);
+    return 1;
+  }
+  // Bokeh, or a scene with no painter of its own: blurred light shapes.
+  const n = b.kind === "scene" ? 30 : 42;
+  for (let i = 0; i < n; i++) {
+    const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+    light(p, rand() * p.w, rand() * p.h, p.w * (0.03 + rand() * 0.07), c, 0.35 + rand() * 0.45, 0.25);
+  }
+  return 2;
+}
