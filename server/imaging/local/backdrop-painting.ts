@@ -212,27 +212,39 @@ function paintBeach(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): 
   return 2;
 }
 
-/** A city at night behind the subject: dark towers with lit windows under a navy sky, and street lights. */
+/**
+ * A city at night behind the subject: towers against the navy sky, their windows in floors and columns with a
+ * share of them lit (mostly warm, some white or cool), a haze of street light toward the ground, and the
+ * street's lights as large discs.
+ */
 function paintCity(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
   const { w, h } = p;
   fillGradient(p, stops);
-  for (let i = 0; i < 16; i++) {
-    const bw = w * (0.08 + rand() * 0.12), x = rand() * w - bw / 2;
-    const top = h * (0.25 + rand() * 0.35);
-    const shade = 0.05 + rand() * 0.06;
-    rect(p, x, top, x + bw, h, [shade, shade * 1.1, shade * 1.8]);
-    for (let wy = top + 4; wy < h - 4; wy += 5) {
-      for (let wx = x + 3; wx < x + bw - 3; wx += 4) {
-        if (rand() < 0.35) rect(p, wx, wy, wx + 2, wy + 2, lights[0] ?? [1, 0.8, 0.4], 0.8);
+  const warm = lights[0] ?? [1, 0.8, 0.4],
+    white = lights[3] ?? [1, 1, 0.9],
+    cool = lights[2] ?? [0.5, 0.8, 1];
+  for (let i = 0; i < 14; i++) {
+    const bw = w * (0.1 + rand() * 0.14), x = rand() * w - bw / 2;
+    const top = h * (0.2 + rand() * 0.35);
+    const shade = 0.04 + rand() * 0.05;
+    rect(p, x, top, x + bw, h, [shade, shade * 1.1, shade * 1.7]);
+    // Floors and columns of windows: far enough apart that each stays a point of light out of focus.
+    const dx = 5 + Math.floor(rand() * 3), dy = 7 + Math.floor(rand() * 3), lit = 0.2 + rand() * 0.35;
+    for (let wy = top + 4; wy < h - 4; wy += dy) {
+      for (let wx = x + 3; wx < x + bw - 4; wx += dx) {
+        if (rand() >= lit) continue;
+        const pick = rand(), c = pick < 0.75 ? warm : pick < 0.92 ? white : cool;
+        rect(p, wx, wy, wx + 2, wy + 3, c, 0.55 + 0.4 * rand());
       }
     }
   }
-  for (let i = 0; i < 38; i++) {
+  // Street light hazing up from below the frame.
+  light(p, w * 0.5, h * 1.05, w * 0.9, warm, 0.25, 1);
+  for (let i = 0; i < 30; i++) {
     const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
-    light(p, rand() * w, h * (0.35 + rand() * 0.6), w * (0.025 + rand() * 0.06), c, 0.5 + rand() * 0.4);
+    light(p, rand() * w, h * (0.45 + rand() * 0.55), w * (0.03 + rand() * 0.06), c, 0.45 + rand() * 0.4);
   }
-  // Its windows read as a defocused facade at 2.5; at 4 they merged into a muddy glow.
-  return 2.5;
+  return 2;
 }
 
 /** The named places, painted from what a photo of them holds; every other setting by its recipe's kind. */
