@@ -8,7 +8,7 @@
 import { hexToRgb } from "./color.ts";
 import type { BackdropRecipe } from "./recipes.ts";
 
-/** Linear-ish RGB 0..1 per channel, row-major. */
+/** sRGB 0..1 per channel, row-major (painted as the photo's encoding, not in linear light). */
 export type Plane = { w: number; h: number; data: Float32Array };
 type Rgb = [number, number, number];
 
@@ -175,7 +175,7 @@ function paintBeach(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): 
   const sea = stops[4] ?? [0.2, 0.4, 0.55];
   const near: Rgb = [sea[0] * 0.6, sea[1] * 0.6, sea[2] * 0.7],
     far: Rgb = [sea[0] * 1.2, sea[1] * 1.1, sea[2]];
-  // Waves: long and flat, nearer ones taller.
+  // Waves: long and flat; the nearer, the taller.
   const waves = fractalNoise(w, h, 60, 3, 3, rand), grain = fractalNoise(w, h, 12, 6, 2, rand, true);
   for (let y = horizon; y < h; y++) {
     const inSea = y < shore, depth = inSea ? (y - horizon) / (shore - horizon) : 0;
@@ -202,7 +202,7 @@ function paintBeach(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): 
   rect(p, 0, shore - 1, w, shore + 0.6, [0.95, 0.9, 0.85], 0.45);
   light(p, sunX, horizon - h * 0.02, w * 0.5, glow, 0.45, 1);
   light(p, sunX, horizon - h * 0.02, w * 0.09, sun, 1, 0.3);
-  // The glitter path: short bright strokes on the wave crests, narrow at the horizon, wide near the shore.
+  // The glitter path: short bright strokes across the water, narrow at the horizon, wide near the shore.
   for (let i = 0; i < 220; i++) {
     const depth = rand() ** 1.4, y = horizon + 1 + depth * (shore - horizon - 3);
     const spread = (0.02 + 0.22 * depth) * w, x = sunX + (rand() + rand() - 1) * spread;

@@ -87,7 +87,7 @@ export const CAMERA_RECIPES: Readonly<Record<string, CameraRecipe>> = {
   "shallow-depth": { faceWidth: 0.34, backgroundBlur: 1 },
 };
 
-/** How a setting's backdrop is painted (server/imaging/local/scene.ts). */
+/** How a setting's backdrop is painted (server/imaging/local/backdrop-painting.ts). */
 export interface BackdropRecipe {
   /** solid or gradient studio paper, bokeh lights, or a named scene built from gradients and lights. */
   kind: "solid" | "gradient" | "bokeh" | "scene";

@@ -47,11 +47,10 @@ export async function renderBackdrop(
   head: [number, number],
   lensBlur = 0,
 ): Promise<Uint8Array> {
-  // Only the studio gradient depends on the head position (its light sits behind the head).
-  const headKey =
-    BACKDROPS[entry.id]?.kind === "gradient" && !["beach-sunset", "city-night"].includes(entry.id)
-      ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
-      : "";
+  // Only a studio gradient depends on the head position (its light sits behind the head).
+  const headKey = BACKDROPS[entry.id]?.kind === "gradient"
+    ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
+    : "";
   const key = `${entry.id}|${width}x${height}|${lensBlur}|${headKey}`;
   const hit = backdropCache.get(key);
   if (hit) {
