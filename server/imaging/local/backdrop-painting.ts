@@ -6,6 +6,7 @@
  * waves and the sun's glitter path, a city's lit windows), from the recipe's colours (recipes.ts).
  */
 import { hexToRgb } from "./color.ts";
+import { clamp01, smoothstep } from "./makeup-layer.ts";
 import type { BackdropRecipe } from "./recipes.ts";
 
 /** sRGB 0..1 per channel, row-major (painted as the photo's encoding, not in linear light). */
@@ -22,12 +23,6 @@ const mix = (a: Rgb, b: Rgb, t: number): Rgb => [
   a[1] + (b[1] - a[1]) * t,
   a[2] + (b[2] - a[2]) * t,
 ];
-
-const clamp01 = (v: number) => v < 0 ? 0 : v > 1 ? 1 : v;
-const smooth = (a: number, b: number, x: number) => {
-  const u = clamp01((x - a) / (b - a));
-  return u * u * (3 - 2 * u);
-};
 
 function gradientAt(stops: Rgb[], t: number): Rgb {
   if (stops.length === 1) return stops[0];
@@ -109,8 +104,8 @@ export function fractalNoise(
         const gx = (x * cos - y * sin) / sx, gy = (x * sin + y * cos) / sy;
         const x0 = Math.floor(gx),
           y0 = Math.floor(gy),
-          fx = smooth(0, 1, gx - x0),
-          fy = smooth(0, 1, gy - y0);
+          fx = smoothstep(0, 1, gx - x0),
+          fy = smoothstep(0, 1, gy - y0);
         const a = latticeValue(x0, y0, seed), b = latticeValue(x0 + 1, y0, seed);
         const c = latticeValue(x0, y0 + 1, seed), d = latticeValue(x0 + 1, y0 + 1, seed);
         const top = a + (b - a) * fx, bottom = c + (d - c) * fx;
@@ -148,7 +143,7 @@ function paintGarden(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number):
       // Leaves in the sun catch a warm light; those in shade and near the ground are darker.
       let leaf = mix(lit, dark, clamp01(0.2 + 1.1 * (0.5 - shade[k]) + 0.6 * t));
       leaf = mix(leaf, sunlit, 0.5 * Math.max(0, shade[k] - 0.6));
-      p.data.set(mix(glow, leaf, smooth(e - 0.1, e + 0.1, leaves[k])), k * 3);
+      p.data.set(mix(glow, leaf, smoothstep(e - 0.1, e + 0.1, leaves[k])), k * 3);
     }
   }
   // The sun through the gaps: only where the sky shows.
@@ -183,7 +178,7 @@ function paintBeach(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): 
       ? mix(far, near, depth)
       : mix([0.85, 0.7, 0.55], [0.72, 0.58, 0.45], (y - shore) / (h - shore));
     // The wet sand just above the water line mirrors the sea's colour.
-    const wet = inSea ? 0 : 1 - smooth(0, 0.05 * h, y - shore);
+    const wet = inSea ? 0 : 1 - smoothstep(0, 0.05 * h, y - shore);
     for (let x = 0; x < w; x++) {
       const k = y * w + x;
       let c = base;
