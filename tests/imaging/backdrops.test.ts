@@ -8,6 +8,12 @@ import { BACKDROPS, CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts
 
 const W = 1080, H = 1920;
 
+/** Luminance (sRGB levels) of pixel (x, y) of a W-wide RGB backdrop. */
+const lum = (d: Uint8Array, x: number, y: number) => {
+  const i = (y * W + x) * 3;
+  return 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
+};
+
 /**
  * The backdrop's steepest steps: the 99.9th percentile of the luminance difference (sRGB levels, to a tenth) between
  * horizontal neighbours, on every second row. A lens blur of sigma s on an edge of contrast A leaves steps of at
@@ -19,10 +25,7 @@ async function steepestStep(id: string, lensBlur: number): Promise<number> {
   let n = 0;
   for (let y = 0; y < H; y += 2) {
     for (let x = 0; x < W - 1; x++) {
-      const i = (y * W + x) * 3;
-      const a = 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
-      const b = 0.2126 * d[i + 3] + 0.7152 * d[i + 4] + 0.0722 * d[i + 5];
-      steps[Math.round(10 * Math.abs(b - a))]++;
+      steps[Math.round(10 * Math.abs(lum(d, x + 1, y) - lum(d, x, y)))]++;
       n++;
     }
   }
@@ -52,12 +55,6 @@ Deno.test("the shallow-depth camera blurs a backdrop's lights further", async ()
     assert.ok(soft <= 0.65 * sharp, `${id}: steepest steps ${soft} under shallow depth, ${sharp} without`);
   }
 });
-
-/** Luminance (sRGB levels) of pixel (x, y) of a W-wide RGB backdrop. */
-const lum = (d: Uint8Array, x: number, y: number) => {
-  const i = (y * W + x) * 3;
-  return 0.2126 * d[i] + 0.7152 * d[i + 1] + 0.0722 * d[i + 2];
-};
 
 Deno.test("Golden Garden is foliage with the sky and sun through it, not a gradient with discs", async () => {
   const d = await renderBackdrop({ id: "golden-garden" }, W, H, [W / 2, H * 0.3]);
