@@ -10,19 +10,43 @@ import { rawOf } from "./framing.ts";
 import { BACKDROPS, GRADES } from "./recipes.ts";
 import { OUTPUT_WIDTH } from "../../styling/option-keys.ts";
 
-/** Recently rendered backdrops (a worker renders the same few scenes again and again); read-only. */
+/**
+ * Recently rendered backdrops (a worker renders the same few scenes again and again), read-only: full-size ones,
+ * and the small blurred planes they are enlarged from (the studio's preview and the result share a plane).
+ */
 const backdropCache = new Map<string, Uint8Array>();
-const BACKDROP_CACHE_SIZE = 2;
+const planeCache = new Map<string, Uint8Array>();
+const BACKDROP_CACHE_SIZE = 2, PLANE_CACHE_SIZE = 4;
+
+/** The entry under `key`, made most recent; else `make()`'s, kept while `size` newer ones are not. */
+async function cached(
+  cache: Map<string, Uint8Array>,
+  size: number,
+  key: string,
+  make: () => Promise<Uint8Array>,
+): Promise<Uint8Array> {
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const out = await make();
+  cache.set(key, out);
+  while (cache.size > size) cache.delete(cache.keys().next().value!);
+  return out;
+}
 
 /** Drops the kept backdrops (a worker going idle gives their memory back; the next look repaints one). */
 export function releaseBackdrops(): void {
   backdropCache.clear();
+  planeCache.clear();
 }
 
 /** Bytes of kept backdrops (diagnostics). */
 export function backdropBytes(): number {
   let n = 0;
-  for (const b of backdropCache.values()) n += b.byteLength;
+  for (const cache of [backdropCache, planeCache]) for (const b of cache.values()) n += b.byteLength;
   return n;
 }
 
@@ -40,42 +64,48 @@ export const LENS_BLUR_SIGMA = 3;
  * (the camera's backgroundBlur, 0-1). The result is shared with a small per-worker cache: callers must not
  * modify it.
  */
-export async function renderBackdrop(
+export function renderBackdrop(
   entry: { id: string },
   width: number,
   height: number,
   head: [number, number],
   lensBlur = 0,
 ): Promise<Uint8Array> {
-  // Only a studio gradient depends on the head position (its light sits behind the head).
-  const headKey = BACKDROPS[entry.id]?.kind === "gradient"
-    ? `${Math.round(head[0] / 16)},${Math.round(head[1] / 16)}`
-    : "";
-  const key = `${entry.id}|${width}x${height}|${lensBlur}|${headKey}`;
-  const hit = backdropCache.get(key);
-  if (hit) {
-    backdropCache.delete(key);
-    backdropCache.set(key, hit);
-    return hit;
-  }
-  const out = await paintBackdropImage(entry, width, height, head, lensBlur);
-  backdropCache.set(key, out);
-  while (backdropCache.size > BACKDROP_CACHE_SIZE) backdropCache.delete(backdropCache.keys().next().value!);
-  return out;
-}
-
-async function paintBackdropImage(
-  entry: { id: string },
-  width: number,
-  height: number,
-  head: [number, number],
-  lensBlur: number,
-): Promise<Uint8Array> {
   // Painted at one size whatever the canvas's, so the preview's backdrop (540x960) is the result's, smaller: the
   // painting's shapes and its blur are in the plane's pixels.
   const w = PAINT_WIDTH, h = Math.round(height * PAINT_WIDTH / width), step = width / PAINT_WIDTH;
+  // Only a studio gradient depends on the head position (its light sits behind the head): painted on a 4-px grid
+  // of the plane, so a cached plane is the one any head in its cell would get, whichever asked first.
+  const gradient = BACKDROPS[entry.id]?.kind === "gradient";
+  const onPlane: [number, number] = gradient
+    ? [4 * Math.round(head[0] / step / 4), 4 * Math.round(head[1] / step / 4)]
+    : [0, 0];
+  const planeKey = `${entry.id}|${h}|${lensBlur}|${onPlane}`;
+  return cached(backdropCache, BACKDROP_CACHE_SIZE, `${planeKey}|${width}x${height}`, async () => {
+    const small = await cached(
+      planeCache,
+      PLANE_CACHE_SIZE,
+      planeKey,
+      () => paintedPlane(entry.id, w, h, onPlane, lensBlur),
+    );
+    return (await rawOf(
+      sharp(small, { raw: { width: w, height: h, channels: 3 } }).resize(width, height, { kernel: "cubic" }),
+      3,
+      "backdrop",
+    )).data;
+  });
+}
+
+/** Setting `id`'s backdrop painted on a w x h plane (RGB bytes), out of focus by its own blur and `lensBlur`. */
+async function paintedPlane(
+  id: string,
+  w: number,
+  h: number,
+  head: [number, number],
+  lensBlur: number,
+): Promise<Uint8Array> {
   const p: Plane = { w, h, data: new Float32Array(w * h * 3) };
-  const blur = paintBackdrop(entry.id, BACKDROPS[entry.id], p, [head[0] / step, head[1] / step]);
+  const blur = paintBackdrop(id, BACKDROPS[id], p, head);
   let small: Uint8Array = new Uint8Array(w * h * 3);
   for (let i = 0; i < small.length; i++) small[i] = Math.max(0, Math.min(255, Math.round(p.data[i] * 255)));
   // The blur is the painting's own (its sigma is in the small plane's pixels), so it runs before the enlargement
@@ -92,11 +122,7 @@ async function paintBackdropImage(
   for (let i = 0; i < small.length; i++) {
     small[i] = Math.max(0, Math.min(255, small[i] + Math.round((rand() - 0.5) * 2)));
   }
-  return (await rawOf(
-    sharp(small, { raw: { width: w, height: h, channels: 3 } }).resize(width, height, { kernel: "cubic" }),
-    3,
-    "backdrop",
-  )).data;
+  return small;
 }
 
 /** A blurred copy of the canvas (lens blur for the background). */
