@@ -3,7 +3,8 @@
  * plane is blurred by the sigma the painter returns, then enlarged: see renderBackdrop in scene.ts). Studio
  * papers are gradients with a soft light behind the head; bokeh settings are lights on a gradient; the named
  * places are painted from what a photo of them holds (a garden's foliage and the sun through it, the sea's
- * waves and the sun's glitter path, a city's lit windows), from the recipe's colours (recipes.ts).
+ * waves and the sun's glitter path, a city's lit windows, a lounge's panelled wall, back bar and lamps), from
+ * the recipe's colours (recipes.ts).
  */
 import { hexToRgb } from "./color.ts";
 import { clamp01, smoothstep } from "./makeup-layer.ts";
@@ -242,6 +243,73 @@ function paintCity(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): n
   return 2;
 }
 
+/**
+ * A hotel lounge in the evening, out of focus: a wall of dark wood panels (each its own tone, a lit moulding
+ * along one side), the back bar's shelves with bottles catching the light and a warm strip under each shelf,
+ * table lamps glowing at both sides, bulbs hanging in the dark above, and a tufted banquette's back along the
+ * bottom with the lamps' light on its rim.
+ */
+function paintLounge(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
+  const { w, h } = p;
+  const top = stops[0], bottom = stops[1] ?? top;
+  const lamp = lights[0] ?? [1, 0.8, 0.5], amber = lights[1] ?? lamp, pale = lights[2] ?? lamp;
+  const grain = fractalNoise(w, h, 40, 90, 3, rand);
+  // The wall: panels a fifth of the width apart, each a shade lighter or darker, with the wood's long grain.
+  const panel = w / 5, tones = Array.from({ length: 7 }, () => 0.85 + 0.3 * rand());
+  for (let y = 0; y < h; y++) {
+    const base = gradientAt([top, bottom], y / h);
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x, tone = tones[Math.floor(x / panel)] * (0.88 + 0.24 * grain[k]);
+      p.data.set([base[0] * tone, base[1] * tone, base[2] * tone], k * 3);
+    }
+  }
+  for (let x = panel; x < w; x += panel) {
+    rect(p, x - 1, 0, x, h, pale, 0.1);
+    rect(p, x, 0, x + 1.5, h, [0, 0, 0], 0.35);
+  }
+  // The back bar at both sides: shelves lit from below, bottles standing on them.
+  for (const [x0, x1] of [[0, 0.34 * w], [0.66 * w, w]]) {
+    for (const sy of [0.3, 0.4, 0.5].map((f) => f * h)) {
+      for (let r = 1; r <= 6; r++) rect(p, x0, sy + r, x1, sy + r + 1, amber, 0.22 * (1 - r / 7));
+      rect(p, x0, sy - 1, x1, sy + 1, [0.12, 0.07, 0.04], 0.8);
+      for (let x = x0 + 2; x < x1 - 4; x += 4 + rand() * 5) {
+        const bw = 2.5 + rand() * 2.5, bh = 9 + rand() * 12;
+        const glass = mix(bottom, rand() < 0.5 ? amber : rand() < 0.5 ? [0.35, 0.5, 0.25] : pale, 0.45);
+        rect(p, x, sy - 1 - bh, x + bw, sy - 1, glass, 0.85);
+        rect(p, x + 0.5, sy - 1 - bh * 0.85, x + 1.3, sy - 3, pale, 0.35 + 0.4 * rand());
+      }
+    }
+  }
+  // Bulbs hanging in the dark above: discs of light, smaller the farther back.
+  for (let i = 0; i < 9; i++) {
+    const c = lights[Math.floor(rand() * lights.length)] ?? lamp;
+    light(p, rand() * w, h * (0.03 + rand() * 0.2), w * (0.015 + rand() * 0.03), c, 0.5 + rand() * 0.4, 0.3);
+  }
+  // Table lamps at both sides: the glow on the wall around them, the shade lit from inside.
+  for (const cx of [0.11 * w, 0.9 * w]) {
+    const cy = 0.63 * h;
+    light(p, cx, cy - 8, w * 0.32, amber, 0.35, 1);
+    light(p, cx, cy - 22, w * 0.12, lamp, 0.3, 1);
+    for (let r = 0; r < 16; r++) {
+      const half = 7 + (r / 16) * 5;
+      rect(p, cx - half, cy - 16 + r, cx + half, cy - 15 + r, mix(lamp, pale, 0.4 * (1 - r / 16)), 0.92);
+    }
+    rect(p, cx - 1, cy, cx + 1, cy + 20, [0.1, 0.06, 0.03], 0.8);
+  }
+  // The banquette: dark leather, tufted in vertical channels, its rounded rim catching the lamps' light.
+  const seat = 0.74 * h, leather = mix(bottom, amber, 0.1);
+  for (let y = Math.floor(seat); y < h; y++) {
+    const rim = 1 - smoothstep(0, 6, y - seat);
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x,
+        channel = 0.9 + 0.2 * Math.abs(Math.sin((Math.PI * x) / 34)) + 0.1 * (grain[k] - 0.5);
+      const c: Rgb = [leather[0] * channel, leather[1] * channel, leather[2] * channel];
+      p.data.set(mix(c, amber, 0.3 * rim), k * 3);
+    }
+  }
+  return 4;
+}
+
 /** The named places, painted from what a photo of them holds; every other setting by its recipe's kind. */
 const PLACES: Readonly<
   Record<string, (p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number) => number>
@@ -249,6 +317,7 @@ const PLACES: Readonly<
   "beach-sunset": paintBeach,
   "city-night": paintCity,
   "golden-garden": paintGarden,
+  "luxury-lounge": paintLounge,
 };
 
 /**

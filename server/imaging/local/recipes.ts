@@ -124,7 +124,7 @@ export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
     lights: ["#FFF3C4", "#FFE08A"],
   },
   "luxury-lounge": {
-    kind: "bokeh",
+    kind: "scene",
     colors: ["#4A2A1E", "#1E120D"],
     lights: ["#FFCE85", "#FFB060", "#FFE6B8"],
   },
