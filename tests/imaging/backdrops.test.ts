@@ -82,6 +82,13 @@ Deno.test("Luxury Lounge is a room (panelled wall, back bar, lamps, banquette), 
   assert.ok(flat <= 0.45, `${(100 * flat).toFixed(1)} % of the lounge is as flat as a gradient`);
 });
 
+Deno.test("Soft Bokeh's lights hang in a dimly lit place, at several distances, not on a plain gradient", async () => {
+  // Discs of one depth on the bare gradient before: 0.67 of the frame within 2 levels of its row's median; now
+  // 0.45 (the place's broad patches of light, the large faint discs nearest the lens).
+  const flat = await flatShare("soft-bokeh", 2);
+  assert.ok(flat <= 0.55, `${(100 * flat).toFixed(1)} % of Soft Bokeh is as flat as a gradient`);
+});
+
 Deno.test("Beach Sunset's sea rolls in waves beside the sun's path", async () => {
   const d = await renderBackdrop({ id: "beach-sunset" }, W, H, [W / 2, H * 0.3]);
   // Down columns of the sea left of the sun's path (the sea spans 0.6-0.84 of the height, the sun is at 0.62

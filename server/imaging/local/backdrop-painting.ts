@@ -48,15 +48,18 @@ function fillGradient(p: Plane, stops: Rgb[], from = 0, to = 1, rowStart = 0, ro
   }
 }
 
-/** Adds a soft disc of light (screen blend): a defocused point light, rim ramp `soft` of its radius. */
-function light(p: Plane, cx: number, cy: number, r: number, c: Rgb, a: number, soft = 0.35) {
+/**
+ * Adds a soft disc of light (screen blend): a defocused point light, rim ramp `soft` of its radius. With `rim`,
+ * the disc's middle is that share dimmer than its outer ring (a lens's bokeh is brightest near its edge).
+ */
+function light(p: Plane, cx: number, cy: number, r: number, c: Rgb, a: number, soft = 0.35, rim = 0) {
   const x0 = Math.max(0, Math.floor(cx - r)), x1 = Math.min(p.w - 1, Math.ceil(cx + r));
   const y0 = Math.max(0, Math.floor(cy - r)), y1 = Math.min(p.h - 1, Math.ceil(cy + r));
   for (let y = y0; y <= y1; y++) {
     for (let x = x0; x <= x1; x++) {
       const d = Math.hypot(x + 0.5 - cx, y + 0.5 - cy) / r;
       if (d >= 1) continue;
-      const k = a * Math.min(1, (1 - d) / soft);
+      const k = a * Math.min(1, (1 - d) / soft) * (rim ? 1 - rim + rim * smoothstep(0.5, 0.85, d) : 1);
       const o = (y * p.w + x) * 3;
       for (let ch = 0; ch < 3; ch++) p.data[o + ch] = 1 - (1 - p.data[o + ch]) * (1 - c[ch] * k);
     }
@@ -310,6 +313,35 @@ function paintLounge(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number):
   return 4;
 }
 
+/**
+ * Lights far behind the subject, out of focus: the recipe's gradient dimly lit in broad patches (the room or
+ * street the lights hang in), and discs of light at three distances: many small ones far back, fewer mid-sized
+ * ones, and a few large faint ones nearest the lens, each a little brighter along its rim, as a lens draws them.
+ */
+function paintBokeh(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number): number {
+  const { w, h } = p;
+  fillGradient(p, stops);
+  const patches = fractalNoise(w, h, 70, 70, 3, rand, true);
+  for (let k = 0; k < w * h; k++) {
+    const f = 0.85 + 0.3 * patches[k];
+    for (let ch = 0; ch < 3; ch++) p.data[k * 3 + ch] *= f;
+  }
+  const layers = [
+    { n: 22, r: [0.025, 0.045], a: [0.5, 0.9] },
+    { n: 14, r: [0.05, 0.08], a: [0.4, 0.7] },
+    { n: 5, r: [0.1, 0.15], a: [0.15, 0.25] },
+  ];
+  for (const { n, r, a } of layers) {
+    for (let i = 0; i < n; i++) {
+      const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
+      const x = rand() * w, y = rand() * h, radius = w * (r[0] + rand() * (r[1] - r[0]));
+      const alpha = a[0] + rand() * (a[1] - a[0]);
+      light(p, x, y, radius, c, alpha, 0.25, 0.3);
+    }
+  }
+  return 2;
+}
+
 /** The named places, painted from what a photo of them holds; every other setting by its recipe's kind. */
 const PLACES: Readonly<
   Record<string, (p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number) => number>
@@ -340,11 +372,6 @@ export function paintBackdrop(id: string, b: BackdropRecipe, p: Plane, head: [nu
     light(p, head[0], head[1], p.w * 0.75, [1, 1, 1], 0.18, 1);
     return 1;
   }
-  // Bokeh, or a scene with no painter of its own: blurred light shapes.
-  const n = b.kind === "scene" ? 30 : 42;
-  for (let i = 0; i < n; i++) {
-    const c = lights[Math.floor(rand() * lights.length)] ?? [1, 1, 1];
-    light(p, rand() * p.w, rand() * p.h, p.w * (0.03 + rand() * 0.07), c, 0.35 + rand() * 0.45, 0.25);
-  }
-  return 2;
+  // Bokeh, or a scene with no painter of its own.
+  return paintBokeh(p, stops, lights, rand);
 }
