@@ -1,10 +1,10 @@
 /**
  * The settings' backdrops, painted on a small plane as the background of a portrait looks: out of focus (the
  * plane is blurred by the sigma the painter returns, then enlarged: see renderBackdrop in scene.ts). Studio
- * papers are gradients with a soft light behind the head; bokeh settings are lights on a gradient; the named
- * places are painted from what a photo of them holds (a garden's foliage and the sun through it, the sea's
- * waves and the sun's glitter path, a city's lit windows, a lounge's panelled wall, back bar and lamps), from
- * the recipe's colours (recipes.ts).
+ * papers are gradients with a soft light behind the head; bokeh settings are lights at several distances over
+ * the place they hang in, dimly lit; the named places are painted from what a photo of them holds (a garden's
+ * foliage and the sun through it, the sea's waves and the sun's glitter path, a city's lit windows, a lounge's
+ * panelled wall, back bar and lamps), from the recipe's colours (recipes.ts).
  */
 import { hexToRgb } from "./color.ts";
 import { clamp01, smoothstep } from "./makeup-layer.ts";
@@ -258,7 +258,7 @@ function paintLounge(p: Plane, stops: Rgb[], lights: Rgb[], rand: () => number):
   const lamp = lights[0] ?? [1, 0.8, 0.5], amber = lights[1] ?? lamp, pale = lights[2] ?? lamp;
   const grain = fractalNoise(w, h, 40, 90, 3, rand);
   // The wall: panels a fifth of the width apart, each a shade lighter or darker, with the wood's long grain.
-  const panel = w / 5, tones = Array.from({ length: 7 }, () => 0.85 + 0.3 * rand());
+  const panel = w / 5, tones = Array.from({ length: 5 }, () => 0.85 + 0.3 * rand());
   for (let y = 0; y < h; y++) {
     const base = gradientAt([top, bottom], y / h);
     for (let x = 0; x < w; x++) {

@@ -18,7 +18,7 @@ const backdropCache = new Map<string, Uint8Array>();
 const planeCache = new Map<string, Uint8Array>();
 const BACKDROP_CACHE_SIZE = 2, PLANE_CACHE_SIZE = 4;
 
-/** The entry under `key`, made most recent; else `make()`'s, kept while `size` newer ones are not. */
+/** The entry under `key` (now the most recent), or `make()`'s, added; the cache keeps its `size` most recent. */
 async function cached(
   cache: Map<string, Uint8Array>,
   size: number,
