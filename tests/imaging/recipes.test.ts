@@ -12,6 +12,7 @@ import {
   EXTRA_LAYERS,
   GRADES,
   LIP_FINISH,
+  PERSON_LIGHTS,
 } from "../../server/imaging/local/recipes.ts";
 import { CATALOG, type LightingEntry, type SettingEntry } from "../../server/styling/catalog.ts";
 import type { OptionKey } from "../../server/styling/option-keys.ts";
@@ -50,4 +51,11 @@ Deno.test("recipes: a setting's preview swatch is its backdrop's colours; every 
     for (const c of e.swatch!) assert.match(c, /^#[0-9a-f]{6}$/i, `${e.id}: ${c}`);
   }
   assert.equal(lights[0].swatch, undefined, "natural light has no swatch");
+});
+
+Deno.test("recipes: every light with a direction is a lighting option with a grade", () => {
+  const ids = new Set(CATALOG.scene.lighting.map((e) => e.id));
+  for (const id of Object.keys(PERSON_LIGHTS)) {
+    assert.ok(ids.has(id) && id in GRADES, `${id}: not a graded lighting option`);
+  }
 });

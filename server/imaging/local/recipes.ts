@@ -130,6 +130,52 @@ export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
   },
 };
 
+/** A light source on the person (server/imaging/local/person-light.ts). */
+export interface LightSource {
+  /**
+   * Where it shines from: x toward the side the photo was lit from (the brighter cheek), y down the frame, z
+   * toward the camera; its length does not matter.
+   */
+  from: [number, number, number];
+  /** Its colour (its strongest channel counts as 1). */
+  color: string;
+  /** Its share of the light on a surface facing it. */
+  strength: number;
+  /** How fast it falls off as a surface turns away (1: a broad light; higher: a grazing rim light). */
+  falloff: number;
+}
+
+/** The lights a lighting option puts on the person, over `ambient` (the photo's own light, scaled). */
+export interface PersonLight {
+  ambient: number;
+  sources: LightSource[];
+}
+
+/**
+ * The lighting options that are lights with a direction, not only a colour: the person is lit by them before
+ * the frame's grade (GRADES). Warm, Cool, Soft Studio and Black and White are the frame's colour alone.
+ */
+export const PERSON_LIGHTS: Readonly<Record<string, PersonLight>> = {
+  // A hard key from high on the lit side; the far side falls into shadow.
+  "dramatic": {
+    ambient: 0.45,
+    sources: [{ from: [0.8, -0.45, 0.5], color: "#FFF8EE", strength: 1.1, falloff: 1 }],
+  },
+  // A low warm sun from the side, grazing the near cheek, shoulder and hair.
+  "golden-hour": {
+    ambient: 0.8,
+    sources: [{ from: [0.9, -0.15, 0.4], color: "#FFB060", strength: 0.7, falloff: 1.5 }],
+  },
+  // Two coloured signs at both sides: magenta on the lit side, cyan on the other, in the night's dim light.
+  "neon": {
+    ambient: 0.7,
+    sources: [
+      { from: [1, -0.1, 0.3], color: "#FF3CC8", strength: 1, falloff: 2 },
+      { from: [-1, -0.1, 0.3], color: "#3CD2FF", strength: 1, falloff: 2 },
+    ],
+  },
+};
+
 /** A light's colour grade over the finished frame (server/imaging/local/scene.ts). */
 export interface GradeRecipe {
   /** Colour temperature shift -1 (cool) .. 1 (warm). */

@@ -39,7 +39,8 @@ import {
   sameFramingScaled,
   takeCellColours,
 } from "./person-mask.ts";
-import { BACKDROPS, CAMERA_RECIPES } from "./recipes.ts";
+import { BACKDROPS, CAMERA_RECIPES, PERSON_LIGHTS } from "./recipes.ts";
+import { lightPerson, litSide } from "./person-light.ts";
 import {
   blurredCopy,
   gradeLighting,
@@ -55,6 +56,7 @@ import {
   dropIslands,
   type MattePlan,
   planMatte,
+  type RefinedMatte,
   refineMatte,
 } from "./matte-refine.ts";
 import { dist } from "./masks.ts";
@@ -556,6 +558,8 @@ async function renderStages(
   const setting = entry<CatalogEntry>("setting", studio, o.setting);
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
+  // A lighting option with a direction lights the person through their matte (see person-light.ts).
+  const personLight = lighting ? PERSON_LIGHTS[lighting.id] : undefined;
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
   // Where the photo's background was extended to fill the frame is not said under a scene's backdrop,
   // which replaces that background.
@@ -584,7 +588,7 @@ async function renderStages(
   // The colours are painted on this canvas, or at the preview's output size (see coloursAt).
   const colours = !!(hairColor?.hex || beardColor?.hex);
   const coloursElsewhere = !!job.coloursAt && !job.coloursOnly;
-  if ((colours && !coloursElsewhere) || backdrop || blur > 0 || prepareOnly) {
+  if ((colours && !coloursElsewhere) || backdrop || blur > 0 || personLight || prepareOnly) {
     person = kept?.person;
     if (!person) {
       const found = { photo, faces, face };
@@ -607,7 +611,7 @@ async function renderStages(
   const scene = person && setting && backdrop
     ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur))
     : undefined;
-  const plan = person && !job.coloursOnly && (scene || blur > 0 || prepareOnly)
+  const plan = person && !job.coloursOnly && (scene || blur > 0 || personLight || prepareOnly)
     ? kept?.plan ?? planMatte(framing, person, g.center, cells)
     : undefined;
   if (plan) lap("plan");
@@ -638,8 +642,10 @@ async function renderStages(
   // Measured on the photo before anything is painted: the light the person was photographed in (see
   // personBalance), its exposure, which lights the dyes' and a light eye shadow's shades and the person on a
   // backdrop (see photoExposure; kept with the hair's measure, so once per photo), the eyes' lid lines (see
-  // primeEyes) and whether it is black and white (see isMonochrome).
+  // primeEyes), whether it is black and white (see isMonochrome), and for a light with a direction the side the
+  // photo was lit from (see litSide).
   const balance = person && scene ? personBalance(img, person) : undefined;
+  const litFrom = personLight ? litSide(img, g) : 1;
   const exposure = hair.exposure ??= photoExposure(img, g);
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
@@ -692,15 +698,22 @@ async function renderStages(
   if (eyesNote && !painted) refusals.push(eyesNote);
   applied ||= painted;
   lap("makeup");
+  /** The person's refined matte, once a stage needed it. */
+  let matte: RefinedMatte | undefined;
   if (person && scene) {
     const bg = await scene;
-    const matte = refineMatte(img, person, g.center, plan);
+    matte = refineMatte(img, person, g.center, plan);
     composeRefined(img, matte, bg, liftedGains(relightGains(balance!, bg, img), exposure));
     lap("backdrop");
   } else if (person && blur > 0) {
     const behind = await blurredCopy(img, blur);
-    composeRefined(img, refineMatte(img, person, g.center, plan), behind);
+    matte = refineMatte(img, person, g.center, plan);
+    composeRefined(img, matte, behind);
     lap("lens");
+  }
+  if (personLight && person) {
+    lightPerson(img, g, person, matte ?? refineMatte(img, person, g.center, plan), personLight, litFrom);
+    lap("light");
   }
   if (lighting) {
     gradeLighting(img, lighting);

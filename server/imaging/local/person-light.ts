@@ -1,0 +1,134 @@
+/**
+ * Light that falls on the person (Scene Composer's Dramatic Contrast, Golden Hour and Neon Night), not a
+ * filter over the frame: the grade (scene.ts, gradeLighting) shifts the whole frame's colour alike, which reads
+ * as a filter; a light has a direction, so it lights the surfaces that face it and leaves the others in shadow.
+ *
+ * The person's shape is guessed from what the model has: the person mask (blurred, its edges turn away from
+ * the camera, as a body's sides do) and the face (a dome over its oval). Each light's share at a point is
+ * max(0, n . L)^falloff for the point's normal n, in linear light, multiplying the photo's pixel (its own
+ * shading and colour stay under the new light). The key comes from the side the photo was already lit from
+ * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them.
+ */
+import type { Canvas } from "./blend.ts";
+import { hexToLinear, linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
+import type { FaceGeometry } from "./face-geometry.ts";
+import { CHEEK_L, CHEEK_R } from "./landmarks.ts";
+import { blurPlane } from "./masks.ts";
+import type { RefinedMatte } from "./matte-refine.ts";
+import type { PersonMask } from "./person-mask.ts";
+import type { PersonLight } from "./recipes.ts";
+
+/** 1 when the photo's light comes from the canvas's right (the cheek on the right is the brighter), else -1. */
+export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
+  const mean = (idx: number[]) => {
+    let x = 0, y = 0;
+    for (const i of idx) {
+      x += g.pts[i][0] / idx.length;
+      y += g.pts[i][1] / idx.length;
+    }
+    const r = Math.max(2, 0.07 * g.fw);
+    let sum = 0, n = 0;
+    for (let py = Math.round(y - r); py <= y + r; py++) {
+      for (let px = Math.round(x - r); px <= x + r; px++) {
+        if (px < 0 || py < 0 || px >= img.width || py >= img.height || Math.hypot(px - x, py - y) > r) {
+          continue;
+        }
+        const i = (py * img.width + px) * 3;
+        sum += luminance(
+          SRGB_TO_LINEAR[img.data[i]],
+          SRGB_TO_LINEAR[img.data[i + 1]],
+          SRGB_TO_LINEAR[img.data[i + 2]],
+        );
+        n++;
+      }
+    }
+    return { x, lum: n ? sum / n : 0 };
+  };
+  const a = mean(CHEEK_R), b = mean(CHEEK_L);
+  const [left, right] = a.x < b.x ? [a, b] : [b, a];
+  return right.lum > left.lum ? 1 : -1;
+}
+
+/**
+ * The light's multiplier per channel on the person mask's grid (3 values a cell): the shape guessed from the
+ * mask and the face, lit by `light`'s sources with the key on `side`.
+ */
+export function lightField(
+  person: PersonMask,
+  g: FaceGeometry,
+  light: PersonLight,
+  side: 1 | -1,
+): Float32Array {
+  const { w, h, step, data } = person;
+  // Height, in grid cells: the mask blurred over a third of the face's width, raised so that its edge (the
+  // blur's steepest slope) turns a normal about 70 degrees from the camera, as a body's sides turn away ...
+  const sigma = (0.3 * g.fw) / step;
+  const height = data.slice();
+  blurPlane(height, w, h, sigma);
+  for (let i = 0; i < height.length; i++) height[i] *= 6.25 * sigma;
+  // ... and the head, a half-ellipsoid over the face a little wider than its oval, as deep as 0.8 of its
+  // half-width (a sphere's side light falls off gradually, brightest toward the lit edge).
+  const cx = g.center[0] / step, cy = g.center[1] / step, rx = (0.6 * g.fw) / step, ry = (0.6 * g.fh) / step;
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const d2 = ((x + 0.5 - cx) / rx) ** 2 + ((y + 0.5 - cy) / ry) ** 2;
+      if (d2 < 1) height[y * w + x] += 0.8 * rx * Math.sqrt(1 - d2);
+    }
+  }
+  // (The ellipsoid's rim is a crease: softened.)
+  blurPlane(height, w, h, (0.06 * g.fw) / step);
+  const sources = light.sources.map((s) => {
+    const [lx, ly, lz] = s.from, len = Math.hypot(lx, ly, lz), c = hexToLinear(s.color);
+    const top = Math.max(...c);
+    return { l: [(side * lx) / len, ly / len, lz / len], c: c.map((v) => v / top), s };
+  });
+  const out = new Float32Array(w * h * 3);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const i = y * w + x;
+      const dx = (height[y * w + Math.min(w - 1, x + 1)] - height[y * w + Math.max(0, x - 1)]) / 2;
+      const dy = (height[Math.min(h - 1, y + 1) * w + x] - height[Math.max(0, y - 1) * w + x]) / 2;
+      const nl = Math.hypot(dx, dy, 1), nx = -dx / nl, ny = -dy / nl, nz = 1 / nl;
+      out.fill(light.ambient, i * 3, i * 3 + 3);
+      for (const { l, c, s: src } of sources) {
+        const q = src.strength * Math.max(0, nx * l[0] + ny * l[1] + nz * l[2]) ** src.falloff;
+        for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * c[ch];
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Lights the person on the canvas, the key on `side` (see litSide, measured before any paint): each pixel in
+ * linear light times the field (sampled bilinearly), as far as the refined matte holds the person (its hair's
+ * strands as much as they cover the old background).
+ */
+export function lightPerson(
+  img: Canvas,
+  g: FaceGeometry,
+  person: PersonMask,
+  matte: RefinedMatte,
+  light: PersonLight,
+  side: 1 | -1,
+): void {
+  const field = lightField(person, g, light, side);
+  const { w, h, step } = person, W = img.width, H = img.height, d = img.data;
+  const a = matte.alpha, mw = matte.width, ms = matte.scale;
+  const row = new Float32Array(w * 3);
+  for (let y = 0; y < H; y++) {
+    const gy = Math.min(h - 1.001, Math.max(0, (y + 0.5) / step - 0.5)), y0 = gy | 0, fy = gy - y0;
+    const y1 = Math.min(h - 1, y0 + 1), arow = Math.min(matte.height - 1, (y / ms) | 0) * mw;
+    for (let j = 0; j < w * 3; j++) row[j] = field[y0 * w * 3 + j] * (1 - fy) + field[y1 * w * 3 + j] * fy;
+    for (let x = 0; x < W; x++) {
+      const on = a[arow + Math.min(mw - 1, (x / ms) | 0)];
+      if (on <= 0) continue;
+      const gx = Math.min(w - 1.001, Math.max(0, (x + 0.5) / step - 0.5)), x0 = gx | 0, fx = gx - x0;
+      const x1 = Math.min(w - 1, x0 + 1), i = (y * W + x) * 3;
+      for (let ch = 0; ch < 3; ch++) {
+        const f = 1 + (row[x0 * 3 + ch] * (1 - fx) + row[x1 * 3 + ch] * fx - 1) * on;
+        d[i + ch] = linearToSrgb(Math.min(1, SRGB_TO_LINEAR[d[i + ch]] * f));
+      }
+    }
+  }
+}
