@@ -10,7 +10,7 @@
  * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them.
  */
 import type { Canvas } from "./blend.ts";
-import { hexToLinear, linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
+import { hexToLinear, LIN_STEPS, LINEAR_TO_SRGB_LUT, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { CHEEK_L, CHEEK_R } from "./landmarks.ts";
 import { blurPlane } from "./masks.ts";
@@ -49,17 +49,38 @@ export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
   return right.lum > left.lum ? 1 : -1;
 }
 
+/** A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell). */
+export interface LightField {
+  w: number;
+  h: number;
+  step: number;
+  data: Float32Array;
+}
+
+/** The mask on a grid of cells twice as large (each the mean of four): a light varies over tens of pixels. */
+function halved(m: PersonMask): PersonMask {
+  const w = Math.ceil(m.w / 2), h = Math.ceil(m.h / 2), data = new Float32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const x0 = 2 * x, y0 = 2 * y, x1 = Math.min(m.w - 1, x0 + 1), y1 = Math.min(m.h - 1, y0 + 1);
+      data[y * w + x] = (m.data[y0 * m.w + x0] + m.data[y0 * m.w + x1] + m.data[y1 * m.w + x0] +
+        m.data[y1 * m.w + x1]) / 4;
+    }
+  }
+  return { w, h, step: m.step * 2, data };
+}
+
 /**
- * The light's multiplier per channel on the person mask's grid (3 values a cell): the shape guessed from the
- * mask and the face, lit by `light`'s sources with the key on `side`.
+ * The light's multiplier per channel over the person: the shape guessed from the mask and the face, lit by
+ * `light`'s sources with the key on `side`.
  */
 export function lightField(
   person: PersonMask,
   g: FaceGeometry,
   light: PersonLight,
   side: 1 | -1,
-): Float32Array {
-  const { w, h, step, data } = person;
+): LightField {
+  const { w, h, step, data } = halved(person);
   // Height, in grid cells: the mask blurred over a third of the face's width, raised so that its edge (the
   // blur's steepest slope) turns a normal about 70 degrees from the camera, as a body's sides turn away ...
   const sigma = (0.3 * g.fw) / step;
@@ -96,7 +117,7 @@ export function lightField(
       }
     }
   }
-  return out;
+  return { w, h, step, data: out };
 }
 
 /**
@@ -112,22 +133,39 @@ export function lightPerson(
   light: PersonLight,
   side: 1 | -1,
 ): void {
-  const field = lightField(person, g, light, side);
-  const { w, h, step } = person, W = img.width, H = img.height, d = img.data;
-  const a = matte.alpha, mw = matte.width, ms = matte.scale;
-  const row = new Float32Array(w * 3);
-  for (let y = 0; y < H; y++) {
-    const gy = Math.min(h - 1.001, Math.max(0, (y + 0.5) / step - 0.5)), y0 = gy | 0, fy = gy - y0;
-    const y1 = Math.min(h - 1, y0 + 1), arow = Math.min(matte.height - 1, (y / ms) | 0) * mw;
-    for (let j = 0; j < w * 3; j++) row[j] = field[y0 * w * 3 + j] * (1 - fy) + field[y1 * w * 3 + j] * fy;
-    for (let x = 0; x < W; x++) {
-      const on = a[arow + Math.min(mw - 1, (x / ms) | 0)];
+  const { w, h, step, data: field } = lightField(person, g, light, side);
+  const W = img.width, H = img.height, d = img.data;
+  const a = matte.alpha, mw = matte.width, mh = matte.height, ms = matte.scale;
+  // The light varies over tens of pixels: its factors are taken once per matte cell (ms x ms pixels, the last
+  // cells reaching the canvas's edges), at the cell's centre. The columns' field cells (offsets of their 3
+  // values) and weights are the same on every row.
+  const col0 = new Int32Array(mw), col1 = new Int32Array(mw), colF = new Float32Array(mw);
+  for (let mx = 0; mx < mw; mx++) {
+    const gx = Math.min(w - 1.001, Math.max(0, ((mx + 0.5) * ms) / step - 0.5)), x0 = gx | 0;
+    col0[mx] = x0 * 3;
+    col1[mx] = Math.min(w - 1, x0 + 1) * 3;
+    colF[mx] = gx - x0;
+  }
+  const lin = SRGB_TO_LINEAR, toSrgb = LINEAR_TO_SRGB_LUT;
+  const f = new Float32Array(3), row = new Float32Array(w * 3);
+  for (let my = 0; my < mh; my++) {
+    const gy = Math.min(h - 1.001, Math.max(0, ((my + 0.5) * ms) / step - 0.5)), y0 = gy | 0, fy = gy - y0;
+    const r0 = y0 * w * 3, r1 = Math.min(h - 1, y0 + 1) * w * 3;
+    for (let j = 0; j < w * 3; j++) row[j] = field[r0 + j] + (field[r1 + j] - field[r0 + j]) * fy;
+    const yEnd = my === mh - 1 ? H : Math.min(H, (my + 1) * ms);
+    for (let mx = 0; mx < mw; mx++) {
+      const on = a[my * mw + mx];
       if (on <= 0) continue;
-      const gx = Math.min(w - 1.001, Math.max(0, (x + 0.5) / step - 0.5)), x0 = gx | 0, fx = gx - x0;
-      const x1 = Math.min(w - 1, x0 + 1), i = (y * W + x) * 3;
-      for (let ch = 0; ch < 3; ch++) {
-        const f = 1 + (row[x0 * 3 + ch] * (1 - fx) + row[x1 * 3 + ch] * fx - 1) * on;
-        d[i + ch] = linearToSrgb(Math.min(1, SRGB_TO_LINEAR[d[i + ch]] * f));
+      const c0 = col0[mx], c1 = col1[mx], fx = colF[mx];
+      for (let ch = 0; ch < 3; ch++) f[ch] = 1 + (row[c0 + ch] + (row[c1 + ch] - row[c0 + ch]) * fx - 1) * on;
+      const xEnd = mx === mw - 1 ? W : Math.min(W, (mx + 1) * ms);
+      for (let y = my * ms; y < yEnd; y++) {
+        for (let i = (y * W + mx * ms) * 3, end = (y * W + xEnd) * 3; i < end; i += 3) {
+          for (let ch = 0; ch < 3; ch++) {
+            const v = lin[d[i + ch]] * f[ch];
+            d[i + ch] = v >= 1 ? 255 : toSrgb[(v * LIN_STEPS + 0.5) | 0];
+          }
+        }
       }
     }
   }
