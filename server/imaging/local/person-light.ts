@@ -50,7 +50,7 @@ export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
 }
 
 /** A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell). */
-export interface LightField {
+interface LightField {
   w: number;
   h: number;
   step: number;
@@ -74,7 +74,7 @@ function halved(m: PersonMask): PersonMask {
  * The light's multiplier per channel over the person: the shape guessed from the mask and the face, lit by
  * `light`'s sources with the key on `side`.
  */
-export function lightField(
+function lightField(
   person: PersonMask,
   g: FaceGeometry,
   light: PersonLight,
