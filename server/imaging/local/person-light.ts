@@ -9,17 +9,18 @@
  * shading and colour stay under the new light). The key comes from the side the photo was already lit from
  * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them.
  */
-import type { Canvas } from "./blend.ts";
-import { hexToLinear, LIN_STEPS, LINEAR_TO_SRGB_LUT, luminance, SRGB_TO_LINEAR } from "./color.ts";
+import { type Canvas, meanLuminance } from "./blend.ts";
+import { hexToLinear, LIN_STEPS, LINEAR_TO_SRGB_LUT, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { CHEEK_L, CHEEK_R } from "./landmarks.ts";
-import { blurPlane } from "./masks.ts";
+import { blurPlane, createMask, fillEllipse } from "./masks.ts";
 import type { RefinedMatte } from "./matte-refine.ts";
 import type { PersonMask } from "./person-mask.ts";
 import type { PersonLight } from "./recipes.ts";
 
 /** 1 when the photo's light comes from the canvas's right (the cheek on the right is the brighter), else -1. */
 export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
+  // Each cheek's mean linear luminance over a disc of 0.07 face widths around its centre.
   const mean = (idx: number[]) => {
     let x = 0, y = 0;
     for (const i of idx) {
@@ -27,22 +28,9 @@ export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
       y += g.pts[i][1] / idx.length;
     }
     const r = Math.max(2, 0.07 * g.fw);
-    let sum = 0, n = 0;
-    for (let py = Math.round(y - r); py <= y + r; py++) {
-      for (let px = Math.round(x - r); px <= x + r; px++) {
-        if (px < 0 || py < 0 || px >= img.width || py >= img.height || Math.hypot(px - x, py - y) > r) {
-          continue;
-        }
-        const i = (py * img.width + px) * 3;
-        sum += luminance(
-          SRGB_TO_LINEAR[img.data[i]],
-          SRGB_TO_LINEAR[img.data[i + 1]],
-          SRGB_TO_LINEAR[img.data[i + 2]],
-        );
-        n++;
-      }
-    }
-    return { x, lum: n ? sum / n : 0 };
+    const disc = createMask({ x: x - r, y: y - r, w: 2 * r + 2, h: 2 * r + 2 });
+    fillEllipse(disc, x, y, r, r);
+    return { x, lum: meanLuminance(img, disc) };
   };
   const a = mean(CHEEK_R), b = mean(CHEEK_L);
   const [left, right] = a.x < b.x ? [a, b] : [b, a];
