@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { EYE_L, EYE_R } from "../../server/imaging/local/landmarks.ts";
+import {
+  EYE_L,
+  EYE_R,
+  FACE_LEFT_EDGE,
+  FACE_RIGHT_EDGE,
+  NOSE_TIP,
+} from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import {
   chooseFace,
@@ -22,6 +28,16 @@ Deno.test("a face is found on every frontal face crop", async () => {
     const faces = await detectFaces(engine, photo);
     const chosen = chooseFace(faces, photo.width, photo.height);
     assert.equal(chosen.mesh.length, 478, `sample${face[0]} ${face.slice(1)}`);
+    // Each point's depth (the lights' shape of the face, person-light.ts): the nose's tip nearer the camera
+    // than the face's sides and than the corners of its eyes.
+    const { depth } = chosen;
+    assert.equal(depth.length, 478);
+    for (const k of [FACE_LEFT_EDGE, FACE_RIGHT_EDGE, EYE_R[0], EYE_L[0]]) {
+      assert.ok(
+        depth[NOSE_TIP] < depth[k],
+        `sample${face[0]} ${face.slice(1)}: tip ${depth[NOSE_TIP]}, ${k} ${depth[k]}`,
+      );
+    }
   }
 });
 
