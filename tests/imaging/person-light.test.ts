@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
-import { CHEEK_L, CHEEK_R } from "../../server/imaging/local/landmarks.ts";
+import { CHEEK_L, CHEEK_R, NOSE_BRIDGE } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { render } from "../../server/imaging/local/render.ts";
 import { gradeLighting } from "../../server/imaging/local/scene.ts";
@@ -23,28 +23,58 @@ async function lit(photo: Uint8Array, lighting: string): Promise<Decoded> {
   return decode((await render(engine, job(photo, { lighting }))).image);
 }
 
+/** The pixels of `img` within `r` of (cx, cy). */
+function disc(img: Decoded, [cx, cy]: Point, r: number): number[] {
+  const pixels: number[] = [];
+  for (let y = Math.round(cy - r); y <= cy + r; y++) {
+    for (let x = Math.round(cx - r); x <= cx + r; x++) {
+      if (Math.hypot(x - cx, y - cy) <= r) pixels.push(y * img.width + x);
+    }
+  }
+  return pixels;
+}
+
+/** The mean of some of the mesh's points. */
+function centre(mesh: Point[], idx: number[]): Point {
+  return [0, 1].map((k) => idx.reduce((s, i) => s + mesh[i][k], 0) / idx.length) as Point;
+}
+
+/**
+ * Two regions, the first on the face's right cheek's side (CHEEK_R), ordered [the photo's lit side, the
+ * other]: the lit side is the one whose cheek is brighter as photographed.
+ */
+function litFirst(
+  natural: Decoded,
+  mesh: Point[],
+  onRight: number[],
+  onLeft: number[],
+): [number[], number[]] {
+  const r = 0.07 * faceGeometry(mesh).fw;
+  const rightLit = meanLab(natural, disc(natural, centre(mesh, CHEEK_R), r))[0] >=
+    meanLab(natural, disc(natural, centre(mesh, CHEEK_L), r))[0];
+  return rightLit ? [onRight, onLeft] : [onLeft, onRight];
+}
+
 /** Mean Lab of a disc of 0.07 face widths around each cheek's centre: [the photo's lit side, the other]. */
 function cheeks(img: Decoded, mesh: Point[], natural: Decoded): [Lab, Lab] {
-  const g = faceGeometry(mesh);
-  const disc = (idx: number[]) => {
-    const cx = idx.reduce((s, i) => s + g.pts[i][0], 0) / idx.length;
-    const cy = idx.reduce((s, i) => s + g.pts[i][1], 0) / idx.length;
-    const r = 0.07 * g.fw, pixels: number[] = [];
-    for (let y = Math.round(cy - r); y <= cy + r; y++) {
-      for (let x = Math.round(cx - r); x <= cx + r; x++) {
-        if (Math.hypot(x - cx, y - cy) <= r) pixels.push(y * img.width + x);
-      }
-    }
-    return pixels;
-  };
-  const right = disc(CHEEK_R), left = disc(CHEEK_L);
-  // The lit side is the one brighter as photographed.
-  const [near, far] = meanLab(natural, right)[0] >= meanLab(natural, left)[0] ? [right, left] : [left, right];
+  const r = 0.07 * faceGeometry(mesh).fw;
+  const [near, far] = litFirst(
+    natural,
+    mesh,
+    disc(img, centre(mesh, CHEEK_R), r),
+    disc(img, centre(mesh, CHEEK_L), r),
+  );
   return [meanLab(img, near), meanLab(img, far)];
 }
 
-/** Each face's natural render, its mesh found on it, and its render under `lighting`. */
-async function renders(lighting: string) {
+/** Each face's natural render, its mesh found on it, and its render under `lighting` (once per lighting). */
+const rendered = new Map<string, ReturnType<typeof renderAll>>();
+function renders(lighting: string) {
+  if (!rendered.has(lighting)) rendered.set(lighting, renderAll(lighting));
+  return rendered.get(lighting)!;
+}
+
+async function renderAll(lighting: string) {
   const out = [];
   for (const face of FACES) {
     const photo = await cropFace(face);
@@ -61,6 +91,26 @@ Deno.test("Dramatic Contrast: a key light from the photo's lit side throws the f
     const deeper = (s1[0] - s2[0]) - (n1[0] - n2[0]);
     // The frame's grade alone (before): -0.1 to 7.0 L*; with the key light 17-35.
     assert.ok(deeper >= 12, `${face}: the cheeks' L* gap grew by ${deeper.toFixed(1)} (at least 12)`);
+  }
+});
+
+Deno.test("Dramatic Contrast: the nose is lit on the key's side and shades its far side", async () => {
+  // On the two faces turned toward the camera: sample5@1319 is turned a quarter away, and the discs beside her
+  // nose fall on surfaces of different slopes.
+  for (const { face, natural, mesh, styled } of (await renders("dramatic")).slice(0, 2)) {
+    // Discs of 0.03 face widths, 0.07 to each side of the bridge's lower part, toward each cheek.
+    const g = faceGeometry(mesh), [x, y] = g.pts[NOSE_BRIDGE[3]], d = 0.07 * g.fw;
+    const toRight = Math.sign(centre(mesh, CHEEK_R)[0] - x);
+    const [near, far] = litFirst(
+      natural,
+      mesh,
+      disc(natural, [x + toRight * d, y], 0.03 * g.fw),
+      disc(natural, [x - toRight * d, y], 0.03 * g.fw),
+    );
+    const gap = (img: Decoded) => meanLab(img, near)[0] - meanLab(img, far)[0];
+    const deeper = gap(styled) - gap(natural);
+    // The head as an egg with no nose (before): 14.5-16.5 L*; with the nose from the face's mesh 30-34.
+    assert.ok(deeper >= 22, `${face}: the L* gap across the nose grew by ${deeper.toFixed(1)} (at least 22)`);
   }
 });
 

@@ -4,16 +4,17 @@
  * as a filter; a light has a direction, so it lights the surfaces that face it and leaves the others in shadow.
  *
  * The person's shape is guessed from what the model has: the person mask (blurred, its edges turn away from
- * the camera, as a body's sides do) and the face (a dome over its oval). Each light's share at a point is
- * max(0, n . L)^falloff for the point's normal n, in linear light, multiplying the photo's pixel (its own
+ * the camera, as a body's sides do), the face (a dome over its oval) and the nose (from the depth of the face's
+ * mesh). Each light's share at a point is max(0, n . L)^falloff for the point's normal n, less where the nose
+ * stands between the point and the light (its shadow), in linear light, multiplying the photo's pixel (its own
  * shading and colour stay under the new light). The key comes from the side the photo was already lit from
  * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them.
  */
 import { type Canvas, meanLuminance } from "./blend.ts";
 import { hexToLinear, LIN_STEPS, LINEAR_TO_SRGB_LUT, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
-import { CHEEK_L, CHEEK_R } from "./landmarks.ts";
-import { blurPlane, createMask, fillEllipse } from "./masks.ts";
+import { CHEEK_L, CHEEK_R, NOSE_BRIDGE, NOSE_OUTLINE } from "./landmarks.ts";
+import { blurPlane, createMask, fillEllipse, fillPolygon, type Point } from "./masks.ts";
 import type { RefinedMatte } from "./matte-refine.ts";
 import type { PersonMask } from "./person-mask.ts";
 import type { PersonLight } from "./recipes.ts";
@@ -58,13 +59,105 @@ function halved(m: PersonMask): PersonMask {
   return { w, h, step: m.step * 2, data };
 }
 
+/** Mesh points whose depth shapes the nose (the 10 iris points after them add nothing). */
+const MESH_POINTS = 468;
+
 /**
- * The light's multiplier per channel over the person: the shape guessed from the mask and the face, lit by
- * `light`'s sources with the key on `side`.
+ * The nose standing out of the face, in grid cells toward the camera: each mesh point's height (its depth, see
+ * DetectedFace.depth) spread over the grid at two scales, 0.035 face widths (about the mesh's spacing) and 0.15
+ * (the face's broad shape, which the dome stands for), their difference within the nose's outline (`outline`,
+ * 1 inside, softened here). The rest of the face's relief was tried and left out: at the grid's 8 pixels the
+ * brows and the forehead's rows of points came out as wrinkles under a grazing light.
+ */
+function noseRelief(
+  g: FaceGeometry,
+  depth: readonly number[],
+  w: number,
+  h: number,
+  step: number,
+  outline: Float32Array,
+): Float32Array {
+  // (Each point's height and weight dealt to its four nearest cells, then both blurred: a Gaussian-weighted
+  // mean at the cost of two blurs.)
+  const heights = new Float32Array(w * h), weights = new Float32Array(w * h);
+  for (let i = 0; i < MESH_POINTS; i++) {
+    const px = Math.min(w - 1.001, Math.max(0, g.pts[i][0] / step - 0.5));
+    const py = Math.min(h - 1.001, Math.max(0, g.pts[i][1] / step - 0.5));
+    const x0 = px | 0, y0 = py | 0, fx = px - x0, fy = py - y0, v = (-depth[i] * g.fw) / step;
+    const deal = (c: number, k: number) => {
+      heights[c] += k * v;
+      weights[c] += k;
+    };
+    deal(y0 * w + x0, (1 - fx) * (1 - fy));
+    deal(y0 * w + x0 + 1, fx * (1 - fy));
+    deal((y0 + 1) * w + x0, (1 - fx) * fy);
+    deal((y0 + 1) * w + x0 + 1, fx * fy);
+  }
+  // (A cell no point reaches takes `otherwise`'s height: the fine scale is under a cell on a small face.)
+  const spread = (s: number, otherwise?: Float32Array) => {
+    const sum = heights.slice(), weight = weights.slice();
+    blurPlane(sum, w, h, s);
+    blurPlane(weight, w, h, s);
+    for (let i = 0; i < sum.length; i++) sum[i] = weight[i] > 1e-3 ? sum[i] / weight[i] : otherwise?.[i] ?? 0;
+    return sum;
+  };
+  const broad = spread((0.15 * g.fw) / step), fine = spread((0.035 * g.fw) / step, broad);
+  const inside = outline.slice();
+  blurPlane(inside, w, h, (0.03 * g.fw) / step);
+  const out = new Float32Array(w * h);
+  for (let i = 0; i < out.length; i++) {
+    if (inside[i] > 0.001) out[i] = inside[i] * (fine[i] - broad[i]);
+  }
+  return out;
+}
+
+/** The height of a cell that casts no shadow (finite: the rays interpolate between cells). */
+const NO_OCCLUDER = -1e6;
+
+/** 1 / tan of a shadow's penumbra half-angle: a soft key's shadow edge spreads over about 11 degrees. */
+const PENUMBRA = 5;
+
+/**
+ * How much of a light reaches cell (x, y) past the relief between it and the light (1 all, 0 none): a ray from
+ * the cell toward the light, `dx`, `dy` a cell's step across the grid and `rise` the height it gains per
+ * step, marched until it passes `top` (the highest cell) or leaves the grid; its narrowest clearance over the
+ * surface, as an angle, fades the light (a soft shadow's edge, see PENUMBRA).
+ */
+function lightReaching(
+  height: Float32Array,
+  w: number,
+  h: number,
+  x: number,
+  y: number,
+  h0: number,
+  dx: number,
+  dy: number,
+  rise: number,
+  top: number,
+): number {
+  let open = 1;
+  for (let t = 1;; t++) {
+    const ray = h0 + rise * t;
+    const sx = x + dx * t, sy = y + dy * t;
+    if (ray >= top || sx < 0 || sy < 0 || sx > w - 1 || sy > h - 1) return open;
+    const x0 = sx | 0, y0 = sy | 0, fx = sx - x0, fy = sy - y0;
+    const x1 = Math.min(w - 1, x0 + 1), y1 = Math.min(h - 1, y0 + 1);
+    const a = height[y0 * w + x0] + (height[y0 * w + x1] - height[y0 * w + x0]) * fx;
+    const b = height[y1 * w + x0] + (height[y1 * w + x1] - height[y1 * w + x0]) * fx;
+    open = Math.min(open, (PENUMBRA * (ray - (a + (b - a) * fy))) / t);
+    if (open <= 0) return 0;
+  }
+}
+
+/**
+ * The light's multiplier per channel over the person: the shape guessed from the mask, the head's dome and the
+ * nose from the face's mesh, lit by `light`'s sources with the key on `side`, each source's light stopped where
+ * the nose stands between it and the point (its shadow on the far side of the face).
  */
 function lightField(
   person: PersonMask,
   g: FaceGeometry,
+  depth: readonly number[],
   light: PersonLight,
   side: 1 | -1,
 ): LightField {
@@ -76,32 +169,65 @@ function lightField(
   blurPlane(height, w, h, sigma);
   for (let i = 0; i < height.length; i++) height[i] *= 6.25 * sigma;
   // ... and the head, a half-ellipsoid over the face a little wider than its oval, as deep as 0.8 of its
-  // half-width (a sphere's side light falls off gradually, brightest toward the lit edge).
-  const cx = g.center[0] / step, cy = g.center[1] / step, rx = (0.6 * g.fw) / step, ry = (0.6 * g.fh) / step;
+  // half-width (a sphere's side light falls off gradually, brightest toward the lit edge) ...
+  const cx = g.center[0] / step - 0.5, cy = g.center[1] / step - 0.5;
+  const rx = (0.6 * g.fw) / step, ry = (0.6 * g.fh) / step;
+  const dome = (x: number, y: number) => {
+    const d2 = ((x - cx) / rx) ** 2 + ((y - cy) / ry) ** 2;
+    return d2 < 1 ? 0.8 * rx * Math.sqrt(1 - d2) : 0;
+  };
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) height[y * w + x] += dome(x, y);
+  }
+  // (The ellipsoid's rim is a crease: softened.) ...
+  blurPlane(height, w, h, (0.06 * g.fw) / step);
+  // ... and the nose, from the face's mesh.
+  const nose = createMask({ x: 0, y: 0, w, h });
+  fillPolygon(nose, NOSE_OUTLINE.map((i): Point => [g.pts[i][0] / step, g.pts[i][1] / step]));
+  const relief = noseRelief(g, depth, w, h, step, nose.data);
+  for (let i = 0; i < height.length; i++) height[i] += relief[i];
+  // The nose casts shadows below the middle of its bridge (the bridge between the eyes left a dark speck at the
+  // far eye's inner corner); `nose` becomes the height of the cells that cast them.
+  const [bx, by] = g.pts[NOSE_BRIDGE[2]];
+  // The nose's cells' box and highest cell, and the relief's lowest: a ray from farther from the box than it
+  // climbs from the lowest cell to the highest passes over the nose (or misses it), and is not marched.
+  let top = -Infinity, low = 0, x0 = w, x1 = -1, y0 = h, y1 = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const d2 = ((x + 0.5 - cx) / rx) ** 2 + ((y + 0.5 - cy) / ry) ** 2;
-      if (d2 < 1) height[y * w + x] += 0.8 * rx * Math.sqrt(1 - d2);
+      const i = y * w + x, below = ((x + 0.5) * step - bx) * g.up[0] + ((y + 0.5) * step - by) * g.up[1] < 0;
+      low = Math.min(low, relief[i]);
+      nose.data[i] = below && nose.data[i] >= 0.5 ? relief[i] : NO_OCCLUDER;
+      if (nose.data[i] === NO_OCCLUDER) continue;
+      top = Math.max(top, nose.data[i]);
+      x0 = Math.min(x0, x), x1 = Math.max(x1, x), y0 = Math.min(y0, y), y1 = Math.max(y1, y);
     }
   }
-  // (The ellipsoid's rim is a crease: softened.)
-  blurPlane(height, w, h, (0.06 * g.fw) / step);
   const sources = light.sources.map((s) => {
     const [lx, ly, lz] = s.from, len = Math.hypot(lx, ly, lz), c = hexToLinear(s.color);
-    const top = Math.max(...c);
-    return { l: [(side * lx) / len, ly / len, lz / len], c: c.map((v) => v / top), s };
+    const l = [(side * lx) / len, ly / len, lz / len], across = Math.hypot(l[0], l[1]);
+    const max = Math.max(...c);
+    // (A light straight from the camera casts no shadow the camera sees.)
+    const rise = l[2] / across, reach = across > 1e-6 ? (top - low) / rise : -Infinity;
+    return { l, c: c.map((v) => v / max), s, dx: l[0] / across, dy: l[1] / across, rise, reach };
   });
   const out = new Float32Array(w * h * 3);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
+      out.fill(light.ambient, i * 3, i * 3 + 3);
       const dx = (height[y * w + Math.min(w - 1, x + 1)] - height[y * w + Math.max(0, x - 1)]) / 2;
       const dy = (height[Math.min(h - 1, y + 1) * w + x] - height[Math.max(0, y - 1) * w + x]) / 2;
       const nl = Math.hypot(dx, dy, 1), nx = -dx / nl, ny = -dy / nl, nz = 1 / nl;
-      out.fill(light.ambient, i * 3, i * 3 + 3);
-      for (const { l, c, s: src } of sources) {
-        const q = src.strength * Math.max(0, nx * l[0] + ny * l[1] + nz * l[2]) ** src.falloff;
-        for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * c[ch];
+      // (Shadows are cast on the person only: the matte's strands beyond the mask are lit as they face.)
+      const off = data[i] > 0 ? Math.max(x0 - x, x - x1, y0 - y, y - y1, 0) : Infinity;
+      for (const src of sources) {
+        const facing = src.l[0] * nx + src.l[1] * ny + src.l[2] * nz;
+        if (facing <= 0) continue;
+        const open = off <= src.reach
+          ? lightReaching(nose.data, w, h, x, y, relief[i], src.dx, src.dy, src.rise, top)
+          : 1;
+        const q = src.s.strength * facing ** src.s.falloff * open;
+        for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * src.c[ch];
       }
     }
   }
@@ -116,12 +242,13 @@ function lightField(
 export function lightPerson(
   img: Canvas,
   g: FaceGeometry,
+  depth: readonly number[],
   person: PersonMask,
   matte: RefinedMatte,
   light: PersonLight,
   side: 1 | -1,
 ): void {
-  const { w, h, step, data: field } = lightField(person, g, light, side);
+  const { w, h, step, data: field } = lightField(person, g, depth, light, side);
   const W = img.width, H = img.height, d = img.data;
   const a = matte.alpha, mw = matte.width, mh = matte.height, ms = matte.scale;
   // The light varies over tens of pixels: its factors are taken once per matte cell (ms x ms pixels, the last

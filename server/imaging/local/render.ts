@@ -712,7 +712,15 @@ async function renderStages(
     lap("lens");
   }
   if (personLight && person) {
-    lightPerson(img, g, person, matte ?? refineMatte(img, person, g.center, plan), personLight, litFrom);
+    lightPerson(
+      img,
+      g,
+      face.depth,
+      person,
+      matte ?? refineMatte(img, person, g.center, plan),
+      personLight,
+      litFrom,
+    );
     lap("light");
   }
   if (lighting) {
