@@ -1,6 +1,6 @@
 /**
- * Light that falls on the person (Scene Composer's Dramatic Contrast, Golden Hour and Neon Night), not a
- * filter over the frame: the grade (scene.ts, gradeLighting) shifts the whole frame's colour alike, which reads
+ * Light that falls on the person (Scene Composer's Dramatic Contrast, Golden Hour, Neon Night and Soft Studio's
+ * fill), not a filter over the frame: the grade (scene.ts, gradeLighting) shifts the whole frame's colour alike, which reads
  * as a filter; a light has a direction, so it lights the surfaces that face it and leaves the others in shadow.
  *
  * The person's shape is guessed from what the model has: the person mask (blurred, its edges turn away from
@@ -8,7 +8,8 @@
  * mesh). Each light's share at a point is max(0, n . L)^falloff for the point's normal n, less where the nose
  * stands between the point and the light (its shadow), in linear light, multiplying the photo's pixel (its own
  * shading and colour stay under the new light). The key comes from the side the photo was already lit from
- * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them.
+ * (the brighter cheek), so the new shadows deepen the photo's own instead of fighting them; a fill comes from
+ * the other side, as strong as the photo's own light is one-sided.
  */
 import { type Canvas, meanLuminance } from "./blend.ts";
 import { hexToLinear, LIN_STEPS, LINEAR_TO_SRGB_LUT, SRGB_TO_LINEAR } from "./color.ts";
@@ -19,15 +20,19 @@ import type { RefinedMatte } from "./matte-refine.ts";
 import type { PersonMask } from "./person-mask.ts";
 import type { PersonLight } from "./recipes.ts";
 
-/** 1 when the photo's light comes from the canvas's right (the cheek on the right is the brighter), else -1. */
-export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
+/** The light the photo was taken in, as the cheeks show it (measured before any paint). */
+export interface PhotoLight {
+  /** 1 when it comes from the canvas's right (the cheek on the right is the brighter), else -1. */
+  side: 1 | -1;
+  /** The lit cheek's mean linear luminance over the other's (at least 1). */
+  ratio: number;
+}
+
+/** The side the photo was lit from and how one-sided its light is (see PhotoLight). */
+export function photoLight(img: Canvas, g: FaceGeometry): PhotoLight {
   // Each cheek's mean linear luminance over a disc of 0.07 face widths around its centre.
   const mean = (idx: number[]) => {
-    let x = 0, y = 0;
-    for (const i of idx) {
-      x += g.pts[i][0] / idx.length;
-      y += g.pts[i][1] / idx.length;
-    }
+    const [x, y] = centreOf(g, idx);
     const r = Math.max(2, 0.07 * g.fw);
     const disc = createMask({ x: x - r, y: y - r, w: 2 * r + 2, h: 2 * r + 2 });
     fillEllipse(disc, x, y, r, r);
@@ -35,7 +40,18 @@ export function litSide(img: Canvas, g: FaceGeometry): 1 | -1 {
   };
   const a = mean(CHEEK_R), b = mean(CHEEK_L);
   const [left, right] = a.x < b.x ? [a, b] : [b, a];
-  return right.lum > left.lum ? 1 : -1;
+  const [lit, far] = right.lum > left.lum ? [right, left] : [left, right];
+  return { side: lit === right ? 1 : -1, ratio: far.lum > 0 ? Math.max(1, lit.lum / far.lum) : 1 };
+}
+
+/** The mean of some of the mesh's points, in canvas pixels. */
+function centreOf(g: FaceGeometry, idx: number[]): Point {
+  let x = 0, y = 0;
+  for (const i of idx) {
+    x += g.pts[i][0] / idx.length;
+    y += g.pts[i][1] / idx.length;
+  }
+  return [x, y];
 }
 
 /** A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell). */
@@ -149,17 +165,69 @@ function lightReaching(
   }
 }
 
+/** The unit normal of the height field at cell (x, y), from its central differences. */
+function normalAt(
+  height: Float32Array,
+  w: number,
+  h: number,
+  x: number,
+  y: number,
+): [number, number, number] {
+  const dx = (height[y * w + Math.min(w - 1, x + 1)] - height[y * w + Math.max(0, x - 1)]) / 2;
+  const dy = (height[Math.min(h - 1, y + 1) * w + x] - height[Math.max(0, y - 1) * w + x]) / 2;
+  const nl = Math.hypot(dx, dy, 1);
+  return [-dx / nl, -dy / nl, 1 / nl];
+}
+
+/**
+ * A fill's ambient and strength (see PersonLight.evens): the fill `l` multiplies each cheek by ambient + s a, a
+ * its share there (from the field's normal at the cheek's centre); s is set so that the cheeks' ratio
+ * `lit.ratio` becomes ratio^evens (at most the source's strength; none when the photo's light is even), and
+ * both are scaled so that the lit cheek keeps its light: a fill lifts the shadows, not the highlights.
+ */
+function fill(
+  height: Float32Array,
+  w: number,
+  h: number,
+  step: number,
+  g: FaceGeometry,
+  lit: PhotoLight,
+  light: PersonLight,
+  l: readonly number[],
+): { ambient: number; strength: number } {
+  const source = light.sources[0];
+  const share = (idx: number[]) => {
+    const [x, y] = centreOf(g, idx);
+    const cx = Math.min(w - 1, Math.max(0, Math.round(x / step - 0.5)));
+    const cy = Math.min(h - 1, Math.max(0, Math.round(y / step - 0.5)));
+    const n = normalAt(height, w, h, cx, cy);
+    return { x, a: Math.max(0, n[0] * l[0] + n[1] * l[1] + n[2] * l[2]) ** source.falloff };
+  };
+  const r = share(CHEEK_R), q = share(CHEEK_L);
+  const [litCheek, farCheek] = (r.x > q.x) === (lit.side === 1) ? [r, q] : [q, r];
+  // (ambient + s far) / (ambient + s lit) = ratio^(1 - evens).
+  const t = lit.ratio ** (1 - (light.evens ?? 1)), below = farCheek.a - t * litCheek.a;
+  const s = t <= 1
+    ? 0
+    : below > 0
+    ? Math.min(source.strength, (light.ambient * (t - 1)) / below)
+    : source.strength;
+  const kept = light.ambient + s * litCheek.a;
+  return { ambient: light.ambient / kept, strength: s / kept };
+}
+
 /**
  * The light's multiplier per channel over the person: the shape guessed from the mask, the head's dome and the
- * nose from the face's mesh, lit by `light`'s sources with the key on `side`, each source's light stopped where
- * the nose stands between it and the point (its shadow on the far side of the face).
+ * nose from the face's mesh, lit by `light`'s sources with the key on the side the photo was lit from, each
+ * source's light stopped where the nose stands between it and the point (its shadow on the far side of the
+ * face).
  */
 function lightField(
   person: PersonMask,
   g: FaceGeometry,
   depth: readonly number[],
   light: PersonLight,
-  side: 1 | -1,
+  lit: PhotoLight,
 ): LightField {
   const { w, h, step, data } = halved(person);
   // Height, in grid cells: the mask blurred over a third of the face's width, raised so that its edge (the
@@ -185,7 +253,9 @@ function lightField(
   const nose = createMask({ x: 0, y: 0, w, h });
   fillPolygon(nose, NOSE_OUTLINE.map((i): Point => [g.pts[i][0] / step, g.pts[i][1] / step]));
   const relief = noseRelief(g, depth, w, h, step, nose.data);
-  for (let i = 0; i < height.length; i++) height[i] += relief[i];
+  // (Not for a fill, large and soft, which lights the nose's sides as the face's: with the nose, its light rose
+  // along the nose's shaded side in a bright wedge.)
+  if (light.evens === undefined) { for (let i = 0; i < height.length; i++) height[i] += relief[i]; }
   // The nose casts shadows below the middle of its bridge (the bridge between the eyes left a dark speck at the
   // far eye's inner corner); `nose` becomes the height of the cells that cast them.
   const [bx, by] = g.pts[NOSE_BRIDGE[2]];
@@ -204,29 +274,33 @@ function lightField(
   }
   const sources = light.sources.map((s) => {
     const [lx, ly, lz] = s.from, len = Math.hypot(lx, ly, lz), c = hexToLinear(s.color);
-    const l = [(side * lx) / len, ly / len, lz / len], across = Math.hypot(l[0], l[1]);
+    const l = [(lit.side * lx) / len, ly / len, lz / len], across = Math.hypot(l[0], l[1]);
     const max = Math.max(...c);
     // (A light straight from the camera casts no shadow the camera sees.)
     const rise = l[2] / across, reach = across > 1e-6 ? (top - low) / rise : -Infinity;
     return { l, c: c.map((v) => v / max), s, dx: l[0] / across, dy: l[1] / across, rise, reach };
   });
+  // A fill (one source, see PersonLight.evens) is as strong as the photo's light needs, and as a large soft
+  // source casts no shadow: a hard nose shadow of the fill's fell across the lit cheek.
+  const filled = light.evens === undefined
+    ? undefined
+    : fill(height, w, h, step, g, lit, light, sources[0].l);
+  const ambient = filled?.ambient ?? light.ambient;
   const out = new Float32Array(w * h * 3);
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
-      out.fill(light.ambient, i * 3, i * 3 + 3);
-      const dx = (height[y * w + Math.min(w - 1, x + 1)] - height[y * w + Math.max(0, x - 1)]) / 2;
-      const dy = (height[Math.min(h - 1, y + 1) * w + x] - height[Math.max(0, y - 1) * w + x]) / 2;
-      const nl = Math.hypot(dx, dy, 1), nx = -dx / nl, ny = -dy / nl, nz = 1 / nl;
+      out.fill(ambient, i * 3, i * 3 + 3);
+      const [nx, ny, nz] = normalAt(height, w, h, x, y);
       // (Shadows are cast on the person only: the matte's strands beyond the mask are lit as they face.)
       const off = data[i] > 0 ? Math.max(x0 - x, x - x1, y0 - y, y - y1, 0) : Infinity;
       for (const src of sources) {
         const facing = src.l[0] * nx + src.l[1] * ny + src.l[2] * nz;
         if (facing <= 0) continue;
-        const open = off <= src.reach
+        const open = !filled && off <= src.reach
           ? lightReaching(nose.data, w, h, x, y, relief[i], src.dx, src.dy, src.rise, top)
           : 1;
-        const q = src.s.strength * facing ** src.s.falloff * open;
+        const q = (filled?.strength ?? src.s.strength) * facing ** src.s.falloff * open;
         for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * src.c[ch];
       }
     }
@@ -235,7 +309,8 @@ function lightField(
 }
 
 /**
- * Lights the person on the canvas, the key on `side` (see litSide, measured before any paint): each pixel in
+ * Lights the person on the canvas, the key on the side the photo was lit from (`lit`, see photoLight, measured
+ * before any paint): each pixel in
  * linear light times the field (sampled bilinearly), as far as the refined matte holds the person (its hair's
  * strands as much as they cover the old background).
  */
@@ -246,9 +321,9 @@ export function lightPerson(
   person: PersonMask,
   matte: RefinedMatte,
   light: PersonLight,
-  side: 1 | -1,
+  lit: PhotoLight,
 ): void {
-  const { w, h, step, data: field } = lightField(person, g, depth, light, side);
+  const { w, h, step, data: field } = lightField(person, g, depth, light, lit);
   const W = img.width, H = img.height, d = img.data;
   const a = matte.alpha, mw = matte.width, mh = matte.height, ms = matte.scale;
   // The light varies over tens of pixels: its factors are taken once per matte cell (ms x ms pixels, the last

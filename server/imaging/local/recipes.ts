@@ -149,11 +149,17 @@ export interface LightSource {
 export interface PersonLight {
   ambient: number;
   sources: LightSource[];
+  /**
+   * A fill that evens out the photo's own light: its one source's strength is set so that the cheeks'
+   * luminance ratio (lit over far, as photographed) is taken to this power (0.5 halves the stops between them;
+   * an evenly lit face gets no fill). `strength` is then the most it may reach.
+   */
+  evens?: number;
 }
 
 /**
  * The lighting options that are lights with a direction, not only a colour: the person is lit by them before
- * the frame's grade (GRADES). Warm, Cool, Soft Studio and Black and White are the frame's colour alone.
+ * the frame's grade (GRADES). Warm, Cool and Black and White are the frame's colour alone.
  */
 export const PERSON_LIGHTS: Readonly<Record<string, PersonLight>> = {
   // A hard key from high on the lit side; the far side falls into shadow.
@@ -165,6 +171,13 @@ export const PERSON_LIGHTS: Readonly<Record<string, PersonLight>> = {
   "golden-hour": {
     ambient: 0.8,
     sources: [{ from: [0.9, -0.15, 0.4], color: "#FFB060", strength: 0.7, falloff: 1.5 }],
+  },
+  // A large soft source from the side the photo left in shadow, as strong as it takes to halve the stops between
+  // the cheeks (see PersonLight.evens).
+  "soft": {
+    ambient: 1,
+    sources: [{ from: [-1, -0.2, 0.4], color: "#FFFFFF", strength: 2, falloff: 1 }],
+    evens: 0.5,
   },
   // Two coloured signs at both sides: magenta on the lit side, cyan on the other, in the night's dim light.
   "neon": {

@@ -40,7 +40,7 @@ import {
   takeCellColours,
 } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES, PERSON_LIGHTS } from "./recipes.ts";
-import { lightPerson, litSide } from "./person-light.ts";
+import { lightPerson, photoLight } from "./person-light.ts";
 import {
   blurredCopy,
   gradeLighting,
@@ -643,9 +643,9 @@ async function renderStages(
   // personBalance), its exposure, which lights the dyes' and a light eye shadow's shades and the person on a
   // backdrop (see photoExposure; kept with the hair's measure, so once per photo), the eyes' lid lines (see
   // primeEyes), whether it is black and white (see isMonochrome), and for a light with a direction the side the
-  // photo was lit from (see litSide).
+  // photo was lit from and how one-sided its light is (see photoLight).
   const balance = person && scene ? personBalance(img, person) : undefined;
-  const litFrom = personLight ? litSide(img, g) : 1;
+  const litFrom = personLight ? photoLight(img, g) : undefined;
   const exposure = hair.exposure ??= photoExposure(img, g);
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
@@ -711,7 +711,7 @@ async function renderStages(
     composeRefined(img, matte, behind);
     lap("lens");
   }
-  if (personLight && person) {
+  if (personLight && person && litFrom) {
     lightPerson(
       img,
       g,
