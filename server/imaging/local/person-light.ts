@@ -1,7 +1,8 @@
 /**
  * Light that falls on the person (Scene Composer's Dramatic Contrast, Golden Hour, Neon Night and Soft Studio's
- * fill), not a filter over the frame: the grade (scene.ts, gradeLighting) shifts the whole frame's colour alike, which reads
- * as a filter; a light has a direction, so it lights the surfaces that face it and leaves the others in shadow.
+ * fill), not a filter over the frame: the grade (scene.ts, gradeLighting) shifts the whole frame's colour
+ * alike, which reads as a filter; a light has a direction, so it lights the surfaces that face it and leaves
+ * the others in shadow.
  *
  * The person's shape is guessed from what the model has: the person mask (blurred, its edges turn away from
  * the camera, as a body's sides do), the face (a dome over its oval) and the nose (from the depth of the face's
@@ -252,10 +253,12 @@ function lightField(
   // ... and the nose, from the face's mesh.
   const nose = createMask({ x: 0, y: 0, w, h });
   fillPolygon(nose, NOSE_OUTLINE.map((i): Point => [g.pts[i][0] / step, g.pts[i][1] / step]));
-  const relief = noseRelief(g, depth, w, h, step, nose.data);
   // (Not for a fill, large and soft, which lights the nose's sides as the face's: with the nose, its light rose
   // along the nose's shaded side in a bright wedge.)
-  if (light.evens === undefined) { for (let i = 0; i < height.length; i++) height[i] += relief[i]; }
+  const relief = light.evens === undefined
+    ? noseRelief(g, depth, w, h, step, nose.data)
+    : new Float32Array(w * h);
+  for (let i = 0; i < height.length; i++) height[i] += relief[i];
   // The nose casts shadows below the middle of its bridge (the bridge between the eyes left a dark speck at the
   // far eye's inner corner); `nose` becomes the height of the cells that cast them.
   const [bx, by] = g.pts[NOSE_BRIDGE[2]];
@@ -310,9 +313,8 @@ function lightField(
 
 /**
  * Lights the person on the canvas, the key on the side the photo was lit from (`lit`, see photoLight, measured
- * before any paint): each pixel in
- * linear light times the field (sampled bilinearly), as far as the refined matte holds the person (its hair's
- * strands as much as they cover the old background).
+ * before any paint): each pixel in linear light times the field (sampled bilinearly), as far as the refined
+ * matte holds the person (its hair's strands as much as they cover the old background).
  */
 export function lightPerson(
   img: Canvas,
