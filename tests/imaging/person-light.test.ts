@@ -136,17 +136,12 @@ Deno.test("Soft Studio: a fill lifts the photo's shaded cheek, keeps the lit one
     const graded = { ...natural, data: natural.data.slice() };
     gradeLighting(graded, { id: "soft" });
     const [g1, g2] = cheeks(graded, mesh, natural), [s1, s2] = cheeks(styled, mesh, natural);
-    const before = g1[0] - g2[0],
-      after = s1[0] - s2[0],
-      label = `${face}: the cheeks' L* gap ${before.toFixed(1)}`;
+    const before = g1[0] - g2[0], after = s1[0] - s2[0];
+    const label = `${face}: the cheeks' L* gap ${before.toFixed(1)}`;
     // The frame's grade alone (before) keeps the photo's gap: 1.0 (sample6@1081, lit evenly), 11.3
     // (sample3@515), 5.7 (sample5@1319); with the fill 0.1, 6.0, -0.1.
-    if (before > 4) {
-      assert.ok(after <= 0.7 * before, `${label} with the grade alone, ${after.toFixed(1)} lit`);
-    } else {assert.ok(
-        Math.abs(after - before) <= 1.5,
-        `${label} with the grade alone, ${after.toFixed(1)} lit`,
-      );}
+    const evened = before > 4 ? after <= 0.7 * before : Math.abs(after - before) <= 1.5;
+    assert.ok(evened, `${label} with the grade alone, ${after.toFixed(1)} lit`);
     assert.ok(after >= -2, `${label}: the fill turned the light around (${after.toFixed(1)})`);
     assert.ok(
       Math.abs(s1[0] - g1[0]) <= 3,

@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
 import { fileURLToPath as fromFileUrl } from "node:url";
 import { FACE_LEFT_EDGE, FACE_RIGHT_EDGE } from "./landmarks.ts";
-import type { Point } from "./masks.ts";
+import { dist, type Point } from "./masks.ts";
 import { HUMAN_DIST, HUMAN_MODELS_URL, SELFIE_MODEL_URL, TFJS_WASM_DIR } from "./model-files.ts";
 
 export interface DetectedFace {
@@ -36,8 +36,8 @@ export interface DetectedFace {
 
 /** The mesh's z in face widths (see DetectedFace.depth). */
 function meshDepth(mesh: number[][]): number[] {
-  const a = mesh[FACE_LEFT_EDGE], b = mesh[FACE_RIGHT_EDGE];
-  const fw = Math.hypot(a[0] - b[0], a[1] - b[1]) || 1;
+  // (The face's width as faceGeometry measures it.)
+  const fw = dist(mesh[FACE_LEFT_EDGE] as Point, mesh[FACE_RIGHT_EDGE] as Point) || 1;
   return mesh.map((p) => (p[2] ?? 0) / fw);
 }
 
