@@ -9,9 +9,13 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { CHEEK_L, CHEEK_R, NOSE_BRIDGE } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
+import { refineMatte } from "../../server/imaging/local/matte-refine.ts";
+import { lightPerson, lightsOnPerson, photoLight } from "../../server/imaging/local/person-light.ts";
+import { BACKDROPS } from "../../server/imaging/local/recipes.ts";
 import { render } from "../../server/imaging/local/render.ts";
-import { gradeLighting } from "../../server/imaging/local/scene.ts";
+import { gradeLighting, renderBackdrop } from "../../server/imaging/local/scene.ts";
 import { cropFace, decode, type Decoded, FRONTAL_FACES, job, labOf, meanLab } from "./fixtures.ts";
+import { framedCrop } from "./framed-crop.ts";
 import { previewGap } from "./preview-gap.ts";
 
 const engine = await FaceEngine.load();
@@ -174,4 +178,79 @@ Deno.test("a light's studio preview shows the result's light (sample6@1081, Neon
   // 540x960 preview lights the person as the result does.
   const gap = await previewGap(engine, FACES[0], "makeup", { lighting: "neon" });
   assert.ok(gap <= 2.5, `preview and result differ by ${gap.toFixed(2)}`);
+});
+
+Deno.test("Beach Sunset: its sun behind the person rims the outline on its side with warm light, not the face", async () => {
+  const sun = lightsOnPerson(undefined, BACKDROPS["beach-sunset"].sun)!;
+  for (const face of FACES) {
+    const c = (await framedCrop(engine, await cropFace(face)))!;
+    const { framed, g, person } = c, W = framed.width, H = framed.height;
+    const before: Decoded = { ...framed, data: framed.data.slice() };
+    const after = { ...framed, data: framed.data.slice() };
+    const matte = refineMatte(after, person, g.center);
+    const lit = photoLight(framed, g);
+    lightPerson(after, g, c.face.depth, person, matte, sun, lit);
+    const alpha = (x: number, y: number) =>
+      matte.alpha[Math.floor(y / matte.scale) * matte.width + Math.floor(x / matte.scale)];
+    // Each row of the head and shoulders: the outermost pixel the matte holds at least half on each side, and
+    // the band 0.04 face widths inside it (rows whose outline is the frame's edge show no outline).
+    const band = Math.round(0.04 * g.fw);
+    const sides = { sun: [] as number[], far: [] as number[] };
+    for (let y = Math.round(g.center[1] - 0.8 * g.fh); y < Math.min(H, g.center[1] + 1.2 * g.fw); y++) {
+      if (y < 0) continue;
+      let left = -1, right = -1;
+      for (let x = 0; x < W; x++) {
+        if (alpha(x, y) < 0.5) continue;
+        if (left < 0) left = x;
+        right = x;
+      }
+      if (left < 0) continue;
+      const add = (to: number[], from: number, dir: number) => {
+        for (let k = 0; k < band; k++) to.push(y * W + from + dir * k);
+      };
+      if (right < W - 1 - band) add(lit.side === 1 ? sides.sun : sides.far, right, -1);
+      if (left > band) add(lit.side === 1 ? sides.far : sides.sun, left, 1);
+    }
+    const gain = (pixels: number[]) => meanLab(after, pixels)[0] - meanLab(before, pixels)[0];
+    const warmer = (pixels: number[]) => meanLab(after, pixels)[2] - meanLab(before, pixels)[2];
+    const inner = disc(before, g.center, 0.2 * g.fw);
+    const faceMoved = inner.reduce((m, p) => Math.max(m, deltaE(labOf(before, p), labOf(after, p))), 0);
+    const label =
+      `${face}: outline L* +${gain(sides.sun).toFixed(1)} (b* +${warmer(sides.sun).toFixed(1)}) ` +
+      `on the sun's side over ${sides.sun.length} px, +${gain(sides.far).toFixed(1)} on the far side; ` +
+      `face's middle ΔE ${faceMoved.toFixed(2)}`;
+    console.log(label);
+    assert.ok(sides.sun.length > 20 * band && sides.far.length > 20 * band, label);
+    assert.ok(gain(sides.sun) >= 3 && warmer(sides.sun) >= 2, label);
+    assert.ok(gain(sides.far) <= 1.5, label);
+    assert.ok(faceMoved < 1, label);
+  }
+});
+
+Deno.test("Beach Sunset: the sun is painted on the side the photo was lit from", async () => {
+  // sample4@908 is lit from the canvas's right (her cheek there is 3.6 times the other's linear luminance),
+  // sample5@1319 from its left (1.9 times): where the backdrop and its mirror image differ (the sun's glow and
+  // its path on the sea) beside the person, the render shows the one with the sun on the lit side.
+  for (const [face, side] of [[FRONTAL_FACES[9], 1], [FACES[2], -1]] as const) {
+    const out = await decode(
+      (await render(engine, job(await cropFace(face), { setting: "beach-sunset" }))).image,
+    );
+    const g = faceGeometry((await engine.detect(out))[0].mesh);
+    const backdrop = (s: 1 | -1) =>
+      renderBackdrop({ id: "beach-sunset" }, out.width, out.height, g.center, 0, s);
+    const [own, mirrored] = [await backdrop(side), await backdrop(side === 1 ? -1 : 1)];
+    let ownN = 0, mirroredN = 0;
+    const off = (b: Uint8Array, i: number) =>
+      Math.abs(out.data[i] - b[i]) + Math.abs(out.data[i + 1] - b[i + 1]) +
+      Math.abs(out.data[i + 2] - b[i + 2]);
+    for (let i = 0; i < out.data.length; i += 3) {
+      const a = off(own, i), b = off(mirrored, i);
+      if (a <= 6 && b > 20) ownN++;
+      if (b <= 6 && a > 20) mirroredN++;
+    }
+    const label =
+      `${face}: ${ownN} px as the backdrop with its sun on the lit side, ${mirroredN} as its mirror`;
+    console.log(label);
+    assert.ok(ownN > 0.02 * out.width * out.height && ownN > 10 * mirroredN, label);
+  }
 });

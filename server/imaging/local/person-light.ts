@@ -19,7 +19,7 @@ import { CHEEK_L, CHEEK_R, NOSE_BRIDGE, NOSE_OUTLINE } from "./landmarks.ts";
 import { blurPlane, createMask, fillEllipse, fillPolygon, type Point } from "./masks.ts";
 import type { RefinedMatte } from "./matte-refine.ts";
 import type { PersonMask } from "./person-mask.ts";
-import type { PersonLight } from "./recipes.ts";
+import type { LightSource, PersonLight } from "./recipes.ts";
 
 /** The light the photo was taken in, as the cheeks show it (measured before any paint). */
 export interface PhotoLight {
@@ -27,6 +27,18 @@ export interface PhotoLight {
   side: 1 | -1;
   /** The lit cheek's mean linear luminance over the other's (at least 1). */
   ratio: number;
+}
+
+/**
+ * The lights on the person: a lighting option's (see PERSON_LIGHTS) and a scene's sun behind them (see
+ * BackdropRecipe.sun), added to the option's; none when neither has one.
+ */
+export function lightsOnPerson(
+  option: PersonLight | undefined,
+  sun: LightSource | undefined,
+): PersonLight | undefined {
+  if (!sun) return option;
+  return option ? { ...option, sources: [...option.sources, sun] } : { ambient: 1, sources: [sun] };
 }
 
 /** The side the photo was lit from and how one-sided its light is (see PhotoLight). */
@@ -55,12 +67,16 @@ function centreOf(g: FaceGeometry, idx: number[]): Point {
   return [x, y];
 }
 
-/** A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell). */
+/**
+ * A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell), and the linear light some
+ * sources add (see LightSource.sheen), likewise.
+ */
 interface LightField {
   w: number;
   h: number;
   step: number;
   data: Float32Array;
+  glow?: Float32Array;
 }
 
 /** The mask on a grid of cells twice as large (each the mean of four): a light varies over tens of pixels. */
@@ -283,32 +299,48 @@ function lightField(
     const rise = l[2] / across, reach = across > 1e-6 ? (top - low) / rise : -Infinity;
     return { l, c: c.map((v) => v / max), s, dx: l[0] / across, dy: l[1] / across, rise, reach };
   });
-  // A fill (one source, see PersonLight.evens) is as strong as the photo's light needs, and as a large soft
-  // source casts no shadow: a hard nose shadow of the fill's fell across the lit cheek.
+  // A fill (the first source, see PersonLight.evens) is as strong as the photo's light needs, and as a large
+  // soft source casts no shadow: a hard nose shadow of the fill's fell across the lit cheek.
   const filled = light.evens === undefined
     ? undefined
     : fill(height, w, h, step, g, lit, light, sources[0].l);
+  const filler = filled ? sources[0] : undefined;
   const ambient = filled?.ambient ?? light.ambient;
+  // A light from behind the person reaches only the outline's last few centimetres (a rim): its surface is the
+  // mask blurred over 0.06 face widths, its edge turned as the body's is.
+  let rim: Float32Array | undefined;
+  if (sources.some((s) => s.l[2] < 0)) {
+    const sigmaRim = Math.max(1, (0.06 * g.fw) / step);
+    rim = data.slice();
+    blurPlane(rim, w, h, sigmaRim);
+    for (let i = 0; i < rim.length; i++) rim[i] *= 6.25 * sigmaRim;
+  }
   const out = new Float32Array(w * h * 3);
+  const glow = sources.some((s) => s.s.sheen) ? new Float32Array(w * h * 3) : undefined;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
       out.fill(ambient, i * 3, i * 3 + 3);
-      const [nx, ny, nz] = normalAt(height, w, h, x, y);
+      const n = normalAt(height, w, h, x, y), nr = rim ? normalAt(rim, w, h, x, y) : n;
       // (Shadows are cast on the person only: the matte's strands beyond the mask are lit as they face.)
       const off = data[i] > 0 ? Math.max(x0 - x, x - x1, y0 - y, y - y1, 0) : Infinity;
       for (const src of sources) {
+        const [nx, ny, nz] = src.l[2] < 0 ? nr : n;
         const facing = src.l[0] * nx + src.l[1] * ny + src.l[2] * nz;
         if (facing <= 0) continue;
-        const open = !filled && off <= src.reach
+        const open = src !== filler && off <= src.reach
           ? lightReaching(nose.data, w, h, x, y, relief[i], src.dx, src.dy, src.rise, top)
           : 1;
-        const q = (filled?.strength ?? src.s.strength) * facing ** src.s.falloff * open;
+        const q = (src === filler ? filled!.strength : src.s.strength) * facing ** src.s.falloff * open;
         for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * src.c[ch];
+        if (glow && src.s.sheen) {
+          const a = src.s.sheen * facing ** src.s.falloff;
+          for (let ch = 0; ch < 3; ch++) glow[i * 3 + ch] += a * src.c[ch];
+        }
       }
     }
   }
-  return { w, h, step, data: out };
+  return { w, h, step, data: out, glow };
 }
 
 /**
@@ -325,7 +357,7 @@ export function lightPerson(
   light: PersonLight,
   lit: PhotoLight,
 ): void {
-  const { w, h, step, data: field } = lightField(person, g, depth, light, lit);
+  const { w, h, step, data: field, glow } = lightField(person, g, depth, light, lit);
   const W = img.width, H = img.height, d = img.data;
   const a = matte.alpha, mw = matte.width, mh = matte.height, ms = matte.scale;
   // The light varies over tens of pixels: its factors are taken once per matte cell (ms x ms pixels, the last
@@ -339,22 +371,36 @@ export function lightPerson(
     colF[mx] = gx - x0;
   }
   const lin = SRGB_TO_LINEAR, toSrgb = LINEAR_TO_SRGB_LUT;
-  const f = new Float32Array(3), row = new Float32Array(w * 3);
+  const f = new Float32Array(3), add = new Float32Array(3);
+  const row = new Float32Array(w * 3), glowRow = new Float32Array(w * 3);
+  // Whether a column of the row's field changes anything: a sun's rim alone leaves the person's inside as it is.
+  const lights = new Uint8Array(w);
   for (let my = 0; my < mh; my++) {
     const gy = Math.min(h - 1.001, Math.max(0, ((my + 0.5) * ms) / step - 0.5)), y0 = gy | 0, fy = gy - y0;
     const r0 = y0 * w * 3, r1 = Math.min(h - 1, y0 + 1) * w * 3;
     for (let j = 0; j < w * 3; j++) row[j] = field[r0 + j] + (field[r1 + j] - field[r0 + j]) * fy;
+    if (glow) {
+      for (let j = 0; j < w * 3; j++) glowRow[j] = glow[r0 + j] + (glow[r1 + j] - glow[r0 + j]) * fy;
+    }
+    for (let x = 0; x < w; x++) {
+      let any = 0;
+      for (let j = x * 3; j < x * 3 + 3; j++) any += Math.abs(row[j] - 1) + glowRow[j];
+      lights[x] = any > 1e-4 ? 1 : 0;
+    }
     const yEnd = my === mh - 1 ? H : Math.min(H, (my + 1) * ms);
     for (let mx = 0; mx < mw; mx++) {
       const on = a[my * mw + mx];
-      if (on <= 0) continue;
       const c0 = col0[mx], c1 = col1[mx], fx = colF[mx];
-      for (let ch = 0; ch < 3; ch++) f[ch] = 1 + (row[c0 + ch] + (row[c1 + ch] - row[c0 + ch]) * fx - 1) * on;
+      if (on <= 0 || !(lights[c0 / 3] || lights[c1 / 3])) continue;
+      for (let ch = 0; ch < 3; ch++) {
+        f[ch] = 1 + (row[c0 + ch] + (row[c1 + ch] - row[c0 + ch]) * fx - 1) * on;
+        add[ch] = (glowRow[c0 + ch] + (glowRow[c1 + ch] - glowRow[c0 + ch]) * fx) * on;
+      }
       const xEnd = mx === mw - 1 ? W : Math.min(W, (mx + 1) * ms);
       for (let y = my * ms; y < yEnd; y++) {
         for (let i = (y * W + mx * ms) * 3, end = (y * W + xEnd) * 3; i < end; i += 3) {
           for (let ch = 0; ch < 3; ch++) {
-            const v = lin[d[i + ch]] * f[ch];
+            const v = lin[d[i + ch]] * f[ch] + add[ch];
             d[i + ch] = v >= 1 ? 255 : toSrgb[(v * LIN_STEPS + 0.5) | 0];
           }
         }

@@ -95,6 +95,12 @@ export interface BackdropRecipe {
   colors: string[];
   /** Light colours for bokeh and scene highlights. */
   lights?: string[];
+  /**
+   * The scene's sun, low behind the person (its `from` points away from the camera): it rims the person's edge
+   * and hair on its side with its light. The painting puts it on the side the photo was lit from (mirrored when
+   * that is the left), so the sun and the face's own light agree.
+   */
+  sun?: LightSource;
 }
 
 export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
@@ -112,6 +118,8 @@ export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
     kind: "scene",
     colors: ["#2E3B73", "#C65A6B", "#F59A5A", "#FFD38A", "#3F6E8C"],
     lights: ["#FFE2A8", "#FFC27A"],
+    // Low over the sea, a little to the lit side of the person (see paintBeach).
+    sun: { from: [0.9, -0.15, -0.4], color: "#FFB866", strength: 1, falloff: 2, sheen: 0.35 },
   },
   "city-night": {
     kind: "scene",
@@ -122,6 +130,8 @@ export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
     kind: "scene",
     colors: ["#F3E2A9", "#9DB86A", "#4E6B34"],
     lights: ["#FFF3C4", "#FFE08A"],
+    // High behind the trees: the hair's and shoulders' tops (see paintGarden's sky, brightest at the top).
+    sun: { from: [0.4, -0.9, -0.35], color: "#FFE6A8", strength: 0.6, falloff: 2.5, sheen: 0.1 },
   },
   "luxury-lounge": {
     kind: "scene",
@@ -143,6 +153,11 @@ export interface LightSource {
   strength: number;
   /** How fast it falls off as a surface turns away (1: a broad light; higher: a grazing rim light). */
   falloff: number;
+  /**
+   * Linear light it adds where it shines, at full strength (a sun behind the person glows through the hair's
+   * edge: a dark surface's own light, multiplied, stays dark).
+   */
+  sheen?: number;
 }
 
 /** The lights a lighting option puts on the person, over `ambient` (the photo's own light, scaled). */
@@ -150,7 +165,7 @@ export interface PersonLight {
   ambient: number;
   sources: LightSource[];
   /**
-   * A fill that evens out the photo's own light: its one source's strength is set so that the cheeks'
+   * A fill that evens out the photo's own light: its first source's strength is set so that the cheeks'
    * luminance ratio (lit over far, as photographed) is taken to this power (0.5 halves the stops between them;
    * an evenly lit face gets no fill). `strength` is then the most it may reach.
    */

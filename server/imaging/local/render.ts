@@ -40,7 +40,7 @@ import {
   takeCellColours,
 } from "./person-mask.ts";
 import { BACKDROPS, CAMERA_RECIPES, PERSON_LIGHTS } from "./recipes.ts";
-import { lightPerson, photoLight } from "./person-light.ts";
+import { lightPerson, lightsOnPerson, photoLight } from "./person-light.ts";
 import {
   blurredCopy,
   gradeLighting,
@@ -558,8 +558,9 @@ async function renderStages(
   const setting = entry<CatalogEntry>("setting", studio, o.setting);
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
-  // A lighting option with a direction lights the person through their matte (see person-light.ts).
-  const personLight = lighting ? PERSON_LIGHTS[lighting.id] : undefined;
+  // A lighting option with a direction and a scene's sun light the person through their matte (see
+  // person-light.ts).
+  const personLight = lightsOnPerson(lighting && PERSON_LIGHTS[lighting.id], backdrop && backdrop.sun);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
   // Where the photo's background was extended to fill the frame is not said under a scene's backdrop,
   // which replaces that background.
@@ -606,10 +607,13 @@ async function renderStages(
     }
     lap("segment");
   }
+  // The side the photo was lit from and how one-sided its light is (see photoLight), measured on the photo
+  // before anything is painted: the lights' key and a scene's sun take that side.
+  const litFrom = personLight ? photoLight(photo, faceGeometry(face.mesh)) : undefined;
   // While libvips threads still render the canvas: the matte's pixel-free part, and a scene not yet
   // in the worker's cache (painted small here, enlarged and blurred by libvips threads meanwhile).
   const scene = person && setting && backdrop
-    ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur))
+    ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur, litFrom?.side))
     : undefined;
   const plan = person && !job.coloursOnly && (scene || blur > 0 || personLight || prepareOnly)
     ? kept?.plan ?? planMatte(framing, person, g.center, cells)
@@ -642,10 +646,8 @@ async function renderStages(
   // Measured on the photo before anything is painted: the light the person was photographed in (see
   // personBalance), its exposure, which lights the dyes' and a light eye shadow's shades and the person on a
   // backdrop (see photoExposure; kept with the hair's measure, so once per photo), the eyes' lid lines (see
-  // primeEyes), whether it is black and white (see isMonochrome), and for a light with a direction the side the
-  // photo was lit from and how one-sided its light is (see photoLight).
+  // primeEyes) and whether it is black and white (see isMonochrome).
   const balance = person && scene ? personBalance(img, person) : undefined;
-  const litFrom = personLight ? photoLight(img, g) : undefined;
   const exposure = hair.exposure ??= photoExposure(img, g);
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);

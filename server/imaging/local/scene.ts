@@ -61,8 +61,9 @@ export const LENS_BLUR_SIGMA = 3;
 
 /**
  * Renders a backdrop at full canvas size (RGB bytes), out of focus by its painting's own blur and `lensBlur`
- * (the camera's backgroundBlur, 0-1). The result is shared with a small per-worker cache: callers must not
- * modify it.
+ * (the camera's backgroundBlur, 0-1), a scene's sun on `sunSide` (1 the right, as painted; -1 the left: the
+ * painting mirrored, see BackdropRecipe.sun). The result is shared with a small per-worker cache: callers must
+ * not modify it.
  */
 export function renderBackdrop(
   entry: { id: string },
@@ -70,6 +71,7 @@ export function renderBackdrop(
   height: number,
   head: [number, number],
   lensBlur = 0,
+  sunSide: 1 | -1 = 1,
 ): Promise<Uint8Array> {
   // Painted at one size whatever the canvas's, so the preview's backdrop (540x960) is the result's, smaller: the
   // painting's shapes and its blur are in the plane's pixels.
@@ -80,13 +82,14 @@ export function renderBackdrop(
   const onPlane: [number, number] = gradient
     ? [4 * Math.round(head[0] / step / 4), 4 * Math.round(head[1] / step / 4)]
     : [0, 0];
-  const planeKey = `${entry.id}|${h}|${lensBlur}|${onPlane}`;
+  const mirrored = sunSide === -1 && !!BACKDROPS[entry.id]?.sun;
+  const planeKey = `${entry.id}|${h}|${lensBlur}|${onPlane}|${mirrored}`;
   return cached(backdropCache, BACKDROP_CACHE_SIZE, `${planeKey}|${width}x${height}`, async () => {
     const small = await cached(
       planeCache,
       PLANE_CACHE_SIZE,
       planeKey,
-      () => paintedPlane(entry.id, w, h, onPlane, lensBlur),
+      () => paintedPlane(entry.id, w, h, onPlane, lensBlur, mirrored),
     );
     return (await rawOf(
       sharp(small, { raw: { width: w, height: h, channels: 3 } }).resize(width, height, { kernel: "cubic" }),
@@ -96,16 +99,21 @@ export function renderBackdrop(
   });
 }
 
-/** Setting `id`'s backdrop painted on a w x h plane (RGB bytes), out of focus by its own blur and `lensBlur`. */
+/**
+ * Setting `id`'s backdrop painted on a w x h plane (RGB bytes), out of focus by its own blur and `lensBlur`,
+ * left to right when `mirrored`.
+ */
 async function paintedPlane(
   id: string,
   w: number,
   h: number,
   head: [number, number],
   lensBlur: number,
+  mirrored: boolean,
 ): Promise<Uint8Array> {
   const p: Plane = { w, h, data: new Float32Array(w * h * 3) };
   const blur = paintBackdrop(id, BACKDROPS[id], p, head);
+  if (mirrored) mirror(p);
   let small: Uint8Array = new Uint8Array(w * h * 3);
   for (let i = 0; i < small.length; i++) small[i] = Math.max(0, Math.min(255, Math.round(p.data[i] * 255)));
   // The blur is the painting's own (its sigma is in the small plane's pixels), so it runs before the enlargement
@@ -123,6 +131,19 @@ async function paintedPlane(
     small[i] = Math.max(0, Math.min(255, small[i] + Math.round((rand() - 0.5) * 2)));
   }
   return small;
+}
+
+/** The plane flipped left to right, in place. */
+function mirror(p: Plane): void {
+  for (let y = 0; y < p.h; y++) {
+    for (let a = y * p.w * 3, b = a + (p.w - 1) * 3; a < b; a += 3, b -= 3) {
+      for (let ch = 0; ch < 3; ch++) {
+        const t = p.data[a + ch];
+        p.data[a + ch] = p.data[b + ch];
+        p.data[b + ch] = t;
+      }
+    }
+  }
 }
 
 /** A blurred copy of the canvas (lens blur for the background). */
