@@ -30,15 +30,17 @@ export interface PhotoLight {
 }
 
 /**
- * The lights on the person: a lighting option's (see PERSON_LIGHTS) and a scene's sun behind them (see
- * BackdropRecipe.sun), added to the option's; none when neither has one.
+ * The lights on the person: a lighting option's (see PERSON_LIGHTS) and a scene's light behind them (see
+ * BackdropRecipe.backlight), added to the option's; none when neither has one.
  */
 export function lightsOnPerson(
   option: PersonLight | undefined,
-  sun: LightSource | undefined,
+  backlight: LightSource | undefined,
 ): PersonLight | undefined {
-  if (!sun) return option;
-  return option ? { ...option, sources: [...option.sources, sun] } : { ambient: 1, sources: [sun] };
+  if (!backlight) return option;
+  return option
+    ? { ...option, sources: [...option.sources, backlight] }
+    : { ambient: 1, sources: [backlight] };
 }
 
 /** The side the photo was lit from and how one-sided its light is (see PhotoLight). */
@@ -373,7 +375,7 @@ export function lightPerson(
   const lin = SRGB_TO_LINEAR, toSrgb = LINEAR_TO_SRGB_LUT;
   const f = new Float32Array(3), add = new Float32Array(3);
   const row = new Float32Array(w * 3), glowRow = new Float32Array(w * 3);
-  // Whether a column of the row's field changes anything: a sun's rim alone leaves the person's inside as it is.
+  // Whether a column of the row's field changes anything: a backlight's rim alone leaves the person's inside as it is.
   const lights = new Uint8Array(w);
   for (let my = 0; my < mh; my++) {
     const gy = Math.min(h - 1.001, Math.max(0, ((my + 0.5) * ms) / step - 0.5)), y0 = gy | 0, fy = gy - y0;

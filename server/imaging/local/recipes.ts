@@ -96,11 +96,11 @@ export interface BackdropRecipe {
   /** Light colours for bokeh and scene highlights. */
   lights?: string[];
   /**
-   * The scene's sun, low behind the person (its `from` points away from the camera): it rims the person's edge
-   * and hair on its side with its light. The painting puts it on the side the photo was lit from (mirrored when
-   * that is the left), so the sun and the face's own light agree.
+   * The scene's light behind the person (a low sun, a city's street lights, a lounge's lamps; its `from` points
+   * away from the camera): it rims the person's outline and hair's edge on its side. The painting puts its side
+   * where the photo was lit from (mirrored when that is the left), so it and the face's own light agree.
    */
-  sun?: LightSource;
+  backlight?: LightSource;
 }
 
 export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
@@ -118,25 +118,30 @@ export const BACKDROPS: Readonly<Record<string, BackdropRecipe>> = {
     kind: "scene",
     colors: ["#2E3B73", "#C65A6B", "#F59A5A", "#FFD38A", "#3F6E8C"],
     lights: ["#FFE2A8", "#FFC27A"],
-    // Low over the sea, a little to the lit side of the person (see paintBeach).
-    sun: { from: [0.9, -0.15, -0.4], color: "#FFB866", strength: 1, falloff: 2, sheen: 0.35 },
+    // The sun low over the sea, a little to the lit side of the person (see paintBeach).
+    backlight: { from: [0.9, -0.15, -0.4], color: "#FFB866", strength: 1, falloff: 2, sheen: 0.35 },
   },
   "city-night": {
     kind: "scene",
     colors: ["#0B1026", "#1C2450", "#2B2A5C"],
     lights: ["#FFC36B", "#FF7A8A", "#7AD3FF", "#F9F3D9"],
+    // The street's lights, below and behind (see paintCity).
+    backlight: { from: [0.9, 0.1, -0.4], color: "#FFC36B", strength: 0.8, falloff: 2, sheen: 0.2 },
   },
   "golden-garden": {
     kind: "scene",
     colors: ["#F3E2A9", "#9DB86A", "#4E6B34"],
     lights: ["#FFF3C4", "#FFE08A"],
-    // High behind the trees: the hair's and shoulders' tops (see paintGarden's sky, brightest at the top).
-    sun: { from: [0.4, -0.9, -0.35], color: "#FFE6A8", strength: 0.6, falloff: 2.5, sheen: 0.1 },
+    // The sun high behind the trees: the hair's and shoulders' tops (see paintGarden's sky, brightest at the
+    // top).
+    backlight: { from: [0.4, -0.9, -0.35], color: "#FFE6A8", strength: 0.6, falloff: 2.5, sheen: 0.1 },
   },
   "luxury-lounge": {
     kind: "scene",
     colors: ["#4A2A1E", "#1E120D"],
     lights: ["#FFCE85", "#FFB060", "#FFE6B8"],
+    // The table lamps at the sides (see paintLounge).
+    backlight: { from: [0.9, -0.1, -0.4], color: "#FFB060", strength: 0.8, falloff: 2, sheen: 0.2 },
   },
 };
 

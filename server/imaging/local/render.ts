@@ -558,9 +558,9 @@ async function renderStages(
   const setting = entry<CatalogEntry>("setting", studio, o.setting);
   const backdrop = setting && BACKDROPS[setting.id];
   const lighting = entry<CatalogEntry>("lighting", studio, o.lighting);
-  // A lighting option with a direction and a scene's sun light the person through their matte (see
+  // A lighting option with a direction and a scene's backlight light the person through their matte (see
   // person-light.ts).
-  const personLight = lightsOnPerson(lighting && PERSON_LIGHTS[lighting.id], backdrop && backdrop.sun);
+  const personLight = lightsOnPerson(lighting && PERSON_LIGHTS[lighting.id], backdrop && backdrop.backlight);
   const framing = framingFor(photo, face, job.width, job.height, lens?.faceWidth);
   // Where the photo's background was extended to fill the frame is not said under a scene's backdrop,
   // which replaces that background.
@@ -608,7 +608,7 @@ async function renderStages(
     lap("segment");
   }
   // The side the photo was lit from and how one-sided its light is (see photoLight), measured on the photo
-  // before anything is painted: the lights' key and a scene's sun take that side.
+  // before anything is painted: the lights' key and a scene's backlight take that side.
   const litFrom = personLight ? photoLight(photo, faceGeometry(face.mesh)) : undefined;
   // While libvips threads still render the canvas: the matte's pixel-free part, and a scene not yet
   // in the worker's cache (painted small here, enlarged and blurred by libvips threads meanwhile).

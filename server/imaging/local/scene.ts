@@ -61,8 +61,8 @@ export const LENS_BLUR_SIGMA = 3;
 
 /**
  * Renders a backdrop at full canvas size (RGB bytes), out of focus by its painting's own blur and `lensBlur`
- * (the camera's backgroundBlur, 0-1), a scene's sun on `sunSide` (1 the right, as painted; -1 the left: the
- * painting mirrored, see BackdropRecipe.sun). The result is shared with a small per-worker cache: callers must
+ * (the camera's backgroundBlur, 0-1), a scene's backlight on `side` (1 the right, as painted; -1 the left:
+ * the painting mirrored, see BackdropRecipe.backlight). The result is shared with a small per-worker cache: callers must
  * not modify it.
  */
 export function renderBackdrop(
@@ -71,7 +71,7 @@ export function renderBackdrop(
   height: number,
   head: [number, number],
   lensBlur = 0,
-  sunSide: 1 | -1 = 1,
+  side: 1 | -1 = 1,
 ): Promise<Uint8Array> {
   // Painted at one size whatever the canvas's, so the preview's backdrop (540x960) is the result's, smaller: the
   // painting's shapes and its blur are in the plane's pixels.
@@ -82,7 +82,7 @@ export function renderBackdrop(
   const onPlane: [number, number] = gradient
     ? [4 * Math.round(head[0] / step / 4), 4 * Math.round(head[1] / step / 4)]
     : [0, 0];
-  const mirrored = sunSide === -1 && !!BACKDROPS[entry.id]?.sun;
+  const mirrored = side === -1 && !!BACKDROPS[entry.id]?.backlight;
   const planeKey = `${entry.id}|${h}|${lensBlur}|${onPlane}|${mirrored}`;
   return cached(backdropCache, BACKDROP_CACHE_SIZE, `${planeKey}|${width}x${height}`, async () => {
     const small = await cached(
