@@ -70,15 +70,16 @@ function centreOf(g: FaceGeometry, idx: number[]): Point {
 }
 
 /**
- * A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell), and the linear light some
- * sources add (see LightSource.sheen), likewise.
+ * A light's multiplier per channel on a grid of `step`-pixel cells (3 values a cell), and for lights from behind
+ * the person their share of the multiplier and the linear light they add (see LightSource.sheen; 6 values a
+ * cell), which light the matte's core only (see lightPerson).
  */
 interface LightField {
   w: number;
   h: number;
   step: number;
   data: Float32Array;
-  glow?: Float32Array;
+  behind?: Float32Array;
 }
 
 /** The mask on a grid of cells twice as large (each the mean of four): a light varies over tens of pixels. */
@@ -318,7 +319,7 @@ function lightField(
     for (let i = 0; i < rim.length; i++) rim[i] *= 6.25 * sigmaRim;
   }
   const out = new Float32Array(w * h * 3);
-  const glow = sources.some((s) => s.s.sheen) ? new Float32Array(w * h * 3) : undefined;
+  const behind = rim ? new Float32Array(w * h * 6) : undefined;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
       const i = y * w + x;
@@ -334,21 +335,27 @@ function lightField(
           ? lightReaching(nose.data, w, h, x, y, relief[i], src.dx, src.dy, src.rise, top)
           : 1;
         const q = (src === filler ? filled!.strength : src.s.strength) * facing ** src.s.falloff * open;
-        for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * src.c[ch];
-        if (glow && src.s.sheen) {
-          const a = src.s.sheen * facing ** src.s.falloff;
-          for (let ch = 0; ch < 3; ch++) glow[i * 3 + ch] += a * src.c[ch];
+        if (behind && src.l[2] < 0) {
+          const glow = (src.s.sheen ?? 0) * facing ** src.s.falloff;
+          for (let ch = 0; ch < 3; ch++) {
+            behind[i * 6 + ch] += q * src.c[ch];
+            behind[i * 6 + 3 + ch] += glow * src.c[ch];
+          }
+        } else {
+          for (let ch = 0; ch < 3; ch++) out[i * 3 + ch] += q * src.c[ch];
         }
       }
     }
   }
-  return { w, h, step, data: out, glow };
+  return { w, h, step, data: out, behind };
 }
 
 /**
  * Lights the person on the canvas, the key on the side the photo was lit from (`lit`, see photoLight, measured
  * before any paint): each pixel in linear light times the field (sampled bilinearly), as far as the refined
- * matte holds the person (its hair's strands as much as they cover the old background).
+ * matte holds the person (its hair's strands as much as they cover the old background). A light from behind
+ * lights the matte's core only (0 at 0.5, full from 0.9): on a strand beyond the outline it lifted the new
+ * backdrop's share of the pixel too, a glow around the person over a dark backdrop (a halo).
  */
 export function lightPerson(
   img: Canvas,
@@ -359,7 +366,7 @@ export function lightPerson(
   light: PersonLight,
   lit: PhotoLight,
 ): void {
-  const { w, h, step, data: field, glow } = lightField(person, g, depth, light, lit);
+  const { w, h, step, data: field, behind } = lightField(person, g, depth, light, lit);
   const W = img.width, H = img.height, d = img.data;
   const a = matte.alpha, mw = matte.width, mh = matte.height, ms = matte.scale;
   // The light varies over tens of pixels: its factors are taken once per matte cell (ms x ms pixels, the last
@@ -374,19 +381,22 @@ export function lightPerson(
   }
   const lin = SRGB_TO_LINEAR, toSrgb = LINEAR_TO_SRGB_LUT;
   const f = new Float32Array(3), add = new Float32Array(3);
-  const row = new Float32Array(w * 3), glowRow = new Float32Array(w * 3);
+  const row = new Float32Array(w * 3), behindRow = new Float32Array(w * 6);
   // Whether a column of the row's field changes anything: a backlight's rim alone leaves the person's inside as it is.
   const lights = new Uint8Array(w);
   for (let my = 0; my < mh; my++) {
     const gy = Math.min(h - 1.001, Math.max(0, ((my + 0.5) * ms) / step - 0.5)), y0 = gy | 0, fy = gy - y0;
     const r0 = y0 * w * 3, r1 = Math.min(h - 1, y0 + 1) * w * 3;
     for (let j = 0; j < w * 3; j++) row[j] = field[r0 + j] + (field[r1 + j] - field[r0 + j]) * fy;
-    if (glow) {
-      for (let j = 0; j < w * 3; j++) glowRow[j] = glow[r0 + j] + (glow[r1 + j] - glow[r0 + j]) * fy;
+    if (behind) {
+      for (let j = 0, b0 = 2 * r0, b1 = 2 * r1; j < w * 6; j++) {
+        behindRow[j] = behind[b0 + j] + (behind[b1 + j] - behind[b0 + j]) * fy;
+      }
     }
     for (let x = 0; x < w; x++) {
       let any = 0;
-      for (let j = x * 3; j < x * 3 + 3; j++) any += Math.abs(row[j] - 1) + glowRow[j];
+      for (let ch = 0; ch < 3; ch++) any += Math.abs(row[x * 3 + ch] - 1);
+      for (let j = x * 6; j < x * 6 + 6; j++) any += behindRow[j];
       lights[x] = any > 1e-4 ? 1 : 0;
     }
     const yEnd = my === mh - 1 ? H : Math.min(H, (my + 1) * ms);
@@ -394,9 +404,11 @@ export function lightPerson(
       const on = a[my * mw + mx];
       const c0 = col0[mx], c1 = col1[mx], fx = colF[mx];
       if (on <= 0 || !(lights[c0 / 3] || lights[c1 / 3])) continue;
+      const core = Math.min(1, Math.max(0, (on - 0.5) / 0.4)), b0 = c0 * 2, b1 = c1 * 2;
       for (let ch = 0; ch < 3; ch++) {
-        f[ch] = 1 + (row[c0 + ch] + (row[c1 + ch] - row[c0 + ch]) * fx - 1) * on;
-        add[ch] = (glowRow[c0 + ch] + (glowRow[c1 + ch] - glowRow[c0 + ch]) * fx) * on;
+        const back = behindRow[b0 + ch] + (behindRow[b1 + ch] - behindRow[b0 + ch]) * fx;
+        f[ch] = 1 + (row[c0 + ch] + (row[c1 + ch] - row[c0 + ch]) * fx - 1) * on + back * core;
+        add[ch] = (behindRow[b0 + 3 + ch] + (behindRow[b1 + 3 + ch] - behindRow[b0 + 3 + ch]) * fx) * core;
       }
       const xEnd = mx === mw - 1 ? W : Math.min(W, (mx + 1) * ms);
       for (let y = my * ms; y < yEnd; y++) {

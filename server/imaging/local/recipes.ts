@@ -159,8 +159,8 @@ export interface LightSource {
   /** How fast it falls off as a surface turns away (1: a broad light; higher: a grazing rim light). */
   falloff: number;
   /**
-   * Linear light it adds where it shines, at full strength (a sun behind the person glows through the hair's
-   * edge: a dark surface's own light, multiplied, stays dark).
+   * For a light from behind: linear light it adds where it shines, at full strength (a sun behind the person
+   * glows through the hair's edge: a dark surface's own light, multiplied, stays dark).
    */
   sheen?: number;
 }
