@@ -382,7 +382,8 @@ export function lightPerson(
   const lin = SRGB_TO_LINEAR, toSrgb = LINEAR_TO_SRGB_LUT;
   const f = new Float32Array(3), add = new Float32Array(3);
   const row = new Float32Array(w * 3), behindRow = new Float32Array(w * 6);
-  // Whether a column of the row's field changes anything: a backlight's rim alone leaves the person's inside as it is.
+  // Whether a column of the row's field changes anything (a backlight's rim alone leaves the person's inside as
+  // it is).
   const lights = new Uint8Array(w);
   for (let my = 0; my < mh; my++) {
     const gy = Math.min(h - 1.001, Math.max(0, ((my + 0.5) * ms) / step - 0.5)), y0 = gy | 0, fy = gy - y0;

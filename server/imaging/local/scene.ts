@@ -62,8 +62,8 @@ export const LENS_BLUR_SIGMA = 3;
 /**
  * Renders a backdrop at full canvas size (RGB bytes), out of focus by its painting's own blur and `lensBlur`
  * (the camera's backgroundBlur, 0-1), a scene's backlight on `side` (1 the right, as painted; -1 the left:
- * the painting mirrored, see BackdropRecipe.backlight). The result is shared with a small per-worker cache: callers must
- * not modify it.
+ * the painting mirrored, see BackdropRecipe.backlight). The result is shared with a small per-worker cache:
+ * callers must not modify it.
  */
 export function renderBackdrop(
   entry: { id: string },
