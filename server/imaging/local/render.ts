@@ -50,6 +50,7 @@ import {
   renderBackdrop,
 } from "./scene.ts";
 import { photoExposure } from "./photo-exposure.ts";
+import { correctRedEyes } from "./red-eye.ts";
 import {
   composeRefined,
   dropBackgroundObjects,
@@ -620,6 +621,9 @@ async function renderStages(
     : undefined;
   if (plan) lap("plan");
   const img = await framed;
+  // A flash's red pupils darkened before anything reads or paints the canvas (see red-eye.ts); a kept canvas
+  // was corrected when it was made.
+  if (!kept?.canvas) correctRedEyes(img, g);
   // The hair's measurements of this canvas (see HairCache): kept with the framing, when it is kept.
   const hair = kept?.hair ?? newHairCache();
   if (key && (!kept?.canvas || (person && !kept.person) || (plan && !kept.plan) || !kept.hair)) {
