@@ -6,7 +6,15 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { type GuardedPage, openPage, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
+import {
+  DESKTOP,
+  type GuardedPage,
+  openPage,
+  PHONE,
+  screenshots,
+  waitForImageLoaded,
+  withPage,
+} from "./browser.ts";
 import {
   createSuite,
   expectInsufficientCredits,
@@ -197,6 +205,16 @@ pageTest(
     await page.getByRole("radiogroup", { name: "Facial Hair", exact: true }).waitFor();
     await screenshots(page, "studio-barber");
     await page.getByRole("tab", { name: "Scene Composer" }).click();
+    await page.getByRole("radiogroup", { name: "Lighting", exact: true }).waitFor();
+    // The open tab survives a window resized across the phone breakpoint (the two layouts are different
+    // trees: the tab was lost and a phone showed the Barber Shop instead).
+    await page.setViewportSize(PHONE);
+    await page.locator('main[data-layout="phone"]').waitFor();
+    assert.equal(
+      await page.getByRole("tab", { name: "Scene Composer" }).getAttribute("aria-selected"),
+      "true",
+    );
+    await page.setViewportSize(DESKTOP);
     await page.getByRole("radiogroup", { name: "Lighting", exact: true }).waitFor();
     await screenshots(page, "studio-scene");
 

@@ -42,7 +42,16 @@ export interface OptionsPanelProps {
   setSel(update: (s: StudioSelections) => StudioSelections): void;
   /** Phones: collapsible groups, one open at a time. */
   compact: boolean;
+  /**
+   * The open top tab. Kept by the studio page: the phone and desktop layouts are different trees, and a
+   * window resized across the breakpoint (or a tablet turned) mounts this panel again.
+   */
+  tab: OptionsTab;
+  onTabChange(tab: OptionsTab): void;
 }
+
+/** The panel's top tabs: the appearance studios, or the Scene Composer. */
+export type OptionsTab = "appearance" | "scene";
 
 /** Hex colours of the layers each look includes (for the look tiles' palettes). */
 function lookPalettes(c: StylingCatalog): Record<string, string[]> {
@@ -59,9 +68,8 @@ function lookPalettes(c: StylingCatalog): Record<string, string[]> {
  * generation's result then waited for them before it showed.
  */
 export const OptionsPanel = memo(function OptionsPanel(
-  { catalog, loadFailed, onRetry, sel, setSel, compact }: OptionsPanelProps,
+  { catalog, loadFailed, onRetry, sel, setSel, compact, tab: topTab, onTabChange }: OptionsPanelProps,
 ) {
-  const [topTab, setTopTab] = useState("appearance");
   const [openGroup, setOpenGroup] = useState<string | null>("makeup-lookStyle");
   const palettes = useMemo(() => catalog ? lookPalettes(catalog) : {}, [catalog]);
 
@@ -170,7 +178,7 @@ export const OptionsPanel = memo(function OptionsPanel(
         aria-label="Styling options"
         className="rounded-3xl bg-white p-4 shadow-sm ring-1 ring-ink-100 sm:p-6"
       >
-        <Tabs.Root value={topTab} onValueChange={setTopTab}>
+        <Tabs.Root value={topTab} onValueChange={(v) => onTabChange(v === "scene" ? "scene" : "appearance")}>
           <Tabs.List
             aria-label="Studio"
             className="grid grid-cols-2 rounded-full bg-ink-100 p-1 sm:inline-grid"

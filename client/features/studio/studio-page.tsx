@@ -23,7 +23,7 @@ import {
   STUDIO_GROUPS,
   type StudioSelections,
 } from "./option-model.ts";
-import { OptionsPanel, STUDIOS } from "./options-panel.tsx";
+import { OptionsPanel, type OptionsTab, STUDIOS } from "./options-panel.tsx";
 import { PreviewView } from "./preview-view.tsx";
 import { ReferencePhotoCard } from "./reference-photo-card.tsx";
 import { ResultPanel } from "./result-panel.tsx";
@@ -73,6 +73,7 @@ export default function StudioPage(props: StudioPageProps) {
   const catalog = catalogQuery.data;
   const [sel, setSel] = useState<StudioSelections>(loadSelections);
   const [open360, setOpen360] = useState(false);
+  const [optionsTab, setOptionsTab] = useState<OptionsTab>("appearance");
   const phone = useMediaQuery(PHONE_QUERY);
   // Phones: the options ("edit") or the result taking the screen.
   const [phoneView, setPhoneView] = useState<"edit" | "result">("edit");
@@ -209,6 +210,8 @@ export default function StudioPage(props: StudioPageProps) {
       sel={sel}
       setSel={update}
       compact={phone}
+      tab={optionsTab}
+      onTabChange={setOptionsTab}
     />
   );
 
