@@ -6,7 +6,12 @@
 import assert from "node:assert/strict";
 import type { Canvas } from "../../server/imaging/local/blend.ts";
 import { deltaE, type Lab, srgbToLab } from "../../server/imaging/local/color.ts";
-import { composeRefined, refineMatte } from "../../server/imaging/local/matte-refine.ts";
+import {
+  composeRefined,
+  dropAlphaIslands,
+  planMatte,
+  refineMatte,
+} from "../../server/imaging/local/matte-refine.ts";
 import {
   cellColours,
   dropForeignPatches,
@@ -275,6 +280,46 @@ Deno.test("matte: a detached island and a neighbour at the frame edge are droppe
     if (matte.alpha[k] > 0.9) kept++;
   }
   assert.ok(kept / person > 0.98, `person kept ${(100 * kept / person).toFixed(1)}%`);
+});
+
+Deno.test("matte: specks apart from the refined outline are dropped with their faint rim; strands joined to it stay", () => {
+  const truth = truthAlpha();
+  const plan = planMatte({ width: W, height: H }, coarseMatte(truth), FACE);
+  const alpha = truth.slice();
+  const disc = (cx: number, cy: number, r: number, v: number) => {
+    for (let y = cy - r; y <= cy + r; y++) {
+      for (let x = cx - r; x <= cx + r; x++) if ((x - cx) ** 2 + (y - cy) ** 2 <= r * r) alpha[y * W + x] = v;
+    }
+  };
+  // Beside the head (its outline at x 390 on row 330): a speck joined to the outline only by a faint bridge,
+  // a faint smudge on the other side joined to nothing, and a strand of alpha 0.6 grown out of the outline.
+  for (let x = 388; x <= 396; x++) alpha[330 * W + x] = 0.3;
+  disc(400, 330, 4, 1);
+  disc(141, 300, 3, 0.2);
+  for (let x = 360; x <= 400; x++) alpha[250 * W + x] = Math.max(alpha[250 * W + x], 0.6);
+  const before = alpha.slice();
+  dropAlphaIslands(alpha, plan);
+  const max = (cx: number, cy: number, r: number) => {
+    let m = 0;
+    for (let y = cy - r; y <= cy + r; y++) {
+      for (let x = cx - r; x <= cx + r; x++) m = Math.max(m, alpha[y * W + x]);
+    }
+    return m;
+  };
+  assert.equal(max(400, 330, 4), 0, "the speck stays");
+  assert.equal(max(141, 300, 3), 0, "the smudge stays");
+  // The bridge's end within ISLAND_RIM (2 px) of the speck goes; the part nearer the outline is the outline's.
+  assert.deepEqual([alpha[330 * W + 394], alpha[330 * W + 395]], [0, 0], "the speck's faint rim stays");
+  for (let x = 360; x <= 400; x++) {
+    assert.equal(alpha[250 * W + x], before[250 * W + x], `the strand changed at ${x}`);
+  }
+  // Nothing else changed: every changed pixel is the speck's, its rim's or the smudge's.
+  for (let k = 0; k < W * H; k++) {
+    if (alpha[k] === before[k]) continue;
+    const x = k % W, y = (k - x) / W;
+    const near = Math.hypot(x - 400, y - 330) <= 7 || Math.hypot(x - 141, y - 300) <= 3;
+    assert.ok(near, `changed at ${x},${y}: ${before[k]} -> ${alpha[k]}`);
+  }
 });
 
 // --- Two people: only the chosen one stays -------------------------------------------------
