@@ -22,6 +22,7 @@ import type { Canvas } from "./blend.ts";
 import { labToLinear, linearToSrgb, srgbToLab } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { EYE_L, EYE_R, IRIS_L, IRIS_R } from "./landmarks.ts";
+import { clamp01 } from "./makeup-layer.ts";
 import { createMask, dist, fillPolygon, type Point } from "./masks.ts";
 
 /**
@@ -124,7 +125,7 @@ function middle(o: Point[]): Point {
 
 /** 0 at `from`, 1 at `to` and beyond, linear between. */
 function ramp(v: number, from: number, to: number): number {
-  return Math.min(1, Math.max(0, (v - from) / (to - from)));
+  return clamp01((v - from) / (to - from));
 }
 
 /** The eye opening (its outline's points) whose middle lies nearest `c`. */
@@ -136,9 +137,9 @@ function nearestOpening(g: FaceGeometry, c: Point): Point[] {
 /**
  * The iris at `c` (radius `radius`) inside the eye's opening (`outline`), on the canvas's rectangle from
  * (x0, y0), w wide: each pixel's correction should the eye be red (`fix`), the pupil's visible pixels
- * (`pupil`, coverage summed) and the sure red among them (`sure`). The pupil is found where the sure red is
- * (its weighted middle within REACH of `c`): the mesh's iris centre may be a few pixels off it. Undefined
- * when the rectangle is off the canvas.
+ * (`pupil`, coverage summed), the sure red among them (`sure`) and the white of the eye's a* and b*
+ * (`white`). The pupil is found where the sure red is (its weighted middle within SEARCH radii of `c`): the
+ * mesh's iris centre may be a few pixels off it. Undefined when the rectangle is off the canvas.
  */
 function eyePixels(
   img: Canvas,
@@ -165,9 +166,8 @@ function eyePixels(
   if (w <= 0 || h <= 0) return undefined;
   const opening = createMask({ x: x0, y: y0, w, h });
   fillPolygon(opening, outline);
-  // The white of the eye: its colour is the photo's light on something neutral. A pink or red light makes
-  // it as red as a pupil (sample3@515 under a pink light); the pupil's red is measured beyond it, and the
-  // corrected pupil takes its cast (a grey pupil beside a warm-lit white reads as blue).
+  // The white of the eye: its colour is the photo's light on something neutral, and the corrected pupil
+  // takes its cast (a grey pupil beside a warm-lit white reads as blue).
   let wa = 0, wb = 0, wn = 0;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
