@@ -1,7 +1,7 @@
 /**
  * The hair recolour's per-canvas cache (HairCache): a photo restyled, or prepared at upload, paints its hair
  * from what an earlier call measured, byte for byte as a fresh measure would, on real test portraits (read
- * from @vladmandic/face-api's demo photos in node_modules at test time): dark hair, a curly blonde dyed darker
+ * from @vladmandic/face-api's demo photos in node_modules at test time): dark hair, light brown hair, a curly blonde dyed darker
  * and lighter, and a blonde as light as her lit skin (her hair found by place, against the shade's lightness).
  */
 import assert from "node:assert/strict";
@@ -43,6 +43,8 @@ for (
   // With the plans each needs: one for every shade; dyed darker or not; one per shade's lightness (by place).
   const [name, face, plans] of [
     ["dark hair (bench portrait)", DARK_HAIR, 1],
+    // Jet Black is far darker than her light brown hair (painted at full strength) from the same plan.
+    ["light brown hair (sample3@1005)", testFace(3, 1005), 1],
     ["curly blonde (sample3@515)", CURLY_BLONDE, 2],
     ["blonde as light as her skin (sample4@1216)", BLONDE_LIKE_SKIN, SHADES.length],
   ] as const

@@ -37,6 +37,7 @@ import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
 import { faceSkinPoints, neckSkin, skinTexture } from "../../server/imaging/local/hair-lengths.ts";
 import { axisStats, skinSamples } from "../../server/imaging/local/hair-colour-samples.ts";
 import { renderedPortrait } from "./framed-crop.ts";
+import { personAt } from "../../server/imaging/local/person-mask.ts";
 import { previewGap } from "./preview-gap.ts";
 import { dyeSteps } from "./dye-steps.ts";
 import { assertSameBytes } from "../helpers/same-bytes.ts";
@@ -1060,6 +1061,47 @@ Deno.test("synthetic ombre: lighter lengths dyed a darker shade take it, their s
     `dyed lengths' median L* ${median.toFixed(1)} (the shade's ${target[0].toFixed(0)})`,
   );
   assert.ok(strands >= 0.8, `strand contrast in the lengths ${strands.toFixed(2)} of the original`);
+});
+
+Deno.test("a shade far darker than the hair covers its crown too: Jet Black on light brown hair", async () => {
+  // Far darker than every colour of her hair (DEEPER_BY), the dye is painted at full strength, and the hair
+  // about each node lighter than the mean keeps its luminance scaled by the dye as the mean's is (a lit crown
+  // and light lengths alike), not its L* offset. Measured above the mesh's top (0.02-0.3 face heights, 0.35
+  // face widths either side, the person mask at 0.95 and more, plain L* up to 58: hair, not the forehead): the
+  // crown's median L* under Jet Black (the shade's 10) was 38.1 (sample3@1005), 27.9 (sample4@908) and 21.5
+  // (sample5@1045); 30.8, 19.7 and 16.3 after.
+  for (
+    const [face, most] of [[FRONTAL_FACES[6], 33], [FRONTAL_FACES[9], 23], [FRONTAL_FACES[11], 19]] as const
+  ) {
+    const { framed, g, person } = await renderedPortrait(engine, face);
+    const top = g.pts[10], W = framed.width, crown: number[] = [];
+    for (let y = Math.round(top[1] - 0.3 * g.fh); y < top[1] - 0.02 * g.fh; y++) {
+      for (let x = Math.round(top[0] - 0.35 * g.fw); x < top[0] + 0.35 * g.fw; x++) {
+        if (personAt(person, x, y) >= 0.95 && labOf(framed, y * W + x)[0] <= 58) crown.push(y * W + x);
+      }
+    }
+    const out = { ...framed, data: framed.data.slice() };
+    assert.equal(recolorHair(out, g, person, "#1B1B1D").applied, true);
+    const L = crown.map((p) => labOf(out, p)[0]).sort((a, b) => a - b), median = L[L.length >> 1];
+    const name = `sample${face[0]}@${face[1]}`;
+    console.log(`${name}, Jet Black: crown of ${crown.length} px, median L* ${median.toFixed(1)}`);
+    assert.ok(crown.length > 5000, `${name}: ${crown.length} crown pixels`);
+    assert.ok(median <= most, `${name}: the crown's median L* ${median.toFixed(1)} under Jet Black`);
+  }
+  // The synthetic light brown head (its striped lengths aside, strands of L* about 40-50): its hair above
+  // the eyes had a median L* of 17.4 under Jet Black, 14.7 now; its strands' local contrast is kept.
+  const head = await syntheticHead(engine, { striped: true });
+  const out = dyedHead(head, "#1B1B1D"), W = head.img.width, crown: number[] = [];
+  for (let p = 0; p < head.hair.length; p++) if (head.hair[p] && p / W < head.g.eyeCenter[1]) crown.push(p);
+  const L = crown.map((p) => labOf(out, p)[0]).sort((a, b) => a - b), median = L[L.length >> 1];
+  const top = head.g.pts[10], fw = head.g.fw;
+  const box = [top[0] - 0.3 * fw, top[0] + 0.3 * fw, head.crownY + 10, top[1] - 10] as const;
+  const strands = strandSpread(out, ...box) / strandSpread(head.img, ...box);
+  console.log(
+    `synthetic light brown, Jet Black: crown median L* ${median.toFixed(1)}, strands ${strands.toFixed(2)}`,
+  );
+  assert.ok(median <= 16, `synthetic: the crown's median L* ${median.toFixed(1)}`);
+  assert.ok(strands >= 0.8, `synthetic: strand contrast ${strands.toFixed(2)} of the original`);
 });
 
 Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline take the dye, never a pale band", async () => {

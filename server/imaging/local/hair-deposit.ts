@@ -1,15 +1,20 @@
 /**
- * Hair recolour, the dye's deposit on lighter lengths (see hair-recolor.ts). The recolour keeps each pixel's
- * L* offset from the hair's mean, so dark hair with lighter lengths (ombre, sun-lightened ends) dyed a darker
- * shade kept its ends far lighter than the shade: the hair bench's portrait (sample6@1081) had her blonde
- * ends dyed pale salmon by Auburn (median L* 64 against the swatch's 31). A dye laid on light hair takes it
- * most of the way to its own colour: where the hair about a node (its lightness blurred over DEPOSIT_SIGMA,
- * the strands' light and dark averaged) is far lighter than the hair's mean, below the eyes, the recoloured
- * pixels are darkened by the same number of sRGB levels, so that node's lightness comes down to DEPOSIT_KNEE
- * above the shade plus DEPOSIT_SLOPE of the rest. The same levels off every pixel keep the strands'
+ * Hair recolour, the dye's deposit on lighter hair (see hair-recolor.ts). The recolour keeps each pixel's L*
+ * offset from the hair's mean, so hair lighter than its mean in places kept those places far lighter than a
+ * darker shade. Two darkenings, per node of the hair's grid, from the hair's lightness about the node (blurred
+ * over DEPOSIT_SIGMA: lengths and lit areas, the strands' light and dark averaged); the larger is taken:
+ * - A darker dye scales the light the hair reflects: where the hair about a node is lighter than the mean,
+ *   its luminance after is its luminance before scaled as the mean's is (an L* offset kept instead left
+ *   sample3@1005's lit light brown crown under Jet Black at L* 38, a taupe cap).
+ * - Lighter lengths take a darker dye most of the way to its colour: dark hair with lighter lengths (ombre,
+ *   sun-lightened ends) dyed a darker shade kept its ends far lighter than the shade (the hair bench's
+ *   portrait, sample6@1081: her blonde ends dyed pale salmon by Auburn, median L* 64 against the swatch's
+ *   31). Where the hair about a node is far lighter than the mean, below the eyes, its lightness comes down to
+ *   DEPOSIT_KNEE above the shade plus DEPOSIT_SLOPE of the rest. Above the eyes a dark head's lit highlights
+ *   are the light, not the hair.
+ * The recoloured pixels about a node are darkened by the same number of sRGB levels, which keeps the strands'
  * differences (and so their L* contrast and chroma, nearly: L* is close to linear in sRGB levels over the
- * mid-tones) where a scale would flatten them. The crown's lit highlights are left alone: above the eyes they
- * are the light, not the hair.
+ * mid-tones) where a scale would flatten them.
  */
 import {
   type Lab,
@@ -36,9 +41,9 @@ const LIGHTER_FROM = 20, LIGHTER_SPAN = 10;
 
 /**
  * Per node of the hair's grid (`m`, with the grown lengths `grown`), the L* of the hair about it, weighted by
- * the hair's strength; 0 above eye level `eyeY` and where there is no hair near.
+ * the hair's strength; 0 where there is no hair near.
  */
-export function lengthsLightness(
+export function hairLightness(
   img: Canvas,
   m: Mask,
   grown: Float32Array,
@@ -46,14 +51,10 @@ export function lengthsLightness(
   y0: number,
   step: number,
   fw: number,
-  eyeY: number,
 ): Float32Array {
   const { w, h, data } = m, d = img.data, W = img.width, H = img.height;
-  const sum = new Float32Array(w * h), sigma = DEPOSIT_SIGMA * fw / step;
-  // Only the rows from 3 sigmas above the eyes reach a node below them through the blur.
-  const j0 = Math.max(0, Math.min(h, Math.floor((eyeY - y0) / step - 3 * sigma)));
-  const rows = h - j0, below = sum.subarray(j0 * w), weight = new Float32Array(rows * w);
-  for (let j = j0; j < h; j++) {
+  const sum = new Float32Array(w * h), weight = new Float32Array(w * h), sigma = DEPOSIT_SIGMA * fw / step;
+  for (let j = 0; j < h; j++) {
     const y = Math.min(H - 1, y0 + j * step);
     for (let i = 0; i < w; i++) {
       const k = j * w + i, v = Math.min(1, Math.max(data[k], grown[k]));
@@ -61,32 +62,44 @@ export function lengthsLightness(
       const o = (y * W + Math.min(W - 1, x0 + i * step)) * 3;
       sum[k] = v *
         lightnessOf(luminance(SRGB_TO_LINEAR[d[o]], SRGB_TO_LINEAR[d[o + 1]], SRGB_TO_LINEAR[d[o + 2]]));
-      weight[k - j0 * w] = v;
+      weight[k] = v;
     }
   }
-  blurPlane(below, w, rows, sigma);
-  blurPlane(weight, w, rows, sigma);
-  for (let k = 0; k < rows * w; k++) {
-    below[k] = weight[k] > 0.02 && y0 + (j0 + Math.floor(k / w)) * step > eyeY ? below[k] / weight[k] : 0;
-  }
+  blurPlane(sum, w, h, sigma);
+  blurPlane(weight, w, h, sigma);
+  for (let k = 0; k < w * h; k++) sum[k] = weight[k] > 0.02 ? sum[k] / weight[k] : 0;
   return sum;
 }
 
 /**
  * The sRGB levels (0-255) to take off each node's recoloured pixels for the shade `target` over hair of mean
- * `mean` (see the file's comment), or undefined when no node is darkened.
+ * `mean` (see the file's comment), or undefined when no node is darkened. `eyeRow`: the grid row at eye level;
+ * the lengths' deposit starts below it.
  */
-export function depositDarkening(baseL: Float32Array, mean: Lab, target: Lab): Float32Array | undefined {
+export function depositDarkening(
+  baseL: Float32Array,
+  w: number,
+  eyeRow: number,
+  mean: Lab,
+  target: Lab,
+): Float32Array | undefined {
   const mapped = shiftedLightness(mean, target), from = target[0] + DEPOSIT_KNEE;
   const level = (L: number) => linearToSrgbFloat(luminanceOfL(L));
+  // A darker dye scales what light the hair about a node reflects (see the file's comment).
+  const scale = target[0] < mean[0] ? luminanceOfL(mapped(mean[0])) / luminanceOfL(mean[0]) : 1;
   let out: Float32Array | undefined;
   for (let k = 0; k < baseL.length; k++) {
-    const lighter = Math.min(1, (baseL[k] - mean[0] - LIGHTER_FROM) / LIGHTER_SPAN);
-    if (lighter <= 0) continue;
+    if (baseL[k] <= mean[0]) continue;
     const Lo = mapped(baseL[k]);
-    if (Lo <= from) continue;
+    const scaled = lightnessOf(luminanceOfL(baseL[k]) * scale);
+    let v = scale < 1 ? Math.max(0, level(Lo) - level(Math.min(Lo, scaled))) : 0;
+    const lighter = Math.min(1, (baseL[k] - mean[0] - LIGHTER_FROM) / LIGHTER_SPAN);
+    if (lighter > 0 && Lo > from && Math.floor(k / w) > eyeRow) {
+      v = Math.max(v, lighter * (level(Lo) - level(from + (Lo - from) * DEPOSIT_SLOPE)));
+    }
+    if (v <= 0) continue;
     out ??= new Float32Array(baseL.length);
-    out[k] = lighter * (level(Lo) - level(from + (Lo - from) * DEPOSIT_SLOPE));
+    out[k] = v;
   }
   return out;
 }

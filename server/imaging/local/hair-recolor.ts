@@ -71,7 +71,7 @@ import {
   ovalBox,
   reachStrands,
 } from "./hair-on-face.ts";
-import { depositDarkening, lengthsLightness } from "./hair-deposit.ts";
+import { depositDarkening, hairLightness } from "./hair-deposit.ts";
 import {
   dyeStrengths,
   type EdgeRefine,
@@ -246,8 +246,10 @@ interface HairPlan extends MaskGrid {
   grown: Float32Array;
   /** Holes the hair encloses, filled (see fillEnclosed): per node, the strength each pixel takes, skin or not. */
   enclosed?: Float32Array;
-  /** Dark hair: per node below the eyes, the hair's lightness about it (see lengthsLightness). */
+  /** Per node, the hair's lightness about it (see hairLightness), for a darker dye's deposit. */
   baseL?: Float32Array;
+  /** The grid row (fractional) at eye level. */
+  eyeRow: number;
   soft?: Float32Array;
   /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
   hairline?: Float32Array;
@@ -291,7 +293,9 @@ export function recolorHair(
   if (!plan.coverageOk) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
-  applyPlan(img, plan, target);
+  // A dye far darker than every colour of the hair covers it (see DEEPER_BY).
+  const deeper = "found" in cache.analysis! && chooseHair(cache.analysis, target).deeper;
+  applyPlan(img, plan, target, deeper);
   return { applied: true, confidence };
 }
 
@@ -400,11 +404,14 @@ function analyseHair(img: Canvas, g: FaceGeometry, person: PersonMask): HairAnal
   return { skinLab, skin, skins, confidence, found, light, paleCount, counted };
 }
 
-/** The hair colours a shade dyes, and whether it darkens light hair (see LIGHT_HAIR_GAIN). */
+/**
+ * The hair colours a shade dyes, whether it darkens light hair (see LIGHT_HAIR_GAIN), and whether it is far
+ * darker than other hair (see DEEPER_BY).
+ */
 function chooseHair(
   { found, light, paleCount, counted }: HairAnalysis,
   target: Lab,
-): { hair: AxisStats[]; lightHair: boolean } {
+): { hair: AxisStats[]; lightHair: boolean; deeper: boolean } {
   const hair: AxisStats[] = [];
   let lightHair = false;
   // Pale colours (light, not blonde, near the skin) match a blown-out
@@ -422,7 +429,9 @@ function chooseHair(
     if (f.blonde && target[0] < f.s.mean[0] - DARKER_BY) lightHair = true;
   }
   if (paleCount > 0.5 * counted) hair.length = 0;
-  return { hair, lightHair };
+  const darkest = Math.min(...hair.map((s) => s.mean[0]));
+  const deeper = !lightHair && hair.length > 0 && target[0] < darkest - DEEPER_BY;
+  return { hair, lightHair, deeper };
 }
 
 /** The hair's masks for the kind of shade `target` is (see planKey), or why it cannot be dyed. */
@@ -798,7 +807,7 @@ function planHair(
     (MARK_AREA_SIDE * fw / step) ** 2,
   );
   // Lighter lengths' lightness, for the dye's deposit (see hair-deposit.ts).
-  const baseL = lightHair ? undefined : lengthsLightness(img, mask, grown, x0, y0, step, fw, eyeY);
+  const baseL = hairLightness(img, mask, grown, x0, y0, step, fw);
   return {
     confidence,
     lightHair,
@@ -816,6 +825,7 @@ function planHair(
     grown,
     enclosed,
     baseL,
+    eyeRow: (eyeY - y0) / step,
     soft,
     hairline,
     colour,
@@ -893,7 +903,7 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   return plan.strengths;
 }
 
-function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
+function applyPlan(img: Canvas, plan: HairPlan, target: Lab, deeper: boolean): void {
   const strengths = strengthsOf(img, plan), { mean, skinL } = plan;
   // A second table per node: light hair dyed darker is lifted (see liftDarks); the soft hairline's pixels,
   // blends of hair and skin, are dyed as blends (see hairlineTable). The two never meet: the soft
@@ -904,8 +914,20 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab): void {
     ? { data: plan.hairline, lut: hairlineTable(mean, target, (L) => hairShareAt(L, skinL, mean[0])) }
     : undefined;
   // Lighter lengths take a darker shade most of the way (see hair-deposit.ts).
-  const deposit = plan.baseL ? depositDarkening(plan.baseL, mean, target) : undefined;
-  paintStrengths(img, strengths, plan, mean, target, second, deposit);
+  const deposit = plan.baseL
+    ? depositDarkening(plan.baseL, plan.mask.w, plan.eyeRow, mean, target)
+    : undefined;
+  // Far darker: painted at full strength, not OPACITY's (the strengths serve every shade; see DEEPER_BY).
+  paintStrengths(
+    img,
+    strengths,
+    plan,
+    mean,
+    target,
+    second,
+    deposit,
+    deeper && !plan.lightHair ? 1 / OPACITY : 1,
+  );
 }
 
 /**
@@ -931,6 +953,12 @@ const NOSE_SKIN = 0.5;
 
 /** A shade this many L* darker than a blonde hair colour counts as dyeing it darker. */
 const DARKER_BY = 15;
+/**
+ * A shade this many L* darker than every colour of other hair is painted at full strength, as light hair dyed
+ * darker is, not at OPACITY: a dye far darker than the hair covers it. At OPACITY, 12 % of sample3@1005's light
+ * brown crown showed through Jet Black.
+ */
+const DEEPER_BY = 15;
 
 /**
  * Blonde: a hair colour lighter than the skin (as the "mostly light" rule

@@ -448,7 +448,10 @@ export function dyeStrengths(
   return { x0: x0 + rx0, y0: y0 + ry0, w, h, data };
 }
 
-/** Paints `s` (see dyeStrengths) through the recolour's table, with `second` and `darken` as applyLabShift. */
+/**
+ * Paints `s` (see dyeStrengths) through the recolour's table, with `second` and `darken` as applyLabShift, each
+ * strength times `gain` (capped at 1).
+ */
 export function paintStrengths(
   img: Canvas,
   s: Strengths,
@@ -457,6 +460,7 @@ export function paintStrengths(
   target: Lab,
   second?: SecondTable,
   darken?: Float32Array,
+  gain = 1,
 ): void {
   const lut = shiftLut(mean, target), { step, x0, y0 } = grid, mw = grid.mask.w;
   const d = new Uint8ClampedArray(img.data.buffer, img.data.byteOffset, img.data.length);
@@ -468,7 +472,7 @@ export function paintStrengths(
     const fy = Math.min(1, (y - y0) / step - j);
     let pa = -1, pb = -1;
     for (let x = 0, k = r * s.w; x < s.w; x++, k++) {
-      const v = s.data[k] / 255;
+      const v = Math.min(1, s.data[k] * gain / 255);
       values[s.x0 - x0 + x] = v;
       if (v > FRINGE) {
         if (pa < 0) pa = s.x0 - x0 + x;
