@@ -32,3 +32,35 @@ export function dyeSteps(plain: Decoded, out: Decoded): { perThousand: number; s
   }
   return { perThousand: (1000 * steps) / Math.max(1, dyed), steps, dyed };
 }
+
+/** The box (SPECK_R pixels either side) over which undyedSpecks averages the change about a pixel. */
+const SPECK_R = 5;
+
+/**
+ * Specks left undyed, or dyed at half strength, inside dyed hair: pixels the recolour changed by less than 0.6 of
+ * the mean change over the (2 SPECK_R + 1)² box about them, where that mean is ΔE 25 or more (hair dyed
+ * far from its colour all round). A seam of weaker strength in the dye shows as such pixels in a row.
+ */
+export function undyedSpecks(plain: Decoded, out: Decoded): number {
+  const W = plain.width, H = plain.height, R = SPECK_R, side = 2 * R + 1;
+  const change = new Float32Array(W * H);
+  for (let p = 0; p < W * H; p++) change[p] = deltaE(labOf(plain, p), labOf(out, p));
+  // Summed-area table of the change.
+  const sum = new Float64Array((W + 1) * (H + 1));
+  for (let y = 0; y < H; y++) {
+    for (let x = 0; x < W; x++) {
+      sum[(y + 1) * (W + 1) + x + 1] = change[y * W + x] + sum[y * (W + 1) + x + 1] +
+        sum[(y + 1) * (W + 1) + x] -
+        sum[y * (W + 1) + x];
+    }
+  }
+  let specks = 0;
+  for (let y = R; y < H - R; y++) {
+    for (let x = R; x < W - R; x++) {
+      const a = (y - R) * (W + 1) + x - R, b = (y + R + 1) * (W + 1) + x - R;
+      const mean = (sum[b + side] - sum[a + side] - sum[b] + sum[a]) / (side * side);
+      if (mean >= 25 && change[y * W + x] < 0.6 * mean) specks++;
+    }
+  }
+  return specks;
+}

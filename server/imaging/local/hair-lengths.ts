@@ -533,6 +533,8 @@ export function reachLengths(
       if (gone[k % w < centre ? 0 : 1] > 0.5 * total[k % w < centre ? 0 : 1]) grown[k] = 0;
     }
   }
+  // Seams between the lengths (see closeSeams).
+  closeSeams(grown, data, w, h);
   for (let k = 0; k < w * h; k++) if (grown[k] > data[k]) data[k] = grown[k];
   // A pixel at the grown lengths' edge: how like the colour of the nearest hair node of its grid cell (a
   // white strap or the backdrop beside the lengths is not the body's skin either). The pixel's colour is its
@@ -830,4 +832,37 @@ export function fillEnclosed(
     }
   }
   return plane;
+}
+
+/** Longest run of nodes (along a row or a column) that closeSeams fills between grown lengths. */
+const SEAM_NODES = 6;
+
+/**
+ * Seams in the lengths: the growth starts from the dyed hair (mask over 0.5) and leaves it as it is, so hair the
+ * colour model half knew (mask 0.5-0.9) between lengths grown whole stayed at its own strength, a streak dyed
+ * at half strength down the lengths (sample1@1438 under Jet Black: a lighter seam, and a row of orange dots
+ * where the refinement judged its pixels one by one). A run of such nodes along a row or a column, at most
+ * SEAM_NODES long, with a grown node at both ends, takes the lower of the two ends' grown strengths.
+ */
+export function closeSeams(grown: Float32Array, data: Float32Array, w: number, h: number): void {
+  const add = new Float32Array(w * h);
+  const scan = (start: number, stride: number, n: number) => {
+    let from = -1;
+    for (let t = 0; t < n; t++) {
+      const k = start + t * stride;
+      if (grown[k] > 0) {
+        if (from >= 0 && t - from - 1 > 0 && t - from - 1 <= SEAM_NODES) {
+          const v = Math.min(grown[start + from * stride], grown[k]);
+          for (let q = from + 1; q < t; q++) {
+            const n = start + q * stride;
+            if (v > data[n]) add[n] = Math.max(add[n], v);
+          }
+        }
+        from = t;
+      } else if (!(data[k] > 0.5)) from = -1;
+    }
+  };
+  for (let j = 0; j < h; j++) scan(j * w, 1, w);
+  for (let i = 0; i < w; i++) scan(i, w, h);
+  for (let k = 0; k < w * h; k++) if (add[k] > grown[k]) grown[k] = add[k];
 }

@@ -849,11 +849,12 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   if (plan.strengths) return plan.strengths;
   const { mask, step, y0, mean, ovalAt, filled, grown, enclosed } = plan;
   const { soft, colour, body, skinL, chinY } = plan;
-  const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
-  // Where a grid cell straddles the hair's edge (the face, the scalp, the
-  // outline), each pixel's own colour decides: hair up to the cell's strongest
-  // node, skin down to nothing. The grid alone left a 2-4 px band of half-dyed
-  // hair along the face.
+  const cells = colour.cells, d = img.data, W = img.width, mw = mask.w, nodes = mask.data;
+  // Light hair dyed darker at full strength (no roots held back: see planHair).
+  const opacity = plan.lightHair ? 1 : OPACITY;
+  // Where a grid cell straddles the hair's edge (the face, the scalp, the outline), each pixel's own colour
+  // decides: hair up to the cell's strongest node, skin down to nothing (inside the hair, to its weakest node:
+  // see INSIDE_HAIR). The grid alone left a 2-4 px band of half-dyed hair along the face.
   // A per-node plane down node column q at fraction fy of the way to the next node row (0 for a plane the
   // plan does not hold).
   const down = (p: Float32Array | undefined, q: number, fy: number) => p ? p[q] + (p[q + mw] - p[q]) * fy : 0;
@@ -866,6 +867,9 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
     const grL = down(grown, k, fy), grR = down(grown, k + 1, fy);
     const sfL = down(soft, k, fy), sfR = down(soft, k + 1, fy);
     const enL = down(enclosed, k, fy), enR = down(enclosed, k + 1, fy);
+    // Inside the hair (every node of the cell INSIDE_HAIR or more), a pixel keeps the weakest node's strength.
+    const lo = Math.min(nodes[k], nodes[k + 1], nodes[k + mw], nodes[k + mw + 1]);
+    const floor = lo >= INSIDE_HAIR ? lo * opacity : 0;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);
@@ -886,14 +890,13 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
         pale = fl * (1 - skin);
       // A pale strand is not skin to the edge decision, whatever its distance to the skin colour; nor is a
       // hole the hair encloses (a highlight lit blue is as far from the hair as skin lit blue).
+      const hole = enL + (enR - enL) * (t / step);
       row[from + t] = Math.min(
         hi,
-        Math.max(row[from + t] * (1 - skin), hi * hairness, pale, len, mix, enL + (enR - enL) * (t / step)),
+        Math.max(floor, row[from + t] * (1 - skin), hi * hairness, pale, len, mix, hole),
       );
     }
   };
-  // Light hair dyed darker at full strength (no roots held back: see planHair).
-  const opacity = plan.lightHair ? 1 : OPACITY;
   const smooth = { radius: atCanvasScale(EDGE_SMOOTH_RADIUS, img.width), eps: EDGE_SMOOTH_EPS };
   // Straps and other thin dark lines over the skin below the chin (see clearThinLines).
   const lines = (plane: Float32Array, px: number, py: number, bw: number, bh: number) =>
@@ -1034,6 +1037,12 @@ const LIGHT_HAIR_GAIN = 1.6;
  * strength: the original showed through as a green or grey tint.
  */
 const HAIR_GAIN = 1.4;
+
+/**
+ * A grid cell whose four nodes are all this strong lies inside the hair: its pixels' own colours refine its
+ * strength down to its weakest node's, no further (see strengthsOf).
+ */
+const INSIDE_HAIR = 0.5;
 
 /** The face oval's growth about the face centre where highlights are never filled in (see closeHighlights). */
 const FACE_ZONE_GROW = 1.06;
