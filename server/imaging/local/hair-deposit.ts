@@ -38,6 +38,8 @@ const DEPOSIT_KNEE = 5, DEPOSIT_SLOPE = 0.3;
  * a lock's sheen beside the face.
  */
 const LIGHTER_FROM = 20, LIGHTER_SPAN = 10;
+/** The step (L*) of depositDarkening's tables. */
+const TABLE_STEP = 0.25;
 
 /**
  * Per node of the hair's grid (`m`, with the grown lengths `grown`), the L* of the hair about it, weighted by
@@ -87,16 +89,28 @@ export function depositDarkening(
   const level = (L: number) => linearToSrgbFloat(luminanceOfL(L));
   // A darker dye scales what light the hair about a node reflects (see the file's comment).
   const scale = target[0] < mean[0] ? luminanceOfL(mapped(mean[0])) / luminanceOfL(mean[0]) : 1;
+  // Both darkenings depend on a node's lightness alone: tabulated per TABLE_STEP of L* from the mean up, not
+  // worked out node by node (up to a hundred thousand nodes, several powers each); 1-2 ms a restyle.
+  const n = Math.ceil((100 - mean[0]) / TABLE_STEP) + 2;
+  const scaledBy = new Float32Array(n), lengthsBy = new Float32Array(n);
+  for (let t = 0; t < n; t++) {
+    const L = mean[0] + t * TABLE_STEP, Lo = mapped(L);
+    if (scale < 1) {
+      scaledBy[t] = Math.max(0, level(Lo) - level(Math.min(Lo, lightnessOf(luminanceOfL(L) * scale))));
+    }
+    if (Lo > from) lengthsBy[t] = level(Lo) - level(from + (Lo - from) * DEPOSIT_SLOPE);
+  }
+  const at = (table: Float32Array, L: number) => {
+    const x = Math.min(n - 1.001, (L - mean[0]) / TABLE_STEP), t = Math.floor(x);
+    return table[t] + (table[t + 1] - table[t]) * (x - t);
+  };
   let out: Float32Array | undefined;
   for (let k = 0; k < baseL.length; k++) {
-    if (baseL[k] <= mean[0]) continue;
-    const Lo = mapped(baseL[k]);
-    const scaled = lightnessOf(luminanceOfL(baseL[k]) * scale);
-    let v = scale < 1 ? Math.max(0, level(Lo) - level(Math.min(Lo, scaled))) : 0;
-    const lighter = Math.min(1, (baseL[k] - mean[0] - LIGHTER_FROM) / LIGHTER_SPAN);
-    if (lighter > 0 && Lo > from && Math.floor(k / w) > eyeRow) {
-      v = Math.max(v, lighter * (level(Lo) - level(from + (Lo - from) * DEPOSIT_SLOPE)));
-    }
+    const L = baseL[k];
+    if (L <= mean[0]) continue;
+    const lighter = Math.min(1, (L - mean[0] - LIGHTER_FROM) / LIGHTER_SPAN);
+    let v = scale < 1 ? at(scaledBy, L) : 0;
+    if (lighter > 0 && Math.floor(k / w) > eyeRow) v = Math.max(v, lighter * at(lengthsBy, L));
     if (v <= 0) continue;
     out ??= new Float32Array(baseL.length);
     out[k] = v;
