@@ -247,7 +247,7 @@ interface HairPlan extends MaskGrid {
   /** Holes the hair encloses, filled (see fillEnclosed): per node, the strength each pixel takes, skin or not. */
   enclosed?: Float32Array;
   /** Per node, the hair's lightness about it (see hairLightness), for a darker dye's deposit. */
-  baseL?: Float32Array;
+  baseL: Float32Array;
   /** The grid row (fractional) at eye level. */
   eyeRow: number;
   soft?: Float32Array;
@@ -806,7 +806,7 @@ function planHair(
     Math.round(MARK_SIDE * fw / step),
     (MARK_AREA_SIDE * fw / step) ** 2,
   );
-  // Lighter lengths' lightness, for the dye's deposit (see hair-deposit.ts).
+  // The hair's lightness about each node, for a darker dye's deposit (see hair-deposit.ts).
   const baseL = hairLightness(img, mask, grown, x0, y0, step, fw);
   return {
     confidence,
@@ -835,7 +835,7 @@ function planHair(
     chinY,
     fw,
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
-      (enclosed?.byteLength ?? 0) + (baseL?.byteLength ?? 0) +
+      (enclosed?.byteLength ?? 0) + baseL.byteLength +
       (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
   };
 }
@@ -916,10 +916,8 @@ function applyPlan(img: Canvas, plan: HairPlan, target: Lab, deeper: boolean): v
     : plan.hairline
     ? { data: plan.hairline, lut: hairlineTable(mean, target, (L) => hairShareAt(L, skinL, mean[0])) }
     : undefined;
-  // Lighter lengths take a darker shade most of the way (see hair-deposit.ts).
-  const deposit = plan.baseL
-    ? depositDarkening(plan.baseL, plan.mask.w, plan.eyeRow, mean, target)
-    : undefined;
+  // Lighter hair takes a darker shade (see hair-deposit.ts).
+  const deposit = depositDarkening(plan.baseL, plan.mask.w, plan.eyeRow, mean, target);
   // Far darker: painted at full strength, not OPACITY's (the strengths serve every shade; see DEEPER_BY).
   paintStrengths(
     img,
