@@ -1,8 +1,9 @@
 /**
  * The hair recolour's per-canvas cache (HairCache): a photo restyled, or prepared at upload, paints its hair
  * from what an earlier call measured, byte for byte as a fresh measure would, on real test portraits (read
- * from @vladmandic/face-api's demo photos in node_modules at test time): dark hair, light brown hair, a curly blonde dyed darker
- * and lighter, and a blonde as light as her lit skin (her hair found by place, against the shade's lightness).
+ * from @vladmandic/face-api's demo photos in node_modules at test time): dark hair, light brown hair, a curly
+ * blonde dyed darker and lighter, and a blonde as light as her lit skin (her hair found by place, against the
+ * shade's lightness).
  */
 import assert from "node:assert/strict";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
