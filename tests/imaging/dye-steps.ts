@@ -6,6 +6,7 @@
  * Returned per 1000 pixels the recolour changed by more than ΔE 3, with those counts.
  */
 import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
+import { boxMean } from "../../server/imaging/local/masks.ts";
 import { type Decoded, labOf } from "./fixtures.ts";
 
 const PHOTO_ALIKE = 2;
@@ -42,24 +43,16 @@ const SPECK_R = 5;
  * far from its colour all round). A seam of weaker strength in the dye shows as such pixels in a row.
  */
 export function undyedSpecks(plain: Decoded, out: Decoded): number {
-  const W = plain.width, H = plain.height, R = SPECK_R, side = 2 * R + 1;
+  const W = plain.width, H = plain.height, R = SPECK_R;
   const change = new Float32Array(W * H);
   for (let p = 0; p < W * H; p++) change[p] = deltaE(labOf(plain, p), labOf(out, p));
-  // Summed-area table of the change.
-  const sum = new Float64Array((W + 1) * (H + 1));
-  for (let y = 0; y < H; y++) {
-    for (let x = 0; x < W; x++) {
-      sum[(y + 1) * (W + 1) + x + 1] = change[y * W + x] + sum[y * (W + 1) + x + 1] +
-        sum[(y + 1) * (W + 1) + x] -
-        sum[y * (W + 1) + x];
-    }
-  }
+  const mean = new Float32Array(W * H);
+  boxMean(change, W, H, R, mean, new Float32Array(W * H));
+  // Pixels whose box lies inside the image only (boxMean clamps at the borders).
   let specks = 0;
   for (let y = R; y < H - R; y++) {
-    for (let x = R; x < W - R; x++) {
-      const a = (y - R) * (W + 1) + x - R, b = (y + R + 1) * (W + 1) + x - R;
-      const mean = (sum[b + side] - sum[a + side] - sum[b] + sum[a]) / (side * side);
-      if (mean >= 25 && change[y * W + x] < 0.6 * mean) specks++;
+    for (let x = R, p = y * W + R; x < W - R; x++, p++) {
+      if (mean[p] >= 25 && change[p] < 0.6 * mean[p]) specks++;
     }
   }
   return specks;
