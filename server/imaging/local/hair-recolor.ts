@@ -280,9 +280,9 @@ export function recolorHair(
 ): HairResult {
   // The shade as this photo's light shows it (a dim photo's dye no lighter than its light allows).
   const target = litShade(hexToLab(hex), cache.exposure ??= photoExposure(img, g));
-  const plan = cachedPlan(img, g, person, target, cache);
-  if (!("mask" in plan)) return plan;
-  const confidence = plan.confidence;
+  const chosen = cachedPlan(img, g, person, target, cache);
+  if (!("plan" in chosen)) return chosen;
+  const { plan, deeper } = chosen, confidence = plan.confidence;
   // Bleaching dark hair (platinum on near-black) cannot be faked by a colour shift: it turns the
   // strands grey and whitens every skin pixel the mask touches. Say so instead.
   if (target[0] - plan.mean[0] > MAX_LIGHTENING) {
@@ -293,8 +293,6 @@ export function recolorHair(
   if (!plan.coverageOk) {
     return { applied: false, confidence, reason: "hair could not be told apart from skin in this light" };
   }
-  // A dye far darker than every colour of the hair covers it (see DEEPER_BY).
-  const deeper = "found" in cache.analysis! && chooseHair(cache.analysis, target).deeper;
   applyPlan(img, plan, target, deeper);
   return { applied: true, confidence };
 }
@@ -327,26 +325,29 @@ export function prepareHair(
   cache.exposure ??= photoExposure(img, g);
   for (const shade of shades) {
     if (chooseHair(analysis, shade).hair.length === 0) continue;
-    const plan = cachedPlan(img, g, person, shade, cache);
-    if ("mask" in plan) strengthsOf(img, plan);
+    const chosen = cachedPlan(img, g, person, shade, cache);
+    if ("plan" in chosen) strengthsOf(img, chosen.plan);
   }
 }
 
-/** The masks for `target`'s kind of shade (see planKey), or why it cannot be dyed: measured once per cache. */
+/**
+ * The masks for `target`'s kind of shade (see planKey), measured once per cache, and whether the shade is far
+ * darker than the hair (see DEEPER_BY); or why it cannot be dyed.
+ */
 function cachedPlan(
   img: Canvas,
   g: FaceGeometry,
   person: PersonMask,
   target: Lab,
   cache: HairCache,
-): HairPlan | HairResult {
+): { plan: HairPlan; deeper: boolean } | HairResult {
   const analysis = cache.analysis ??= analyseHair(img, g, person);
   if (!("found" in analysis)) return analysis;
-  const { hair, lightHair } = chooseHair(analysis, target);
+  const { hair, lightHair, deeper } = chooseHair(analysis, target);
   const key = planKey(hair.length > 0, lightHair, target);
   let plan = cache.plans.get(key);
   if (!plan) cache.plans.set(key, plan = planHair(img, g, person, analysis, hair, lightHair, target));
-  return plan;
+  return "mask" in plan ? { plan, deeper } : plan;
 }
 
 /**
@@ -849,7 +850,7 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   if (plan.strengths) return plan.strengths;
   const { mask, step, y0, mean, ovalAt, filled, grown, enclosed } = plan;
   const { soft, colour, body, skinL, chinY } = plan;
-  const cells = colour.cells, d = img.data, W = img.width, mw = mask.w, nodes = mask.data;
+  const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Light hair dyed darker at full strength (no roots held back: see planHair).
   const opacity = plan.lightHair ? 1 : OPACITY;
   // Where a grid cell straddles the hair's edge (the face, the scalp, the outline), each pixel's own colour
@@ -858,7 +859,7 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   // A per-node plane down node column q at fraction fy of the way to the next node row (0 for a plane the
   // plan does not hold).
   const down = (p: Float32Array | undefined, q: number, fy: number) => p ? p[q] + (p[q + mw] - p[q]) * fy : 0;
-  const refine: EdgeRefine = (row, from, x, y, n, hi, k) => {
+  const refine: EdgeRefine = (row, from, x, y, n, hi, k, lo) => {
     // The planes at the pixel row: the face oval's weight (see ovalAt), the pale strands', the grown lengths',
     // the soft hairline's and the enclosed holes' strengths, at the cell's left and right node columns.
     const fy = (y - y0) / step - Math.floor((y - y0) / step);
@@ -868,8 +869,7 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
     const sfL = down(soft, k, fy), sfR = down(soft, k + 1, fy);
     const enL = down(enclosed, k, fy), enR = down(enclosed, k + 1, fy);
     // Inside the hair (every node of the cell INSIDE_HAIR or more), a pixel keeps the weakest node's strength.
-    const lo = Math.min(nodes[k], nodes[k + 1], nodes[k + mw], nodes[k + mw + 1]);
-    const floor = lo >= INSIDE_HAIR ? lo * opacity : 0;
+    const floor = lo >= INSIDE_HAIR * opacity ? lo : 0;
     for (let t = 0, o = (y * W + x) * 3; t < n; t++, o += 3) {
       const c = cellOf(d[o], d[o + 1], d[o + 2]) * 4;
       if (cells[c] !== cells[c]) colour.fill(c);

@@ -211,8 +211,8 @@ function inGamut(L: number, a: number, b: number): [number, number, number] {
 /**
  * Refines the interpolated mask per pixel where a grid cell straddles an edge
  * (its corner nodes differ by more than EDGE_STEP): `row[from..from+n)` holds
- * the values for pixels x..x+n-1 of row y, `hi` the cell's largest corner and
- * `k` its top-left node.
+ * the values for pixels x..x+n-1 of row y, `hi` and `lo` the cell's largest and
+ * smallest corners (both scaled by the opacity) and `k` its top-left node.
  */
 export type EdgeRefine = (
   row: Float32Array,
@@ -222,6 +222,7 @@ export type EdgeRefine = (
   n: number,
   hi: number,
   k: number,
+  lo: number,
 ) => void;
 
 const EDGE_STEP = 0.25;
@@ -303,7 +304,7 @@ function strengthRows(
           if (edge) {
             const hi = Math.max(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
             const lo = Math.min(m[k], m[k + 1], m[k + mw], m[k + mw + 1]) * opacity;
-            if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k);
+            if (hi - lo > EDGE_STEP) edge(row, xa - x0, xa, y, xb - xa, hi, k, lo);
           }
         }
         if (any) visit(row, y, j, fy, ia, ib, ia * step, Math.min(xe - x0, ib * step));
