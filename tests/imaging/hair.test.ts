@@ -1068,27 +1068,37 @@ Deno.test("synthetic ombre: lighter lengths dyed a darker shade take it, their s
   assert.ok(strands >= 0.8, `strand contrast in the lengths ${strands.toFixed(2)} of the original`);
 });
 
+/**
+ * A portrait's crown above the mesh's top (0.02-0.3 face heights, 0.35 face widths either side, the person mask
+ * at 0.95 and more, plain L* up to 58: hair, not the forehead) dyed Jet Black on its rendered canvas: the
+ * crown's pixels, their L* after (ascending), and the canvases and geometry.
+ */
+async function jetBlackCrown(face: [number, number, number, number]) {
+  const { framed, g, person } = await renderedPortrait(engine, face);
+  const top = g.pts[10], W = framed.width, crown: number[] = [];
+  for (let y = Math.round(top[1] - 0.3 * g.fh); y < top[1] - 0.02 * g.fh; y++) {
+    for (let x = Math.round(top[0] - 0.35 * g.fw); x < top[0] + 0.35 * g.fw; x++) {
+      if (personAt(person, x, y) >= 0.95 && labOf(framed, y * W + x)[0] <= 58) crown.push(y * W + x);
+    }
+  }
+  const out = { ...framed, data: framed.data.slice() };
+  assert.equal(recolorHair(out, g, person, "#1B1B1D").applied, true);
+  return { crown, L: crown.map((p) => labOf(out, p)[0]).sort((a, b) => a - b), framed, out, g, person };
+}
+
 Deno.test("a shade far darker than the hair covers its crown too: Jet Black on light brown hair", async () => {
   // Far darker than every colour of her hair (DEEPER_BY), the dye is painted at full strength, and the hair
   // about each node lighter than the mean keeps its luminance scaled by the dye as the mean's is (a lit crown
   // and light lengths alike), not its L* offset. Measured above the mesh's top (0.02-0.3 face heights, 0.35
   // face widths either side, the person mask at 0.95 and more, plain L* up to 58: hair, not the forehead): the
   // crown's median L* under Jet Black (the shade's 10) was 38.1 (sample3@1005), 27.9 (sample4@908) and 21.5
-  // (sample5@1045); 30.8, 19.7 and 16.3 after.
+  // (sample5@1045); 30.8, 19.7 and 16.3 after, and 27.7 on sample3@1005 once her lit hairline was dyed as hair
+  // (see the next test).
   for (
-    const [face, most] of [[FRONTAL_FACES[6], 33], [FRONTAL_FACES[9], 23], [FRONTAL_FACES[11], 19]] as const
+    const [face, most] of [[FRONTAL_FACES[6], 30], [FRONTAL_FACES[9], 23], [FRONTAL_FACES[11], 19]] as const
   ) {
-    const { framed, g, person } = await renderedPortrait(engine, face);
-    const top = g.pts[10], W = framed.width, crown: number[] = [];
-    for (let y = Math.round(top[1] - 0.3 * g.fh); y < top[1] - 0.02 * g.fh; y++) {
-      for (let x = Math.round(top[0] - 0.35 * g.fw); x < top[0] + 0.35 * g.fw; x++) {
-        if (personAt(person, x, y) >= 0.95 && labOf(framed, y * W + x)[0] <= 58) crown.push(y * W + x);
-      }
-    }
-    const out = { ...framed, data: framed.data.slice() };
-    assert.equal(recolorHair(out, g, person, "#1B1B1D").applied, true);
-    const L = crown.map((p) => labOf(out, p)[0]).sort((a, b) => a - b), median = L[L.length >> 1];
-    const name = `sample${face[0]}@${face[1]}`;
+    const { crown, L } = await jetBlackCrown(face);
+    const median = L[L.length >> 1], name = `sample${face[0]}@${face[1]}`;
     console.log(`${name}, Jet Black: crown of ${crown.length} px, median L* ${median.toFixed(1)}`);
     assert.ok(crown.length > 5000, `${name}: ${crown.length} crown pixels`);
     assert.ok(median <= most, `${name}: the crown's median L* ${median.toFixed(1)} under Jet Black`);
@@ -1107,6 +1117,38 @@ Deno.test("a shade far darker than the hair covers its crown too: Jet Black on l
   );
   assert.ok(median <= 16, `synthetic: the crown's median L* ${median.toFixed(1)}`);
   assert.ok(strands >= 0.8, `synthetic: strand contrast ${strands.toFixed(2)} of the original`);
+});
+
+Deno.test("a lit hairline takes a dark dye as hair, with no straight-edged patch: Jet Black on sample3@1005", async () => {
+  // Along the forehead and temples, pixels between the hair's lightness and the skin's are dyed as blends of
+  // the two (the hairline's table), judged by the hair's mean lightness. Her lit light brown hair there lies
+  // 0.24-0.54 of the way from that mean to the skin, so its strands were dyed as blends and stayed light brown:
+  // 35.9 % of her crown stayed lighter than L* 35 under Jet Black (its swatch L* 10), in a band along the
+  // hairline; 15.6 % now (LIT_HAIR_FROM). The zone of that table over the forehead ended in straight lines
+  // 0.6 face widths either side of the face's centre: beside her temple the dye's change (ΔE, 3 px either side
+  // of that column, over the hair's rows above the brows) jumped by 7.9 across it; 0.9 now, faded in over
+  // SOFT_FEATHER (the median column elsewhere: 0.5-0.7).
+  const { L, framed, out, g, person } = await jetBlackCrown(FRONTAL_FACES[6]);
+  const light = L.filter((v) => v > 35).length / L.length;
+  const W = framed.width,
+    change = (x: number, y: number) => deltaE(labOf(framed, y * W + x), labOf(out, y * W + x));
+  const side = Math.round(g.center[0] + 0.6 * g.fw),
+    browTop = Math.min(g.pts[105][1], g.pts[334][1]) - 0.03 * g.fh;
+  let jump = 0, rows = 0;
+  for (let y = Math.round(browTop - 0.6 * g.fh); y < browTop; y++) {
+    if (personAt(person, side - 3, y) < 0.95 || personAt(person, side + 3, y) < 0.95) continue;
+    jump += change(side + 3, y) - change(side - 3, y), rows++;
+  }
+  console.log(
+    `sample3@1005, Jet Black: ${(100 * light).toFixed(1)} % of the crown lighter than L* 35; change across` +
+      ` the zone's old side ${(jump / rows).toFixed(2)} over ${rows} rows`,
+  );
+  assert.ok(light <= 0.22, `${(100 * light).toFixed(1)} % of the crown lighter than L* 35`);
+  assert.ok(rows >= 50, `${rows} rows of hair across the zone's side`);
+  assert.ok(
+    Math.abs(jump / rows) <= 3,
+    `the change jumps by ${(jump / rows).toFixed(2)} across the zone's side`,
+  );
 });
 
 Deno.test("closeSeams: hair between grown lengths takes their strength; gaps, long runs and stronger hair do not", () => {

@@ -17,6 +17,8 @@ import { atCanvasScale } from "./output-scale.ts";
 
 /** Half the width of the soft hairline's zone over the forehead, in face widths (see softHairline). */
 export const SOFT_HALF_WIDTH = 0.6;
+/** Face widths over which the soft hairline's zone fades in at its sides (about SOFT_HALF_WIDTH) and bottom. */
+export const SOFT_FEATHER = 0.1;
 /** How far below and beside dyed hair the soft hairline reaches, in face widths. */
 export const SOFT_REACH = 0.03;
 /** The soft hairline is traced only where the skin is this many L* lighter than the hair. */

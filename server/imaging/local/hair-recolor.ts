@@ -50,6 +50,7 @@ import {
   reachLengths,
   skinTexture,
   SOFT_CONTRAST,
+  SOFT_FEATHER,
   SOFT_HALF_WIDTH,
   SOFT_REACH,
   softHairline,
@@ -662,9 +663,11 @@ function planHair(
         lengthRoom[k] = Math.min(1, 1.25 * p) * lengthPrior * hold * Math.min(1, (y - lengthTop) / riseSpan);
       }
       // (Off the brows: dark like hair, and near it at the temples.)
-      if (y < browTop && Math.abs(x - cx) < SOFT_HALF_WIDTH * fw) {
-        softRoom[k] = room * (1 - maskAt(features, i, j));
-      }
+      // Faded in over SOFT_FEATHER at its sides and its bottom: cut along straight lines, the room's rectangle
+      // showed in lighter hair as a straight-edged patch dyed as blends (see hairlineZone).
+      const side = Math.min(1, (SOFT_HALF_WIDTH * fw - Math.abs(x - cx)) / (SOFT_FEATHER * fw) + 0.5);
+      const top = Math.min(1, (browTop - y) / (SOFT_FEATHER * fw));
+      if (side > 0 && top > 0) softRoom[k] = room * (1 - maskAt(features, i, j)) * side * top;
       palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
       // Off the face only, and fading out below the chin with the clothes' weight (`below`): the forehead and
       // the neck keep the colour model's doubt. (For dark hair only colours not like the skin either: the ear's
@@ -809,6 +812,7 @@ function planHair(
   );
   // The hair's lightness about each node, for a darker dye's deposit (see hair-deposit.ts).
   const baseL = hairLightness(img, mask, grown, x0, y0, step, fw);
+  if (hairline) litHairApart(hairline, baseL, mean[0], skinL);
   return {
     confidence,
     lightHair,
@@ -1257,6 +1261,25 @@ function hairlineZone(faceZone: Mask, person: Float32Array, soft: Float32Array, 
     out[k] = Math.min(1, Math.max(2 * zone.data[k], soft[k] * Math.min(1, 4 * near.data[k])));
   }
   return out;
+}
+
+/**
+ * Where the hair about a node (see hairLightness) is lit to within this share of the way from the hair's mean
+ * lightness to the skin's, its pixels are not told apart from blends of hair and skin by their lightness: the
+ * hairline's table (dyed as blends, by the hair's mean) is faded out from LIT_HAIR_FROM to LIT_HAIR_TO. Its lit
+ * strands, dyed as blends, stayed light: under Jet Black, a light brown band along sample3@1005's hairline
+ * (her hair there lies at 0.24-0.54 of the way; on the dark heads' soft hairlines at 0.2-0.5 on 0-190 nodes,
+ * 0.5-1 on the rest).
+ */
+const LIT_HAIR_FROM = 0.6, LIT_HAIR_TO = 0.4;
+
+/** Fades the hairline's table out where the hair about a node is lit (see LIT_HAIR_FROM), in place. */
+function litHairApart(hairline: Float32Array, baseL: Float32Array, meanL: number, skinL: number): void {
+  for (let k = 0; k < hairline.length; k++) {
+    if (hairline[k] <= 0 || baseL[k] <= 0) continue;
+    const gap = (skinL - baseL[k]) / (skinL - meanL);
+    hairline[k] *= Math.max(0, Math.min(1, (gap - LIT_HAIR_TO) / (LIT_HAIR_FROM - LIT_HAIR_TO)));
+  }
 }
 
 /**
