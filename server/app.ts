@@ -27,6 +27,7 @@ import { usersRoutes } from "./users/users.routes.ts";
 import { photosRoutes } from "./photos/photos.routes.ts";
 import { paymentsRoutes, WEBHOOK_PATH } from "./payments/payments.routes.ts";
 import { sandboxCheckoutRoutes } from "./payments/sandbox-checkout.routes.ts";
+import { PaymentProviderError } from "./payments/providers/payment-provider.ts";
 import { log } from "./log.ts";
 import { previewRoutes } from "./preview/preview.routes.ts";
 import type { Previewer } from "./preview/previewer.ts";
@@ -146,6 +147,20 @@ export function createApp(deps: AppDeps) {
     if (err instanceof AppError) {
       for (const [k, v] of Object.entries(err.headers)) c.header(k, v);
       return c.json({ detail: err.message, code: err.code }, err.status);
+    }
+    if (err instanceof PaymentProviderError) {
+      // Its own words are for us (a bad key, a refused parameter), not for the user; 502: upstream failed.
+      log.warn("payment provider error", {
+        request_id: requestIdOf(c),
+        route: routePath(c),
+        status: err.status,
+        code: err.code,
+        error: err.message,
+      });
+      return c.json({
+        detail: "The payment service could not complete the request. Please try again in a few minutes.",
+        code: "payment_provider_error",
+      }, 502);
     }
     if (err instanceof HTTPException && err.status < 500) {
       // Hono's own 4xx (malformed JSON, ...): keep the status, answer our shape.

@@ -68,6 +68,8 @@ const envSchema = z.object({
   STRIPE_WEBHOOK_SECRET: z.string().min(1).optional(),
   /** Where the Stripe SDK sends its calls (a local fake in tests); default https://api.stripe.com. */
   STRIPE_API_BASE: z.string().url().optional(),
+  /** The same, under the name the other providers' base URLs have (STRIPE_API_BASE wins). */
+  STRIPE_BASE_URL: z.string().url().optional(),
   /** Minutes a checkout session stays payable. */
   CHECKOUT_SESSION_MINUTES: z.coerce.number().min(0.01).max(1440).default(30),
   /** Seconds a running job's lease lasts without a heartbeat; a dead process's jobs are retaken after it. */
@@ -238,7 +240,7 @@ export function loadConfig(
     paymentProvider: e.STRIPE_SECRET_KEY ? "stripe" : "sandbox",
     stripeSecretKey: e.STRIPE_SECRET_KEY,
     stripeWebhookSecret: e.STRIPE_WEBHOOK_SECRET,
-    stripeApiBase: e.STRIPE_API_BASE,
+    stripeApiBase: e.STRIPE_API_BASE ?? e.STRIPE_BASE_URL,
     checkoutSessionMs: Math.round(e.CHECKOUT_SESSION_MINUTES * 60_000),
   };
 }

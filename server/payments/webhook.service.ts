@@ -28,8 +28,11 @@ import { activatePeriod } from "./subscription.service.ts";
 export const HANDLED_EVENTS = new Set([
   "checkout.session.completed",
   "checkout.session.async_payment_succeeded",
+  "checkout.session.async_payment_failed",
   "checkout.session.expired",
+  // Stripe sends both for a paid invoice; the grant is keyed by the invoice, so either or both grant once.
   "invoice.paid",
+  "invoice.payment_succeeded",
   "customer.subscription.updated",
   "customer.subscription.deleted",
   "charge.refunded",
@@ -60,6 +63,7 @@ export async function handleStripeWebhook(
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded":
+    case "checkout.session.async_payment_failed":
     case "checkout.session.expired": {
       const row = await findCheckoutSession(deps.db, event.objectId);
       if (!row) {
@@ -72,6 +76,7 @@ export async function handleStripeWebhook(
       break;
     }
     case "invoice.paid":
+    case "invoice.payment_succeeded":
       await onInvoicePaid(deps, event.objectId);
       break;
     case "customer.subscription.updated":
@@ -93,11 +98,17 @@ function planFrom(sub: ProviderSubscription | null, metadata: Record<string, str
   return (PLAN_IDS as readonly string[]).includes(named ?? "") ? named as PlanId : null;
 }
 
-/** A paid invoice of a subscription grants that period's credits, keyed by the invoice. */
+/**
+ * A paid invoice of a subscription grants that period's credits, keyed by the invoice. Not the subscription's
+ * first invoice (billing reason `subscription_create`): its period is the Checkout Session's, granted when
+ * the session is fulfilled (keyed by the session's invoice, or by the session when Stripe names none, so a
+ * grant here under the invoice's id could make two).
+ */
 async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
   const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const invoice = await provider.getInvoice(invoiceId);
   if (!invoice || invoice.status !== "paid" || !invoice.subscriptionId) return;
+  if (invoice.billingReason === "subscription_create") return;
   const sub = await provider.getSubscription(invoice.subscriptionId);
   const known = await findSubscriptionByProviderId(deps.db, invoice.subscriptionId);
   const userId = known?.userId ?? invoice.metadata.user_id ?? sub?.metadata.user_id;

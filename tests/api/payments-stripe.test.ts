@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { and, eq } from "drizzle-orm";
-import { creditLedger, subscriptions, users } from "../../db/schema.ts";
+import { checkoutSessions, creditLedger, subscriptions, users } from "../../db/schema.ts";
 import { applyCreditChange } from "../../server/credits/credits.service.ts";
 import { createPromotion } from "../../server/payments/promotions.service.ts";
 import { getSubscriptionSummary } from "../../server/payments/subscription.service.ts";
@@ -261,6 +261,64 @@ for (const backend of backends()) {
         });
 
         await t.step(
+          "a renewal paid as invoice.payment_succeeded grants the month, once with invoice.paid; the older invoice shape too",
+          async () => {
+            const before = (await getSubscriptionSummary(db, subscriber.user.id)).credits_remaining;
+            const invoice = fake.renew(subscriptionId);
+            await deliverEvent(ctx, fake, fake.event("invoice.payment_succeeded", invoice));
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            assert.equal(
+              (await getSubscriptionSummary(db, subscriber.user.id)).credits_remaining,
+              before + 1200,
+            );
+            // Before API version 2025-03-31 the subscription was named at the invoice's top level.
+            const older = fake.renew(subscriptionId);
+            const details = older.parent.subscription_details;
+            Object.assign(older, {
+              parent: null,
+              subscription: details.subscription,
+              subscription_details: { metadata: details.metadata },
+            });
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", older));
+            assert.equal(
+              (await getSubscriptionSummary(db, subscriber.user.id)).credits_remaining,
+              before + 2400,
+            );
+          },
+        );
+
+        await t.step(
+          "a first invoice paid for a session that names no invoice grants the month once; a failed async payment grants nothing",
+          async () => {
+            const user = await ctx.register();
+            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "starter", origin_url: ORIGIN },
+            });
+            const session = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+            const first = fake.invoices.get(session.invoice)!;
+            assert.equal(first.billing_reason, "subscription_create");
+            session.invoice = null;
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", session));
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", first));
+            await deliverEvent(ctx, fake, fake.event("invoice.payment_succeeded", first));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 310);
+
+            const buyer = await ctx.register();
+            const id = await buyLarge(buyer.access_token);
+            const pending = fake.sessions.get(id)!;
+            Object.assign(pending, { status: "complete", payment_status: "unpaid" });
+            const failed = await deliverEvent(
+              ctx,
+              fake,
+              fake.event("checkout.session.async_payment_failed", pending),
+            );
+            assert.deepEqual(failed.body, { received: true, outcome: "handled" });
+            assert.equal(await balance(ctx, buyer.user.id), 10);
+          },
+        );
+
+        await t.step(
           "cancel at period end goes to Stripe; updated and deleted events sync the plan",
           async () => {
             const r = await ctx.call("POST", "/api/payments/subscription/cancel", {
@@ -377,6 +435,53 @@ for (const backend of backends()) {
             assert.deepEqual((await ledgerMismatches(db)).mismatches, []);
           },
         );
+      } finally {
+        await ctx.close();
+        await fake.stop();
+      }
+    },
+  );
+
+  Deno.test(
+    {
+      name: `[${backend.name}] payments: Stripe refusing a call answers 502 and records nothing`,
+      ignore: backend.skip,
+    },
+    async () => {
+      const fake = await new FakeStripe().start();
+      // A key Stripe does not know: every call is answered 401 {"error": {...}}.
+      const ctx = await openTestContext(backend, {
+        WELCOME_CREDITS: "10",
+        STRIPE_SECRET_KEY: "sk_test_not_known_here",
+        STRIPE_WEBHOOK_SECRET: fake.webhookSecret,
+        STRIPE_BASE_URL: fake.url,
+      });
+      try {
+        const user = await ctx.register();
+        for (
+          const [path, body] of [
+            ["/api/payments/checkout/credits", {
+              payment_type: "credits",
+              package_id: "small",
+              origin_url: ORIGIN,
+            }],
+            ["/api/payments/checkout/subscription", { subscription_plan: "pro", origin_url: ORIGIN }],
+          ] as const
+        ) {
+          const r = await ctx.call("POST", path, { token: user.access_token, body });
+          assert.equal(r.status, 502, JSON.stringify(r.body));
+          assert.deepEqual(r.body, {
+            detail: "The payment service could not complete the request. Please try again in a few minutes.",
+            code: "payment_provider_error",
+          });
+        }
+        // STRIPE_BASE_URL reached the fake (its calls were refused there, not sent to Stripe).
+        assert.ok(fake.requests.length >= 2);
+        const rows = await ctx.database.db.select().from(checkoutSessions).where(
+          eq(checkoutSessions.userId, user.user.id),
+        );
+        assert.deepEqual(rows, []);
+        assert.equal(await balance(ctx, user.user.id), 10);
       } finally {
         await ctx.close();
         await fake.stop();

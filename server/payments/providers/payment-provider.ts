@@ -103,3 +103,13 @@ export interface PaymentProvider {
 }
 
 export class WebhookSignatureError extends Error {}
+
+/**
+ * The payment provider answered an error (a refused request, a bad key, its rate limit) or could not be
+ * reached. Its message is for the log, not for users.
+ */
+export class PaymentProviderError extends Error {
+  constructor(message: string, readonly status: number | null, readonly code: string | null) {
+    super(message);
+  }
+}

@@ -15,7 +15,7 @@ import type {
   ProviderSession,
   ProviderSubscription,
 } from "./payment-provider.ts";
-import { WebhookSignatureError } from "./payment-provider.ts";
+import { PaymentProviderError, WebhookSignatureError } from "./payment-provider.ts";
 
 export interface StripeOptions {
   secretKey: string;
@@ -32,6 +32,27 @@ const fromUnix = (s: number | null | undefined): Date | null => (s == null ? nul
 function isMissing(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeError && error.statusCode === 404;
 }
+
+/** Stripe's own errors (its `{"error": {...}}` answers, a connection failure) as PaymentProviderError. */
+function asProviderError(error: unknown): unknown {
+  if (!(error instanceof Stripe.errors.StripeError)) return error;
+  return new PaymentProviderError(
+    `Stripe: ${error.message}`,
+    error.statusCode ?? null,
+    error.code ?? error.type,
+  );
+}
+
+async function surfaced<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw asProviderError(error);
+  }
+}
+
+/** Stripe's longest coupon name (its API refuses a longer one); our promotion codes reach 64 characters. */
+const COUPON_NAME_MAX = 40;
 
 export function createStripeProvider(opts: StripeOptions): PaymentProvider {
   const base = opts.apiBase ? new URL(opts.apiBase) : null;
@@ -71,73 +92,75 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       return await call();
     } catch (error) {
       if (isMissing(error)) return null;
-      throw error;
+      throw asProviderError(error);
     }
+  }
+
+  async function createCheckout(req: CheckoutRequest): Promise<{ id: string; url: string }> {
+    const metadata: Record<string, string> = {
+      user_id: req.userId,
+      kind: req.kind,
+      credits: String(req.credits),
+      ...(req.packageId ? { package_id: req.packageId } : {}),
+      ...(req.plan ? { plan: req.plan } : {}),
+      ...(req.promotionCode ? { promotion_code: req.promotionCode } : {}),
+    };
+    const common = {
+      success_url: req.successUrl,
+      cancel_url: req.cancelUrl,
+      client_reference_id: req.userId,
+      customer_email: req.email,
+      metadata,
+      // Stripe accepts 30 minutes to 24 hours; a shorter sandbox-style expiry is lifted to its minimum.
+      expires_at: Math.min(
+        Math.max(Math.floor(req.expiresAt.getTime() / 1000), Math.floor(Date.now() / 1000) + 31 * 60),
+        Math.floor(Date.now() / 1000) + 23 * 3600,
+      ),
+    };
+    if (req.kind === "credits") {
+      // The discounted amount is the line's price: the charge is exactly the quoted total.
+      const session = await stripe.checkout.sessions.create({
+        ...common,
+        mode: "payment",
+        line_items: [{
+          quantity: 1,
+          price_data: {
+            currency: req.currency,
+            unit_amount: req.totalCents,
+            product_data: { name: req.description },
+          },
+        }],
+        payment_intent_data: { metadata },
+      });
+      return { id: session.id, url: session.url ?? "" };
+    }
+    const price = await priceFor(req.planLookupKey!, req.description, req.subtotalCents);
+    let discounts: { coupon: string }[] | undefined;
+    if (req.discountCents > 0) {
+      // Our promotion code, applied by Stripe as a one-off amount on the first invoice.
+      const coupon = await stripe.coupons.create({
+        amount_off: req.discountCents,
+        currency: req.currency,
+        duration: "once",
+        max_redemptions: 1,
+        name: req.promotionCode?.slice(0, COUPON_NAME_MAX),
+      });
+      discounts = [{ coupon: coupon.id }];
+    }
+    const session = await stripe.checkout.sessions.create({
+      ...common,
+      mode: "subscription",
+      line_items: [{ price, quantity: 1 }],
+      subscription_data: { metadata },
+      ...(discounts ? { discounts } : {}),
+    });
+    return { id: session.id, url: session.url ?? "" };
   }
 
   return {
     name: "stripe",
 
-    async createCheckout(req: CheckoutRequest) {
-      const metadata: Record<string, string> = {
-        user_id: req.userId,
-        kind: req.kind,
-        credits: String(req.credits),
-        ...(req.packageId ? { package_id: req.packageId } : {}),
-        ...(req.plan ? { plan: req.plan } : {}),
-        ...(req.promotionCode ? { promotion_code: req.promotionCode } : {}),
-      };
-      const common = {
-        success_url: req.successUrl,
-        cancel_url: req.cancelUrl,
-        client_reference_id: req.userId,
-        customer_email: req.email,
-        metadata,
-        // Stripe accepts 30 minutes to 24 hours; a shorter sandbox-style expiry is lifted to its minimum.
-        expires_at: Math.min(
-          Math.max(Math.floor(req.expiresAt.getTime() / 1000), Math.floor(Date.now() / 1000) + 31 * 60),
-          Math.floor(Date.now() / 1000) + 23 * 3600,
-        ),
-      };
-      if (req.kind === "credits") {
-        // The discounted amount is the line's price: the charge is exactly the quoted total.
-        const session = await stripe.checkout.sessions.create({
-          ...common,
-          mode: "payment",
-          line_items: [{
-            quantity: 1,
-            price_data: {
-              currency: req.currency,
-              unit_amount: req.totalCents,
-              product_data: { name: req.description },
-            },
-          }],
-          payment_intent_data: { metadata },
-        });
-        return { id: session.id, url: session.url ?? "" };
-      }
-      const price = await priceFor(req.planLookupKey!, req.description, req.subtotalCents);
-      let discounts: { coupon: string }[] | undefined;
-      if (req.discountCents > 0) {
-        // Our promotion code, applied by Stripe as a one-off amount on the first invoice.
-        const coupon = await stripe.coupons.create({
-          amount_off: req.discountCents,
-          currency: req.currency,
-          duration: "once",
-          max_redemptions: 1,
-          name: req.promotionCode,
-        });
-        discounts = [{ coupon: coupon.id }];
-      }
-      const session = await stripe.checkout.sessions.create({
-        ...common,
-        mode: "subscription",
-        line_items: [{ price, quantity: 1 }],
-        subscription_data: { metadata },
-        ...(discounts ? { discounts } : {}),
-      });
-      return { id: session.id, url: session.url ?? "" };
-    },
+    createCheckout: (req: CheckoutRequest) => surfaced(() => createCheckout(req)),
 
     async getSession(id: string): Promise<ProviderSession | null> {
       const s = await retrieveOrNull(() => stripe.checkout.sessions.retrieve(id));
@@ -179,14 +202,24 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     async getInvoice(id: string): Promise<ProviderInvoice | null> {
       const inv = await retrieveOrNull(() => stripe.invoices.retrieve(id));
       if (!inv) return null;
+      // Since API version 2025-03-31 the subscription is under parent.subscription_details; before, at the
+      // top (`subscription`, `subscription_details`), as older API versions and fakes still answer.
+      const legacy = inv as unknown as {
+        subscription?: string | { id: string } | null;
+        subscription_details?: { metadata?: Record<string, string> | null } | null;
+      };
       const details = inv.parent?.subscription_details ?? null;
       const line = inv.lines?.data?.[0];
       return {
         id: inv.id!,
         status: inv.status,
         billingReason: inv.billing_reason,
-        subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined),
-        metadata: (details?.metadata ?? {}) as Record<string, string>,
+        subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined) ??
+          idOf(legacy.subscription),
+        metadata: (details?.metadata ?? legacy.subscription_details?.metadata ?? {}) as Record<
+          string,
+          string
+        >,
         periodStart: fromUnix(line?.period?.start ?? inv.period_start),
         periodEnd: fromUnix(line?.period?.end ?? inv.period_end),
       };
@@ -209,19 +242,20 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         else await stripe.subscriptions.cancel(id);
       } catch (error) {
         // Already gone at Stripe: the goal is reached.
-        if (!isMissing(error)) throw error;
+        if (!isMissing(error)) throw asProviderError(error);
       }
     },
 
-    async changePlan(id, lookupKey, planName, priceCents) {
-      const sub = await stripe.subscriptions.retrieve(id);
-      const price = await priceFor(lookupKey, planName, priceCents);
-      await stripe.subscriptions.update(id, {
-        items: [{ id: sub.items.data[0].id, price }],
-        proration_behavior: "always_invoice",
-        cancel_at_period_end: false,
-      });
-    },
+    changePlan: (id, lookupKey, planName, priceCents) =>
+      surfaced(async () => {
+        const sub = await stripe.subscriptions.retrieve(id);
+        const price = await priceFor(lookupKey, planName, priceCents);
+        await stripe.subscriptions.update(id, {
+          items: [{ id: sub.items.data[0].id, price }],
+          proration_behavior: "always_invoice",
+          cancel_at_period_end: false,
+        });
+      }),
 
     async verifyWebhook(rawBody, signature) {
       if (!signature) throw new WebhookSignatureError("No stripe-signature header value was provided.");
