@@ -16,6 +16,7 @@ export type OpenAiBehaviour =
   | { kind: "rate_limit"; retryAfterSeconds?: number; retryAfterMs?: number }
   | "server_error"
   | "moderation_blocked"
+  | "content_policy_violation"
   | "empty_data"
   | "bad_key"
   | "hang"
@@ -175,6 +176,16 @@ export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<F
               code: "moderation_blocked",
             },
           });
+        case "content_policy_violation":
+          // The older models' safety refusal.
+          return json(
+            400,
+            error(
+              "Your request was rejected as a result of our safety system. Your prompt may contain text that is not allowed by our safety system.",
+              "invalid_request_error",
+              "content_policy_violation",
+            ),
+          );
         case "bad_key":
           return json(401, error("Incorrect API key provided.", "invalid_request_error", "invalid_api_key"));
         case "hang":

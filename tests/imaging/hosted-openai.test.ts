@@ -19,9 +19,11 @@ const faces = createFaceCounter();
 
 function withOpenAi(
   fn: (ctx: { fake: FakeOpenAi; model: HostedModel }) => Promise<void>,
-  opts: { budgetMs?: number; apiKey?: string } = {},
+  opts: { budgetMs?: number; apiKey?: string; imageModel?: string } = {},
 ) {
-  return withHostedFake(startFakeOpenAi, createOpenAiProvider, faces, opts, fn);
+  const provider = (o: { apiKey: string; baseUrl: string }) =>
+    createOpenAiProvider({ ...o, model: opts.imageModel });
+  return withHostedFake(startFakeOpenAi, provider, faces, opts, fn);
 }
 
 const request = (angle: Angle = "front", extra: Partial<ImageRequest> = {}) =>
@@ -93,6 +95,29 @@ Deno.test({
       await rejectsWithFinal(model.generate(request()), "declined");
       assert.equal(fake.requests.length, 1);
     }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: the older content_policy_violation refusal is declined too, not a broken model",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue("content_policy_violation");
+      await rejectsWithFinal(model.generate(request()), "declined");
+      assert.equal(fake.requests.length, 1);
+      assert.equal(model.health().state, "ready");
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: GPT Image 2 is sent without input_fidelity, which its API says to leave out",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      await model.generate(request());
+      assert.equal(fake.requests[0].fields.model, "gpt-image-2");
+      assert.equal("input_fidelity" in fake.requests[0].fields, false);
+    }, { imageModel: "gpt-image-2" }),
 });
 
 Deno.test({

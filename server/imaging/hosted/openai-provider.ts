@@ -13,6 +13,8 @@ import { httpProviderError, type StatusRule, transportError } from "./provider-e
 
 export const DEFAULT_OPENAI_IMAGE_MODEL = "gpt-image-1";
 export const OPENAI_SIZE = "1024x1536";
+/** Models that take `input_fidelity: "high"`: gpt-image-1 and gpt-image-1.5, with or without a dated suffix. */
+const FIDELITY_MODELS = /^gpt-image-1(\.5)?(-\d{4}-\d{2}-\d{2})?$/;
 
 /** `baseUrl` e.g. https://api.openai.com/v1 (the SDK's default). */
 export interface OpenAiOptions extends ProviderOptions {
@@ -35,10 +37,13 @@ function classifyApiError(error: APIError): ProviderError {
   // No HTTP answer at all (connection refused or reset, or the SDK's own timeout).
   if (!error.status) return transportError("OpenAI", error);
   const code = error.code ?? (error.error as { code?: string } | undefined)?.code ?? undefined;
+  // A safety refusal: `moderation_blocked`, or, from older models, `content_policy_violation` or a message
+  // naming the safety system.
+  const refused = code === "content_policy_violation" || /safety system/i.test(error.message);
   return httpProviderError("OpenAI", {
     status: error.status,
     message: error.message,
-    reason: code ?? (/safety system/i.test(error.message) ? "moderation_blocked" : undefined),
+    reason: refused ? "moderation_blocked" : code,
     retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined),
   }, OPENAI_RULES);
 }
@@ -70,10 +75,9 @@ export function createOpenAiProvider(opts: OpenAiOptions): ImageProvider {
           prompt: call.prompt,
           size: OPENAI_SIZE,
           n: 1,
-          // Keeps the face's details closer to the input (gpt-image-1 and later; not the mini model).
-          ...(model.includes("mini") || model.startsWith("dall-e")
-            ? {}
-            : { input_fidelity: "high" as const }),
+          // Keeps the face's details closer to the input. Only GPT Image 1 and 1.5 take "high" (the mini model
+          // takes only "low"); for GPT Image 2 and later the API documents leaving it out.
+          ...(FIDELITY_MODELS.test(model) ? { input_fidelity: "high" as const } : {}),
         }, { signal: call.signal, timeout: call.timeoutMs, maxRetries: 0 });
       } catch (error) {
         throw error instanceof APIError
