@@ -13,7 +13,7 @@ export function PlanFeatures(
   return (
     <>
       <p className="mt-1 text-sm font-semibold text-brand-700">
-        {credits.toLocaleString("en-US")} credits/month
+        {credits} credits/month
       </p>
       {maxGenerationsPerDay !== undefined && (
         <p className="text-sm text-ink-600">Up to {maxGenerationsPerDay} generations/day</p>

@@ -18,7 +18,7 @@ export const MAX_INPUT_PIXELS = 50_000_000;
 export const MAX_STORED_SIDE = 2048;
 export const JPEG_QUALITY = 90;
 
-export type PhotoInputFormat = "jpeg" | "png" | "webp" | "heif" | "avif";
+export type PhotoInputFormat = "jpeg" | "png" | "webp" | "gif" | "heif" | "avif";
 
 export type ImageInputProblem =
   /** Not one of the accepted formats (text, PDF, GIF, SVG, ...). */
@@ -62,6 +62,8 @@ export function sniffImageFormat(bytes: Uint8Array): PhotoInputFormat | null {
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpeg";
   if (ascii(bytes, 0, 8) === "\x89PNG\r\n\x1a\n") return "png";
   if (ascii(bytes, 0, 4) === "RIFF" && ascii(bytes, 8, 12) === "WEBP") return "webp";
+  // (An animated GIF is read as its first frame.)
+  if (ascii(bytes, 0, 6) === "GIF87a" || ascii(bytes, 0, 6) === "GIF89a") return "gif";
   if (ascii(bytes, 4, 8) === "ftyp") {
     // ISO-BMFF: major brand at 8, minor version at 12, compatible brands from 16 to the box end.
     const boxSize = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
@@ -75,7 +77,7 @@ export function sniffImageFormat(bytes: Uint8Array): PhotoInputFormat | null {
   return null;
 }
 
-const NOT_AN_IMAGE = "not a JPEG, PNG, WebP, HEIF or AVIF image";
+const NOT_AN_IMAGE = "not a JPEG, PNG, WebP, GIF, HEIF or AVIF image";
 
 /** Throws ImageInputError for anything that is not an acceptable photo. */
 export async function normalizePhoto(input: Uint8Array): Promise<NormalizedPhoto> {

@@ -76,14 +76,18 @@ export function plansView(): PlansResponse {
   };
 }
 
+/** Loopback hosts: a development client served on another local port (outside production only). */
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
+
 /**
- * The origins a checkout may return to: this app's own (as the request reached it) and
- * PUBLIC_URL's. Anything else is refused: we never redirect a paying customer to a foreign site.
+ * The origins a checkout may return to: this app's own (as the request reached it), PUBLIC_URL's, and outside
+ * production a loopback origin (a client run on another local port). Anything else is refused: we never
+ * redirect a paying customer to a foreign site.
  */
 export function checkedOrigin(
   originUrl: string,
   requestUrl: string,
-  config: Pick<Config, "publicUrl">,
+  config: Pick<Config, "publicUrl" | "production">,
 ): string {
   const allowed = new Set([new URL(requestUrl).origin]);
   if (config.publicUrl) allowed.add(new URL(config.publicUrl).origin);
@@ -94,7 +98,8 @@ export function checkedOrigin(
     throw new AppError(422, "origin_url must be this site's address", { code: "invalid_origin" });
   }
   const bare = originUrl.replace(/\/+$/, "");
-  if (!allowed.has(parsed.origin) || bare !== parsed.origin) {
+  const local = !config.production && /^https?:$/.test(parsed.protocol) && LOOPBACK.test(parsed.hostname);
+  if (!(allowed.has(parsed.origin) || local) || bare !== parsed.origin) {
     throw new AppError(422, "origin_url must be this site's address", { code: "invalid_origin" });
   }
   return parsed.origin;
@@ -223,13 +228,15 @@ function statusView(row: CheckoutSessionRow): PaymentStatusResponse {
   };
 }
 
-/** GET /api/payments/checkout/status/:id: only the session's owner may read it. */
+/**
+ * GET /api/payments/checkout/status/:id: only the session's owner may read it. The client sends its origin
+ * (`origin_url`) too; nothing here redirects, so it is not used.
+ */
 export async function getCheckoutStatus(
   deps: PaymentsDeps,
-  ctx: { userId: string; requestUrl: string; originUrl?: string },
+  ctx: { userId: string },
   sessionId: string,
 ): Promise<PaymentStatusResponse> {
-  if (ctx.originUrl !== undefined) checkedOrigin(ctx.originUrl, ctx.requestUrl, deps.config);
   const row = await findCheckoutSession(deps.db, sessionId);
   if (!row || row.userId !== ctx.userId) {
     throw new AppError(404, "Checkout session not found", { code: "checkout_session_not_found" });

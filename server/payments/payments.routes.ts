@@ -4,6 +4,7 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { createMiddleware } from "hono/factory";
 import * as z from "zod";
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
@@ -48,6 +49,20 @@ export const CHECKOUTS_PER_MINUTE = 20;
 
 const statusQuerySchema = z.object({ origin_url: z.string().max(2048).optional() });
 
+/**
+ * The checkout calls' error answers name their text `message` too, beside `detail` and `code`: that is where
+ * this API's clients have read a failed checkout's reason ("checkout_url, or message on error").
+ */
+const errorAlsoAsMessage = createMiddleware(async (c, next) => {
+  await next();
+  if (c.res.status < 400 || !c.res.headers.get("content-type")?.startsWith("application/json")) return;
+  const body = await c.res.clone().json().catch(() => null) as Record<string, unknown> | null;
+  if (!body || typeof body.detail !== "string" || "message" in body) return;
+  const headers = new Headers(c.res.headers);
+  headers.delete("content-length");
+  c.res = new Response(JSON.stringify({ ...body, message: body.detail }), { status: c.res.status, headers });
+});
+
 export function paymentsRoutes(deps: PaymentsRouteDeps) {
   const requireAuth = authMiddleware(deps, "required");
   const optionalAuth = authMiddleware(deps, "optional");
@@ -76,13 +91,22 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
         );
       },
     )
-    .post("/payments/checkout/credits", requireAuth, validate("json", creditsCheckoutSchema), async (c) => {
-      const user = caller(c).user;
-      checkoutLimiter.hit([`checkout:user:${user.id}`]);
-      return c.json(await createCreditsCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")));
-    })
+    .post(
+      "/payments/checkout/credits",
+      errorAlsoAsMessage,
+      requireAuth,
+      validate("json", creditsCheckoutSchema),
+      async (c) => {
+        const user = caller(c).user;
+        checkoutLimiter.hit([`checkout:user:${user.id}`]);
+        return c.json(
+          await createCreditsCheckout(deps, { user, requestUrl: c.req.url }, c.req.valid("json")),
+        );
+      },
+    )
     .post(
       "/payments/checkout/subscription",
+      errorAlsoAsMessage,
       requireAuth,
       validate("json", subscriptionCheckoutSchema),
       async (c) => {
@@ -100,11 +124,7 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
       validate("query", statusQuerySchema),
       async (c) => {
         const { session_id } = c.req.valid("param");
-        const { origin_url } = c.req.valid("query");
-        const userId = caller(c).user.id;
-        return c.json(
-          await getCheckoutStatus(deps, { userId, requestUrl: c.req.url, originUrl: origin_url }, session_id),
-        );
+        return c.json(await getCheckoutStatus(deps, { userId: caller(c).user.id }, session_id));
       },
     )
     .post("/payments/subscription/cancel", requireAuth, async (c) => {

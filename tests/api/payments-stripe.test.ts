@@ -470,10 +470,9 @@ for (const backend of backends()) {
         ) {
           const r = await ctx.call("POST", path, { token: user.access_token, body });
           assert.equal(r.status, 502, JSON.stringify(r.body));
-          assert.deepEqual(r.body, {
-            detail: "The payment service could not complete the request. Please try again in a few minutes.",
-            code: "payment_provider_error",
-          });
+          const detail =
+            "The payment service could not complete the request. Please try again in a few minutes.";
+          assert.deepEqual(r.body, { detail, code: "payment_provider_error", message: detail });
         }
         // STRIPE_BASE_URL reached the fake (its calls were refused there, not sent to Stripe).
         assert.ok(fake.requests.length >= 2);

@@ -28,6 +28,7 @@ const formats = {
   jpeg: portrait,
   png: new Uint8Array(await sharp(portrait).png().toBuffer()),
   webp: new Uint8Array(await sharp(portrait).webp().toBuffer()),
+  gif: new Uint8Array(await sharp(portrait).gif().toBuffer()),
 };
 const scenery = await landscape();
 
@@ -245,7 +246,7 @@ for (const backend of backends()) {
         });
 
         await t.step(
-          "profile image: JPEG, PNG and WebP become a 512 px square JPEG; a non-image is 415",
+          "profile image: JPEG, PNG, WebP and GIF become a 512 px square JPEG; a non-image is 415",
           async () => {
             const { access_token: token } = await ctx.register();
             let previous: string | null = null;

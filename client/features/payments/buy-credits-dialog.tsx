@@ -69,9 +69,7 @@ export function BuyCreditsDialog() {
               >
                 <div className="absolute -top-3 left-4 flex gap-1.5">
                   {pack.popular && <Badge tone="brand" className="px-2.5 py-0.5">Most Popular</Badge>}
-                  {pack.badge && (
-                    <Badge tone="emerald" className="px-2.5 py-0.5">Best Value · {pack.badge}</Badge>
-                  )}
+                  {pack.badge && <Badge tone="emerald" className="px-2.5 py-0.5">{pack.badge}</Badge>}
                 </div>
                 <div className="min-w-0 flex-1">
                   <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>

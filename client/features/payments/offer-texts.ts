@@ -35,7 +35,7 @@ export const OFFER_DIALOGS: Record<OfferKind, OfferDialogTexts> = {
   credits: {
     title: "Buy Credits",
     description:
-      "Each generation costs 2 credits. 5 credits for $1, or save 20% OFF with the best-value bundle.",
+      "Each generation costs 2 credits. 5 credits for $1, and the best-value bundle saves the most.",
     width: "max-w-3xl",
     loadingLabel: "Loading credit packages",
     promoTarget: { payment_type: "credits", package_id: "small" },

@@ -78,8 +78,15 @@ export function PromoCodeBox({ target, applied, onResult }: PromoCodeBoxProps) {
           }}
           className="h-11 min-w-0 flex-1 rounded-full border border-ink-200 bg-white px-4 text-sm uppercase tracking-wide text-ink-900 placeholder:normal-case placeholder:tracking-normal placeholder:text-ink-500 focus:border-brand-400 focus:outline-none focus:ring-2 focus:ring-brand-200"
         />
-        <Button type="submit" variant="secondary" disabled={!trimmed || busy} data-testid="promo-apply">
-          {busy ? "Checking..." : "Apply"}
+        {/* Always named Apply (disabled while blank or validating); aria-busy says it is checking. */}
+        <Button
+          type="submit"
+          variant="secondary"
+          disabled={!trimmed || busy}
+          aria-busy={busy}
+          data-testid="promo-apply"
+        >
+          Apply
         </Button>
       </form>
       <div aria-live="polite" className="min-h-0">
