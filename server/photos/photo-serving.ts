@@ -6,6 +6,7 @@
 import type { DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
 import { type BlobStorage, isValidKey, mimeForKey } from "../storage/storage.ts";
+import { convertedImage, DOWNLOAD_MIME, type DownloadFormat } from "../imaging/converted-image.ts";
 import { findPhotoById } from "./photos.repository.ts";
 
 export const uploadUrl = (key: string) => `/api/uploads/${key}`;
@@ -85,13 +86,47 @@ export async function openStoredImage(
 
 const KNOWN_EXT = /\.(png|jpe?g|webp|avif|heic|heif|gif)$/;
 
+const FORMAT_OF_EXT: Record<string, DownloadFormat> = { png: "png", jpg: "jpeg", jpeg: "jpeg", webp: "webp" };
+const EXT_OF_FORMAT: Record<DownloadFormat, string> = { png: "png", jpeg: "jpg", webp: "webp" };
+
+/**
+ * The format a download's requested name asks for (`.png`, `.jpg`, `.webp`) when the stored image is in
+ * another, or null: the file is then re-encoded (see convertedImage), so its name never lies about it.
+ */
+export function requestedFormat(key: string, requested?: string): DownloadFormat | null {
+  const asked = /\.(png|jpe?g|webp)$/.exec((requested ?? "").trim().toLowerCase())?.[1];
+  const stored = FORMAT_OF_EXT[key.slice(key.lastIndexOf(".") + 1)];
+  if (!asked || !stored) return null;
+  return FORMAT_OF_EXT[asked] === stored ? null : FORMAT_OF_EXT[asked];
+}
+
+/** A stored image re-encoded as `format` (see requestedFormat). */
+export async function openConvertedImage(
+  storage: BlobStorage,
+  key: string,
+  format: DownloadFormat,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; mime: string; ext: string }> {
+  const notFound = new AppError(404, "Image not found");
+  if (!isValidKey(key)) throw notFound;
+  const stored = await storage.get(key);
+  if (!stored) throw notFound;
+  return {
+    bytes: await convertedImage(stored, format),
+    mime: DOWNLOAD_MIME[format],
+    ext: EXT_OF_FORMAT[format],
+  };
+}
+
 /**
  * `styletwin-<name>.<real ext>`: the requested name lower-cased and reduced
  * to [a-z0-9-] (its own extension and styletwin- prefix dropped), or the
  * key's first 8 characters when nothing usable is left.
  */
-export function downloadFilename(key: string, requested?: string): string {
-  const ext = key.slice(key.lastIndexOf(".") + 1);
+export function downloadFilename(
+  key: string,
+  requested?: string,
+  ext = key.slice(key.lastIndexOf(".") + 1),
+): string {
   const base = (requested ?? "")
     .toLowerCase()
     .trim()

@@ -13,7 +13,7 @@ import { validate } from "../http/validate.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import { downloadQuerySchema, UPLOADS_PER_MINUTE } from "./photos.schemas.ts";
 import { deletePhoto } from "./photo-deletion.ts";
-import { downloadFilename, openStoredImage } from "./photo-serving.ts";
+import { downloadFilename, openConvertedImage, openStoredImage, requestedFormat } from "./photo-serving.ts";
 import { uploadPhoto } from "./photo-upload.ts";
 import type { ImageModel } from "../imaging/image-model.ts";
 import { readUploadedFile, uploadBodyLimit } from "./upload-body.ts";
@@ -27,15 +27,21 @@ function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
+/** Every stored image's answer: its own and a re-encoded download's. */
+const IMAGE_HEADERS = {
+  // Portraits are personal data: only the user's own browser may keep a copy, and it
+  // revalidates (a cheap 304) on every use, so a deleted image is gone from view too.
+  "Cache-Control": "private, no-cache",
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+};
+
 async function imageResponse(c: Context, storage: BlobStorage, disposition: string): Promise<Response> {
   const key = c.req.param("key") ?? "";
   const etag = `"${key}"`;
   const headers: Record<string, string> = {
     "ETag": etag,
-    // Portraits are personal data: only the user's own browser may keep a copy, and it
-    // revalidates (a cheap 304) on every use, so a deleted image is gone from view too.
-    "Cache-Control": "private, no-cache",
-    "X-Content-Type-Options": "nosniff",
+    ...IMAGE_HEADERS,
     "Content-Disposition": disposition,
     "Accept-Ranges": "bytes",
   };
@@ -50,7 +56,6 @@ async function imageResponse(c: Context, storage: BlobStorage, disposition: stri
     return c.body(null, 304, headers);
   }
   headers["Content-Type"] = image.mime;
-  headers["Content-Security-Policy"] = "default-src 'none'; sandbox";
   if (image.range) {
     headers["Content-Range"] = `bytes ${image.range.start}-${image.range.end}/${image.size}`;
     headers["Content-Length"] = String(image.range.end - image.range.start + 1);
@@ -92,9 +97,20 @@ export function photosRoutes(
       },
     )
     .get("/uploads/:key", (c) => imageResponse(c, deps.storage, "inline"))
-    .get("/download/:key", validate("query", downloadQuerySchema), (c) => {
-      const filename = downloadFilename(c.req.param("key"), c.req.valid("query").name);
-      return imageResponse(c, deps.storage, `attachment; filename="${filename}"`);
+    .get("/download/:key", validate("query", downloadQuerySchema), async (c) => {
+      const key = c.req.param("key"), { name } = c.req.valid("query");
+      const format = requestedFormat(key, name);
+      if (!format) {
+        return imageResponse(c, deps.storage, `attachment; filename="${downloadFilename(key, name)}"`);
+      }
+      // Asked for in another format (the history's .png of a JPEG result): re-encoded, named as it now is.
+      const image = await openConvertedImage(deps.storage, key, format);
+      return c.body(image.bytes, 200, {
+        ...IMAGE_HEADERS,
+        "Content-Type": image.mime,
+        "Content-Length": String(image.bytes.byteLength),
+        "Content-Disposition": `attachment; filename="${downloadFilename(key, name, image.ext)}"`,
+      });
     })
     .delete("/photos/:id", requireAuth, async (c) => {
       await deletePhoto(deps, caller(c).user.id, c.req.param("id"));

@@ -944,6 +944,36 @@ apiTest("photos: any stored image is served by key (generated results share the 
   assert.equal(dl.headers.get("Content-Disposition"), 'attachment; filename="styletwin-result.png"');
 });
 
+apiTest(
+  "photos: a download named in another format is that format (the history's .png of a JPEG result)",
+  async (ctx) => {
+    const key = newKey("jpg");
+    const jpeg = new Uint8Array(await sharp(portrait).resize(90, 160).jpeg({ quality: 92 }).toBuffer());
+    await ctx.storage.put(key, jpeg);
+    const id = crypto.randomUUID();
+    const png = await get(ctx, `/api/download/${key}?name=styletwin-makeup-${id}.png`);
+    assert.equal(png.status, 200);
+    assert.equal(png.headers.get("Content-Type"), "image/png");
+    assert.equal(png.headers.get("Content-Disposition"), `attachment; filename="styletwin-makeup-${id}.png"`);
+    assert.equal(png.headers.get("Cache-Control"), "private, no-cache");
+    const meta = await sharp(png.bytes).metadata();
+    assert.deepEqual([meta.format, meta.width, meta.height], ["png", 90, 160]);
+    // Lossless: the PNG holds the JPEG's pixels exactly.
+    const [a, b] = await Promise.all([png.bytes, jpeg].map((x) => sharp(x).raw().toBuffer()));
+    assertSameBytes(new Uint8Array(a), new Uint8Array(b));
+    const webp = await get(ctx, `/api/download/${key}?name=look.webp`);
+    assert.equal(webp.headers.get("Content-Type"), "image/webp");
+    assert.equal(webp.headers.get("Content-Disposition"), 'attachment; filename="styletwin-look.webp"');
+    // Its own format, or no extension asked for: the stored bytes as they are.
+    for (const name of ["look.jpg", "look"]) {
+      const same = await get(ctx, `/api/download/${key}?name=${name}`);
+      assert.equal(same.headers.get("Content-Disposition"), 'attachment; filename="styletwin-look.jpg"');
+      assertSameBytes(same.bytes, jpeg);
+    }
+    assert.equal((await get(ctx, `/api/download/${newKey("jpg")}?name=x.png`)).status, 404);
+  },
+);
+
 apiTest("photos: unknown keys and path traversal attempts are 404 {detail}", async (ctx) => {
   // A real file just outside the storage root, and one inside under a non-key name.
   await Deno.writeTextFile(`${ctx.dataDir}/secret.jpg`, "secret");
