@@ -86,16 +86,21 @@ export function resolveStyleRequest(
 }
 
 /**
- * One option as GET /api/styling-options shows it. The renderer's recipes (lip finish, base
- * strengths, backdrops, grades, framing) live with the renderer; the studio gets only what it
- * displays: `includes` (the layers a look style applies) and `swatch` (the colours of a
- * backdrop's or a light's preview tile).
+ * One option as GET /api/styling-options shows it: `id`, `label`, `hex`, `description`. The renderer's
+ * recipes (lip finish, base strengths, backdrops, grades, framing) live with the renderer.
  */
 export interface PublicOption {
   id: string;
   label: string;
   hex?: string;
   description?: string;
+}
+
+/**
+ * What the studio displays beside an option, apart from the option's own public shape: `includes` (the
+ * layers a look style applies) and `swatch` (the colours of a backdrop's or a light's preview tile).
+ */
+export interface OptionPresentation {
   includes?: Partial<Record<string, string>>;
   swatch?: string[];
 }
@@ -106,18 +111,26 @@ interface ListFields {
   swatch?: string[];
 }
 
-export function publicOption(entry: CatalogEntry & ListFields): PublicOption {
+export function publicOption(entry: CatalogEntry): PublicOption {
   const out: PublicOption = { id: entry.id, label: entry.label };
   if (entry.hex) out.hex = entry.hex;
   if (entry.description) out.description = entry.description;
+  return out;
+}
+
+function presentationOf(entry: CatalogEntry & ListFields): OptionPresentation | undefined {
+  const out: OptionPresentation = {};
   if (entry.preset) out.includes = { ...entry.preset };
   if (entry.swatch && entry.swatch.length > 0) out.swatch = [...entry.swatch];
-  return out;
+  return out.includes || out.swatch ? out : undefined;
 }
 
 type PublicCatalog = {
   [Studio in keyof typeof CATALOG]: { [Group in keyof (typeof CATALOG)[Studio]]: PublicOption[] };
 };
+
+/** Per studio, list and option id: its presentation, for the options that have one. */
+type Presentation = Record<string, Record<string, Record<string, OptionPresentation>>>;
 
 function publicCatalog(): PublicCatalog {
   return Object.fromEntries(
@@ -126,17 +139,32 @@ function publicCatalog(): PublicCatalog {
       Object.fromEntries(
         Object.entries(groups).map(([group, list]) => [
           group,
-          (list as readonly (CatalogEntry & ListFields)[]).map(publicOption),
+          (list as readonly CatalogEntry[]).map(publicOption),
         ]),
       ),
     ]),
   ) as PublicCatalog;
 }
 
+function presentation(): Presentation {
+  const out: Presentation = {};
+  for (const [studio, groups] of Object.entries(CATALOG)) {
+    for (const [group, list] of Object.entries(groups)) {
+      for (const entry of list as readonly (CatalogEntry & ListFields)[]) {
+        const shown = presentationOf(entry);
+        if (shown) ((out[studio] ??= {})[group] ??= {})[entry.id] = shown;
+      }
+    }
+  }
+  return out;
+}
+
 /** GET /api/styling-options: the public catalog, the defaults and what the active model honours. */
 export function stylingOptions(model: { name: string; capabilities: ModelCapabilities }) {
   return {
     ...publicCatalog(),
+    // Beside the options, not in them: each option keeps the public shape (see OptionPresentation).
+    presentation: presentation(),
     defaults: defaultOptions("makeup"),
     models: {
       active: model.name,

@@ -565,7 +565,7 @@ apiTest(
   async (ctx) => {
     const res = await ctx.call("GET", "/api/styling-options");
     assert.equal(res.status, 200);
-    const allowed = new Set(["id", "label", "hex", "description", "includes", "swatch"]);
+    const allowed = new Set(["id", "label", "hex", "description"]);
     let options = 0;
     for (const group of ["makeup", "hair", "barber", "scene"]) {
       for (
@@ -599,11 +599,20 @@ apiTest(
     ) {
       assert.ok(!text.includes(recipe), recipe);
     }
-    // What the studio displays is still there: a look's layers and a light's preview colours.
-    const soft = res.body.makeup.lookStyles.find((e: { id: string }) => e.id === "soft-glam");
-    assert.equal(soft.includes.lips, "rose-satin");
-    const warm = res.body.scene.lighting.find((e: { id: string }) => e.id === "warm");
-    assert.equal(warm.swatch.length, 2);
+    // What the studio displays is still there, beside the options: a look's layers and a light's colours.
+    assert.equal(res.body.presentation.makeup.lookStyles["soft-glam"].includes.lips, "rose-satin");
+    assert.equal(res.body.presentation.scene.lighting.warm.swatch.length, 2);
+    for (const [studio, lists] of Object.entries(res.body.presentation as Record<string, object>)) {
+      for (const [list, byId] of Object.entries(lists)) {
+        for (const [id, shown] of Object.entries(byId as Record<string, object>)) {
+          assert.ok(
+            res.body[studio][list].some((e: { id: string }) => e.id === id),
+            `${studio}.${list}.${id}`,
+          );
+          for (const key of Object.keys(shown)) assert.ok(["includes", "swatch"].includes(key), key);
+        }
+      }
+    }
     assert.equal(res.body.models.active, ctx.model.name);
   },
 );

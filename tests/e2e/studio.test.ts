@@ -455,7 +455,7 @@ Deno.test(
           supported: {},
         };
         for (const [studio, groups] of Object.entries(body)) {
-          if (studio === "models" || studio === "defaults") continue;
+          if (studio === "models" || studio === "defaults" || studio === "presentation") continue;
           for (const list of Object.values(groups as Record<string, { id: string }[]>)) {
             for (const key of Object.keys(body.defaults)) {
               body.models.supported[key] = [...(body.models.supported[key] ?? []), ...list.map((e) => e.id)];

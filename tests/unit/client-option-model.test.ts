@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OPTION_KEYS } from "../../server/styling/option-keys.ts";
-import type { StylingCatalog } from "../../client/features/studio/catalog.ts";
+import { type StylingCatalog, withPresentation } from "../../client/features/studio/catalog.ts";
 import {
   buildGeneratePayload,
   initialSelections,
@@ -204,4 +204,27 @@ Deno.test("a full name splits into the profile's first name (its first word) and
   assert.deepEqual(splitFullName("Cher"), { first: "Cher", last: "" });
   assert.deepEqual(splitFullName(""), { first: "", last: "" });
   assert.deepEqual(splitFullName(null), { first: "", last: "" });
+});
+
+Deno.test("the catalogue's presentation is joined to its options: a look's layers, a light's colours", () => {
+  const served = {
+    makeup: { lookStyles: [{ id: "glam", label: "Glam" }, { id: "none", label: "No Makeup" }] },
+    hair: { colors: [{ id: "auburn", label: "Auburn", hex: "#7E2E1F" }] },
+    barber: {},
+    scene: { lighting: [{ id: "warm", label: "Warm" }] },
+    presentation: {
+      makeup: { lookStyles: { glam: { includes: { lips: "red" } } } },
+      scene: { lighting: { warm: { swatch: ["#fff", "#000"] } } },
+    },
+    defaults: {},
+    models: { active: "local", angles: ["front"], supported: {}, unavailable: {} },
+  } as unknown as Parameters<typeof withPresentation>[0];
+  const catalog = withPresentation(served);
+  assert.deepEqual(catalog.makeup.lookStyles, [
+    { id: "glam", label: "Glam", includes: { lips: "red" } },
+    { id: "none", label: "No Makeup" },
+  ]);
+  assert.deepEqual(catalog.scene.lighting, [{ id: "warm", label: "Warm", swatch: ["#fff", "#000"] }]);
+  assert.deepEqual(catalog.hair.colors, [{ id: "auburn", label: "Auburn", hex: "#7E2E1F" }]);
+  assert.equal("presentation" in catalog, false);
 });
