@@ -144,7 +144,14 @@ async function shareFiles(
   }
 }
 
-const toFile = (blob: Blob, name: string) => new File([blob], name, { type: blob.type || "image/png" });
+const EXT_OF_TYPE: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/webp": "webp" };
+
+/** A blob as a file named `name`, its extension the blob's real one (a .png name on a JPEG blob: .jpg). */
+const toFile = (blob: Blob, name: string) => {
+  const ext = EXT_OF_TYPE[blob.type];
+  const named = ext ? name.replace(/\.(png|jpe?g|webp)$/i, `.${ext}`) : name;
+  return new File([blob], named, { type: blob.type || "image/png" });
+};
 
 export async function downloadImage(
   url: string,

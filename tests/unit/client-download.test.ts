@@ -44,6 +44,16 @@ function env(over: Partial<DownloadEnv> & { status?: number } = {}): DownloadEnv
 
 const abort = () => Promise.reject(Object.assign(new Error("Share canceled"), { name: "AbortError" }));
 
+Deno.test("download (mobile): the shared file is named by what it holds (a .png name on a JPEG: .jpg)", async () => {
+  clearPrefetched();
+  const jpeg = env({
+    fetch: () => Promise.resolve(new Response(new Blob(["jpg"], { type: "image/jpeg" }))),
+  });
+  assert.equal(await downloadImage("/api/uploads/b.jpg", "styletwin-makeup-1.png", jpeg), "shared");
+  const [file] = jpeg.shared[0].files!;
+  assert.deepEqual([file.name, file.type], ["styletwin-makeup-1.jpg", "image/jpeg"]);
+});
+
 Deno.test("download (mobile): closing the share sheet is 'cancelled', and says nothing", async () => {
   clearPrefetched();
   const e = env({ share: abort });

@@ -34,9 +34,12 @@ export function statusLook(status: string): { label: string; className: string }
   }
 }
 
-/** The history download's file name: styletwin-{studio_type}-{id}.png. */
-export function historyDownloadName(item: Pick<HistoryItem, "studio_type" | "id">, url: string): string {
-  return downloadName(`styletwin-${item.studio_type}-${item.id}`, url);
+/**
+ * The history download's file name: styletwin-{studio_type}-{id}.png, a PNG whatever the result is stored
+ * as (the server re-encodes a JPEG result when a .png is asked for).
+ */
+export function historyDownloadName(item: Pick<HistoryItem, "studio_type" | "id">): string {
+  return `styletwin-${item.studio_type}-${item.id}.png`;
 }
 
 function Chips({ item }: { item: HistoryItem }) {
@@ -73,7 +76,7 @@ function Item({ item, onOpen }: { item: HistoryItem; onOpen(item: HistoryItem): 
     if (!item.result_url) return;
     setBusy(true);
     try {
-      const name = historyDownloadName(item, item.result_url);
+      const name = historyDownloadName(item);
       const outcome = await downloadImage(item.result_url, name);
       if (outcome === "failed") {
         toast({
