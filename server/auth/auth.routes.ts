@@ -7,7 +7,7 @@ import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts
 import { clientIp } from "../http/client-ip.ts";
 import { sharedRateLimitStore } from "../http/db-rate-limit-store.ts";
 import { AppError } from "../http/errors.ts";
-import { requireJson } from "../http/require-json.ts";
+import { assertJsonContentType, requireJson } from "../http/require-json.ts";
 import type { RateLimitStore, RateRule } from "../http/rate-limit.ts";
 import { validate } from "../http/validate.ts";
 import { loginSchema, logoutSchema, refreshSchema, registerSchema } from "./auth.schemas.ts";
@@ -97,9 +97,17 @@ export function authRoutes(deps: AuthDeps) {
         await auth.refresh(deps, c.req.valid("json").refresh_token),
       );
     })
-    // The body is optional here (a bearer alone signs out), so any Content-Type is accepted.
+    // The body is optional here (a bearer alone signs out); a body that is there must be JSON (415 otherwise).
     .post("/logout", authMiddleware(deps, "required"), async (c) => {
-      const body = logoutSchema.safeParse(await c.req.json().catch(() => ({})));
+      const raw = await c.req.text();
+      if (raw.trim()) assertJsonContentType(c);
+      let parsed: unknown = {};
+      try {
+        if (raw.trim()) parsed = JSON.parse(raw);
+      } catch {
+        // Unreadable JSON: signed out by the bearer alone, as with no body.
+      }
+      const body = logoutSchema.safeParse(parsed);
       const { user, sessionId } = caller(c);
       await auth.logout(
         deps,

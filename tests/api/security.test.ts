@@ -273,6 +273,14 @@ apiTest("security: every JSON route refuses a text/plain body with 415", async (
     assert.equal(res.status, 415, `${method} ${path}: ${JSON.stringify(res.body)}`);
     assert.equal(res.body.code, "unsupported_media_type");
   }
+  // Logout needs no body (the bearer signs out), but a body it is given must be JSON too.
+  const logout = await ctx.call("POST", "/api/auth/logout", {
+    token: session.access_token,
+    headers: { "Content-Type": "text/plain" },
+    body: "hello",
+  });
+  assert.equal(logout.status, 415, JSON.stringify(logout.body));
+  assert.equal((await ctx.call("GET", "/api/users/me", { token: session.access_token })).status, 200);
 });
 
 // --- Session revocation races (50 rounds each) -----------------------------------------
