@@ -28,7 +28,7 @@ import {
 } from "./payments.schemas.ts";
 import { validatePromotion } from "./promotions.service.ts";
 import type { PaymentProvider } from "./providers/payment-provider.ts";
-import { cancelAtPeriodEnd, getSubscriptionSummary } from "./subscription.service.ts";
+import { cancelAtPeriodEnd, subscriptionView } from "./subscription.service.ts";
 import { handleStripeWebhook } from "./webhook.service.ts";
 
 /** Stripe's events are a few KB; this leaves ample room and still bounds the read. */
@@ -131,7 +131,7 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
       return c.json(await cancelAtPeriodEnd(deps, caller(c).user.id));
     })
     .get("/users/subscription", requireAuth, async (c) => {
-      return c.json(await getSubscriptionSummary(deps.db, caller(c).user.id));
+      return c.json(await subscriptionView(deps, caller(c).user));
     })
     .post(
       "/payments/webhook",

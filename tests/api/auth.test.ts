@@ -391,12 +391,17 @@ apiTest("auth: `deno task admin [--revoke]` promotes and demotes, verified or no
   });
   assert.equal((await me()).role, "admin");
   assert.equal((await me()).credits, 999999);
+  // Every balance the API shows reads as unlimited, the subscription's too.
+  const sub = await ctx.call("GET", "/api/users/subscription", { token: session.access_token });
+  assert.equal(sub.body.credits_remaining, 999999);
   assert.deepEqual(await setAdminRole(db, ctx.config, email, false), {
     ok: true,
     message: `${email} is no longer an admin`,
   });
   assert.equal((await me()).role, "user");
   assert.equal((await me()).credits, 10);
+  const demoted = await ctx.call("GET", "/api/users/subscription", { token: session.access_token });
+  assert.equal(demoted.body.credits_remaining, 10);
   assert.equal((await setAdminRole(db, ctx.config, uniqueEmail(), true)).ok, false);
 });
 
