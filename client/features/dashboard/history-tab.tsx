@@ -3,7 +3,7 @@
  * the list scrolls. Queued and processing items refresh by themselves.
  */
 import { useEffect, useRef, useState } from "react";
-import { downloadImage, downloadName } from "../../lib/download.ts";
+import { downloadImage } from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
 import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
