@@ -897,7 +897,8 @@ apiTest(
     );
 
     const names: [string, string][] = [
-      ["styletwin-result.png", "styletwin-result.jpg"], // the real extension wins
+      ["styletwin-result.jpeg", "styletwin-result.jpg"], // the stored format's own extension
+      ["styletwin-result.heic", "styletwin-result.jpg"], // not a format a download is re-encoded to
       ["styletwin-360-front", "styletwin-360-front.jpg"],
       ["makeup-1234", "styletwin-makeup-1234.jpg"],
       ['../../Evil "Name"\r\nX-Injected: 1', "styletwin-evil-name-x-injected-1.jpg"],
