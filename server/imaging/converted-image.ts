@@ -7,12 +7,6 @@ import sharp from "sharp";
 
 export type DownloadFormat = "png" | "jpeg" | "webp";
 
-export const DOWNLOAD_MIME: Record<DownloadFormat, string> = {
-  png: "image/png",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-};
-
 /** Stored images are at most 1080x1920 results or normalised photos; this bounds a hostile blob. */
 const MAX_PIXELS = 40_000_000;
 

@@ -21,7 +21,7 @@ export const JPEG_QUALITY = 90;
 export type PhotoInputFormat = "jpeg" | "png" | "webp" | "gif" | "heif" | "avif";
 
 export type ImageInputProblem =
-  /** Not one of the accepted formats (text, PDF, GIF, SVG, ...). */
+  /** Not one of the accepted formats (text, PDF, SVG, TIFF, BMP, ...). */
   | "unsupported-format"
   /** A HEIC photo whose codec (HEVC) this server's image library cannot decode. */
   | "unsupported-codec"

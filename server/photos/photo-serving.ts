@@ -6,7 +6,7 @@
 import type { DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
 import { type BlobStorage, isValidKey, mimeForKey } from "../storage/storage.ts";
-import { convertedImage, DOWNLOAD_MIME, type DownloadFormat } from "../imaging/converted-image.ts";
+import { convertedImage, type DownloadFormat } from "../imaging/converted-image.ts";
 import { findPhotoById } from "./photos.repository.ts";
 
 export const uploadUrl = (key: string) => `/api/uploads/${key}`;
@@ -110,15 +110,13 @@ export async function openConvertedImage(
   if (!isValidKey(key)) throw notFound;
   const stored = await storage.get(key);
   if (!stored) throw notFound;
-  return {
-    bytes: await convertedImage(stored, format),
-    mime: DOWNLOAD_MIME[format],
-    ext: EXT_OF_FORMAT[format],
-  };
+  const ext = EXT_OF_FORMAT[format];
+  return { bytes: await convertedImage(stored, format), mime: mimeForKey(`.${ext}`), ext };
 }
 
 /**
- * `styletwin-<name>.<real ext>`: the requested name lower-cased and reduced
+ * `styletwin-<name>.<ext>` (the stored image's extension, or a re-encoded download's: see requestedFormat):
+ * the requested name lower-cased and reduced
  * to [a-z0-9-] (its own extension and styletwin- prefix dropped), or the
  * key's first 8 characters when nothing usable is left.
  */
