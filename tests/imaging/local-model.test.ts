@@ -14,7 +14,7 @@ import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import { deltaE } from "../../server/imaging/local/color.ts";
 import { normalizePhoto } from "../../server/imaging/normalize-photo.ts";
 import { cropFace, DARK_HAIR, decode, FRONTAL_FACES, FULL_INTENSITY, labOf, landscape } from "./fixtures.ts";
-import { assertSameBytes } from "../helpers/same-bytes.ts";
+import { assertSameImage } from "../helpers/same-bytes.ts";
 
 const FACE: [number, number, number, number] = [3, 515, 295, 361];
 
@@ -151,7 +151,7 @@ Deno.test("local model through the worker pool", (t) =>
       for (let round = 0; round < 2; round++) {
         for (const [i, look] of looks.entries()) {
           const res = await model.generate({ ...request(photo, look), photoId: "photo-1" });
-          assertSameBytes(res.image, fresh[i], `look ${i}, round ${round}`);
+          await assertSameImage(res.image, fresh[i], `look ${i}, round ${round}`);
           // A preview of the same photo in between uses (and keeps) its own framing.
           await model.preview({ ...request(photo, look), photoId: "photo-1" });
         }
@@ -166,7 +166,11 @@ Deno.test("local model through the worker pool", (t) =>
         const fresh = await model.generateWithTimings(request(photo, look));
         assert.equal(await model.prepare({ photoId: "prepared-1", photo }), true);
         const first = await model.generateWithTimings({ ...request(photo, look), photoId: "prepared-1" });
-        assertSameBytes(first.image, fresh.image, "the prepared photo's first look differs from a fresh one");
+        await assertSameImage(
+          first.image,
+          fresh.image,
+          "the prepared photo's first look differs from a fresh one",
+        );
         assert.deepEqual(first.notes, fresh.notes);
         // Decoded, searched, framed and segmented at upload: those stages cost next to nothing now.
         const photoStages = (t: Record<string, number>) => t.decode + t.detect + t.segment + t.plan + t.frame;
@@ -186,7 +190,7 @@ Deno.test("local model through the worker pool", (t) =>
         assert.equal(await model.prepare({ photoId: "prepared-preview", photo }), true);
         // The preview's own framing is prepared right after the output's (the preview waits for it here).
         const first = await model.preview({ ...request(photo, look), photoId: "prepared-preview" });
-        assertSameBytes(
+        await assertSameImage(
           first.image,
           fresh.image,
           "the prepared photo's first preview differs from a fresh one",
@@ -225,11 +229,19 @@ Deno.test("local model through the worker pool", (t) =>
           assert.deepEqual(order, ["preview", "prepared true"], id);
           // The preview and the later steps share what each made: the images are a fresh render's.
           const want = look === lips ? fresh.lips : fresh.auburn;
-          assertSameBytes(seen.image, want.image, `${id}: the preview differs from a fresh one`);
+          await assertSameImage(seen.image, want.image, `${id}: the preview differs from a fresh one`);
           const again = await model.preview({ ...auburn, photoId: id });
-          assertSameBytes(again.image, fresh.auburn.image, `${id}: a later preview differs from a fresh one`);
+          await assertSameImage(
+            again.image,
+            fresh.auburn.image,
+            `${id}: a later preview differs from a fresh one`,
+          );
           const result = await model.generate({ ...auburn, photoId: id });
-          assertSameBytes(result.image, fresh.generated.image, `${id}: the result differs from a fresh one`);
+          await assertSameImage(
+            result.image,
+            fresh.generated.image,
+            `${id}: the result differs from a fresh one`,
+          );
         }
       },
     );
@@ -394,7 +406,7 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     const first = await firstLook;
     assert.equal(await prepared, true);
     assert.ok(otherWaited < 400, `the other look waited ${otherWaited.toFixed(0)} ms beyond its render`);
-    assertSameBytes(first.image, fresh.image, "the look waited for differs from a fresh one");
+    await assertSameImage(first.image, fresh.image, "the look waited for differs from a fresh one");
     // It went between two of the preparation's steps (see PREPARE_STEPS): the photo was decoded and its face
     // found by then, and the steps after it went on.
     assert.ok(first.photoCached, JSON.stringify({ waited: first.timings, fresh: fresh.timings }));

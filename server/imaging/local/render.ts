@@ -616,8 +616,13 @@ async function renderStages(
   const scene = person && setting && backdrop
     ? track(renderBackdrop(setting, framing.width, framing.height, g.center, blur, litFrom?.side))
     : undefined;
+  // A person kept without its plan (a look with no scene made it, or the worker trimmed the plan while idle) is
+  // planned with its cells' colours taken from the photo again, as a fresh mask's are: planned without them, the
+  // first refineMatte checks the plan with the canvas's colours instead (see checkPlan), and on 3 of 16 demo faces
+  // the matte came out unlike a fresh render's, so a look's result depended on the looks styled before it.
   const plan = person && !job.coloursOnly && (scene || blur > 0 || personLight || prepareOnly)
-    ? kept?.plan ?? planMatte(framing, person, g.center, cells)
+    ? kept?.plan ??
+      planMatte(framing, person, g.center, cells ?? takeCellColours(person, framing, { photo, ...framing }))
     : undefined;
   if (plan) lap("plan");
   const img = await framed;
