@@ -46,7 +46,7 @@ Deno.test({
       assert.equal(r.path, "/v1/images/edits");
       assert.equal(r.authorization, `Bearer ${fake.apiKey}`);
       assert.match(r.contentType ?? "", /^multipart\/form-data; boundary=/);
-      assert.equal(r.fields.model, "gpt-image-1");
+      assert.equal(r.fields.model, "gpt-image-1.5");
       assert.equal(r.fields.size, "1024x1536");
       assert.equal(r.fields.n, "1");
       assert.equal(r.fields.input_fidelity, "high");

@@ -11,7 +11,11 @@ import type { ImageProvider, ProviderCall, ProviderImage, ProviderOptions } from
 import { fromBase64, ProviderError, retryAfterFromHeaders } from "./provider.ts";
 import { httpProviderError, type StatusRule, transportError } from "./provider-errors.ts";
 
-export const DEFAULT_OPENAI_IMAGE_MODEL = "gpt-image-1";
+/**
+ * GPT Image 1.5: takes the portrait at `input_fidelity: "high"` and answers 1024x1536. (GPT Image 1, the default
+ * before, was shut down on 2026-10-23, as the openai SDK's model list says.) OPENAI_IMAGE_MODEL picks another.
+ */
+export const DEFAULT_OPENAI_IMAGE_MODEL = "gpt-image-1.5";
 export const OPENAI_SIZE = "1024x1536";
 /** Models that take `input_fidelity: "high"`: gpt-image-1 and gpt-image-1.5, with or without a dated suffix. */
 const FIDELITY_MODELS = /^gpt-image-1(\.5)?(-\d{4}-\d{2}-\d{2})?$/;
