@@ -406,7 +406,13 @@ Deno.test("a look asked for while its photo is being prepared waits for that wor
     const first = await firstLook;
     assert.equal(await prepared, true);
     assert.ok(otherWaited < 400, `the other look waited ${otherWaited.toFixed(0)} ms beyond its render`);
-    await assertSameImage(first.image, fresh.image, "the look waited for differs from a fresh one");
+    // (Where the look went among the steps, should it ever differ: its photo was cached or not, and its laps.)
+    const where = JSON.stringify({
+      photoCached: first.photoCached,
+      waited: first.timings,
+      fresh: fresh.timings,
+    });
+    await assertSameImage(first.image, fresh.image, `the look waited for differs from a fresh one ${where}`);
     // It went between two of the preparation's steps (see PREPARE_STEPS): the photo was decoded and its face
     // found by then, and the steps after it went on.
     assert.ok(first.photoCached, JSON.stringify({ waited: first.timings, fresh: fresh.timings }));
