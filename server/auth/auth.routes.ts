@@ -99,13 +99,15 @@ export function authRoutes(deps: AuthDeps) {
     })
     // The body is optional here (a bearer alone signs out); a body that is there must be JSON (415 otherwise).
     .post("/logout", authMiddleware(deps, "required"), async (c) => {
-      const raw = await c.req.text();
-      if (raw.trim()) assertJsonContentType(c);
+      const raw = (await c.req.text()).trim();
       let parsed: unknown = {};
-      try {
-        if (raw.trim()) parsed = JSON.parse(raw);
-      } catch {
-        // Unreadable JSON: signed out by the bearer alone, as with no body.
+      if (raw) {
+        assertJsonContentType(c);
+        try {
+          parsed = JSON.parse(raw);
+        } catch {
+          // Unreadable JSON: signed out by the bearer alone, as with no body.
+        }
       }
       const body = logoutSchema.safeParse(parsed);
       const { user, sessionId } = caller(c);

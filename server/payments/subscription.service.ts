@@ -6,13 +6,12 @@
  */
 import type { Db, DbOrTx } from "../../db/client.ts";
 import type { Config } from "../config.ts";
-import { ADMIN_CREDITS } from "../credits/credit-constants.ts";
 import { readBalance } from "../credits/credits.repository.ts";
 import { grantCredits } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
 import { log } from "../log.ts";
 import type { UserRow } from "../users/users.repository.ts";
-import { isAdmin } from "../users/users.service.ts";
+import { shownCredits } from "../users/users.service.ts";
 import { PLANS } from "./catalog.ts";
 import { paymentProviderFor } from "./payment-provider-for.ts";
 import type { PlanId, SubscriptionSummary } from "./payments.schemas.ts";
@@ -54,16 +53,13 @@ export async function getSubscriptionSummary(db: DbOrTx, userId: string): Promis
   };
 }
 
-/**
- * GET /api/users/subscription: the summary, with an admin's credits read as the unlimited sentinel, as
- * everywhere the API shows a balance (see toPublicUser).
- */
+/** GET /api/users/subscription: the summary, its credits as every balance the API shows (see shownCredits). */
 export async function subscriptionView(
   deps: { db: DbOrTx; config: Pick<Config, "adminEmails"> },
   user: Pick<UserRow, "id" | "email" | "role" | "isVerified">,
 ): Promise<SubscriptionSummary> {
   const summary = await getSubscriptionSummary(deps.db, user.id);
-  return isAdmin(user, deps.config) ? { ...summary, credits_remaining: ADMIN_CREDITS } : summary;
+  return { ...summary, credits_remaining: shownCredits(user, summary.credits_remaining, deps.config) };
 }
 
 /**

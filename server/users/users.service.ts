@@ -17,7 +17,16 @@ export function isAdmin(
   return user.role === "admin" || (user.isVerified && config.adminEmails.has(user.email));
 }
 
-/** What a user may see of their own row. Admins read the 999999 sentinel (unlimited). */
+/** The balance the API shows for `user`: `balance`, or for an admin the 999999 sentinel (unlimited). */
+export function shownCredits(
+  user: Pick<UserRow, "email" | "role" | "isVerified">,
+  balance: number,
+  config: Pick<Config, "adminEmails">,
+): number {
+  return isAdmin(user, config) ? ADMIN_CREDITS : balance;
+}
+
+/** What a user may see of their own row, its balance as shownCredits shows it. */
 export function toPublicUser(
   user: UserRow,
   config: Pick<Config, "adminEmails">,
@@ -28,7 +37,7 @@ export function toPublicUser(
     email: user.email,
     full_name: user.fullName,
     profile_image_url: user.profileImageUrl,
-    credits: admin ? ADMIN_CREDITS : user.credits,
+    credits: shownCredits(user, user.credits, config),
     created_at: user.createdAt.toISOString(),
     is_active: user.isActive,
     is_verified: user.isVerified,
