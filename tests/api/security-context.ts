@@ -4,7 +4,6 @@
  * builds the real app and makes its own users, so each runs alone, with
  * `--filter`, in any order.
  */
-import { fastBackend } from "../helpers/api-test.ts";
 import { type Backend, backends } from "../helpers/backends.ts";
 import { openTestContext, PASSWORD, type TestContext } from "../helpers/test-app.ts";
 
@@ -30,7 +29,7 @@ export function apiTest(
 ) {
   for (const backend of backends()) {
     Deno.test({ name: `[${backend.name}] ${name}`, ignore: backend.skip }, async () => {
-      const ctx = await openTestContext(fastBackend(backend), { ...RELAXED_LIMITS, ...env });
+      const ctx = await openTestContext(backend, { ...RELAXED_LIMITS, ...env });
       try {
         await fn(ctx, backend);
       } finally {

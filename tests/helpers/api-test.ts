@@ -1,42 +1,18 @@
 /**
  * Independent API tests: `apiTest(name, fn)` registers one test per backend
  * (`[pglite] name`, `[postgres] name`), each with its own database (a clone of
- * one migrated PGlite, or a fresh Postgres database), its own app and its own
+ * the migrated PGlite template, or a fresh Postgres database), its own app and its own
  * users and photos, so every test runs alone (`deno test --filter`) and in any
  * order. `only: "postgres"` registers a test on Postgres alone (it is then
  * reported as ignored, not passed, where Postgres is not configured). Every
  * test ends with the ledger audit: each balance equals the sum of its rows.
  */
 import assert from "node:assert/strict";
-import { PGlite } from "@electric-sql/pglite";
-import { drizzle } from "drizzle-orm/pglite";
-import { migrate } from "drizzle-orm/pglite/migrator";
 import sharp from "sharp";
-import { openDatabase } from "../../db/client.ts";
 import type { ImageModel } from "../../server/imaging/image-model.ts";
 import { type Backend, backends } from "./backends.ts";
 import { ledgerMismatches } from "./ledger.ts";
 import { openTestContext, type TestContext, type TestOptions } from "./test-app.ts";
-
-let template: Promise<Blob> | undefined;
-
-/** One migrated PGlite per test process, dumped once and cloned per test. */
-function migratedPgliteDump(): Promise<Blob> {
-  template ??= (async () => {
-    const pg = new PGlite();
-    await migrate(drizzle(pg), { migrationsFolder: new URL("../../migrations", import.meta.url).pathname });
-    const dump = await pg.dumpDataDir("none");
-    await pg.close();
-    return dump;
-  })();
-  return template;
-}
-
-/** The backend with PGlite opened from that migrated clone; Postgres as it is. */
-export function fastBackend(backend: Backend): Backend {
-  if (backend.name !== "pglite") return backend;
-  return { ...backend, open: async () => openDatabase({ loadDataDir: await migratedPgliteDump() }) };
-}
 
 /** Limits high enough that only rate-limit tests meet them; X-Forwarded-For is honoured. */
 export const TEST_ENV: Record<string, string> = {
@@ -62,7 +38,7 @@ export function apiTest(
   for (const backend of backends()) {
     if (opts.only && backend.name !== opts.only) continue;
     Deno.test({ name: `[${backend.name}] ${name}`, ignore: backend.skip }, async () => {
-      const ctx = await openTestContext(fastBackend(backend), { ...TEST_ENV, ...opts.env }, {
+      const ctx = await openTestContext(backend, { ...TEST_ENV, ...opts.env }, {
         model: opts.model?.(),
         timeoutMs: opts.timeoutMs,
       });

@@ -5,6 +5,7 @@
  */
 import postgres from "postgres";
 import { type Database, openDatabase } from "../../db/client.ts";
+import { templateDataDir } from "./db-template.ts";
 
 export interface Backend {
   name: "pglite" | "postgres";
@@ -17,7 +18,8 @@ const TEST_DATABASE_URL = Deno.env.get("TEST_DATABASE_URL");
 
 export function backends(): Backend[] {
   return [
-    { name: "pglite", skip: false, open: () => openDatabase({}) },
+    // An in-memory PGlite loaded from the migrated template (the migrator then finds nothing to do).
+    { name: "pglite", skip: false, open: async () => openDatabase({ loadDataDir: await templateDataDir() }) },
     { name: "postgres", skip: !TEST_DATABASE_URL, open: openFreshPostgres },
   ];
 }

@@ -5,6 +5,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { buildClientOnce } from "./client-build.ts";
+import { ensureTemplateBuilt } from "./db-template.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -31,6 +32,9 @@ export async function startLiveServer(
   opts: { env?: Record<string, string>; dataDir?: string; buildClient?: boolean } = {},
 ): Promise<LiveServer> {
   if (opts.buildClient !== false) await ensureClientBuilt();
+  // A fresh DATA_DIR starts from the migrated template, as under `deno task start` (2.1 s to listening
+  // here against 6.5 s for initdb and every migration).
+  if (!opts.env?.DATABASE_URL) await ensureTemplateBuilt();
   const dataDir = opts.dataDir ?? await Deno.makeTempDir({ prefix: "styletwin-live-" });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "main.ts"],
