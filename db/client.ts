@@ -37,6 +37,11 @@ export interface OpenOptions {
   dataDir?: string;
   /** A prepared PGlite data dir tarball to start from (tests clone one migrated database). */
   loadDataDir?: Blob;
+  /**
+   * A fresh `dataDir` starts from the migrated template when it was built (the default); false creates the
+   * cluster and runs every migration, as a server started without the template does (the Docker image).
+   */
+  fromTemplate?: boolean;
 }
 
 /**
@@ -157,7 +162,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.dataDir) {
     Deno.mkdirSync(opts.dataDir, { recursive: true });
     // A fresh directory starts from the migrated template when it was built (a fifth of the time).
-    if (!opts.loadDataDir && !existsSync(join(opts.dataDir, "PG_VERSION"))) {
+    if (!opts.loadDataDir && opts.fromTemplate !== false && !existsSync(join(opts.dataDir, "PG_VERSION"))) {
       await unpackDatabaseTemplate(opts.dataDir);
     }
   }

@@ -44,3 +44,27 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "pglite template: without it, a fresh DATA_DIR is created and fully migrated (a start without the template)",
+  sanitizeResources: false, // PGlite keeps its WASM module loaded
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "styletwin-no-template-" });
+    try {
+      const database = await openDatabase({ dataDir: join(dir, "db"), fromTemplate: false });
+      const applied = await database.db.execute(
+        sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+      );
+      assert.equal(pgliteRows(applied)[0].n, journal.entries.length);
+      await database.db.execute(
+        sql`insert into users (email, password_hash, full_name) values ('fresh@example.com', 'x', 'Fresh')`,
+      );
+      const users = await database.db.execute(sql`select count(*)::int as n from users`);
+      assert.equal(pgliteRows(users)[0].n, 1);
+      await database.close();
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
