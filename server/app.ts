@@ -31,6 +31,7 @@ import { PaymentProviderError } from "./payments/providers/payment-provider.ts";
 import { log } from "./log.ts";
 import { previewRoutes } from "./preview/preview.routes.ts";
 import type { Previewer } from "./preview/previewer.ts";
+import { methodsOfRoutes } from "./http/method-not-allowed.ts";
 
 export interface AppDeps {
   db: Db;
@@ -132,7 +133,15 @@ export function createApp(deps: AppDeps) {
   // The sandbox provider's hosted checkout page (outside /api: it is a page, not an API).
   app.route("/", sandboxCheckoutRoutes(deps));
 
-  app.all("/api/*", () => {
+  // A path that exists under other methods is 405 with Allow; any other is 404.
+  const allowedMethods = methodsOfRoutes(app, "/api/");
+  app.all("/api/*", (c) => {
+    const allow = allowedMethods(c.req.path);
+    if (allow.length > 0) {
+      throw new AppError(405, `Method ${c.req.method} not allowed: use ${allow.join(", ")}`, {
+        headers: { Allow: allow.join(", ") },
+      });
+    }
     throw new AppError(404, "Not found");
   });
 

@@ -10,6 +10,7 @@ export type ErrorStatus =
   | 402
   | 403
   | 404
+  | 405
   | 409
   | 413
   | 415
@@ -25,6 +26,7 @@ export const DEFAULT_CODES: Record<ErrorStatus, string> = {
   402: "insufficient_credits",
   403: "forbidden",
   404: "not_found",
+  405: "method_not_allowed",
   409: "conflict",
   413: "payload_too_large",
   415: "unsupported_media_type",

@@ -517,6 +517,37 @@ apiTest("auth: an unknown API path -> 404 not_found JSON", async (ctx) => {
   assert.deepEqual(res.body, { detail: "Not found", code: "not_found" });
 });
 
+apiTest(
+  "an API path asked with a method it does not take -> 405 with Allow, changing nothing",
+  async (ctx) => {
+    const { access_token } = await ctx.register();
+    for (
+      const [method, path, allow] of [
+        ["DELETE", "/api/styling-options", "GET, HEAD"],
+        ["GET", "/api/generate", "POST"],
+        ["PATCH", "/api/users/profile", "GET, HEAD, PUT"],
+        ["PUT", "/api/generation/00000000-0000-0000-0000-000000000000/status", "GET, HEAD"],
+      ] as const
+    ) {
+      const res = await ctx.call(method, path, {
+        token: access_token,
+        body: method === "GET" ? undefined : {},
+      });
+      assert.equal(res.status, 405, `${method} ${path}`);
+      assert.equal(res.headers.get("Allow"), allow, `${method} ${path}`);
+      assert.deepEqual(res.body, {
+        detail: `Method ${method} not allowed: use ${allow}`,
+        code: "method_not_allowed",
+      });
+    }
+    // Account deletion is DELETE only: a GET leaves the account as it was.
+    assert.equal((await ctx.call("GET", "/api/users/account", { token: access_token })).status, 405);
+    assert.equal((await ctx.call("GET", "/api/users/me", { token: access_token })).status, 200);
+    // A path no route takes under any method stays 404.
+    assert.equal((await ctx.call("DELETE", "/api/nope")).status, 404);
+  },
+);
+
 function relaxed() {
   return {
     AUTH_RATE_LIMIT_PER_MINUTE: "10000",
