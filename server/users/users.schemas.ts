@@ -57,11 +57,19 @@ export function isIsoDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
+/**
+ * An ISO date-time ("1990-02-03T00:00:00Z", as many clients serialise a date picker's value): its date
+ * part is the date meant. Group 1 is that part.
+ */
+const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
+
 const dateOfBirthSchema = z.string({ error: "date_of_birth must be a date (YYYY-MM-DD)" })
   .trim()
-  .max(10, "date_of_birth must be a date (YYYY-MM-DD)")
-  .transform((s, ctx) => {
-    if (s === "") return null;
+  // Bounded before any pattern runs: the longest ISO date-time is 35 characters.
+  .max(35, "date_of_birth must be a date (YYYY-MM-DD)")
+  .transform((raw, ctx) => {
+    if (raw === "") return null;
+    const s = ISO_DATE_TIME.exec(raw)?.[1] ?? raw;
     if (!isIsoDate(s)) {
       ctx.addIssue({ code: "custom", message: "date_of_birth must be a date (YYYY-MM-DD)" });
       return z.NEVER;

@@ -157,6 +157,31 @@ for (const backend of backends()) {
           },
         );
 
+        await t.step("a date of birth sent as an ISO date-time is stored as its date part", async () => {
+          const { access_token: token } = await ctx.register();
+          for (
+            const [sent, stored] of [
+              ["1990-02-03T00:00:00.000Z", "1990-02-03"],
+              ["1985-11-30T23:15:00-05:00", "1985-11-30"],
+              ["1979-07-01T12:00", "1979-07-01"],
+            ]
+          ) {
+            const put = await ctx.call("PUT", "/api/users/profile", { token, body: { date_of_birth: sent } });
+            assert.equal(put.status, 200, JSON.stringify(put.body));
+            assert.equal(put.body.date_of_birth, stored);
+            const got = await ctx.call("GET", "/api/users/profile", { token });
+            assert.equal(got.body.date_of_birth, stored);
+          }
+          // The date part is checked as a date alone is: no 30 February, nothing in the future.
+          for (const bad of ["1990-02-30T00:00:00Z", "1990-02-03T00:00:00Zjunk", `${"9".repeat(36)}`]) {
+            const res = await ctx.call("PUT", "/api/users/profile", { token, body: { date_of_birth: bad } });
+            assert.equal(res.status, 422, bad);
+            assert.match(res.body.detail, /date_of_birth must be a date \(YYYY-MM-DD\)/);
+          }
+          const got = await ctx.call("GET", "/api/users/profile", { token });
+          assert.equal(got.body.date_of_birth, "1979-07-01", "a refused value changed nothing");
+        });
+
         await t.step("every bad value is a 422 naming its field, and changes nothing", async () => {
           const { access_token: token } = await ctx.register();
           await ctx.call("PUT", "/api/users/profile", { token, body: FULL_PROFILE });
