@@ -5,7 +5,7 @@
 import type { Db, DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
-import { ImageInputError, MAX_INPUT_PIXELS, normalizePhoto } from "../imaging/normalize-photo.ts";
+import { ImageInputError, normalizePhoto } from "../imaging/normalize-photo.ts";
 import type { ImageModel } from "../imaging/image-model.ts";
 import { log } from "../log.ts";
 import { sha256Hex } from "../hex-digest.ts";
@@ -14,7 +14,6 @@ import { claimAnonymousPhoto, findPhotoById, insertPhoto, type PhotoRow } from "
 import {
   ANONYMOUS_PHOTO_TTL_MS,
   FILE_TOO_LARGE,
-  INVALID_FILE_TYPE,
   MAX_UPLOAD_BYTES,
   NO_FILE_UPLOADED,
   PHOTO_NOT_FOUND,
@@ -22,6 +21,7 @@ import {
   type UploadResponse,
 } from "./photos.schemas.ts";
 import { uploadUrl } from "./photo-serving.ts";
+import { imageInputAppError } from "./image-input-error.ts";
 
 export type { PhotoRow } from "./photos.repository.ts";
 
@@ -30,30 +30,6 @@ export interface PhotoDeps {
   storage: BlobStorage;
   /** Deleted photos, for the image models to drop what they keep of them in memory (see ImageModel.forget). */
   forgetPhotos?: (photoIds: readonly string[]) => void;
-}
-
-function toAppError(e: ImageInputError): AppError {
-  switch (e.problem) {
-    case "unsupported-format":
-      return new AppError(415, INVALID_FILE_TYPE);
-    case "unsupported-codec":
-      return new AppError(
-        415,
-        "Invalid File Type: HEIC photos cannot be read here. Please upload a JPEG, PNG, WebP or AVIF image.",
-      );
-    case "too-many-pixels":
-      return new AppError(
-        422,
-        `Image Too Large: ${e.message}. Please upload a photo of at most ${
-          MAX_INPUT_PIXELS / 1_000_000
-        } megapixels.`,
-      );
-    case "unreadable":
-      return new AppError(
-        422,
-        "Unreadable Image: the file looks damaged or incomplete. Please upload it again.",
-      );
-  }
 }
 
 /**
@@ -75,7 +51,7 @@ export async function uploadPhoto(
   try {
     photo = await normalizePhoto(new Uint8Array(await file.arrayBuffer()));
   } catch (e) {
-    if (e instanceof ImageInputError) throw toAppError(e);
+    if (e instanceof ImageInputError) throw imageInputAppError(e);
     throw e;
   }
 

@@ -8,12 +8,8 @@ import { AppError } from "../http/errors.ts";
 import { ImageInputError } from "../imaging/normalize-photo.ts";
 import { squarePortrait } from "../imaging/square-portrait.ts";
 import { log } from "../log.ts";
-import {
-  FILE_TOO_LARGE,
-  INVALID_FILE_TYPE,
-  MAX_UPLOAD_BYTES,
-  NO_FILE_UPLOADED,
-} from "../photos/photos.schemas.ts";
+import { FILE_TOO_LARGE, MAX_UPLOAD_BYTES, NO_FILE_UPLOADED } from "../photos/photos.schemas.ts";
+import { imageInputAppError } from "../photos/image-input-error.ts";
 import { uploadUrl } from "../photos/photo-serving.ts";
 import { type BlobStorage, isValidKey, newKey } from "../storage/storage.ts";
 import { replaceProfileImageUrl } from "./account-data.repository.ts";
@@ -31,13 +27,6 @@ export function storageKeyOf(url: string | null): string | null {
   return isValidKey(key) ? key : null;
 }
 
-function imageError(e: ImageInputError): AppError {
-  if (e.problem === "unsupported-format" || e.problem === "unsupported-codec") {
-    return new AppError(415, INVALID_FILE_TYPE, { code: "invalid_file_type" });
-  }
-  return new AppError(422, `Upload Failed: ${e.message}`, { code: "unreadable_image" });
-}
-
 export async function setProfileImage(
   deps: ProfileImageDeps,
   userId: string,
@@ -49,7 +38,7 @@ export async function setProfileImage(
   try {
     portrait = await squarePortrait(new Uint8Array(await file.arrayBuffer()), PROFILE_IMAGE_SIZE);
   } catch (e) {
-    if (e instanceof ImageInputError) throw imageError(e);
+    if (e instanceof ImageInputError) throw imageInputAppError(e);
     throw e;
   }
   // New blob first, then the row, then the old blob: a failure leaves the old picture working.

@@ -301,11 +301,35 @@ for (const backend of backends()) {
               const [name, bytes] of [
                 ["notes.txt", new TextEncoder().encode("not an image at all")],
                 ["fake.jpg", new Uint8Array([0xff, 0xd8, 0xff, 0x00, 1, 2, 3])],
+                [
+                  "damaged.png",
+                  new Uint8Array([
+                    0x89,
+                    0x50,
+                    0x4e,
+                    0x47,
+                    0x0d,
+                    0x0a,
+                    0x1a,
+                    0x0a,
+                    ...new Uint8Array(64).fill(120),
+                  ]),
+                ],
               ] as const
             ) {
+              // The photo upload's answers, text and code, for the same faults.
               const bad = await uploadProfileImage(ctx, token, bytes, name);
-              assert.ok(bad.status === 415 || bad.status === 422, `${name}: ${bad.status}`);
-              if (name === "notes.txt") assert.equal(bad.body.detail, INVALID_FILE_TYPE);
+              if (name !== "damaged.png") {
+                assert.equal(bad.status, 415, name);
+                assert.deepEqual(
+                  bad.body,
+                  { detail: INVALID_FILE_TYPE, code: "unsupported_media_type" },
+                  name,
+                );
+              } else {
+                assert.equal(bad.status, 422, `${name}: ${JSON.stringify(bad.body)}`);
+                assert.match(bad.body.detail, /^Unreadable Image: the file looks damaged/);
+              }
             }
             const me = await ctx.call("GET", "/api/users/me", { token });
             assert.equal(me.body.profile_image_url, previous, "a refused upload keeps the picture");
