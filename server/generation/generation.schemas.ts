@@ -24,7 +24,11 @@ export type GenerateInput = z.infer<typeof generateSchema>;
 export const GENERATION_STATUSES = ["queued", "processing", "completed", "failed"] as const;
 
 export const historyQuerySchema = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number({ error: "limit must be a whole number from 1 to 100" })
+    .int("limit must be a whole number from 1 to 100")
+    .min(1, "limit must be a whole number from 1 to 100")
+    .max(100, "limit must be a whole number from 1 to 100")
+    .default(20),
   cursor: z.string().max(200).optional(),
   /** Only items with this status (several comma-separated: `queued,processing`). */
   status: z.string().max(100).optional().transform((s, ctx) => {

@@ -13,12 +13,26 @@ import type { z } from "zod";
 import { AppError } from "./errors.ts";
 import { assertJsonContentType } from "./require-json.ts";
 
-/** One message per field (the first rule it broke), fields in schema order. */
+/**
+ * zod's own English messages ("Invalid option: expected one of ...", "Too big: expected number to be
+ * <=100") do not say which field they are about; ours always do ("Email is required").
+ */
+const ZOD_DEFAULT_MESSAGE =
+  /^(Invalid (input|option|discriminator|string|element|key|union)|Too (small|big)|Unrecognized key)/;
+
+/**
+ * One message per field (the first rule it broke), fields in schema order; a zod default message is
+ * prefixed with its field's path ("package_id: Invalid option: ...").
+ */
 export function describeIssues(error: { issues: { message: string; path: PropertyKey[] }[] }): string {
   const byField = new Map<string, string>();
   for (const issue of error.issues) {
     const field = issue.path.map(String).join(".");
-    if (!byField.has(field)) byField.set(field, issue.message);
+    if (byField.has(field)) continue;
+    byField.set(
+      field,
+      field && ZOD_DEFAULT_MESSAGE.test(issue.message) ? `${field}: ${issue.message}` : issue.message,
+    );
   }
   return [...new Set(byField.values())].join("; ");
 }

@@ -283,6 +283,15 @@ apiTest("generation: history: newest first, cursor pagination, owner only", asyn
     assert.equal(res.status, 422, cursor);
     assert.deepEqual(res.body, { detail: "Invalid cursor", code: "validation_error" }, cursor);
   }
+  // A page size outside 1-100, or not a whole number, names the field and its range.
+  for (const limit of ["0", "101", "abc", "2.5", "-1"]) {
+    const res = await ctx.call("GET", `/api/generations?limit=${limit}`, { token: eve.access_token });
+    assert.equal(res.status, 422, limit);
+    assert.deepEqual(res.body, {
+      detail: "limit must be a whole number from 1 to 100",
+      code: "validation_error",
+    });
+  }
   // The edges of the accepted range are real cursors (an empty page, not an error).
   for (const iso of ["1970-01-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z"]) {
     const res = await ctx.call("GET", `/api/generations?cursor=${cursorOf(iso, id)}`, {

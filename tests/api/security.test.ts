@@ -234,6 +234,42 @@ apiTest("security: a NUL character in any JSON string -> 422 naming the field, n
   assert.equal(nested.body.detail, "options.lips must not contain NUL (\\u0000) characters");
 });
 
+apiTest("a wrong type or value in a JSON body names the field it is about", async (ctx) => {
+  const { session } = await signUp(ctx);
+  const token = session.access_token;
+  const cases: [string, unknown, string][] = [
+    [
+      "/api/payments/promotion-code/validate",
+      { code: "SAVE", payment_type: "gift" },
+      "payment_type: Invalid discriminator value. Expected 'credits' | 'subscription'",
+    ],
+    [
+      "/api/payments/checkout/credits",
+      { payment_type: "credits", package_id: "huge", origin_url: "http://localhost" },
+      'package_id: Invalid option: expected one of "small"|"medium"|"large"',
+    ],
+    [
+      "/api/generate",
+      { photoId: crypto.randomUUID(), studioType: "makeup", intensity: { lips: 50.5 } },
+      "intensity.lips: Invalid input: expected int, received number",
+    ],
+    [
+      "/api/generate",
+      { photoId: crypto.randomUUID(), studioType: "makeup", view360: "yes" },
+      "view360: Invalid input: expected boolean, received string",
+    ],
+  ];
+  for (const [path, body, detail] of cases) {
+    const res = await ctx.call("POST", path, { token, body });
+    assert.equal(res.status, 422, path);
+    assert.equal(res.body.detail, detail, path);
+    assert.equal(res.body.code, "validation_error", path);
+  }
+  // Our own messages already name their field: they are not prefixed.
+  const login = await ctx.call("POST", "/api/auth/login", { body: { email: "", password: "" } });
+  assert.equal(login.body.detail, "Email is required; Password is required");
+});
+
 // --- 415 and error codes ---------------------------------------------------------------
 
 apiTest("security: POST /api/generate with text/plain -> 415 unsupported_media_type", async (ctx) => {
