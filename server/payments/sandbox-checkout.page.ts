@@ -113,6 +113,18 @@ export function renderExpiredPage(row: CheckoutSessionRow): string {
   );
 }
 
+/** An address that names no sandbox session (mistyped, or from another database): a page, not JSON. */
+export function renderNotFoundPage(): string {
+  return layout(
+    "Session not found",
+    `<h1>This checkout session was not found</h1>
+<section class="card">
+<p>Nothing was charged. Start a new purchase from StyleTwin to try again.</p>
+<a class="pay link" href="/">Return to StyleTwin</a>
+</section>`,
+  );
+}
+
 export function renderPaidPage(row: CheckoutSessionRow): string {
   return layout(
     "Paid",

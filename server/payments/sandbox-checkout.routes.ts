@@ -13,6 +13,7 @@ import { findPromotionById } from "./payments.repository.ts";
 import {
   renderCheckoutPage,
   renderExpiredPage,
+  renderNotFoundPage,
   renderPaidPage,
   SANDBOX_CSS,
   SANDBOX_CSS_PATH,
@@ -42,7 +43,14 @@ export function sandboxCheckoutRoutes(deps: { db: Db }) {
   return new Hono()
     .get(SANDBOX_CSS_PATH, (c) => c.body(SANDBOX_CSS, 200, { "Content-Type": "text/css; charset=utf-8" }))
     .get("/checkout/sandbox/:id", async (c) => {
-      const row = await loadSandboxSession(deps.db, sessionId(c.req.param("id")));
+      let row;
+      try {
+        row = await loadSandboxSession(deps.db, sessionId(c.req.param("id")));
+      } catch (e) {
+        // A browser opened this address: it gets a page it can leave, not the API's JSON.
+        if (e instanceof AppError && e.status === 404) return c.html(renderNotFoundPage(), 404, NO_STORE);
+        throw e;
+      }
       if (row.fulfilledAt) return c.html(renderPaidPage(row), 200, NO_STORE);
       if (row.status === "expired") return c.html(renderExpiredPage(row), 200, NO_STORE);
       const promo = row.promotionCodeId ? await findPromotionById(deps.db, row.promotionCodeId) : null;

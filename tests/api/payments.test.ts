@@ -255,6 +255,14 @@ for (const backend of backends()) {
             assert.match(shown.body, /Total due today<\/dt><dd data-testid="sandbox-total">\$0\.80/);
             assert.doesNotMatch(shown.body, /<script|style=/);
             assert.equal(shown.headers.get("Cache-Control"), "no-store");
+            // A mistyped or unknown session is a page with a way back, not the API's JSON.
+            for (const bad of ["cs_sandbox_" + "0".repeat(32), "not a session!"]) {
+              const missing = await page(ctx, `/checkout/sandbox/${encodeURIComponent(bad)}`);
+              assert.equal(missing.status, 404, bad);
+              assert.match(missing.headers.get("Content-Type") ?? "", /^text\/html/);
+              assert.match(missing.body, /This checkout session was not found/);
+              assert.match(missing.body, /<a class="pay link" href="\/">Return to StyleTwin<\/a>/);
+            }
 
             const declined = await submitCard(ctx, id, "4000 0000 0000 0002");
             assert.equal(declined.status, 303);
