@@ -129,6 +129,24 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * Writes `data` to `path` as a whole: into a temporary file of this call's own, then renamed over `path`, so a
+ * reader never sees half a file and concurrent writers never share a temporary file. The name must be the
+ * call's, not the process's: `deno test --parallel` runs test files as workers of one process (one pid), and
+ * two of them building the template at once shared `<path>.<pid>.tmp`; the second rename found it gone
+ * (ENOENT). Of concurrent writers the last rename wins.
+ */
+export async function writeFileWhole(path: string, data: Uint8Array): Promise<void> {
+  const tmp = `${path}.${Deno.pid}.${crypto.randomUUID()}.tmp`;
+  try {
+    await Deno.writeFile(tmp, data);
+    await Deno.rename(tmp, path);
+  } catch (e) {
+    await Deno.remove(tmp).catch(() => {});
+    throw e;
+  }
+}
+
 /** Builds the template unless it exists; returns its path. */
 export async function ensureDatabaseTemplate(startParams?: string[]): Promise<string> {
   const path = databaseTemplatePath();
@@ -141,10 +159,7 @@ export async function ensureDatabaseTemplate(startParams?: string[]): Promise<st
     await migrate(drizzle(pg), { migrationsFolder: MIGRATIONS });
     const dump = new Uint8Array(await (await pg.dumpDataDir("gzip")).arrayBuffer());
     await Deno.mkdir(CACHE_DIR, { recursive: true });
-    // Written whole, then renamed: a server starting meanwhile never reads half a file.
-    const tmp = `${path}.${Deno.pid}.tmp`;
-    await Deno.writeFile(tmp, dump);
-    await Deno.rename(tmp, path);
+    await writeFileWhole(path, dump);
   } finally {
     await pg.close();
   }

@@ -10,7 +10,7 @@ import { ensureDatabaseTemplate } from "../../db/pglite-template.ts";
 
 let built: Promise<string> | undefined;
 
-/** The template's path, built first when it is missing (several processes may build it at once: the last rename wins). */
+/** The template's path, built first when it is missing (test workers and processes may build it at once: each writes its own temporary file, the last rename wins). */
 export function ensureTemplateBuilt(): Promise<string> {
   built ??= ensureDatabaseTemplate(PGLITE_START_PARAMS);
   return built;

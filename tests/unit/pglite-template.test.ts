@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, PGLITE_START_PARAMS } from "../../db/client.ts";
-import { databaseTemplatePath, ensureDatabaseTemplate } from "../../db/pglite-template.ts";
+import { databaseTemplatePath, ensureDatabaseTemplate, writeFileWhole } from "../../db/pglite-template.ts";
 
 const journal = JSON.parse(
   await Deno.readTextFile(new URL("../../migrations/meta/_journal.json", import.meta.url)),
@@ -67,4 +67,26 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+Deno.test("pglite template: concurrent writers of the template each finish, and the file is one of them whole", async () => {
+  // `deno test --parallel` runs test files as workers of one process: two of them once wrote the template
+  // through one temporary file (<path>.<pid>.tmp) and the second rename failed with ENOENT.
+  const dir = await Deno.makeTempDir({ prefix: "styletwin-template-write-" });
+  try {
+    const path = join(dir, "template.tar.gz");
+    const versions = Array.from({ length: 12 }, (_, i) => new Uint8Array(200_000 + i * 10_000).fill(i + 1));
+    await Promise.all(versions.map((v) => writeFileWhole(path, v)));
+    const written = await Deno.readFile(path);
+    const which = versions.findIndex((v) => v.length === written.length);
+    assert.ok(which >= 0, `the file is one writer's whole (${written.length} bytes)`);
+    assert.ok(written.every((b) => b === which + 1), "and only that writer's bytes");
+    assert.deepEqual(
+      [...Deno.readDirSync(dir)].map((e) => e.name),
+      ["template.tar.gz"],
+      "no temporary file left",
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
