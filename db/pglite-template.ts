@@ -15,6 +15,7 @@ import { migrate } from "drizzle-orm/pglite/migrator";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { writeFileWhole } from "../server/write-file-whole.ts";
 
 const MIGRATIONS = fileURLToPath(new URL("../migrations", import.meta.url));
 const CACHE_DIR = fileURLToPath(new URL("../node_modules/.cache/styletwin", import.meta.url));
@@ -127,24 +128,6 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   out.set(a);
   out.set(b, a.length);
   return out;
-}
-
-/**
- * Writes `data` to `path` as a whole: into a temporary file of this call's own, then renamed over `path`, so a
- * reader never sees half a file and concurrent writers never share a temporary file. The name must be the
- * call's, not the process's: `deno test --parallel` runs test files as workers of one process (one pid), and
- * two of them building the template at once shared `<path>.<pid>.tmp`; the second rename found it gone
- * (ENOENT). Of concurrent writers the last rename wins.
- */
-export async function writeFileWhole(path: string, data: Uint8Array): Promise<void> {
-  const tmp = `${path}.${Deno.pid}.${crypto.randomUUID()}.tmp`;
-  try {
-    await Deno.writeFile(tmp, data);
-    await Deno.rename(tmp, path);
-  } catch (e) {
-    await Deno.remove(tmp).catch(() => {});
-    throw e;
-  }
 }
 
 /** Builds the template unless it exists; returns its path. */

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { type BlobStorage, isValidKey, type StoredBlob } from "./storage.ts";
+import { writeFileWhole } from "../write-file-whole.ts";
 
 /** A put() temp file this old is debris of a crash between write and rename, never a live write. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
@@ -27,16 +28,7 @@ export class LocalDiskStorage implements BlobStorage {
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.#path(key);
     await Deno.mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
-    const tmp = `${path}.${crypto.randomUUID()}.tmp`;
-    let renamed = false;
-    try {
-      await Deno.writeFile(tmp, bytes);
-      await Deno.rename(tmp, path);
-      renamed = true;
-    } finally {
-      // A failed write (disk full) or rename would otherwise leave the temp file forever.
-      if (!renamed) await Deno.remove(tmp).catch(() => {});
-    }
+    await writeFileWhole(path, bytes);
   }
 
   async get(key: string): Promise<Uint8Array | null> {

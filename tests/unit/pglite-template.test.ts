@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, PGLITE_START_PARAMS } from "../../db/client.ts";
-import { databaseTemplatePath, ensureDatabaseTemplate, writeFileWhole } from "../../db/pglite-template.ts";
+import { databaseTemplatePath, ensureDatabaseTemplate } from "../../db/pglite-template.ts";
+import { writeFileWhole } from "../../server/write-file-whole.ts";
 
 const journal = JSON.parse(
   await Deno.readTextFile(new URL("../../migrations/meta/_journal.json", import.meta.url)),
