@@ -133,6 +133,12 @@ const OBJECT_RADIUS = 0.1;
 const OBJECT_NEAR = 40;
 /** ...and this many times nearer it than every sure person colour around. */
 const OBJECT_RATIO = 2.5;
+/**
+ * OBJECT_RATIO on a cell the selfie passes disagree on (PersonMask.doubted): one pass already said
+ * background, so the colour need not be as far from the person's. At 2.5 the frame beside sample6@1081's
+ * caramel lengths stayed (its colour ~50 sRGB from theirs, ~16 from the frame's outside).
+ */
+const DOUBTED_RATIO = 1.5;
 /** Patches smaller than this share of the grid's width, squared, are left to the edge refinement. */
 const OBJECT_MIN = 1 / 30;
 
@@ -144,16 +150,18 @@ const OBJECT_MIN = 1 / 30;
  * cells (below UNSURE) whose colour stays near the outside cell it was grown from (OBJECT_NEAR)
  * and is OBJECT_RATIO times nearer that than any sure person colour (FG_SURE or more) within
  * OBJECT_RADIUS (the hair or clothes beside it; a cell with no sure person that near is kept).
- * Patches of at least OBJECT_MIN² cells are returned (1 per cell to drop); smaller ones are a
- * strand's or an edge's mixed colour, which the refinement blends. `label`: 1 on the region's
- * cells; `rgb`: each cell's sRGB colour (cellColours).
+ * A cell the selfie passes disagree on (PersonMask.doubted: the head tile sure of what the whole
+ * canvas's pass left out) is judged as an unsure one whatever its value, at DOUBTED_RATIO, and its
+ * colour is not one of the person's. Patches of at least OBJECT_MIN² cells are returned (1 per cell
+ * to drop); smaller ones are a strand's or an edge's mixed colour, which the refinement blends.
+ * `label`: 1 on the region's cells; `rgb`: each cell's sRGB colour (cellColours).
  */
 export function backgroundObjects(
   person: PersonMask,
   label: Int32Array | Uint8Array,
   rgb: Float32Array,
 ): Uint8Array {
-  const { w, h, data } = person;
+  const { w, h, data, doubted } = person;
   const n = w * h;
   const drop = new Uint8Array(n);
   // Every stride-th cell of the window is looked at (at most ~17 x 17).
@@ -174,7 +182,7 @@ export function backgroundObjects(
     for (let yy = Math.max(0, y - R); yy <= Math.min(h - 1, y + R); yy += stride) {
       for (let xx = Math.max(0, x - R), o = yy * w; xx <= Math.min(w - 1, x + R); xx += stride) {
         const q = o + xx;
-        if (label[q] === 1 && data[q] >= FG_SURE) {
+        if (label[q] === 1 && data[q] >= FG_SURE && !doubted?.[q]) {
           const d = dist2(k, q);
           if (d < best) best = d;
         }
@@ -182,7 +190,7 @@ export function backgroundObjects(
     }
     return (fgNear[k] = best);
   };
-  const candidate = (k: number) => label[k] === 1 && data[k] < UNSURE;
+  const candidate = (k: number) => label[k] === 1 && (data[k] < UNSURE || doubted?.[k] === 1);
   // Breadth-first from the outline: each reached cell carries the outside cell it was grown from.
   const from = new Int32Array(n).fill(-1);
   const queue = new Int32Array(n);
@@ -190,8 +198,8 @@ export function backgroundObjects(
   const joins = (k: number, ref: number) => {
     const d = dist2(k, ref);
     if (d > OBJECT_NEAR * OBJECT_NEAR) return false;
-    const f = nearestPerson(k);
-    return f < Infinity && OBJECT_RATIO * OBJECT_RATIO * d < f;
+    const f = nearestPerson(k), ratio = doubted?.[k] ? DOUBTED_RATIO : OBJECT_RATIO;
+    return f < Infinity && ratio * ratio * d < f;
   };
   for (let k = 0; k < n; k++) {
     if (!candidate(k)) continue;

@@ -16,6 +16,11 @@ export interface PersonMask {
   h: number;
   step: number;
   data: Float32Array;
+  /**
+   * 1 on cells the head tile's pass took for sure person where the whole canvas's pass did not count them
+   * as person (see DISAGREE_BACKGROUND); absent when there are none.
+   */
+  doubted?: Uint8Array;
 }
 
 const SIZE = 256;
@@ -80,6 +85,17 @@ function sample256(m: Float32Array, u: number, v: number): number {
 }
 
 /**
+ * A cell the whole canvas's pass gives under DISAGREE_BACKGROUND (the matte's own threshold for person: it
+ * would not count the cell in) and the head tile's makes DISAGREE_SURE or more is marked doubted
+ * (PersonMask.doubted): the matte's background-object pass then judges it by its colour although the
+ * blended value is sure, and asks less of that colour (see backgroundObjects in matte-refine.ts). Its value
+ * is left as it is: what the colours do not drop stays person for every stage. Seen: with the face under ~0.7
+ * of the canvas's width, the head tile took the golden window frame beside sample6@1081's hair for her (1.0)
+ * where the whole pass gave it 0 (decision 019, 2026-12-02).
+ */
+const DISAGREE_BACKGROUND = 0.35, DISAGREE_SURE = 0.75;
+
+/**
  * `img` gives the canvas size and, unless `src` is given, the pixels; with
  * `src` the model sees the photo as framed (the canvas need not exist yet).
  * `neighbours`: the other people's heads (see neighbourHeads; false or [] when
@@ -103,6 +119,7 @@ export async function personMask(
   const w = Math.ceil(img.width / step), h = Math.ceil(img.height / step);
   const data = new Float32Array(w * h);
   const full = await engine.segment(tileInput(canvas, { x: 0, y: 0, w: img.width, h: img.height }, src));
+  let doubted: Uint8Array | undefined;
   for (let j = 0; j < h; j++) {
     for (let i = 0; i < w; i++) {
       data[j * w + i] = sample256(full, (i + 0.5) * step / img.width, (j + 0.5) * step / img.height);
@@ -129,7 +146,10 @@ export async function personMask(
       const wt = Math.min(1, edge / fade);
       const v = sample256(head, (cx - tx) / side, (cy - ty) / side);
       const k = j * w + i;
-      data[k] = data[k] * (1 - wt) + v * wt;
+      const whole = data[k];
+      data[k] = whole * (1 - wt) + v * wt;
+      // The head tile sure of what the whole canvas's pass left out: a doubt (see DISAGREE_BACKGROUND).
+      if (whole < DISAGREE_BACKGROUND && data[k] >= DISAGREE_SURE) (doubted ??= new Uint8Array(w * h))[k] = 1;
     }
   }
   // Real photo pixels only; the person is isolated before the inner photo edges fade out (the
@@ -147,7 +167,7 @@ export async function personMask(
       }
     }
   }
-  const mask = { w, h, step, data };
+  const mask: PersonMask = doubted ? { w, h, step, data, doubted } : { w, h, step, data };
   let colours: Float32Array | undefined;
   const rgb = () => (colours ??= cellColours(canvas, mask, src));
   if (!everyone) {
@@ -1486,9 +1506,16 @@ export function resampledMask(m: PersonMask, from: CanvasPlace, to: CanvasPlace)
   // (u + 0.5) * scale + offsetX - 0.5 (pixel centres, as personAt samples).
   const fx = (x: number) => (x + 0.5 - to.offsetX) * k + from.offsetX - 0.5;
   const fy = (y: number) => (y + 0.5 - to.offsetY) * k + from.offsetY - 0.5;
+  // The passes' doubts go with their cells (the nearest cell's), so the preview judges them as the result did.
+  const doubted = m.doubted && new Uint8Array(w * h);
+  const cell = (v: number, n: number) => Math.min(n - 1, Math.max(0, Math.round((v + 0.5) / m.step - 0.5)));
   for (let j = 0; j < h; j++) {
     const y = fy((j + 0.5) * step - 0.5);
-    for (let i = 0; i < w; i++) data[j * w + i] = personAt(m, fx((i + 0.5) * step - 0.5), y);
+    for (let i = 0; i < w; i++) {
+      const x = fx((i + 0.5) * step - 0.5);
+      data[j * w + i] = personAt(m, x, y);
+      if (doubted) doubted[j * w + i] = m.doubted![cell(y, m.h) * m.w + cell(x, m.w)];
+    }
   }
-  return { w, h, step, data };
+  return doubted ? { w, h, step, data, doubted } : { w, h, step, data };
 }

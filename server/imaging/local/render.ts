@@ -341,7 +341,9 @@ async function outputPerson(
 function preparedBytes(p: PreparedPhoto): number {
   let n = p.photo.data.byteLength;
   for (const f of p.framed?.values() ?? []) {
-    n += (f.canvas?.data.byteLength ?? 0) + (f.person?.data.byteLength ?? 0);
+    // The plan's kept region shares the person's `doubted` cells (one array), counted once here.
+    n += (f.canvas?.data.byteLength ?? 0) + (f.person?.data.byteLength ?? 0) +
+      (f.person?.doubted?.byteLength ?? 0);
     if (f.plan) {
       n += f.plan.p.byteLength + f.plan.pMean.byteLength + f.plan.near.byteLength +
         f.plan.kept.data.byteLength;
