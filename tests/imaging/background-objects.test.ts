@@ -305,8 +305,8 @@ Deno.test("matte: the frame beside sample6's hair is not kept at wider framings 
 });
 
 Deno.test("person mask: a sure block the passes disagree on is judged by its colour; undoubted, it is kept", () => {
-  // A 60x80 grid (step 4). Outside the person (value 0): white blinds, and above the person's left side a
-  // golden frame that runs on down into the region. The region (value 1, sure): the frame's lower part,
+  // A 60x80 grid (step 4). Outside the person (value 0): white blinds, and a golden frame above and beside the
+  // person's left side that runs on into the region. The region (value 1, sure): the frame's part in it,
   // caramel lengths beside it (~46 sRGB from the frame), dark hair, and dark clothes below. Only doubted cells
   // may go, and only where their colour joins them to the background outside and not to the person.
   const w = 60, h = 80, step = 4;
