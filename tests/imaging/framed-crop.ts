@@ -9,10 +9,19 @@ import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { mapPoints, planFraming, renderFramed } from "../../server/imaging/local/framing.ts";
 import { neighbourHeads, personMask } from "../../server/imaging/local/person-mask.ts";
 import { decodePhoto, detectFaces } from "../../server/imaging/local/photo-faces.ts";
-import { render } from "../../server/imaging/local/render.ts";
-import { cropFace, decode, job } from "./fixtures.ts";
+import { cropFace, decode, job, renderKept } from "./fixtures.ts";
 
 export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080, H = 1920) {
+  const found = await framedFaces(engine, bytes, W, H);
+  if (!found) return undefined;
+  const { photo, faces, face, framing, framed, g } = found;
+  const others = neighbourHeads(faces, face, photo, framing);
+  const person = await personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
+  return { ...found, person };
+}
+
+/** framedCrop without the person mask (its segmentation is ~half of framedCrop's time), for tests of the face. */
+export async function framedFaces(engine: FaceEngine, bytes: Uint8Array, W = 1080, H = 1920) {
   const photo = await decodePhoto(bytes);
   const faces = await detectFaces(engine, photo);
   if (faces.length === 0) return undefined;
@@ -28,8 +37,6 @@ export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080
   });
   const framed = await renderFramed(photo, framing);
   const g = faceGeometry(mapPoints(face.mesh, framing));
-  const others = neighbourHeads(faces, face, photo, framing);
-  const person = await personMask(engine, framed, g, framing.photoRect, others, { photo, ...framing });
   const [bx, by, bw, bh] = face.box;
   const box = [
     bx * framing.scale + framing.offsetX,
@@ -37,7 +44,7 @@ export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080
     bw * framing.scale,
     bh * framing.scale,
   ];
-  return { photo, faces, face, framing, framed, g, person, box };
+  return { photo, faces, face, framing, framed, g, box };
 }
 
 /**
@@ -45,7 +52,9 @@ export async function framedCrop(engine: FaceEngine, bytes: Uint8Array, W = 1080
  * the face found on it and its person mask over the whole canvas (no neighbours).
  */
 export async function renderedPortrait(engine: FaceEngine, face: [number, number, number, number]) {
-  const framed = await decode((await render(engine, job(await cropFace(face), {}, undefined, "hair"))).image);
+  const framed = await decode(
+    (await renderKept(engine, job(await cropFace(face), {}, undefined, "hair"))).image,
+  );
   const g = faceGeometry((await engine.detect(framed))[0].mesh);
   const person = await personMask(
     engine,

@@ -22,13 +22,7 @@ import {
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
 import { personMask } from "../../server/imaging/local/person-mask.ts";
-import {
-  chooseFace,
-  decodePhoto,
-  detectFaces,
-  framingFor,
-  render,
-} from "../../server/imaging/local/render.ts";
+import { chooseFace, decodePhoto, detectFaces, framingFor } from "../../server/imaging/local/render.ts";
 import { blurredCopy, renderBackdrop } from "../../server/imaging/local/scene.ts";
 import { CAMERA_RECIPES } from "../../server/imaging/local/recipes.ts";
 import { detailSharpen } from "../../server/imaging/local/upscale.ts";
@@ -43,6 +37,7 @@ import {
   job,
   meanLab,
   polygonPixels,
+  renderKept,
   reshape,
   resized,
 } from "./fixtures.ts";
@@ -115,7 +110,7 @@ for (const [name, make, fills] of inputs) {
     assert.equal(framingNote(f) !== undefined, !fills, `note: ${framingNote(f)}`);
     const input = await decode(photo);
     const gi = await faceOf(input);
-    const res = await render(engine, job(photo));
+    const res = await renderKept(engine, job(photo));
     const out = await decode(res.image);
     assert.equal(`${out.width}x${out.height}`, `${W}x${H}`);
     const go = await faceOf(out);
@@ -300,7 +295,7 @@ Deno.test("a small photo enlarged past what it supports says the face looks soft
   const big = await cropFace(FRONTAL_FACES[5]);
   const small = await resized(big, 397, 529);
   const notesOf = async (bytes: Uint8Array) =>
-    (await render(engine, job(bytes, { setting: "studio-grey" }, undefined, "hair"))).notes;
+    (await renderKept(engine, job(bytes, { setting: "studio-grey" }, undefined, "hair"))).notes;
   const [bigNotes, smallNotes] = [await notesOf(big), await notesOf(small)];
   assert.ok(!bigNotes.some((n) => n.includes("looks soft")), bigNotes.join(" | "));
   assert.ok(
@@ -429,7 +424,7 @@ Deno.test("a camera framed closer because the photo is too narrow says so", () =
 async function personAlpha(photo: Uint8Array, options: Partial<SelectedOptions>) {
   const [white, black] = await Promise.all(
     ["studio-white", "studio-black"].map(async (setting) => {
-      const res = await render(engine, job(photo, { ...options, setting }));
+      const res = await renderKept(engine, job(photo, { ...options, setting }));
       return { img: await decode(res.image), notes: res.notes };
     }),
   );
@@ -520,7 +515,9 @@ Deno.test("an edge of the photo inside the frame is feathered, not a hard line",
   const bottom = f.photoRect.y + f.photoRect.h;
   assert.ok(bottom < H - 40, `this photo leaves an edge (bottom ${bottom})`);
   for (const setting of ["none", "studio-grey"]) {
-    const out = await decode((await render(engine, job(photo, setting === "none" ? {} : { setting }))).image);
+    const out = await decode(
+      (await renderKept(engine, job(photo, setting === "none" ? {} : { setting }))).image,
+    );
     // The largest row-to-row step of the row mean around the photo's bottom edge stays small.
     const rowMean = (y: number) => {
       let s = 0;
@@ -649,7 +646,8 @@ Deno.test("a camera's note names the extended background only where it shows: no
   // it. Over City Night the backdrop replaces that background, and the note said it had been extended.
   const photo = await cropFace(FRONTAL_FACES[10]);
   const notesOf = async (changes: Partial<SelectedOptions>) =>
-    (await render(engine, job(photo, { cameraLens: "half-body", ...changes }, undefined, "makeup"))).notes;
+    (await renderKept(engine, job(photo, { cameraLens: "half-body", ...changes }, undefined, "makeup")))
+      .notes;
   const plain = await notesOf({}), scene = await notesOf({ setting: "city-night" });
   const camera = "Half Body was framed closer: the photo ends too close below the face for a wider framing";
   assert.ok(

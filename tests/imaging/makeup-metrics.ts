@@ -47,6 +47,7 @@ import {
   meanLab,
   meanPixelDeltaE,
   polygonPixels,
+  renderKept,
 } from "./fixtures.ts";
 
 /** An unstyled render and the landmarks the renderer paints from. */
@@ -67,7 +68,7 @@ export async function framedFace(
   span = 2.2,
 ): Promise<FramedFace> {
   const photo = await cropFace(face, aspect, span);
-  const plain = await decode((await render(engine, job(photo))).image);
+  const plain = await decode((await renderKept(engine, job(photo))).image);
   const decoded = await decodePhoto(photo);
   const chosen = chooseFace(await detectFaces(engine, decoded), decoded.width, decoded.height);
   const framing = framingFor(decoded, chosen, plain.width, plain.height);

@@ -49,9 +49,10 @@ import {
   OPEN_MOUTH,
   plainAndStyled,
   polygonPixels,
+  renderKept,
 } from "./fixtures.ts";
-import { eyeMakeupNote, render } from "../../server/imaging/local/render.ts";
-import { framedCrop } from "./framed-crop.ts";
+import { eyeMakeupNote } from "../../server/imaging/local/render.ts";
+import { framedCrop, framedFaces } from "./framed-crop.ts";
 import {
   blushFade,
   blushOnStrands,
@@ -760,7 +761,7 @@ Deno.test("an eye under strands of hair gets no eye product, and the result says
   );
   assert.equal(covered, 0, `${covered} px of eye products on the hair over her left eye`);
   assert.ok(bare > 500, `right eye made up: ${bare} px`);
-  const notes = (await render(
+  const notes = (await renderKept(
     engine,
     job(await cropFace(FRONTAL_FACES[4]), { lookStyle: "evening-glam" }, DEFAULT_LOOK, "makeup"),
   )).notes;
@@ -812,7 +813,7 @@ Deno.test("strands drawn across one lid leave that eye bare, across both lids bo
   // (under her hair) is covered.
   for (const [w, h] of [[1080, 1920], [540, 960]]) {
     for (const face of FRONTAL_FACES) {
-      const c = await framedCrop(engine, await cropFace(face), w, h);
+      const c = await framedFaces(engine, await cropFace(face), w, h);
       if (!c) continue;
       const e = eyeContours(c.framed, c.g);
       const expected = face === FRONTAL_FACES[4] ? [false, true] : [false, false];
@@ -937,7 +938,7 @@ Deno.test("a look whose eye makeup left an eye bare says so; a look on two found
     face: [number, number, number, number],
     options: Partial<SelectedOptions>,
     models: FaceModels = engine,
-  ) => (await render(models, job(await cropFace(face), options, DEFAULT_LOOK, "makeup"))).notes;
+  ) => (await renderKept(models, job(await cropFace(face), options, DEFAULT_LOOK, "makeup"))).notes;
   // sample1@1438 as the mesh first finds her (noUpright): the right eye lies on the side of the nose and is
   // left bare.
   const tilted = await jobOf(FRONTAL_FACES[1], { lookStyle: "evening-glam" }, noUpright);
@@ -1017,7 +1018,8 @@ Deno.test("a tilted head's eyes are measured upright and made up where the photo
     );
     const around = polygonPixels(f.plain, disc, 0, 0.5);
     const madeUp = async (models: FaceModels) =>
-      changed(f.plain, await decode((await render(models, look)).image), around, 6).length / around.length;
+      changed(f.plain, await decode((await renderKept(models, look)).image), around, 6).length /
+      around.length;
     const [now, then] = [await madeUp(engine), await madeUp(noUpright)];
     console.log(
       `${label} ${aspect}: right eye ${before.toFixed(3)} face widths off the marked one as found, ` +
@@ -1059,7 +1061,7 @@ Deno.test("a tilted head's blush sits on the cheekbone under the eye marked on t
     // The centre of what the blush moved (ΔE-weighted) on the right eye's side of the face, in face widths
     // from that eye.
     const fromEye = async (models: FaceModels) => {
-      const out = await decode((await render(models, look)).image);
+      const out = await decode((await renderKept(models, look)).image);
       const all = Array.from({ length: out.width * out.height }, (_, k) => k).filter((k) => {
         const x = k % out.width, y = (k - x) / out.width;
         return Math.hypot(x - eyeR[0], y - eyeR[1]) < Math.hypot(x - eyeL[0], y - eyeL[1]);
@@ -1270,7 +1272,7 @@ Deno.test("a fringe over the forehead and brows is left as hair by the face prod
       ]]]] as const
     ) {
       const { bytes, fringe } = await withFringe(photo, g, shades.map((c) => [...c]));
-      const plain = await decode((await render(engine, job(bytes, {}))).image);
+      const plain = await decode((await renderKept(engine, job(bytes, {}))).image);
       const [fw, fh] = [photo.width, photo.height];
       // Output pixel -> photo pixel: the render frames the photo by a scale and an offset; both renders share it.
       const framed = await framedCrop(engine, bytes);
@@ -1283,7 +1285,8 @@ Deno.test("a fringe over the forehead and brows is left as hair by the face prod
       };
       for (const intensity of [60, 100]) {
         const out = await decode(
-          (await render(engine, job(bytes, { lookStyle: "evening-glam" }, intensityAll(intensity)))).image,
+          (await renderKept(engine, job(bytes, { lookStyle: "evening-glam" }, intensityAll(intensity))))
+            .image,
         );
         let n = 0, over3 = 0, over8 = 0, skin = 0, skinMadeUp = 0;
         for (let y = 0; y < plain.height; y++) {

@@ -9,7 +9,6 @@ import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL, LIPS_INNER, LIPS_OUTER } from "../../server/imaging/local/landmarks.ts";
 import type { Point } from "../../server/imaging/local/masks.ts";
-import { render } from "../../server/imaging/local/render.ts";
 import {
   cropFace,
   decode,
@@ -19,12 +18,13 @@ import {
   meanPixelDeltaE,
   OPEN_MOUTH,
   polygonPixels,
+  renderKept,
   ZERO_INTENSITY,
 } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
 const photo = await cropFace(OPEN_MOUTH);
-const plain = await decode((await render(engine, job(photo))).image);
+const plain = await decode((await renderKept(engine, job(photo))).image);
 const faces = await engine.detect(plain);
 const g = faceGeometry(faces[0].mesh);
 const poly = (idx: number[]): Point[] => idx.map((i) => g.pts[i]);
@@ -68,7 +68,7 @@ Deno.test("lipstick: lip colour moves to the swatch, the rest of the frame stays
       "#5C2340",
     ]]
   ) {
-    const out = await decode((await render(engine, job(photo, { lips: id }))).image);
+    const out = await decode((await renderKept(engine, job(photo, { lips: id }))).image);
     const swatch = hexToLab(hex);
     const before = deltaE(meanLab(plain, lipCore), swatch);
     const after = deltaE(meanLab(out, lipCore), swatch);
@@ -84,7 +84,7 @@ Deno.test("lipstick: lip colour moves to the swatch, the rest of the frame stays
 
 Deno.test("intensity 0 is the identity: ΔE < 1 on 99.9% of the frame, < 0.5 in the face", async () => {
   const out = await decode(
-    (await render(
+    (await renderKept(
       engine,
       job(photo, {
         lookStyle: "evening-glam",
@@ -108,7 +108,7 @@ Deno.test("intensity 0 is the identity: ΔE < 1 on 99.9% of the frame, < 0.5 in 
 });
 
 Deno.test("a full look changes the face but not the eyes' openings", async () => {
-  const out = await decode((await render(engine, job(photo, { lookStyle: "smokey-eye" }))).image);
+  const out = await decode((await renderKept(engine, job(photo, { lookStyle: "smokey-eye" }))).image);
   const face = polygonPixels(plain, poly(FACE_OVAL), 0, 0.5);
   assert.ok(meanPixelDeltaE(plain, out, face) > 1, "the look is visible");
   const { EYE_L, EYE_R } = await import("../../server/imaging/local/landmarks.ts");

@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { isMonochrome } from "../../server/imaging/local/monochrome.ts";
-import { render } from "../../server/imaging/local/render.ts";
-import { cropFace, decode, type Decoded, FRONTAL_FACES, job } from "./fixtures.ts";
+import { cropFace, decode, type Decoded, FRONTAL_FACES, job, renderKept } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
 const NOTE = "The photo is black and white, so the result is too: the colours chosen show as shades of grey";
@@ -30,8 +29,8 @@ Deno.test("a black-and-white portrait is styled in black and white, with a note;
     await sharp(colour).grayscale().toColourspace("srgb").jpeg({ quality: 92 }).toBuffer(),
   );
   const look = { hairColor: "auburn", lips: "berry-gloss" };
-  const plain = await render(engine, job(grey, {}, undefined, "hair"));
-  const styled = await render(engine, job(grey, look, undefined, "hair"));
+  const plain = await renderKept(engine, job(grey, {}, undefined, "hair"));
+  const styled = await renderKept(engine, job(grey, look, undefined, "hair"));
   const out = await decode(styled.image), before = await decode(plain.image);
   console.log(`black and white: ${(100 * colouredShare(out)).toFixed(2)} % of the result coloured`);
   assert.equal(colouredShare(out), 0);
@@ -41,7 +40,7 @@ Deno.test("a black-and-white portrait is styled in black and white, with a note;
   for (let o = 0; o < out.data.length; o += 3) if (Math.abs(out.data[o] - before.data[o]) > 8) moved++;
   assert.ok(moved > 20_000, `${moved} px changed by the look`);
   // A colour photo keeps its colours and has no such note.
-  const inColour = await render(engine, job(colour, look, undefined, "hair"));
+  const inColour = await renderKept(engine, job(colour, look, undefined, "hair"));
   assert.ok(!inColour.notes.includes(NOTE));
   assert.ok(colouredShare(await decode(inColour.image)) > 0.2);
 });

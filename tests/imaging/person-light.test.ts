@@ -12,9 +12,17 @@ import type { Point } from "../../server/imaging/local/masks.ts";
 import { refineMatte } from "../../server/imaging/local/matte-refine.ts";
 import { lightPerson, lightsOnPerson, photoLight } from "../../server/imaging/local/person-light.ts";
 import { BACKDROPS } from "../../server/imaging/local/recipes.ts";
-import { render } from "../../server/imaging/local/render.ts";
 import { gradeLighting, renderBackdrop } from "../../server/imaging/local/scene.ts";
-import { cropFace, decode, type Decoded, FRONTAL_FACES, job, labOf, meanLab } from "./fixtures.ts";
+import {
+  cropFace,
+  decode,
+  type Decoded,
+  FRONTAL_FACES,
+  job,
+  labOf,
+  meanLab,
+  renderKept,
+} from "./fixtures.ts";
 import { framedCrop } from "./framed-crop.ts";
 import { previewGap } from "./preview-gap.ts";
 
@@ -24,7 +32,7 @@ const engine = await FaceEngine.load();
 const FACES = [FRONTAL_FACES[13], FRONTAL_FACES[5], FRONTAL_FACES[12]];
 
 async function lit(photo: Uint8Array, lighting: string): Promise<Decoded> {
-  return decode((await render(engine, job(photo, { lighting }))).image);
+  return decode((await renderKept(engine, job(photo, { lighting }))).image);
 }
 
 /** The pixels of `img` within `r` of (cx, cy). */
@@ -270,7 +278,7 @@ Deno.test("Beach Sunset: the sun is painted on the side the photo was lit from",
   // its path on the sea) beside the person, the render shows the one with the sun on the lit side.
   for (const [face, side] of [[FRONTAL_FACES[9], 1], [FACES[2], -1]] as const) {
     const out = await decode(
-      (await render(engine, job(await cropFace(face), { setting: "beach-sunset" }))).image,
+      (await renderKept(engine, job(await cropFace(face), { setting: "beach-sunset" }))).image,
     );
     const g = faceGeometry((await engine.detect(out))[0].mesh);
     const backdrop = (s: 1 | -1) =>

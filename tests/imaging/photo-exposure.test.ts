@@ -17,8 +17,8 @@ import {
   FRONTAL_FACES,
   job,
   plainAndStyled,
+  renderKept,
 } from "./fixtures.ts";
-import { render } from "../../server/imaging/local/render.ts";
 import { skinMeanLinear } from "../../server/imaging/local/skin-tone.ts";
 
 const engine = await FaceEngine.load();
@@ -76,7 +76,7 @@ Deno.test("a dim photo's person is brought up toward a new backdrop's light, a w
   const photo = await cropFace(FRONTAL_FACES[13]);
   const dark = await darkerCopy(photo);
   const faceY = async (bytes: Uint8Array, changes: Record<string, string>) => {
-    const img = await decode((await render(engine, job(bytes, changes, undefined, "hair"))).image);
+    const img = await decode((await renderKept(engine, job(bytes, changes, undefined, "hair"))).image);
     const skin = skinMeanLinear(img, faceGeometry((await engine.detect(img))[0].mesh));
     return luminance(skin[0], skin[1], skin[2]);
   };

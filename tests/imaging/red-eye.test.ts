@@ -11,8 +11,7 @@ import type { FaceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { IRIS_L, IRIS_R } from "../../server/imaging/local/landmarks.ts";
 import { dist } from "../../server/imaging/local/masks.ts";
 import { correctRedEyes } from "../../server/imaging/local/red-eye.ts";
-import { render } from "../../server/imaging/local/render.ts";
-import { cropFace, decode, type Decoded, FRONTAL_FACES, job } from "./fixtures.ts";
+import { cropFace, decode, type Decoded, FRONTAL_FACES, job, renderKept } from "./fixtures.ts";
 import { framedCrop } from "./framed-crop.ts";
 
 const engine = await FaceEngine.load();
@@ -95,7 +94,9 @@ Deno.test("a render shows the red pupils darkened, at the result's size and the 
   const face = FRONTAL_FACES[14];
   for (const [width, height] of [[1080, 1920], [540, 960]]) {
     const f = (await framedCrop(engine, await cropFace(face), width, height))!;
-    const out = await decode((await render(engine, { ...job(await cropFace(face)), width, height })).image);
+    const out = await decode(
+      (await renderKept(engine, { ...job(await cropFace(face)), width, height })).image,
+    );
     assert.equal(out.width, f.framed.width);
     const was = pupils(f.framed, f.g), now = pupils(out, f.g);
     for (const [k, p] of now.entries()) {

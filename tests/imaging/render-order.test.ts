@@ -11,16 +11,24 @@ import assert from "node:assert/strict";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
-import { render } from "../../server/imaging/local/render.ts";
 import { deltaE } from "../../server/imaging/local/color.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
-import { cropFace, decode, type Decoded, FRONTAL_FACES, job, labOf, polygonPixels } from "./fixtures.ts";
+import {
+  cropFace,
+  decode,
+  type Decoded,
+  FRONTAL_FACES,
+  job,
+  labOf,
+  polygonPixels,
+  renderKept,
+} from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
 const DEFAULT = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
 
 async function look(photo: Uint8Array, options: Partial<SelectedOptions>): Promise<Decoded> {
-  return await decode((await render(engine, job(photo, options, DEFAULT, "makeup"))).image);
+  return await decode((await renderKept(engine, job(photo, options, DEFAULT, "makeup"))).image);
 }
 
 /** Of `pixels`, the share whose colour differs between a and b by more than 6 ΔE, and the mean ΔE. */
