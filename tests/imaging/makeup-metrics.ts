@@ -28,13 +28,7 @@ import {
   fillPolygon,
   type Point,
 } from "../../server/imaging/local/masks.ts";
-import {
-  chooseFace,
-  decodePhoto,
-  detectFaces,
-  framingFor,
-  render,
-} from "../../server/imaging/local/render.ts";
+import { chooseFace, decodePhoto, detectFaces, framingFor } from "../../server/imaging/local/render.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { Intensity, SelectedOptions } from "../../server/styling/option-keys.ts";
 import {
