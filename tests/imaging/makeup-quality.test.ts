@@ -52,7 +52,7 @@ import {
   renderKept,
 } from "./fixtures.ts";
 import { eyeMakeupNote } from "../../server/imaging/local/render.ts";
-import { framedCrop, framedFaces } from "./framed-crop.ts";
+import { framedFaces } from "./framed-crop.ts";
 import {
   blushFade,
   blushOnStrands,
@@ -1275,7 +1275,7 @@ Deno.test("a fringe over the forehead and brows is left as hair by the face prod
       const plain = await decode((await renderKept(engine, job(bytes, {}))).image);
       const [fw, fh] = [photo.width, photo.height];
       // Output pixel -> photo pixel: the render frames the photo by a scale and an offset; both renders share it.
-      const framed = await framedCrop(engine, bytes);
+      const framed = await framedFaces(engine, bytes);
       const { scale, offsetX, offsetY } = framed!.framing;
       const inside = (sx: number, sy: number) => {
         for (let d = -2; d <= 2; d++) {

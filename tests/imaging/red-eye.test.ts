@@ -12,7 +12,7 @@ import { IRIS_L, IRIS_R } from "../../server/imaging/local/landmarks.ts";
 import { dist } from "../../server/imaging/local/masks.ts";
 import { correctRedEyes } from "../../server/imaging/local/red-eye.ts";
 import { cropFace, decode, type Decoded, FRONTAL_FACES, job, renderKept } from "./fixtures.ts";
-import { framedCrop } from "./framed-crop.ts";
+import { framedFaces } from "./framed-crop.ts";
 
 const engine = await FaceEngine.load();
 
@@ -46,7 +46,7 @@ function pupils(img: Decoded, g: FaceGeometry): { red: number; lightest: number 
 
 Deno.test("a flash's red pupils are darkened, their glint kept, and nothing beyond the eyes changes", async () => {
   for (const { face, eyes } of RED) {
-    const f = (await framedCrop(engine, await cropFace(face)))!;
+    const f = (await framedFaces(engine, await cropFace(face)))!;
     const before = { ...f.framed, data: f.framed.data.slice() };
     assert.equal(correctRedEyes(f.framed, f.g), eyes, `${face.join("@")}: eyes corrected`);
     const was = pupils(before, f.g), now = pupils(f.framed, f.g);
@@ -83,7 +83,7 @@ Deno.test("a flash's red pupils are darkened, their glint kept, and nothing beyo
 Deno.test("no other eye is touched: brown, hazel, blue and grey irises, a pink or purple light, a warm dim photo", async () => {
   for (const [k, face] of FRONTAL_FACES.entries()) {
     if (k === 14 || k === 15) continue;
-    const f = (await framedCrop(engine, await cropFace(face)))!;
+    const f = (await framedFaces(engine, await cropFace(face)))!;
     const before = f.framed.data.slice();
     assert.equal(correctRedEyes(f.framed, f.g), 0, `${face.join("@")}: an eye was taken for red`);
     assert.deepEqual(f.framed.data, before, `${face.join("@")}: pixels changed`);
@@ -93,7 +93,7 @@ Deno.test("no other eye is touched: brown, hazel, blue and grey irises, a pink o
 Deno.test("a render shows the red pupils darkened, at the result's size and the preview's", async () => {
   const face = FRONTAL_FACES[14];
   for (const [width, height] of [[1080, 1920], [540, 960]]) {
-    const f = (await framedCrop(engine, await cropFace(face), width, height))!;
+    const f = (await framedFaces(engine, await cropFace(face), width, height))!;
     const out = await decode(
       (await renderKept(engine, { ...job(await cropFace(face)), width, height })).image,
     );
