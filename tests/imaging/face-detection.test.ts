@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import sharp from "sharp";
-import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
+import { type DetectedFace, FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import {
   EYE_L,
@@ -21,6 +21,36 @@ import {
 import { cropFace, FRONTAL_FACES, landscape } from "./fixtures.ts";
 
 const engine = await FaceEngine.load();
+
+function assertRefused(faces: DetectedFace[], photo: { width: number; height: number }, message: string) {
+  assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
+    assert.ok(err instanceof UserFacingError);
+    assert.equal(err.message, message);
+    return true;
+  });
+}
+
+const area = (f: DetectedFace) => f.box[2] * f.box[3];
+
+/**
+ * FRONTAL_FACES[i] cropped `span` face widths wide (3:4): `expect` checks the faces found (those the crop's
+ * side touches, the others), then the chosen face must be a whole one, the one the crop is centred on.
+ */
+async function assertCentredFaceChosen(
+  i: number,
+  span: number,
+  expect: (cut: DetectedFace[], whole: DetectedFace[], at: string) => void,
+) {
+  const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, span));
+  const faces = await detectFaces(engine, photo);
+  const at = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]} at ${span}`;
+  const cut = faces.filter((f) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1);
+  expect(cut, faces.filter((f) => !cut.includes(f)), at);
+  const chosen = chooseFace(faces, photo.width, photo.height);
+  assert.ok(!cut.includes(chosen), `${at}: the whole face is styled`);
+  const cx = (chosen.box[0] + chosen.box[2] / 2) / photo.width;
+  assert.ok(Math.abs(cx - 0.5) < 0.1, `${at}: the face the photo is centred on (${cx.toFixed(2)})`);
+}
 
 Deno.test("a face is found on every frontal face crop", async () => {
   for (const face of FRONTAL_FACES) {
@@ -44,11 +74,7 @@ Deno.test("a face is found on every frontal face crop", async () => {
 Deno.test("no face on a landscape without people", async () => {
   const photo = await decodePhoto(await landscape());
   const faces = await detectFaces(engine, photo);
-  assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
-    assert.ok(err instanceof UserFacingError);
-    assert.equal(err.message, NO_FACE_MESSAGE);
-    return true;
-  });
+  assertRefused(faces, photo, NO_FACE_MESSAGE);
 });
 
 Deno.test("a group photo with no dominant face is refused", async () => {
@@ -56,11 +82,7 @@ Deno.test("a group photo with no dominant face is refused", async () => {
   const photo = await decodePhoto(await Deno.readFile(samplePath(3)));
   const faces = await detectFaces(engine, photo);
   assert.ok(faces.length >= 3);
-  assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
-    assert.ok(err instanceof UserFacingError);
-    assert.equal(err.message, MANY_FACES_MESSAGE);
-    return true;
-  });
+  assertRefused(faces, photo, MANY_FACES_MESSAGE);
 });
 
 Deno.test("a neighbour's face cut by the photo's side does not make a portrait a group photo", async () => {
@@ -68,28 +90,35 @@ Deno.test("a neighbour's face cut by the photo's side does not make a portrait a
   // neighbour's face cut by the crop's left or right side, beside the whole face the crop is centred on.
   // They were refused as group photos: the cut face's box was more than half the subject's.
   for (const i of [7, 10, 11, 13, 14]) {
-    const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, 2.6));
-    const faces = await detectFaces(engine, photo);
-    const at = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]}`;
-    const cut = faces.filter((f) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1);
-    assert.ok(cut.length >= 1 && faces.length >= 2, `${at}: a face at the crop's side`);
-    const chosen = chooseFace(faces, photo.width, photo.height);
-    assert.ok(!cut.includes(chosen), `${at}: the whole face is styled`);
-    const cx = (chosen.box[0] + chosen.box[2] / 2) / photo.width;
-    assert.ok(Math.abs(cx - 0.5) < 0.1, `${at}: the face the photo is centred on (${cx.toFixed(2)})`);
-  }
-  // A whole second face as large is still a group photo; so is a cut face larger than the whole one (the
-  // largest face is the subject, and the whole one competes: sample5@1045 at 3 face widths, the neighbour's
-  // cut box 82,000 px² against her 73,000).
-  for (const [i, span] of [[7, 3], [11, 3]]) {
-    const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, span));
-    const faces = await detectFaces(engine, photo);
-    assert.throws(() => chooseFace(faces, photo.width, photo.height), (err) => {
-      assert.ok(err instanceof UserFacingError);
-      assert.equal(err.message, MANY_FACES_MESSAGE);
-      return true;
+    await assertCentredFaceChosen(i, 2.6, (cut, whole, at) => {
+      assert.ok(cut.length >= 1 && whole.length >= 1, `${at}: a face at the crop's side`);
     });
   }
+  // A whole second face as large is still a group photo (sample3@1372 at 3 face widths).
+  const pair = await decodePhoto(await cropFace(FRONTAL_FACES[7], 0.75, 3));
+  const pairFaces = await detectFaces(engine, pair);
+  assertRefused(pairFaces, pair, MANY_FACES_MESSAGE);
+});
+
+Deno.test("a friend cut by the photo's side, larger than the whole face it was cropped about, is not chosen", async () => {
+  // Framed 3-3.8 face widths wide, a friend nearer the camera is cut by the side yet larger than the whole
+  // face in the middle: sample5@1045 (cut box 82,000 px² against her 73,000 at 3) and sample4@1216. Both
+  // were refused as group photos; the whole face is the one the photo is of.
+  for (const [i, span] of [[11, 3], [11, 3.4], [11, 3.8], [8, 3.4]]) {
+    await assertCentredFaceChosen(i, span, (cut, whole, at) => {
+      assert.ok(cut.length >= 1 && area(cut[0]) > area(whole[0]), `${at}: a larger cut face`);
+    });
+  }
+  // A whole face under half the cut one's area is no subject (a stranger behind a selfie whose face runs off
+  // the side): the largest face stays the subject, as before.
+  const photo = await decodePhoto(await cropFace(FRONTAL_FACES[11], 0.75, 3));
+  const found = await detectFaces(engine, photo);
+  const isCut = (f: DetectedFace) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1;
+  const faces = found.map((f) =>
+    isCut(f) ? f : { ...f, box: [f.box[0], f.box[1], f.box[2] * 0.6, f.box[3] * 0.6] as typeof f.box }
+  );
+  assert.equal(chooseFace(faces, photo.width, photo.height), faces[0]);
+  assert.ok(isCut(faces[0]));
 });
 
 Deno.test("a tilted head's eyes are measured on an upright copy and land where the upright photo's are", async () => {
