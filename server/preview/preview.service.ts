@@ -94,3 +94,43 @@ export async function renderPreview(
     throw err;
   }
 }
+
+/** GET /api/photos/{id}/check: whether the final model can style a photo at all (see checkPhoto). */
+export interface PhotoCheck {
+  /** False only when the local model makes the final image and refuses this photo whatever is chosen. */
+  usable: boolean;
+  /** Why not, in the model's words ("No face found: ..."); absent when usable. */
+  detail?: string;
+  /** The model the final image will come from. */
+  finalModel: string;
+}
+
+/**
+ * Whether the photo can be styled at all, asked by the studio right after an upload: with the local model
+ * the final one, a photo with no usable face or several faces of which none stands out fails every
+ * generation (charged, then refunded), and the user would otherwise learn it only once they chose a look.
+ * The photo is rendered as a preview with nothing chosen (the same rules, the same rate limit: one request
+ * per photo); a hosted model generates from any photo, so with one active nothing is rendered.
+ */
+export async function checkPhoto(
+  deps: PreviewDeps,
+  userId: string,
+  photoId: string,
+  signal?: AbortSignal,
+): Promise<PhotoCheck> {
+  const finalModel = deps.previewer?.finalModel;
+  if (finalModel !== undefined && finalModel !== "local") {
+    // Still the preview's photo rule: no answer about a photo the caller may not use.
+    await deps.db.transaction((tx) => usablePhotosFor(tx, [photoId], userId));
+    return { usable: true, finalModel };
+  }
+  try {
+    await renderPreview(deps, userId, { photoId, studioType: "makeup", view360: false }, signal);
+    return { usable: true, finalModel: "local" };
+  } catch (err) {
+    if (err instanceof AppError && err.code === "model_refused") {
+      return { usable: false, detail: err.message, finalModel: "local" };
+    }
+    throw err;
+  }
+}

@@ -15,15 +15,16 @@ import { createPreviewer, type Previewer } from "../../server/preview/previewer.
 import { backends } from "../helpers/backends.ts";
 import { waitFor } from "../helpers/api-test.ts";
 import { callApp, openTestContext, type TestContext } from "../helpers/test-app.ts";
-import { cropFace, DARK_HAIR } from "../imaging/fixtures.ts";
+import { cropFace, DARK_HAIR, FRONTAL_FACES, landscape } from "../imaging/fixtures.ts";
+import { MANY_FACES_MESSAGE } from "../../server/imaging/local/render.ts";
 
 const portrait = await cropFace(DARK_HAIR);
 const opts = { sanitizeOps: false, sanitizeResources: false };
 
 let ip = 0;
-async function upload(ctx: TestContext, token: string): Promise<string> {
+async function upload(ctx: TestContext, token: string, photo = portrait): Promise<string> {
   const form = new FormData();
-  form.append("file", new File([portrait.slice()], "me.jpg", { type: "image/jpeg" }));
+  form.append("file", new File([photo.slice()], "me.jpg", { type: "image/jpeg" }));
   const res = await ctx.app.request("/api/upload-photo", {
     method: "POST",
     body: form,
@@ -53,6 +54,10 @@ async function preview(ctx: TestContext, token: string | undefined, body: Record
 }
 
 const RED_LIPS = { lips: "classic-red-matte" };
+
+async function check(ctx: TestContext, token: string | undefined, photoId: string) {
+  return await ctx.call("GET", `/api/photos/${photoId}/check`, token ? { token } : {});
+}
 
 /** A hosted model (it prepares nothing and keeps nothing per photo); these tests never generate with it. */
 const HOSTED: ImageModel = {
@@ -135,6 +140,71 @@ for (const backend of backends()) {
       assert.equal(foreign.json().code, "not_found");
       const anonymous = await preview(ctx, undefined, { photoId, options: RED_LIPS });
       assert.equal(anonymous.status, 401);
+    }),
+  );
+
+  Deno.test(
+    {
+      name:
+        `[${backend.name}] photo check: a photo the local model cannot style says why at once; free, owner only`,
+      ignore: backend.skip,
+      ...opts,
+    },
+    withCtx(async (ctx) => {
+      const me = await ctx.register();
+      const fine = await check(ctx, me.access_token, await upload(ctx, me.access_token));
+      assert.equal(fine.status, 200, JSON.stringify(fine.body));
+      assert.deepEqual(fine.body, { usable: true, finalModel: "local" });
+      assert.equal(fine.headers.get("cache-control"), "no-store");
+
+      const noFace = await check(ctx, me.access_token, await upload(ctx, me.access_token, await landscape()));
+      assert.deepEqual(noFace.body, {
+        usable: false,
+        detail: "No face found: use a front-facing photo with one person",
+        finalModel: "local",
+      });
+      // Two friends side by side, neither face standing out.
+      const pair = await upload(ctx, me.access_token, await cropFace(FRONTAL_FACES[7], 0.75, 3));
+      const group = await check(ctx, me.access_token, pair);
+      assert.equal(group.body.usable, false);
+      assert.equal(group.body.detail, MANY_FACES_MESSAGE);
+      // Nothing was charged or stored for any of them.
+      const after = await ctx.call("GET", "/api/users/me", { token: me.access_token });
+      assert.equal(after.body.credits, me.user.credits);
+      const rows = await ctx.database.db.select().from(creditLedger).where(
+        eq(creditLedger.userId, me.user.id),
+      );
+      assert.equal(rows.filter((r) => r.reason !== "welcome").length, 0, JSON.stringify(rows));
+
+      const other = await ctx.register();
+      assert.equal((await check(ctx, other.access_token, pair)).status, 404);
+      assert.equal((await check(ctx, undefined, pair)).status, 401);
+      const bad = await check(ctx, me.access_token, "not-a-photo");
+      assert.equal(bad.status, 404);
+      assert.equal(bad.body.code, "not_found");
+
+      // A hosted model generates from any photo: nothing is rendered, the photo rule still holds.
+      const rendered: string[] = [];
+      const hosted = createApp({
+        db: ctx.database.db,
+        config: ctx.config,
+        jwtSecret: ctx.jwtSecret,
+        storage: ctx.storage,
+        model: HOSTED,
+        previewer: {
+          finalModel: HOSTED.name,
+          preview: (req) => (rendered.push(req.photoId), Promise.reject(new Error("not rendered"))),
+          prepare: () => Promise.resolve(false),
+          forget: () => {},
+          close: () => Promise.resolve(),
+        },
+      });
+      const viaHosted = { ...ctx, app: hosted, call: callApp(hosted) };
+      const landscapeId = await upload(viaHosted, me.access_token, await landscape());
+      const any = await check(viaHosted, me.access_token, landscapeId);
+      assert.deepEqual(any.body, { usable: true, finalModel: "gemini" });
+      assert.equal((await check(viaHosted, other.access_token, landscapeId)).status, 404);
+      assert.deepEqual(rendered, []);
     }),
   );
 

@@ -293,18 +293,31 @@ bothSizesTest(
 );
 
 bothSizesTest(
-  "[browser] a photo with no face: the live preview gives the model's reason, not that the choices change nothing",
+  "[browser] a photo with no face: the photo card says why at once; the live preview gives the model's reason",
   async (g, { server, landscape }, label) => {
     const { page } = g;
     await openStudio(g, server.url, landscape, "Mary Jackson");
+    // Before anything is chosen, the reference photo's card says the photo cannot be styled.
+    const reason = "No face found: use a front-facing photo with one person";
+    const problem = page.getByTestId("photo-problem");
+    await problem.filter({ hasText: reason }).waitFor({ timeout: 30_000 });
+    assert.equal(await problem.getAttribute("role"), "alert");
+    await shot(page, `studio-photo-problem-${label}`);
     await openGroup(page, "lips");
-    await renderable(page, "lips").click();
-    // Phones show the reason in the stage's note under the photo, desktops under the preview.
-    const where = label === "phone" ? page.getByTestId("stage-note") : page.getByTestId("preview");
-    await where.getByText("No face found: use a front-facing photo with one person").waitFor({
-      timeout: 30_000,
-    });
-    assert.equal(await where.getByText("These choices would not change your photo.").count(), 0);
+    if (label === "phone") {
+      // The card above the stage says it already: once the preview has answered, the stage's note
+      // (shown while it renders) goes rather than repeat it.
+      const answered = page.waitForResponse((r) => r.url().endsWith("/api/preview"), { timeout: 30_000 });
+      await renderable(page, "lips").click();
+      assert.equal((await answered).status(), 422);
+      await page.getByTestId("stage-note").waitFor({ state: "detached" });
+    } else {
+      await renderable(page, "lips").click();
+      const where = page.getByTestId("preview");
+      await where.getByText(reason).waitFor({ timeout: 30_000 });
+      assert.equal(await where.getByText("These choices would not change your photo.").count(), 0);
+    }
+    assert.equal(await problem.count(), 1);
   },
 );
 

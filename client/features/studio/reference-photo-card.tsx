@@ -13,10 +13,12 @@ export interface ReferencePhotoCardProps {
   disabled?: boolean;
   /** Phones: no card and no thumbnail (the stage beside it shows the photo or its preview). */
   inline?: boolean;
+  /** Why the model cannot style this photo at all (see usePhotoProblem), shown under the count. */
+  problem?: string | null;
 }
 
 export function ReferencePhotoCard(
-  { photo, onChange, disabled, inline = false }: ReferencePhotoCardProps,
+  { photo, onChange, disabled, inline = false, problem = null }: ReferencePhotoCardProps,
 ) {
   const { busy, pick, input } = usePhotoUpload(onChange);
   // The thumbnail failed to load: an anonymous upload expires after a day (or the server lost it).
@@ -64,6 +66,15 @@ export function ReferencePhotoCard(
         <p className="mt-0.5 text-sm text-ink-500" data-testid="photo-count">
           {photo ? "1 image(s) provided" : "No images provided"}
         </p>
+        {problem && !missing && (
+          <p
+            role="alert"
+            className={`mt-1 font-medium text-red-700 ${inline ? "text-xs" : "text-sm"}`}
+            data-testid="photo-problem"
+          >
+            {problem}
+          </p>
+        )}
         {missing && (
           <p role="alert" className="mt-1 text-sm font-medium text-red-700" data-testid="photo-missing">
             This photo is no longer available. Please upload it again.

@@ -31,6 +31,7 @@ import { INSUFFICIENT_CREDITS, useGeneration } from "./use-generation.ts";
 import { previewBody, usePreview } from "./use-preview.ts";
 import { PhoneDock } from "./phone-dock.tsx";
 import { framingOnly, useFramedBefore } from "./use-framed-before.ts";
+import { usePhotoProblem } from "./use-photo-problem.ts";
 import { View360Overlay } from "./view360-overlay.tsx";
 import type { StudioType } from "../../api/types.ts";
 
@@ -105,6 +106,8 @@ export default function StudioPage(props: StudioPageProps) {
         changedCount(catalog, SCENE_GROUPS, sel.scene) > 0
   );
   const preview = usePreview(payload, !!user && somethingChosen && !gen.generating);
+  // A photo the local model cannot style at all (no face, a group): said on the photo card at once.
+  const photoProblem = usePhotoProblem(photo?.id ?? null, !!user && !!info?.local);
   const payloadKey = payload ? JSON.stringify(previewBody(payload)) : null;
   // The result belongs to the choices it was generated from; other choices show their preview.
   const [generatedKey, setGeneratedKey] = useState<string | null>(() => payloadKey);
@@ -247,6 +250,7 @@ export default function StudioPage(props: StudioPageProps) {
                 photo={photo}
                 onPhotoChange={onPhotoChange}
                 disabled={gen.generating}
+                problem={photoProblem}
                 preview={showPreview ? preview : null}
                 local={info?.local ?? true}
                 hasResult={!!gen.result}
@@ -266,7 +270,12 @@ export default function StudioPage(props: StudioPageProps) {
       <h1 className="sr-only">Styling Studio</h1>
       <div className="mx-auto grid max-w-7xl grid-cols-[minmax(0,1fr)_25rem] gap-8 px-6 pb-16 pt-8">
         <div className="min-w-0 space-y-5">
-          <ReferencePhotoCard photo={photo} onChange={onPhotoChange} disabled={gen.generating} />
+          <ReferencePhotoCard
+            photo={photo}
+            onChange={onPhotoChange}
+            disabled={gen.generating}
+            problem={photoProblem}
+          />
           {options}
         </div>
         <aside className="sticky top-20 min-w-0 space-y-5 self-start">
@@ -281,10 +290,11 @@ export default function StudioPage(props: StudioPageProps) {
 
 /** Phones: the photo (or the live preview of the choices) pinned under the header, with the photo controls. */
 function PhoneStage(
-  { photo, onPhotoChange, disabled, preview, local, hasResult, onShowResult }: {
+  { photo, onPhotoChange, disabled, problem, preview, local, hasResult, onShowResult }: {
     photo: CurrentPhoto | null;
     onPhotoChange(p: CurrentPhoto | null): void;
     disabled: boolean;
+    problem: string | null;
     preview: ReturnType<typeof usePreview> | null;
     local: boolean;
     hasResult: boolean;
@@ -310,13 +320,21 @@ function PhoneStage(
           )}
       </div>
       <div className="min-w-0 flex-1">
-        <ReferencePhotoCard photo={photo} onChange={onPhotoChange} disabled={disabled} inline />
+        <ReferencePhotoCard
+          photo={photo}
+          onChange={onPhotoChange}
+          disabled={disabled}
+          problem={problem}
+          inline
+        />
         {hasResult && (
           <Button variant="ghost" size="sm" className="-ml-2 mt-1 text-brand-700" onClick={onShowResult}>
             <SparklesIcon className="size-4" /> View result
           </Button>
         )}
-        {preview && preview.kind !== "idle" && (
+        {preview && preview.kind !== "idle" &&
+          // The card above already says why this photo cannot be styled.
+          !(preview.kind === "no-change" && problem !== null && preview.detail === problem) && (
           <p className="mt-1 text-[11px] text-ink-600" data-testid="stage-note">
             {preview.kind === "no-change"
               ? (preview.detail ?? "These choices would not change your photo.")
