@@ -9,7 +9,7 @@
  *     the local one: Generate would change nothing (the job would fail and be refunded)
  *
  * GET /api/photos/{photoId}/check: {usable, detail?, finalModel}, whether the final model can style the
- * photo at all (the studio asks once per upload; counted as a preview).
+ * photo at all (the studio asks once per upload; counted as a preview when it renders one).
  */
 import { Hono } from "hono";
 import type { Db } from "../../db/client.ts";

@@ -31,6 +31,8 @@ function assertRefused(faces: DetectedFace[], photo: { width: number; height: nu
 }
 
 const area = (f: DetectedFace) => f.box[2] * f.box[3];
+/** Whether face `f`'s box touches the left or right side of a photo `width` wide. */
+const atSide = (f: DetectedFace, width: number) => f.box[0] <= 1 || f.box[0] + f.box[2] >= width - 1;
 
 /**
  * FRONTAL_FACES[i] cropped `span` face widths wide (3:4): `expect` checks the faces found (those the crop's
@@ -44,7 +46,7 @@ async function assertCentredFaceChosen(
   const photo = await decodePhoto(await cropFace(FRONTAL_FACES[i], 0.75, span));
   const faces = await detectFaces(engine, photo);
   const at = `sample${FRONTAL_FACES[i][0]}@${FRONTAL_FACES[i][1]} at ${span}`;
-  const cut = faces.filter((f) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1);
+  const cut = faces.filter((f) => atSide(f, photo.width));
   expect(cut, faces.filter((f) => !cut.includes(f)), at);
   const chosen = chooseFace(faces, photo.width, photo.height);
   assert.ok(!cut.includes(chosen), `${at}: the whole face is styled`);
@@ -113,12 +115,13 @@ Deno.test("a friend cut by the photo's side, larger than the whole face it was c
   // the side): the largest face stays the subject, as before.
   const photo = await decodePhoto(await cropFace(FRONTAL_FACES[11], 0.75, 3));
   const found = await detectFaces(engine, photo);
-  const isCut = (f: DetectedFace) => f.box[0] <= 1 || f.box[0] + f.box[2] >= photo.width - 1;
   const faces = found.map((f) =>
-    isCut(f) ? f : { ...f, box: [f.box[0], f.box[1], f.box[2] * 0.6, f.box[3] * 0.6] as typeof f.box }
+    atSide(f, photo.width)
+      ? f
+      : { ...f, box: [f.box[0], f.box[1], f.box[2] * 0.6, f.box[3] * 0.6] as typeof f.box }
   );
   assert.equal(chooseFace(faces, photo.width, photo.height), faces[0]);
-  assert.ok(isCut(faces[0]));
+  assert.ok(atSide(faces[0], photo.width));
 });
 
 Deno.test("a tilted head's eyes are measured on an upright copy and land where the upright photo's are", async () => {
