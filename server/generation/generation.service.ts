@@ -43,8 +43,11 @@ export interface GenerationDeps {
   config: Config;
   /** Wakes the job runner so a new job starts without waiting for the next poll. */
   onQueued?: () => void;
-  /** The active image model: with the local one, a request it would render as the unchanged photo is refused. */
-  model?: Pick<ImageModel, "name" | "capabilities">;
+  /**
+   * The active image model: with the local one, a request it would render as the unchanged photo is refused, and
+   * so is a photo it is known to refuse whatever is asked (unusablePhoto).
+   */
+  model?: Pick<ImageModel, "name" | "capabilities" | "unusablePhoto">;
 }
 
 export const IDEMPOTENCY_KEY_REUSED =
@@ -120,6 +123,9 @@ export async function startGeneration(
     if (existing) return replay(existing, requestHash!);
   }
 
+  const refusal = deps.model?.unusablePhoto?.(photoId);
+  if (refusal !== undefined) await refuseUnusablePhoto(deps, user, photoId, refusal);
+
   const generationId = crypto.randomUUID();
   try {
     await queueCharged(deps, user, {
@@ -139,6 +145,19 @@ export async function startGeneration(
   if (cost > 0) recordCredits("debited", cost);
   deps.onQueued?.();
   return { generationId };
+}
+
+/**
+ * The model already refused this photo whatever is asked (no usable face, no clear subject: learned when it was
+ * prepared at upload, checked or previewed), so a generation would fail and refund: refused before any charge,
+ * with the model's reason. Still the photo rule first (a foreign photo is a 404, not its verdict); a claim of an
+ * anonymous upload rolls back with the refusal.
+ */
+async function refuseUnusablePhoto(deps: GenerationDeps, user: UserRow, photoId: string, reason: string) {
+  await deps.db.transaction(async (tx) => {
+    await usablePhotosFor(tx, [photoId], user.id);
+    throw new AppError(422, reason, { code: "model_refused" });
+  });
 }
 
 /**

@@ -109,6 +109,12 @@ export interface ImageModel {
    * in this process (decoded pixels, faces, masks, a copy of the bytes) and any preparation still queued.
    */
   forget?(photoIds: readonly string[]): void;
+  /**
+   * Why this model refuses the photo whatever is asked of it (no usable face, several faces and none the clear
+   * subject), when it learned that from the photo's preparation or an earlier look on it; undefined when it
+   * does not know of one. Generate refuses such a photo before any charge.
+   */
+  unusablePhoto?(photoId: string): string | undefined;
   /** Release workers and native resources. */
   close(): Promise<void>;
 }
@@ -120,9 +126,12 @@ export interface ImageModel {
  */
 export class ModelError extends Error {
   readonly transient: boolean;
-  constructor(message: string, opts: { transient: boolean }) {
+  /** The photo itself is refused (no usable face...), so every other request on it would fail the same way. */
+  readonly unusablePhoto: boolean;
+  constructor(message: string, opts: { transient: boolean; unusablePhoto?: boolean }) {
     super(message);
     this.name = "ModelError";
     this.transient = opts.transient;
+    this.unusablePhoto = opts.unusablePhoto ?? false;
   }
 }

@@ -44,6 +44,16 @@ export function previewLimiter(): RateLimiter {
   return new RateLimiter(PREVIEWS_PER_MINUTE);
 }
 
+/** The photo's bytes, by the same rule as generate (own photo, or a fresh anonymous upload this user now claims). */
+async function photoBytes(deps: PreviewDeps, userId: string, photoId: string): Promise<Uint8Array> {
+  const photo = await deps.db.transaction(async (tx) =>
+    (await usablePhotosFor(tx, [photoId], userId)).get(photoId)!
+  );
+  const bytes = await deps.storage.get(photo.storageKey);
+  if (!bytes) throw new AppError(404, "The reference photo is no longer available. Please upload it again.");
+  return bytes;
+}
+
 export async function renderPreview(
   deps: PreviewDeps,
   userId: string,
@@ -59,13 +69,7 @@ export async function renderPreview(
   const { options, intensity } = resolveStyleRequest({ ...input, view360: undefined }, LOCAL_CAPABILITIES);
 
   const photoId = input.photoId.toLowerCase();
-  // The same rule as generate (own photo, or a fresh anonymous upload this user now claims).
-  const photo = await deps.db.transaction(async (tx) =>
-    (await usablePhotosFor(tx, [photoId], userId)).get(photoId)!
-  );
-  const bytes = await deps.storage.get(photo.storageKey);
-  if (!bytes) throw new AppError(404, "The reference photo is no longer available. Please upload it again.");
-
+  const bytes = await photoBytes(deps, userId, photoId);
   const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
   try {
     const out = await deps.previewer.preview({
@@ -107,10 +111,10 @@ export interface PhotoCheck {
 
 /**
  * Whether the photo can be styled at all, asked by the studio right after an upload: with the local model
- * the final one, a photo with no usable face or several faces of which none stands out fails every
- * generation (charged, then refunded), and the user would otherwise learn it only once they chose a look.
- * The photo is rendered as a preview with nothing chosen (the same rules, the same rate limit: one request
- * per photo); a hosted model generates from any photo, so with one active nothing is rendered.
+ * the final one, a photo with no usable face or several faces of which none stands out is refused by every
+ * generation, and the user would otherwise learn it only once they chose a look. Only the photo's faces are
+ * looked at (found at upload, so usually a lookup; the preview's photo rule and rate limit: one request per
+ * photo); a hosted model generates from any photo, so with one active nothing is asked of the local model.
  */
 export async function checkPhoto(
   deps: PreviewDeps,
@@ -124,13 +128,23 @@ export async function checkPhoto(
     await deps.db.transaction((tx) => usablePhotosFor(tx, [photoId], userId));
     return { usable: true, finalModel };
   }
+  if (!deps.previewer) {
+    throw new AppError(503, "Live preview is not available on this server", { code: "preview_unavailable" });
+  }
+  deps.limiter.hit([`preview:user:${userId}`]);
+  const bytes = await photoBytes(deps, userId, photoId);
+  const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
   try {
-    await renderPreview(deps, userId, { photoId, studioType: "makeup", view360: false }, signal);
-    return { usable: true, finalModel: "local" };
+    const refusal = await deps.previewer.checkPhoto({
+      photoId,
+      photo: bytes,
+      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+    });
+    return refusal === undefined
+      ? { usable: true, finalModel: "local" }
+      : { usable: false, detail: refusal, finalModel: "local" };
   } catch (err) {
-    if (err instanceof AppError && err.code === "model_refused") {
-      return { usable: false, detail: err.message, finalModel: "local" };
-    }
+    if (err instanceof ModelError) throw new AppError(503, err.message, { code: "preview_failed" });
     throw err;
   }
 }

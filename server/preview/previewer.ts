@@ -21,6 +21,8 @@ export interface Previewer {
   prepare(photo: { photoId: string; photo: Uint8Array }): Promise<boolean>;
   /** See ImageModel.forget. */
   forget(photoIds: readonly string[]): void;
+  /** See LocalModel.checkPhoto: why the local model cannot style the photo at all, if it cannot. */
+  checkPhoto(req: { photoId: string; photo: Uint8Array; signal?: AbortSignal }): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function createPreviewer(active: ImageModel): Previewer {
       preview: (req) => shared.preview(req),
       prepare: (photo) => shared.prepare(photo),
       forget: (photoIds) => shared.forget(photoIds),
+      checkPhoto: (req) => shared.checkPhoto(req),
       close: () => Promise.resolve(),
     };
   }
@@ -58,6 +61,9 @@ export function createPreviewer(active: ImageModel): Previewer {
     },
     forget(photoIds) {
       own?.then((m) => m.forget(photoIds), () => {});
+    },
+    async checkPhoto(req) {
+      return await (await model()).checkPhoto(req);
     },
     async close() {
       if (own) await (await own).close();

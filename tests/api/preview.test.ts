@@ -157,7 +157,8 @@ for (const backend of backends()) {
       assert.deepEqual(fine.body, { usable: true, finalModel: "local" });
       assert.equal(fine.headers.get("cache-control"), "no-store");
 
-      const noFace = await check(ctx, me.access_token, await upload(ctx, me.access_token, await landscape()));
+      const noFaceId = await upload(ctx, me.access_token, await landscape());
+      const noFace = await check(ctx, me.access_token, noFaceId);
       assert.deepEqual(noFace.body, {
         usable: false,
         detail: "No face found: use a front-facing photo with one person",
@@ -168,6 +169,17 @@ for (const backend of backends()) {
       const group = await check(ctx, me.access_token, pair);
       assert.equal(group.body.usable, false);
       assert.equal(group.body.detail, MANY_FACES_MESSAGE);
+      // Generate on them is refused before any charge, with the same reason (no charge, no job, no refund).
+      for (const [photoId, reason] of [[noFaceId, noFace.body.detail], [pair, MANY_FACES_MESSAGE]]) {
+        const gen = await ctx.call("POST", "/api/generate", {
+          token: me.access_token,
+          body: { photoId, studioType: "makeup", options: RED_LIPS },
+        });
+        assert.equal(gen.status, 422, JSON.stringify(gen.body));
+        assert.deepEqual(gen.body, { detail: reason, code: "model_refused" });
+      }
+      const history = await ctx.call("GET", "/api/generations", { token: me.access_token });
+      assert.deepEqual(history.body.items, [], "a refused generation left a job");
       // Nothing was charged or stored for any of them.
       const after = await ctx.call("GET", "/api/users/me", { token: me.access_token });
       assert.equal(after.body.credits, me.user.credits);
@@ -178,6 +190,12 @@ for (const backend of backends()) {
 
       const other = await ctx.register();
       assert.equal((await check(ctx, other.access_token, pair)).status, 404);
+      // Another user's photo is a 404 to generate too, not the model's verdict on it.
+      const foreign = await ctx.call("POST", "/api/generate", {
+        token: other.access_token,
+        body: { photoId: pair, studioType: "makeup", options: RED_LIPS },
+      });
+      assert.equal(foreign.status, 404, JSON.stringify(foreign.body));
       assert.equal((await check(ctx, undefined, pair)).status, 401);
       const bad = await check(ctx, me.access_token, "not-a-photo");
       assert.equal(bad.status, 404);
@@ -196,6 +214,7 @@ for (const backend of backends()) {
           preview: (req) => (rendered.push(req.photoId), Promise.reject(new Error("not rendered"))),
           prepare: () => Promise.resolve(false),
           forget: () => {},
+          checkPhoto: (req) => (rendered.push(req.photoId), Promise.reject(new Error("not checked"))),
           close: () => Promise.resolve(),
         },
       });
@@ -409,6 +428,7 @@ for (const backend of backends()) {
         preview: () => Promise.reject(new Error("not in this test")),
         prepare: recording("previewer"),
         forget: () => {},
+        checkPhoto: () => Promise.reject(new Error("not in this test")),
         close: () => Promise.resolve(),
       };
       try {

@@ -19,6 +19,7 @@ import {
   registerViaApi,
   signInWithTokens,
   toast,
+  toastText,
 } from "./harness.ts";
 
 const { setup, teardown, pageTest, bothSizesTest } = createSuite({});
@@ -293,7 +294,7 @@ bothSizesTest(
 );
 
 bothSizesTest(
-  "[browser] a photo with no face: the photo card says why at once; the live preview gives the model's reason",
+  "[browser] a photo with no face: the photo card says why at once, the live preview gives the reason, Generate is refused without a charge",
   async (g, { server, landscape }, label) => {
     const { page } = g;
     await openStudio(g, server.url, landscape, "Mary Jackson");
@@ -318,6 +319,17 @@ bothSizesTest(
       assert.equal(await where.getByText("These choices would not change your photo.").count(), 0);
     }
     assert.equal(await problem.count(), 1);
+    // Generate says the same and charges nothing: the server refuses the photo before any charge.
+    const pill = page.getByTestId("credits-pill");
+    const credits = ((await pill.textContent()) ?? "").trim();
+    const refused = page.waitForResponse((r) => r.url().endsWith("/api/generate"), { timeout: 30_000 });
+    await (label === "phone"
+      ? page.getByTestId("generate-bar-button")
+      : page.getByRole("button", { name: "Generate Avatar" })).click();
+    assert.equal((await refused).status(), 422);
+    await toast(page, "Generation Failed").waitFor({ timeout: 30_000 });
+    await toastText(page, reason).waitFor();
+    assert.equal(((await pill.textContent()) ?? "").trim(), credits);
   },
 );
 

@@ -7,7 +7,7 @@ import {
   type LocalModel,
   type LocalModelOptions,
 } from "../../server/imaging/local/local-model.ts";
-import { PhotoCache } from "../../server/imaging/local/render.ts";
+import { NO_FACE_MESSAGE, PhotoCache } from "../../server/imaging/local/render.ts";
 import type { PoolStats } from "../../server/imaging/local/worker-pool.ts";
 import { defaultOptions } from "../../server/styling/catalog.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
@@ -265,8 +265,34 @@ Deno.test("local model through the worker pool", (t) =>
       assert.equal(await dropped, false);
       assert.ok(res.image.length > 1000);
       await busy;
-      // A photo without a face is not prepared, and that is not an error.
-      assert.equal(await model.prepare({ photoId: "no-face", photo: await landscape() }), false);
+      // A photo without a face is not prepared, and that is not an error; the model remembers why, so that
+      // generate can refuse it before any charge, and the photo check answers without another job.
+      const noFace = await landscape();
+      assert.equal(model.unusablePhoto("no-face"), undefined);
+      assert.equal(await model.prepare({ photoId: "no-face", photo: noFace }), false);
+      assert.equal(model.unusablePhoto("no-face"), NO_FACE_MESSAGE);
+      assert.equal(await model.checkPhoto({ photoId: "no-face", photo: noFace }), NO_FACE_MESSAGE);
+      // A look's own refusal (a shade dark hair cannot take) says nothing of the photo, which checks clean.
+      const dark = await cropFace(DARK_HAIR);
+      await assert.rejects(
+        model.generate({
+          ...request(dark),
+          studioType: "hair",
+          options: { ...defaultOptions("hair"), hairColor: "platinum-blonde" },
+          photoId: "dark-hair",
+        }),
+        (err) =>
+          err instanceof ModelError && !err.unusablePhoto && /^Nothing could be changed/.test(err.message),
+      );
+      assert.equal(model.unusablePhoto("dark-hair"), undefined);
+      assert.equal(await model.checkPhoto({ photoId: "dark-hair", photo: dark }), undefined);
+      // Unknown until asked: the check finds the faces itself, and the model keeps the verdict until the photo
+      // is deleted.
+      assert.equal(await model.checkPhoto({ photoId: "no-face-2", photo: noFace }), NO_FACE_MESSAGE);
+      assert.equal(model.unusablePhoto("no-face-2"), NO_FACE_MESSAGE);
+      model.forget(["no-face", "no-face-2"]);
+      assert.equal(model.unusablePhoto("no-face"), undefined);
+      assert.equal(model.unusablePhoto("no-face-2"), undefined);
     });
     await t.step(
       "a change the photo refuses, and nothing else: generate fails with the reason, the preview shows it",

@@ -45,6 +45,13 @@ export interface LocalModel extends ImageModel {
   forget(photoIds: readonly string[]): void;
   /** A small, quick JPEG of what generate() would make (free live preview). */
   preview(req: PreviewRequest): Promise<RenderOutput>;
+  /** See ImageModel.unusablePhoto. */
+  unusablePhoto(photoId: string): string | undefined;
+  /**
+   * Why the photo cannot be styled at all (unusablePhoto), finding its faces first when nothing is known of it:
+   * a job of its own ahead of queued generations, as quick as a lookup when the photo was prepared at upload.
+   */
+  checkPhoto(req: { photoId: string; photo: Uint8Array; signal?: AbortSignal }): Promise<string | undefined>;
   /** Resolves when every worker has loaded its models. */
   ready(): Promise<void>;
   /** generate() plus per-stage timings (bench and diagnostics). */
@@ -88,6 +95,12 @@ const WARM_UP_LOOK: SelectedOptions = {
   lighting: "warm",
 };
 
+/**
+ * Photos whose refusal (ModelError.unusablePhoto) is remembered: the oldest is dropped over this. A reason is a
+ * sentence (~80 bytes), so the whole map stays under a megabyte.
+ */
+const REFUSALS_KEPT = 4096;
+
 /** The live preview's JPEG quality. */
 const PREVIEW_QUALITY = 82;
 
@@ -130,6 +143,16 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   /** When the last look settled (see PREPARE_AFTER_LOOK_MS), and the timer that starts the steps after it. */
   let lastLookAt = -Infinity;
   let afterLook: ReturnType<typeof setTimeout> | undefined;
+  /** Photos the workers refused whatever was asked, by photo id (see unusablePhoto), oldest first. */
+  const refusals = new Map<string, string>();
+  const remember = (photoId: string | undefined) => (err: unknown): never => {
+    if (photoId && err instanceof ModelError && err.unusablePhoto) {
+      refusals.delete(photoId);
+      refusals.set(photoId, err.message);
+      if (refusals.size > REFUSALS_KEPT) refusals.delete(refusals.keys().next().value!);
+    }
+    throw err;
+  };
   const run = (
     req: ImageRequest,
     extra: Pick<RenderJob, "cacheKey" | "quality" | "prepareOnly" | "coloursAt"> = {},
@@ -156,7 +179,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       },
       req.signal,
       queue,
-    ).finally(() => {
+    ).catch(remember(extra.cacheKey)).finally(() => {
       busy--;
       // (The warm-up look is nobody's: it does not hold the steps back.)
       if (!extra.prepareOnly && !queue.background) lastLookAt = performance.now();
@@ -288,6 +311,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     capabilities: LOCAL_CAPABILITIES,
     forget(photoIds) {
       const gone = new Set(photoIds);
+      for (const id of photoIds) refusals.delete(id);
       for (let i = waiting.length - 1; i >= 0; i--) {
         if (gone.has(waiting[i].photoId)) waiting.splice(i, 1)[0].done(false);
       }
@@ -314,6 +338,23 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         // A preview goes ahead of queued generations: its user is waiting on each choice.
         { first: true },
       );
+    },
+    unusablePhoto: (photoId) => refusals.get(photoId),
+    async checkPhoto({ photoId, photo, signal }) {
+      const known = refusals.get(photoId);
+      if (known !== undefined) return known;
+      try {
+        // The cheapest job that runs chooseFace: decode and detect, or only the choice on cached faces.
+        await run(
+          { ...backgroundRequest(photoId, photo, "makeup", defaultOptions("makeup"), true), signal },
+          { cacheKey: photoId, prepareOnly: "faces" },
+          { first: true },
+        );
+        return undefined;
+      } catch (err) {
+        if (err instanceof ModelError && err.unusablePhoto) return err.message;
+        throw err;
+      }
     },
     workerStats: () => pool.stats(),
     faceCounter: () => ({

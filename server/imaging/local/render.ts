@@ -167,7 +167,10 @@ export interface RenderOutput {
   colours?: PaintedColours;
 }
 
-/** A permanent, user-facing failure (e.g. no usable face). */
+/**
+ * A permanent, user-facing failure of the photo itself (no usable face, no clear subject): every job on the
+ * photo fails the same way, whatever it asks (ModelError.unusablePhoto).
+ */
 export class UserFacingError extends Error {}
 
 /**

@@ -376,7 +376,9 @@ export class WorkerPool {
       const { image, mime, notes, timings, photoCached, refused } = msg;
       cur.pending.resolve({ image, mime, notes, timings, photoCached, ...(refused ? { refused } : {}) });
     } else {
-      cur.pending.reject(new ModelError(msg.message, { transient: msg.transient }));
+      cur.pending.reject(
+        new ModelError(msg.message, { transient: msg.transient, unusablePhoto: msg.unusablePhoto }),
+      );
     }
     this.pump();
   }

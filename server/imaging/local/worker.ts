@@ -51,7 +51,7 @@ export type WorkerOut =
     photoCached: boolean;
     refused?: string[];
   }
-  | { type: "result"; id: number; ok: false; message: string; transient: boolean };
+  | { type: "result"; id: number; ok: false; message: string; transient: boolean; unusablePhoto?: boolean };
 
 /**
  * Process RSS (bytes; every worker is a thread of the server) above which a worker collects its garbage after
@@ -108,7 +108,15 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     post({ type: "result", id: msg.id, ok: true, ...out }, [out.image.buffer as ArrayBuffer]);
   } catch (err) {
     if (err instanceof UserFacingError) {
-      post({ type: "result", id: msg.id, ok: false, message: err.message, transient: false });
+      // Only chooseFace throws these: the photo's faces, whatever the job asked.
+      post({
+        type: "result",
+        id: msg.id,
+        ok: false,
+        message: err.message,
+        transient: false,
+        unusablePhoto: true,
+      });
     } else {
       log.error("local image model: job failed", { error: err });
       post({
