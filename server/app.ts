@@ -41,9 +41,9 @@ export interface AppDeps {
   /**
    * The active image model (its name and capabilities feed /api/styling-options); its
    * health() feeds /api/health when this process runs jobs; prepare() is given each uploaded photo,
-   * forget() each deleted one; generate refuses a photo unusablePhoto() names before any charge.
+   * forget() each deleted one; generate refuses what knownRefusal() names before any charge.
    */
-  model: Pick<ImageModel, "name" | "capabilities" | "health" | "prepare" | "forget" | "unusablePhoto">;
+  model: Pick<ImageModel, "name" | "capabilities" | "health" | "prepare" | "forget" | "knownRefusal">;
   /** Called after a job is queued (wakes the job runner). */
   onQueued?: () => void;
   /** Renders live previews (always the local model); unset: POST /api/preview answers 503. */

@@ -13,6 +13,7 @@ import { uploadUrl } from "../photos/photo-serving.ts";
 import { usablePhotosFor } from "../photos/photo-upload.ts";
 import { log } from "../log.ts";
 import { sha256Hex } from "../hex-digest.ts";
+import { canonicalJson } from "../canonical-json.ts";
 import type { BlobStorage } from "../storage/storage.ts";
 import { defaultOptions, findEntry } from "../styling/catalog.ts";
 import { OPTION_KEYS } from "../styling/option-keys.ts";
@@ -45,24 +46,13 @@ export interface GenerationDeps {
   onQueued?: () => void;
   /**
    * The active image model: with the local one, a request it would render as the unchanged photo is refused, and
-   * so is a photo it is known to refuse whatever is asked (unusablePhoto).
+   * so is one it already knows it would make nothing of (knownRefusal).
    */
-  model?: Pick<ImageModel, "name" | "capabilities" | "unusablePhoto">;
+  model?: Pick<ImageModel, "name" | "capabilities" | "knownRefusal">;
 }
 
 export const IDEMPOTENCY_KEY_REUSED =
   "This Idempotency-Key was already used for a different request. Send a new key for a new generation.";
-
-/** A key's JSON, with object keys sorted, so equal requests hash equally whatever their key order. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
 
 /** The unique index on (user_id, idempotency_key) refused a concurrent twin (Postgres 23505). */
 function isUniqueViolation(e: unknown): boolean {
@@ -123,8 +113,8 @@ export async function startGeneration(
     if (existing) return replay(existing, requestHash!);
   }
 
-  const refusal = deps.model?.unusablePhoto?.(photoId);
-  if (refusal !== undefined) await refuseUnusablePhoto(deps, user, photoId, refusal);
+  const refusal = deps.model?.knownRefusal?.({ photoId, studioType: input.studioType, options, intensity });
+  if (refusal !== undefined) await refuseKnownRefusal(deps, user, photoId, refusal);
 
   const generationId = crypto.randomUUID();
   try {
@@ -148,12 +138,12 @@ export async function startGeneration(
 }
 
 /**
- * The model already refused this photo whatever is asked (no usable face, no clear subject: learned when it was
- * prepared at upload, checked or previewed), so a generation would fail and refund: refused before any charge,
- * with the model's reason. Still the photo rule first (a foreign photo is a 404, not its verdict); a claim of an
- * anonymous upload rolls back with the refusal.
+ * A live preview already showed the user the model would make nothing of this request (the photo has no
+ * usable face; or these very choices on this photo could not be applied), so a generation would fail and
+ * refund: refused before any charge, with the model's reason. Still the photo rule first (another user's
+ * photo is a 404, not the model's verdict on it); a claim of an anonymous upload rolls back with the refusal.
  */
-async function refuseUnusablePhoto(deps: GenerationDeps, user: UserRow, photoId: string, reason: string) {
+async function refuseKnownRefusal(deps: GenerationDeps, user: UserRow, photoId: string, reason: string) {
   await deps.db.transaction(async (tx) => {
     await usablePhotosFor(tx, [photoId], user.id);
     throw new AppError(422, reason, { code: "model_refused" });

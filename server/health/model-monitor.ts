@@ -64,7 +64,7 @@ export function monitorModel(
     // A preparation is a hint, not a call: it does not count towards health.
     prepare: model.prepare?.bind(model),
     forget: model.forget?.bind(model),
-    unusablePhoto: model.unusablePhoto?.bind(model),
+    knownRefusal: model.knownRefusal?.bind(model),
     health,
     ready: () => readiness,
     close: () => model.close(),

@@ -33,6 +33,9 @@ export interface ImageRequest {
   signal?: AbortSignal;
 }
 
+/** A request as knownRefusal is asked about it: the photo and the choices, resolved as generate resolves them. */
+export type KnownLook = Pick<ImageRequest, "studioType" | "options" | "intensity"> & { photoId: string };
+
 export interface ImageResult {
   image: Uint8Array;
   mime: string;
@@ -110,11 +113,12 @@ export interface ImageModel {
    */
   forget?(photoIds: readonly string[]): void;
   /**
-   * Why this model refuses the photo whatever is asked of it (no usable face, several faces and none the clear
-   * subject), when it learned that from the photo's preparation or an earlier look on it; undefined when it
-   * does not know of one. Generate refuses such a photo before any charge.
+   * Why this model would make nothing of this request, when the user was already shown it by a live preview:
+   * the photo itself is refused (no usable face, several faces and none the clear subject), or these very
+   * choices on this photo were previewed and none of them could be applied. Undefined when no preview showed a
+   * refusal. Generate refuses such a request before any charge, with this text.
    */
-  unusablePhoto?(photoId: string): string | undefined;
+  knownRefusal?(look: KnownLook): string | undefined;
   /** Release workers and native resources. */
   close(): Promise<void>;
 }

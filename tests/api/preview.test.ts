@@ -169,8 +169,12 @@ for (const backend of backends()) {
       const group = await check(ctx, me.access_token, pair);
       assert.equal(group.body.usable, false);
       assert.equal(group.body.detail, MANY_FACES_MESSAGE);
-      // Generate on them is refused before any charge, with the same reason (no charge, no job, no refund).
+      // Once a preview has shown the user why (the studio previews each choice), Generate on them is refused
+      // before any charge, with the same reason (no charge, no job, no refund).
       for (const [photoId, reason] of [[noFaceId, noFace.body.detail], [pair, MANY_FACES_MESSAGE]]) {
+        const seen = await preview(ctx, me.access_token, { photoId, options: RED_LIPS });
+        assert.equal(seen.status, 422);
+        assert.deepEqual(seen.json(), { detail: reason, code: "model_refused" });
         const gen = await ctx.call("POST", "/api/generate", {
           token: me.access_token,
           body: { photoId, studioType: "makeup", options: RED_LIPS },
@@ -307,32 +311,16 @@ for (const backend of backends()) {
   Deno.test(
     {
       name:
-        `[${backend.name}] local model: a colour this photo refuses, and nothing else: the job fails with the reason, refunded`,
+        `[${backend.name}] local model: a colour this photo refuses, and nothing else: unpreviewed, the job fails and is refunded; once previewed, refused before any charge`,
       ignore: backend.skip,
       ...opts,
     },
     withCtx(async (ctx) => {
-      // Platinum on dark hair would need bleaching: known only once the photo is rendered, after the
-      // charge. The result would be the photo as framed: the job fails and the 2 credits come back.
+      // Platinum on dark hair would need bleaching: known only once the photo is rendered. Asked for before a
+      // preview showed it, the job is charged, fails with the reason and the 2 credits come back.
       const me = await ctx.register();
       const photoId = await upload(ctx, me.access_token);
-      // The preview says so first, free: the photo as framed, the note, and X-Preview-Refused.
       const platinum = { studioType: "hair", options: { hairColor: "platinum-blonde" } };
-      const seen = await preview(ctx, me.access_token, { photoId, ...platinum });
-      assert.equal(seen.status, 200);
-      assert.equal(seen.headers.get("X-Preview-Refused"), "true");
-      const notes: string[] = JSON.parse(decodeURIComponent(seen.headers.get("X-Preview-Notes")!));
-      assert.ok(
-        notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')),
-        notes.join("; "),
-      );
-      const auburn = await preview(ctx, me.access_token, {
-        photoId,
-        studioType: "hair",
-        options: { hairColor: "auburn" },
-      });
-      assert.equal(auburn.status, 200);
-      assert.equal(auburn.headers.get("X-Preview-Refused"), null);
       const gen = await ctx.call("POST", "/api/generate", {
         token: me.access_token,
         body: { photoId, ...platinum },
@@ -356,14 +344,55 @@ for (const backend of backends()) {
       assert.equal(status.body.resultUrl ?? null, null);
       const after = await ctx.call("GET", "/api/users/me", { token: me.access_token });
       assert.equal(after.body.credits, me.user.credits, "the charge was refunded");
-      const rows = await ctx.database.db.select().from(creditLedger).where(
-        eq(creditLedger.ref, gen.body.generationId),
-      );
+      const ledger = () =>
+        ctx.database.db.select().from(creditLedger).where(eq(creditLedger.userId, me.user.id));
+      const rows = (await ledger()).filter((r) => r.ref === gen.body.generationId);
       assert.deepEqual(
         rows.map((r) => [r.reason, r.delta]).sort(),
         [["generation_charge", -2], ["generation_refund", 2]],
         "the ledger explains both moves",
       );
+
+      // Once the preview has shown it (the photo as framed, the note, X-Preview-Refused), Generate on the
+      // same choices is refused before any charge, with the reason; another shade still generates.
+      const refusedText =
+        /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied: lightening dark hair .+\. Try another choice; you were not charged\.$/;
+      const seen = await preview(ctx, me.access_token, { photoId, ...platinum });
+      assert.equal(seen.status, 200);
+      assert.equal(seen.headers.get("X-Preview-Refused"), "true");
+      const notes: string[] = JSON.parse(decodeURIComponent(seen.headers.get("X-Preview-Notes")!));
+      assert.ok(
+        notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')),
+        notes.join("; "),
+      );
+      const rowsBefore = (await ledger()).length;
+      const again = await ctx.call("POST", "/api/generate", {
+        token: me.access_token,
+        body: { photoId, ...platinum },
+      });
+      assert.equal(again.status, 422, JSON.stringify(again.body));
+      assert.equal(again.body.code, "model_refused");
+      assert.match(again.body.detail, refusedText);
+      assert.equal((await ledger()).length, rowsBefore, "a refused generation moved credits");
+      const history = await ctx.call("GET", "/api/generations", { token: me.access_token });
+      assert.equal(history.body.items.length, 1, "a refused generation left a job");
+
+      const auburn = { studioType: "hair", options: { hairColor: "auburn" } };
+      const shown = await preview(ctx, me.access_token, { photoId, ...auburn });
+      assert.equal(shown.status, 200);
+      assert.equal(shown.headers.get("X-Preview-Refused"), null);
+      const dyed = await ctx.call("POST", "/api/generate", {
+        token: me.access_token,
+        body: { photoId, ...auburn },
+      });
+      assert.equal(dyed.status, 202, JSON.stringify(dyed.body));
+      // Another user's photo is a 404, not the model's verdict on it.
+      const other = await ctx.register();
+      const foreign = await ctx.call("POST", "/api/generate", {
+        token: other.access_token,
+        body: { photoId, ...platinum },
+      });
+      assert.equal(foreign.status, 404, JSON.stringify(foreign.body));
     }),
   );
 }

@@ -334,7 +334,7 @@ bothSizesTest(
 );
 
 bothSizesTest(
-  "[browser] a shade the photo cannot take: the live preview says so; Generate fails with the reason and refunds",
+  "[browser] a shade the photo cannot take: the live preview says so; Generate is refused with the reason, nothing charged",
   async (g, { server, portrait }, label) => {
     // The portrait's dark hair would need bleaching for Platinum Blonde: the real local model refuses it.
     const { page } = g;
@@ -348,12 +348,12 @@ bothSizesTest(
     await page.locator('[data-group="hairColor"]').getByRole("radio", { name: "Platinum Blonde" }).click();
     if (label === "phone") {
       await page.getByTestId("stage-note").getByText(
-        "These choices cannot be applied to this photo: Generate would leave it unchanged.",
+        "These choices cannot be applied to this photo: try another choice.",
       ).waitFor({ timeout: 30_000 });
     } else {
       const preview = page.getByTestId("preview");
       await preview.getByText(
-        "None of these choices can be applied to this photo, so Generate would leave it unchanged (and refund your credits). Try another choice.",
+        "None of these choices can be applied to this photo, so Generate would make nothing (and charge nothing). Try another choice.",
       ).waitFor({ timeout: 30_000 });
       await preview.getByTestId("preview-notes").getByText('Hair Color "Platinum Blonde" was not applied', {
         exact: false,
@@ -365,14 +365,16 @@ bothSizesTest(
     await (label === "phone"
       ? page.getByTestId("generate-bar-button")
       : page.getByRole("button", { name: "Generate Avatar" })).click();
-    await toast(page, "Generation Failed").waitFor({ timeout: 90_000 });
-    const reason = page.getByTestId("generation-problem");
-    await reason.getByText(
-      /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied/,
+    // The preview taught the server: Generate on these choices is refused before any charge, with the reason.
+    await toast(page, "Generation Failed").waitFor({ timeout: 30_000 });
+    await toastText(
+      page,
+      'Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied',
     )
       .waitFor();
-    await reason.getByText(/your credits have been refunded\.$/).waitFor();
-    await pill.filter({ hasText: credits }).waitFor();
+    await toastText(page, "Try another choice; you were not charged.").waitFor();
+    assert.equal(((await pill.textContent()) ?? "").trim(), credits);
+    await shot(page, `studio-generate-refused-${label}`);
   },
 );
 

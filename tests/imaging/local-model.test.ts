@@ -265,34 +265,58 @@ Deno.test("local model through the worker pool", (t) =>
       assert.equal(await dropped, false);
       assert.ok(res.image.length > 1000);
       await busy;
-      // A photo without a face is not prepared, and that is not an error; the model remembers why, so that
-      // generate can refuse it before any charge, and the photo check answers without another job.
+      // A photo without a face is not prepared, and that is not an error. The photo check says why (a faces
+      // job of its own); generate is refused before any charge only once a preview showed the user why.
       const noFace = await landscape();
-      assert.equal(model.unusablePhoto("no-face"), undefined);
+      const nothingChosen = { ...request(noFace), photoId: "no-face" };
       assert.equal(await model.prepare({ photoId: "no-face", photo: noFace }), false);
-      assert.equal(model.unusablePhoto("no-face"), NO_FACE_MESSAGE);
       assert.equal(await model.checkPhoto({ photoId: "no-face", photo: noFace }), NO_FACE_MESSAGE);
-      // A look's own refusal (a shade dark hair cannot take) says nothing of the photo, which checks clean.
-      const dark = await cropFace(DARK_HAIR);
+      await assert.rejects(model.generate(nothingChosen), (err) =>
+        err instanceof ModelError && err.unusablePhoto);
+      assert.equal(
+        model.knownRefusal(nothingChosen),
+        undefined,
+        "learned from a preparation, a check or a job",
+      );
       await assert.rejects(
-        model.generate({
-          ...request(dark),
-          studioType: "hair",
-          options: { ...defaultOptions("hair"), hairColor: "platinum-blonde" },
-          photoId: "dark-hair",
-        }),
+        model.preview({ ...nothingChosen, options: { ...nothingChosen.options, lips: "berry-gloss" } }),
+      );
+      assert.equal(model.unusablePhoto("no-face"), NO_FACE_MESSAGE);
+      assert.equal(model.knownRefusal(nothingChosen), NO_FACE_MESSAGE, "any choices on the photo");
+      // A look's own refusal (a shade dark hair cannot take) says nothing of the photo, which checks clean.
+      // A preview of it is kept for that look alone.
+      const dark = await cropFace(DARK_HAIR);
+      const platinum = {
+        ...request(dark),
+        studioType: "hair" as const,
+        options: { ...defaultOptions("hair"), hairColor: "platinum-blonde" },
+        photoId: "dark-hair",
+      };
+      await assert.rejects(
+        model.generate(platinum),
         (err) =>
           err instanceof ModelError && !err.unusablePhoto && /^Nothing could be changed/.test(err.message),
       );
+      assert.equal(model.knownRefusal(platinum), undefined, "learned from a generation");
+      assert.ok((await model.preview(platinum)).refused);
       assert.equal(model.unusablePhoto("dark-hair"), undefined);
+      assert.match(
+        model.knownRefusal(platinum) ?? "",
+        /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied: .+ you were not charged\.$/,
+      );
+      assert.equal(
+        model.knownRefusal({ ...platinum, options: { ...platinum.options, hairColor: "auburn" } }),
+        undefined,
+      );
+      assert.equal(model.knownRefusal({ ...platinum, photoId: "another-photo" }), undefined);
       assert.equal(await model.checkPhoto({ photoId: "dark-hair", photo: dark }), undefined);
-      // Unknown until asked: the check finds the faces itself, and the model keeps the verdict until the photo
-      // is deleted.
+      // Unknown to the check: it finds the faces itself (and teaches generate nothing).
       assert.equal(await model.checkPhoto({ photoId: "no-face-2", photo: noFace }), NO_FACE_MESSAGE);
-      assert.equal(model.unusablePhoto("no-face-2"), NO_FACE_MESSAGE);
-      model.forget(["no-face", "no-face-2"]);
-      assert.equal(model.unusablePhoto("no-face"), undefined);
       assert.equal(model.unusablePhoto("no-face-2"), undefined);
+      // Deleted photos are forgotten.
+      model.forget(["no-face", "dark-hair"]);
+      assert.equal(model.knownRefusal(nothingChosen), undefined);
+      assert.equal(model.knownRefusal(platinum), undefined);
     });
     await t.step(
       "a change the photo refuses, and nothing else: generate fails with the reason, the preview shows it",
@@ -314,7 +338,9 @@ Deno.test("local model through the worker pool", (t) =>
         // The live preview still shows the photo, with the note, before anything is spent.
         const seen = await model.preview({ ...platinum, photoId: "refused-platinum" });
         assert.ok(seen.image.byteLength > 1000);
-        assert.ok(seen.notes.some((n) => n.startsWith('Hair Color "Platinum Blonde" was not applied')));
+        assert.ok(seen.notes.some((n) =>
+          n.startsWith('Hair Color "Platinum Blonde" was not applied')
+        ));
         assert.ok(seen.refused?.length === 1, JSON.stringify(seen.refused));
         // With anything else the photo takes (a backdrop, or a colour it can reach), the look is made.
         const withScene = await model.generate({

@@ -6,9 +6,12 @@
 import { Spinner } from "../../ui/spinner.tsx";
 import type { PreviewState } from "./use-preview.ts";
 
-/** The photo takes none of the choices (notes above say why): a generation would change nothing. */
+/**
+ * The photo takes none of the choices (notes above say why): the server now knows it, and refuses Generate
+ * on these choices before any charge.
+ */
 export const PREVIEW_REFUSED =
-  "None of these choices can be applied to this photo, so Generate would leave it unchanged (and refund your credits). Try another choice.";
+  "None of these choices can be applied to this photo, so Generate would make nothing (and charge nothing). Try another choice.";
 
 export function previewUrl(state: PreviewState): string | null {
   return "url" in state ? state.url : null;

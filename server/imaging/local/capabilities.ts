@@ -78,13 +78,23 @@ export function unsupportedNotes(
 
 /**
  * Why a generation failed when the photo took none of the changes asked for (RenderOutput.refused: a
- * hair colour it could not apply, a beard colour on a shaven face...). Known only once the photo is
- * rendered, after the charge: the job fails, and failing refunds it.
+ * hair colour it could not apply, a beard colour on a shaven face...), when that was learned only by
+ * rendering it, after the charge: the job fails, and failing refunds it.
  */
 export function nothingAppliedMessage(refusals: string[]): string {
   return `Nothing could be changed on this photo: ${
     refusals.join("; ")
   }. No image was made and your credits have been refunded.`;
+}
+
+/**
+ * The same, when the model knew it before the charge (the same choices on the same photo were previewed or
+ * generated before, see ImageModel.knownRefusal): generate is refused and nothing moves.
+ */
+export function nothingAppliesMessage(refusals: string[]): string {
+  return `Nothing could be changed on this photo: ${
+    refusals.join("; ")
+  }. Try another choice; you were not charged.`;
 }
 
 /** What a generation asks for, as the generate endpoint received it (options resolved). */

@@ -2,7 +2,7 @@
  * The local image model (offline, no GPU): a face-aware renderer running in a
  * pool of worker threads. See docs/decisions/014-local-model-realism.md.
  */
-import type { ImageModel, ImageRequest, ImageResult } from "../image-model.ts";
+import type { ImageModel, ImageRequest, ImageResult, KnownLook } from "../image-model.ts";
 import { ModelError } from "../image-model.ts";
 import { defaultOptions } from "../../styling/catalog.ts";
 import { log } from "../../log.ts";
@@ -13,7 +13,8 @@ import {
   type SelectedOptions,
   type StudioType,
 } from "../../styling/option-keys.ts";
-import { LOCAL_CAPABILITIES, nothingAppliedMessage } from "./capabilities.ts";
+import { LOCAL_CAPABILITIES, nothingAppliedMessage, nothingAppliesMessage } from "./capabilities.ts";
+import { KnownRefusals } from "./known-refusals.ts";
 import type { OutputFormat, RenderJob, RenderOutput } from "./render.ts";
 import { PREPARE_STEPS, type PrepareStep } from "./prepare-steps.ts";
 import type { FaceCounter } from "./face-count.ts";
@@ -45,7 +46,9 @@ export interface LocalModel extends ImageModel {
   forget(photoIds: readonly string[]): void;
   /** A small, quick JPEG of what generate() would make (free live preview). */
   preview(req: PreviewRequest): Promise<RenderOutput>;
-  /** See ImageModel.unusablePhoto. */
+  /** See ImageModel.knownRefusal. */
+  knownRefusal(look: KnownLook): string | undefined;
+  /** Why the photo is refused whatever is asked (ModelError.unusablePhoto), if a preview of it found that. */
   unusablePhoto(photoId: string): string | undefined;
   /**
    * Why the photo cannot be styled at all (unusablePhoto), finding its faces first when nothing is known of it:
@@ -95,12 +98,6 @@ const WARM_UP_LOOK: SelectedOptions = {
   lighting: "warm",
 };
 
-/**
- * Photos whose refusal (ModelError.unusablePhoto) is remembered: the oldest is dropped over this. A reason is a
- * sentence (~80 bytes), so the whole map stays under a megabyte.
- */
-const REFUSALS_KEPT = 4096;
-
 /** The live preview's JPEG quality. */
 const PREVIEW_QUALITY = 82;
 
@@ -143,16 +140,12 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
   /** When the last look settled (see PREPARE_AFTER_LOOK_MS), and the timer that starts the steps after it. */
   let lastLookAt = -Infinity;
   let afterLook: ReturnType<typeof setTimeout> | undefined;
-  /** Photos the workers refused whatever was asked, by photo id (see unusablePhoto), oldest first. */
-  const refusals = new Map<string, string>();
-  const remember = (photoId: string | undefined) => (err: unknown): never => {
-    if (photoId && err instanceof ModelError && err.unusablePhoto) {
-      refusals.delete(photoId);
-      refusals.set(photoId, err.message);
-      if (refusals.size > REFUSALS_KEPT) refusals.delete(refusals.keys().next().value!);
-    }
-    throw err;
-  };
+  /**
+   * What the user's live previews showed refused (see knownRefusal): only previews teach it. The user saw the
+   * refusal before paying; a refusal learned elsewhere (an upload's preparation, a failed generation) leaves
+   * Generate as it was: charged, failed with the reason, refunded.
+   */
+  const refusals = new KnownRefusals();
   const run = (
     req: ImageRequest,
     extra: Pick<RenderJob, "cacheKey" | "quality" | "prepareOnly" | "coloursAt"> = {},
@@ -179,7 +172,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       },
       req.signal,
       queue,
-    ).catch(remember(extra.cacheKey)).finally(() => {
+    ).finally(() => {
       busy--;
       // (The warm-up look is nobody's: it does not hold the steps back.)
       if (!extra.prepareOnly && !queue.background) lastLookAt = performance.now();
@@ -311,7 +304,7 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
     capabilities: LOCAL_CAPABILITIES,
     forget(photoIds) {
       const gone = new Set(photoIds);
-      for (const id of photoIds) refusals.delete(id);
+      refusals.forget(photoIds);
       for (let i = waiting.length - 1; i >= 0; i--) {
         if (gone.has(waiting[i].photoId)) waiting.splice(i, 1)[0].done(false);
       }
@@ -337,11 +330,26 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
         { cacheKey: req.photoId, quality: PREVIEW_QUALITY, coloursAt: OUTPUT_SIZE },
         // A preview goes ahead of queued generations: its user is waiting on each choice.
         { first: true },
+      ).then(
+        (out) => {
+          if (out.refused) refusals.lookRefused(req, out.refused);
+          return out;
+        },
+        (err) => {
+          if (err instanceof ModelError && err.unusablePhoto) refusals.photoRefused(req.photoId, err.message);
+          throw err;
+        },
       );
     },
-    unusablePhoto: (photoId) => refusals.get(photoId),
+    knownRefusal(look) {
+      const photo = refusals.ofPhoto(look.photoId);
+      if (photo !== undefined) return photo;
+      const choices = refusals.ofLook(look);
+      return choices && nothingAppliesMessage(choices);
+    },
+    unusablePhoto: (photoId) => refusals.ofPhoto(photoId),
     async checkPhoto({ photoId, photo, signal }) {
-      const known = refusals.get(photoId);
+      const known = refusals.ofPhoto(photoId);
       if (known !== undefined) return known;
       try {
         // The cheapest job that runs chooseFace: decode and detect, or only the choice on cached faces.
