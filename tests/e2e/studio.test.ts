@@ -333,6 +333,9 @@ bothSizesTest(
   },
 );
 
+const PREVIEW_REFUSED =
+  "None of these choices can be applied to this photo, so Generate would make nothing (and charge nothing). Try another choice.";
+
 bothSizesTest(
   "[browser] a shade the photo cannot take: the live preview says so; Generate is refused with the reason, nothing charged",
   async (g, { server, portrait }, label) => {
@@ -352,9 +355,7 @@ bothSizesTest(
       ).waitFor({ timeout: 30_000 });
     } else {
       const preview = page.getByTestId("preview");
-      await preview.getByText(
-        "None of these choices can be applied to this photo, so Generate would make nothing (and charge nothing). Try another choice.",
-      ).waitFor({ timeout: 30_000 });
+      await preview.getByText(PREVIEW_REFUSED).waitFor({ timeout: 30_000 });
       await preview.getByTestId("preview-notes").getByText('Hair Color "Platinum Blonde" was not applied', {
         exact: false,
       }).waitFor();
@@ -362,6 +363,8 @@ bothSizesTest(
     await expectNoSeriousAxeViolations(page, `refused preview (${label})`);
     await shot(page, `studio-preview-refused-${label}`);
 
+    const previewsAsked: string[] = [];
+    page.on("request", (r) => r.url().endsWith("/api/preview") && previewsAsked.push(r.url()));
     await (label === "phone"
       ? page.getByTestId("generate-bar-button")
       : page.getByRole("button", { name: "Generate Avatar" })).click();
@@ -374,6 +377,13 @@ bothSizesTest(
       .waitFor();
     await toastText(page, "Try another choice; you were not charged.").waitFor();
     assert.equal(((await pill.textContent()) ?? "").trim(), credits);
+    // The refused preview is shown again as it was, not asked for again.
+    await (label === "phone"
+      ? page.getByTestId("stage-note").getByText(
+        "These choices cannot be applied to this photo: try another choice.",
+      )
+      : page.getByTestId("preview").getByText(PREVIEW_REFUSED)).waitFor();
+    assert.deepEqual(previewsAsked, []);
     await shot(page, `studio-generate-refused-${label}`);
   },
 );

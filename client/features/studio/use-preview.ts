@@ -54,11 +54,21 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
   const urlRef = useRef<string | null>(null);
   /** The photo of the last preview asked for (see previewDelay). */
   const photoRef = useRef<string | null>(null);
+  /**
+   * The last answer the server gave and the body it answered (its image is urlRef's): when previews pause and
+   * come back to the same choices (Generate turns them off while it runs, and a refused Generate ends at once),
+   * it is shown again rather than asked for again.
+   */
+  const settledRef = useRef<{ key: string; state: PreviewState } | null>(null);
   const key = enabled && payload ? JSON.stringify(previewBody(payload)) : null;
 
   useEffect(() => {
     if (key === null) {
       setState({ kind: "idle" });
+      return;
+    }
+    if (settledRef.current?.key === key) {
+      setState(settledRef.current.state);
       return;
     }
     const ctrl = new AbortController();
@@ -74,7 +84,10 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
         });
         if (ctrl.signal.aborted) return;
         if (res.status === 422) {
-          setState({ kind: "no-change", detail: await readDetail(res) });
+          const settled: PreviewState = { kind: "no-change", detail: await readDetail(res) };
+          if (ctrl.signal.aborted) return;
+          settledRef.current = { key, state: settled };
+          setState(settled);
           return;
         }
         if (res.status === 429) {
@@ -92,7 +105,9 @@ export function usePreview(payload: GeneratePayload | null, enabled: boolean): P
         const url = URL.createObjectURL(blob);
         if (urlRef.current) URL.revokeObjectURL(urlRef.current);
         urlRef.current = url;
-        setState({ kind: "ready", url, notes, refused });
+        const settled: PreviewState = { kind: "ready", url, notes, refused };
+        settledRef.current = { key, state: settled };
+        setState(settled);
       } catch {
         if (!ctrl.signal.aborted) setState({ kind: "error", url: urlRef.current });
       }
