@@ -111,8 +111,8 @@ export interface PhotoCheck {
 
 /**
  * Whether the photo can be styled at all, asked by the studio right after an upload: with the local model
- * the final one, a photo with no usable face or several faces of which none stands out is refused by every
- * generation, and the user would otherwise learn it only once they chose a look. Only the photo's faces are
+ * the final one, a photo with no usable face or several faces of which none stands out makes every
+ * generation fail, and the user would otherwise learn it only once they chose a look. Only the photo's faces are
  * looked at (found at upload, so usually a lookup; the preview's photo rule and rate limit: one request per
  * photo); a hosted model generates from any photo, so with one active nothing is asked of the local model.
  */

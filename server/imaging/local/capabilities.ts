@@ -88,8 +88,8 @@ export function nothingAppliedMessage(refusals: string[]): string {
 }
 
 /**
- * The same, when the model knew it before the charge (the same choices on the same photo were previewed or
- * generated before, see ImageModel.knownRefusal): generate is refused and nothing moves.
+ * The same, when the model knew it before the charge (a preview of the same choices on the same photo was
+ * refused, see ImageModel.knownRefusal): generate is refused and nothing moves.
  */
 export function nothingAppliesMessage(refusals: string[]): string {
   return `Nothing could be changed on this photo: ${

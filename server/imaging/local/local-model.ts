@@ -51,8 +51,9 @@ export interface LocalModel extends ImageModel {
   /** Why the photo is refused whatever is asked (ModelError.unusablePhoto), if a preview of it found that. */
   unusablePhoto(photoId: string): string | undefined;
   /**
-   * Why the photo cannot be styled at all (unusablePhoto), finding its faces first when nothing is known of it:
-   * a job of its own ahead of queued generations, as quick as a lookup when the photo was prepared at upload.
+   * Why the photo cannot be styled at all: what a refused preview found (unusablePhoto), else the faces step, a
+   * job of its own ahead of queued generations (the faces are cached once the photo was prepared at upload).
+   * Teaches knownRefusal nothing.
    */
   checkPhoto(req: { photoId: string; photo: Uint8Array; signal?: AbortSignal }): Promise<string | undefined>;
   /** Resolves when every worker has loaded its models. */
