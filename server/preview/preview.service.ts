@@ -44,6 +44,21 @@ export function previewLimiter(): RateLimiter {
   return new RateLimiter(PREVIEWS_PER_MINUTE);
 }
 
+/** The previewer, once this request is counted against the user's preview budget; 503 when there is none. */
+function admit(deps: PreviewDeps, userId: string): Previewer {
+  if (!deps.previewer) {
+    throw new AppError(503, "Live preview is not available on this server", { code: "preview_unavailable" });
+  }
+  deps.limiter.hit([`preview:user:${userId}`]);
+  return deps.previewer;
+}
+
+/** The caller's signal (a closed connection), bounded by PREVIEW_TIMEOUT_MS. */
+function bounded(signal?: AbortSignal): AbortSignal {
+  const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
+  return signal ? AbortSignal.any([signal, timeout]) : timeout;
+}
+
 /** The photo's bytes, by the same rule as generate (own photo, or a fresh anonymous upload this user now claims). */
 async function photoBytes(deps: PreviewDeps, userId: string, photoId: string): Promise<Uint8Array> {
   const photo = await deps.db.transaction(async (tx) =>
@@ -60,19 +75,15 @@ export async function renderPreview(
   input: GenerateInput,
   signal?: AbortSignal,
 ): Promise<PreviewImage> {
-  if (!deps.previewer) {
-    throw new AppError(503, "Live preview is not available on this server", { code: "preview_unavailable" });
-  }
   // Counted first: even refused previews cost the server a little.
-  deps.limiter.hit([`preview:user:${userId}`]);
+  const previewer = admit(deps, userId);
   // A preview is one still frame: a 360 request changes nothing it shows.
   const { options, intensity } = resolveStyleRequest({ ...input, view360: undefined }, LOCAL_CAPABILITIES);
 
   const photoId = input.photoId.toLowerCase();
   const bytes = await photoBytes(deps, userId, photoId);
-  const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
   try {
-    const out = await deps.previewer.preview({
+    const out = await previewer.preview({
       photoId,
       photo: bytes,
       references: [],
@@ -80,9 +91,9 @@ export async function renderPreview(
       options,
       intensity,
       instructions: input.additionalInstructions ?? null,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal: bounded(signal),
     });
-    const finalModel = deps.previewer.finalModel;
+    const finalModel = previewer.finalModel;
     return {
       image: out.image,
       mime: out.mime,
@@ -128,18 +139,10 @@ export async function checkPhoto(
     await deps.db.transaction((tx) => usablePhotosFor(tx, [photoId], userId));
     return { usable: true, finalModel };
   }
-  if (!deps.previewer) {
-    throw new AppError(503, "Live preview is not available on this server", { code: "preview_unavailable" });
-  }
-  deps.limiter.hit([`preview:user:${userId}`]);
+  const previewer = admit(deps, userId);
   const bytes = await photoBytes(deps, userId, photoId);
-  const timeout = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
   try {
-    const refusal = await deps.previewer.checkPhoto({
-      photoId,
-      photo: bytes,
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
-    });
+    const refusal = await previewer.checkPhoto({ photoId, photo: bytes, signal: bounded(signal) });
     return refusal === undefined
       ? { usable: true, finalModel: "local" }
       : { usable: false, detail: refusal, finalModel: "local" };
