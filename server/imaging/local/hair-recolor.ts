@@ -765,8 +765,20 @@ function planHair(
   if (!lightHair) {
     bridgeSheen(mask, lengthRoom, img, x0, y0, step, colour, body, Math.round(SHEEN_BRIDGE * fw / step));
   }
-  // Highlights in a coloured light inside dyed hair (see fillEnclosed).
-  const enclosed = fillEnclosed(mask, grown, gate, faceAt, skinLike, place, lengthRoom, HOLE_MAX * fw / step);
+  // Highlights in a coloured light, and light locks the colour model reads as skin, inside dyed hair (see
+  // fillEnclosed).
+  const locks = { colourAt: lengths.colourAt, skin: skin.mean };
+  const enclosed = fillEnclosed(
+    mask,
+    grown,
+    gate,
+    faceAt,
+    skinLike,
+    place,
+    lengthRoom,
+    HOLE_MAX * fw / step,
+    locks,
+  );
   // Light hair found by place, dyed on one side of the head only (see recolorHair).
   const coverageOk = !visible || placeCoverage(mask.data, visible) >= PLACE_COVERAGE;
   const soft = !lightHair && skinL - mean[0] >= SOFT_CONTRAST
