@@ -278,10 +278,9 @@ Deno.test("local model through the worker pool", (t) =>
         undefined,
         "learned from a preparation, a check or a job",
       );
-      await assert.rejects(
-        model.preview({ ...nothingChosen, options: { ...nothingChosen.options, lips: "berry-gloss" } }),
-      );
-      assert.equal(model.unusablePhoto("no-face"), NO_FACE_MESSAGE);
+      const lips = { ...nothingChosen, options: { ...nothingChosen.options, lips: "berry-gloss" } };
+      await assert.rejects(model.preview(lips));
+      assert.equal(model.knownRefusal(lips), NO_FACE_MESSAGE, "the previewed choices");
       assert.equal(model.knownRefusal(nothingChosen), NO_FACE_MESSAGE, "any choices on the photo");
       // A look's own refusal (a shade dark hair cannot take) says nothing of the photo, which checks clean.
       // A preview of it is kept for that look alone.
@@ -299,7 +298,6 @@ Deno.test("local model through the worker pool", (t) =>
       );
       assert.equal(model.knownRefusal(platinum), undefined, "learned from a generation");
       assert.ok((await model.preview(platinum)).refused);
-      assert.equal(model.unusablePhoto("dark-hair"), undefined);
       assert.match(
         model.knownRefusal(platinum) ?? "",
         /^Nothing could be changed on this photo: Hair Color "Platinum Blonde" was not applied: .+ you were not charged\.$/,
@@ -307,12 +305,17 @@ Deno.test("local model through the worker pool", (t) =>
       assert.equal(
         model.knownRefusal({ ...platinum, options: { ...platinum.options, hairColor: "auburn" } }),
         undefined,
+        "the shade's refusal is not the photo's",
       );
       assert.equal(model.knownRefusal({ ...platinum, photoId: "another-photo" }), undefined);
       assert.equal(await model.checkPhoto({ photoId: "dark-hair", photo: dark }), undefined);
       // Unknown to the check: it finds the faces itself (and teaches generate nothing).
       assert.equal(await model.checkPhoto({ photoId: "no-face-2", photo: noFace }), NO_FACE_MESSAGE);
-      assert.equal(model.unusablePhoto("no-face-2"), undefined);
+      assert.equal(
+        model.knownRefusal({ ...nothingChosen, photoId: "no-face-2" }),
+        undefined,
+        "taught nothing",
+      );
       // Deleted photos are forgotten.
       model.forget(["no-face", "dark-hair"]);
       assert.equal(model.knownRefusal(nothingChosen), undefined);

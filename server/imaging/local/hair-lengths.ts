@@ -786,6 +786,12 @@ const LOCK_RIM = 6;
 /** A lock's least chroma, as a share of the skin's (a grey top or a white backdrop between locks is not one). */
 const LOCK_CHROMA = 0.4;
 
+/** What isLock reads: each node's colour (see Lengths.colourAt) and the skin's. */
+interface LockColours {
+  colourAt: (k: number) => ArrayLike<number>;
+  skin: Lab;
+}
+
 /**
  * Highlights in a coloured light: dark hair lit blue or purple from the side (a screen, a neon sign) has
  * highlights of a hue far from every hair colour sampled, so the colour model left them out, and they stayed
@@ -811,7 +817,7 @@ export function fillEnclosed(
   place: Float32Array,
   lengthRoom: Float32Array,
   maxSide: number,
-  locks?: { colourAt: (k: number) => ArrayLike<number>; skin: Lab },
+  locks?: LockColours,
 ): Float32Array | undefined {
   const { w, h, data } = m, n = w * h;
   // Per node: HAIR, a hole's node that cannot be enclosed (OPEN: the face, no room; EDGE: the grid's edge,
@@ -867,7 +873,7 @@ export function fillEnclosed(
 function isLock(
   hole: Int32Array,
   rim: readonly number[],
-  { colourAt, skin }: { colourAt: (k: number) => ArrayLike<number>; skin: Lab },
+  { colourAt, skin }: LockColours,
 ): boolean {
   if (rim.length === 0) return false;
   const mean = (nodes: ArrayLike<number>) => {

@@ -48,12 +48,10 @@ export interface LocalModel extends ImageModel {
   preview(req: PreviewRequest): Promise<RenderOutput>;
   /** See ImageModel.knownRefusal. */
   knownRefusal(look: KnownLook): string | undefined;
-  /** Why the photo is refused whatever is asked (ModelError.unusablePhoto), if a preview of it found that. */
-  unusablePhoto(photoId: string): string | undefined;
   /**
-   * Why the photo cannot be styled at all: what a refused preview found (unusablePhoto), else the faces step, a
-   * job of its own ahead of queued generations (the faces are cached once the photo was prepared at upload).
-   * Teaches knownRefusal nothing.
+   * Why the photo cannot be styled at all: what a refused preview found (ModelError.unusablePhoto), else the
+   * faces step, a job of its own ahead of queued generations (the faces are cached once the photo was prepared
+   * at upload). Teaches knownRefusal nothing.
    */
   checkPhoto(req: { photoId: string; photo: Uint8Array; signal?: AbortSignal }): Promise<string | undefined>;
   /** Resolves when every worker has loaded its models. */
@@ -348,7 +346,6 @@ export function createLocalModel(opts: LocalModelOptions): Promise<LocalModel> {
       const choices = refusals.ofLook(look);
       return choices && nothingAppliesMessage(choices);
     },
-    unusablePhoto: (photoId) => refusals.ofPhoto(photoId),
     async checkPhoto({ photoId, photo, signal }) {
       const known = refusals.ofPhoto(photoId);
       if (known !== undefined) return known;
