@@ -116,10 +116,11 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                 </span>
               )
               : (
-                <span
-                  className="h-9 w-28 animate-pulse rounded-full bg-ink-100"
-                  aria-label="Loading account"
-                />
+                // Text for screen readers, not an aria-label: a span without a role may not carry one
+                // (Lighthouse: aria-prohibited-attr; the prerendered landing page shows this until hydrated).
+                <span className="h-9 w-28 animate-pulse rounded-full bg-ink-100">
+                  <span className="sr-only">Loading account</span>
+                </span>
               )
             : !user
             ? anonymousButtons
