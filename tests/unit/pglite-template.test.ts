@@ -7,7 +7,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { openDatabase, PGLITE_START_PARAMS } from "../../db/client.ts";
-import { databaseTemplatePath, ensureDatabaseTemplate } from "../../db/pglite-template.ts";
+import {
+  databaseTemplatePath,
+  ensureDatabaseTemplate,
+  unpackArchive,
+  unpackedTemplatePath,
+} from "../../db/pglite-template.ts";
 import { writeFileWhole } from "../../server/write-file-whole.ts";
 
 const journal = JSON.parse(
@@ -68,6 +73,38 @@ Deno.test({
       await Deno.remove(dir, { recursive: true });
     }
   },
+});
+
+/** Every regular file under `root`: relative path -> its bytes' SHA-1. */
+async function tree(root: string, dir = ""): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const e of Deno.readDirSync(join(root, dir))) {
+    const rel = join(dir, e.name);
+    if (e.isDirectory) { for (const [k, v] of await tree(root, rel)) out.set(k, v); }
+    else {
+      const digest = await crypto.subtle.digest("SHA-1", await Deno.readFile(join(root, rel)));
+      out.set(rel, [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join(""));
+    }
+  }
+  return out;
+}
+
+Deno.test("pglite template: the unpacked copy a fresh DATA_DIR is copied from holds the archive's files, byte for byte", async () => {
+  const archive = await ensureDatabaseTemplate(PGLITE_START_PARAMS);
+  const dir = await Deno.makeTempDir({ prefix: "styletwin-template-archive-" });
+  try {
+    assert.equal(await unpackArchive(archive, join(dir, "db")), true);
+    const fromArchive = await tree(join(dir, "db"));
+    const copy = await tree(unpackedTemplatePath(archive));
+    assert.ok(fromArchive.size > 100, `the archive holds a cluster (${fromArchive.size} files)`);
+    assert.deepEqual([...copy.keys()].sort(), [...fromArchive.keys()].sort());
+    for (const [path, digest] of fromArchive) assert.equal(copy.get(path), digest, path);
+    // No staging directory is left beside it.
+    assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), ["db"]);
+    assert.equal(await unpackArchive(join(dir, "missing.tar.gz"), join(dir, "other")), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("pglite template: concurrent writers of the template each finish, and the file is one of them whole", async () => {
