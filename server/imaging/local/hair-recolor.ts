@@ -11,6 +11,7 @@
  */
 import type { Canvas } from "./blend.ts";
 import { clearThinLines } from "./hair-thin-lines.ts";
+import { clearStuds, earLobes, type LobeZone } from "./hair-studs.ts";
 import {
   hexToLab,
   hueGap,
@@ -261,6 +262,8 @@ interface HairPlan extends MaskGrid {
   chinY: number;
   /** The face's width (pixels). */
   fw: number;
+  /** Where the ear lobes hang (see earLobes): studs there are kept out of the dye. */
+  lobes: LobeZone[];
   /** The dye's strength per pixel, once painted or prepared (see strengthsOf). */
   strengths?: Strengths;
   /** Bytes it holds (see hairCacheBytes). */
@@ -851,6 +854,7 @@ function planHair(
     skinL,
     chinY,
     fw,
+    lobes: earLobes(g.pts, fw),
     bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
       (enclosed?.byteLength ?? 0) + baseL.byteLength +
       (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
@@ -914,9 +918,12 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
     }
   };
   const smooth = { radius: atCanvasScale(EDGE_SMOOTH_RADIUS, img.width), eps: EDGE_SMOOTH_EPS };
-  // Straps and other thin dark lines over the skin below the chin (see clearThinLines).
-  const lines = (plane: Float32Array, px: number, py: number, bw: number, bh: number) =>
-    clearThinLines(img, plane, px, py, bw, bh, Math.round(chinY), plan.fw, colour);
+  // Out of the dye: studs by the ear lobes (see clearStuds), and straps and other thin dark lines over the
+  // skin below the chin (see clearThinLines).
+  const lines = (plane: Float32Array, px: number, py: number, bw: number, bh: number) => {
+    clearStuds(img, plane, px, py, bw, bh, plan.lobes, plan.fw);
+    return clearThinLines(img, plane, px, py, bw, bh, Math.round(chinY), plan.fw, colour);
+  };
   plan.strengths = dyeStrengths(img, plan, opacity, refine, smooth, lines);
   plan.bytes += plan.strengths.data.byteLength;
   return plan.strengths;
