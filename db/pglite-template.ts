@@ -13,7 +13,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { createHash } from "node:crypto";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileWhole } from "../server/write-file-whole.ts";
 
@@ -56,6 +56,7 @@ export function unpackedTemplatePath(archive: string): string {
  * cluster behind.
  */
 export async function unpackDatabaseTemplate(dataDir: string): Promise<boolean> {
+  await removeStaging(dataDir);
   const archive = databaseTemplatePath();
   const unpacked = unpackedTemplatePath(archive);
   if (await exists(join(unpacked, "PG_VERSION"))) {
@@ -94,6 +95,18 @@ async function placeWhole(dir: string, fill: (staging: string) => void | Promise
   } catch (e) {
     await Deno.remove(staging, { recursive: true }).catch(() => {});
     throw e;
+  }
+}
+
+/**
+ * Removes what a start killed while it filled `dataDir` left beside it (each staging directory is named
+ * after its process, so a later start would never reuse it). Only for a DATA_DIR's database, which one
+ * process opens at a time (decision 010's lock); the shared template's staging is not swept.
+ */
+async function removeStaging(dataDir: string): Promise<void> {
+  const parent = join(dataDir, ".."), prefix = `${basename(dataDir)}.unpacking-`;
+  for (const entry of await Array.fromAsync(Deno.readDir(parent)).catch(() => [])) {
+    if (entry.name.startsWith(prefix)) await Deno.remove(join(parent, entry.name), { recursive: true });
   }
 }
 

@@ -107,6 +107,32 @@ Deno.test("pglite template: the unpacked copy a fresh DATA_DIR is copied from ho
   }
 });
 
+Deno.test({
+  name: "pglite template: what a start killed while it unpacked left beside DATA_DIR is removed by the next",
+  sanitizeResources: false, // PGlite keeps its WASM module loaded
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "styletwin-template-stale-" });
+    try {
+      const stale = join(dir, "db.unpacking-4242-deadbeef");
+      await Deno.mkdir(join(stale, "base"), { recursive: true });
+      await Deno.writeTextFile(join(stale, "base", "half"), "x".repeat(1000));
+      await Deno.mkdir(join(dir, "other.unpacking-1-keep")); // not this database's
+      const database = await openDatabase({ dataDir: join(dir, "db") });
+      const applied = await database.db.execute(
+        sql`select count(*)::int as n from drizzle.__drizzle_migrations`,
+      );
+      assert.equal(pgliteRows(applied)[0].n, journal.entries.length);
+      await database.close();
+      assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name).sort(), [
+        "db",
+        "other.unpacking-1-keep",
+      ]);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
 Deno.test("pglite template: concurrent writers of the template each finish, and the file is one of them whole", async () => {
   // `deno test --parallel` runs test files as workers of one process: two of them once wrote the template
   // through one temporary file (<path>.<pid>.tmp) and the second rename failed with ENOENT.
