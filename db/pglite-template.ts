@@ -13,6 +13,7 @@ import { PGlite } from "@electric-sql/pglite";
 import { drizzle } from "drizzle-orm/pglite";
 import { migrate } from "drizzle-orm/pglite/migrator";
 import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { writeFileWhole } from "../server/write-file-whole.ts";
@@ -59,7 +60,7 @@ export async function unpackDatabaseTemplate(dataDir: string): Promise<boolean> 
   await removeStaging(dataDir);
   const archive = databaseTemplatePath();
   const unpacked = unpackedTemplatePath(archive);
-  if (await exists(join(unpacked, "PG_VERSION"))) {
+  if (existsSync(join(unpacked, "PG_VERSION"))) {
     await placeWhole(dataDir, (staging) => copyTree(unpacked, staging));
     return true;
   }
@@ -109,8 +110,6 @@ async function removeStaging(dataDir: string): Promise<void> {
     if (entry.name.startsWith(prefix)) await Deno.remove(join(parent, entry.name), { recursive: true });
   }
 }
-
-const exists = (path: string) => Deno.stat(path).then(() => true, () => false);
 
 /** Copies the directories and regular files under `from` into `to` (an existing directory). */
 function copyTree(from: string, to: string): void {
@@ -190,7 +189,7 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
 /** Builds the template (the archive, then its unpacked copy) unless it exists; returns the archive's path. */
 export async function ensureDatabaseTemplate(startParams?: string[]): Promise<string> {
   const path = databaseTemplatePath();
-  if (!(await exists(path))) {
+  if (!existsSync(path)) {
     const pg = new PGlite({ startParams });
     try {
       await migrate(drizzle(pg), { migrationsFolder: MIGRATIONS });
@@ -204,9 +203,9 @@ export async function ensureDatabaseTemplate(startParams?: string[]): Promise<st
   const unpacked = unpackedTemplatePath(path);
   // Processes building the copy at once each finish: a rename onto a whole copy fails, and the
   // loser's staging directory is removed. A reader checks for PG_VERSION, which only a whole copy has.
-  if (!(await exists(join(unpacked, "PG_VERSION")))) {
-    await unpackArchive(path, unpacked).catch(async (e) => {
-      if (!(await exists(join(unpacked, "PG_VERSION")))) throw e;
+  if (!existsSync(join(unpacked, "PG_VERSION"))) {
+    await unpackArchive(path, unpacked).catch((e) => {
+      if (!existsSync(join(unpacked, "PG_VERSION"))) throw e;
     });
   }
   return path;

@@ -96,14 +96,10 @@ export function clearStuds(
       }
     }
     const above = median + STUD_ABOVE;
-    // Candidates: dyed, light and grey. Their 4-connected blobs, each judged whole.
+    // Candidates: dyed, light and grey (L stays 0 where the dye is not). Their 4-connected blobs, each judged
+    // whole.
     const cand = new Uint8Array(zw * zh);
-    for (let y = 0; y < zh; y++) {
-      for (let x = 0; x < zw; x++) {
-        const k = y * zw + x;
-        cand[k] = plane[(zy0 + y) * bw + zx0 + x] > 0.3 && L[k] > above && C[k] < STUD_CHROMA ? 1 : 0;
-      }
-    }
+    for (let k = 0; k < zw * zh; k++) cand[k] = L[k] > above && C[k] < STUD_CHROMA ? 1 : 0;
     const seen = new Uint8Array(zw * zh), stack: number[] = [];
     for (let s = 0; s < zw * zh; s++) {
       if (!cand[s] || seen[s]) continue;
