@@ -41,11 +41,13 @@ function paint(
 }
 
 for (
-  // With the plans each needs: one for every shade; dyed darker or not; one per shade's lightness (by place).
+  // With the plans each needs: one for every shade; dyed darker or not; far darker or not; one per shade's
+  // lightness (by place).
   const [name, face, plans] of [
     ["dark hair (bench portrait)", DARK_HAIR, 1],
-    // Jet Black is far darker than her light brown hair (painted at full strength) from the same plan.
-    ["light brown hair (sample3@1005)", testFace(3, 1005), 1],
+    // Jet Black is far darker than her light brown hair: painted at full strength from a plan of its own, its
+    // half-dyed hair closed up (see DEEPER_CLOSE_FROM).
+    ["light brown hair (sample3@1005)", testFace(3, 1005), 2],
     ["curly blonde (sample3@515)", CURLY_BLONDE, 2],
     ["blonde as light as her skin (sample4@1216)", BLONDE_LIKE_SKIN, SHADES.length],
   ] as const

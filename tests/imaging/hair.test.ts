@@ -35,6 +35,7 @@ import {
   syntheticHead,
 } from "./synthetic-hair.ts";
 import { recolorHair } from "../../server/imaging/local/hair-recolor.ts";
+import { earLobes } from "../../server/imaging/local/hair-studs.ts";
 import {
   closeSeams,
   faceSkinPoints,
@@ -1266,6 +1267,46 @@ Deno.test("no seam of half-dyed hair in lengths dyed far darker: Jet Black, no r
     console.log(`${name}, Jet Black: ${specks} undyed specks`);
     assert.ok(specks <= most, `${name}: ${specks} pixels of undyed specks in the dyed hair`);
   }
+});
+
+Deno.test("a shade far darker than the hair closes up hair it half knew: no blotches at sample1@1438's crown, sample4@908's ear untouched", async () => {
+  // Her lit strawberry-blonde crown is half like her skin to the colour model; Jet Black is painted at full
+  // strength (see DEEPER_BY), so the half-dyed nodes showed as light brown blotches with the grid's edges. In a
+  // box of her crown beside the parting (0.5-0.84 face widths right of the face's centre, 0.5-0.81 above it),
+  // pixels still at L* 30 or more: 26.7 % before the closing (see DEEPER_CLOSE_FROM), 19.6 % after; specks left
+  // undyed in the hair (see undyedSpecks) 58 -> 0.
+  const { plain, g, out } = await recoloured(FRONTAL_FACES[1], "jet-black");
+  const crown = rect(
+    plain,
+    g.center[0] + 0.5 * g.fw,
+    g.center[0] + 0.84 * g.fw,
+    g.center[1] - 0.81 * g.fw,
+    g.center[1] - 0.5 * g.fw,
+  );
+  const light = (img: Decoded) => crown.filter((p) => labOf(img, p)[0] >= 30).length / crown.length;
+  const specks = undyedSpecks(plain, out);
+  console.log(
+    `sample1@1438, Jet Black: crown at L* 30+ ${(100 * light(plain)).toFixed(1)} % -> ${
+      (100 * light(out)).toFixed(1)
+    } %, ${specks} undyed specks`,
+  );
+  assert.ok(light(plain) >= 0.9, `the box is her light crown (${(100 * light(plain)).toFixed(1)} % light)`);
+  assert.ok(light(out) <= 0.22, `${(100 * light(out)).toFixed(1)} % of her crown left light`);
+  assert.ok(specks <= 10, `${specks} pixels of undyed specks in her dyed hair`);
+  // Closed whole, the mask took the skin between her braids and her ear: sample4@908's ear, in the lobe's zone
+  // on the image right, was dyed grey (47 % of its skin-coloured pixels moved by over 6 ΔE; 17-19 % is the hair
+  // over its edge).
+  const nb = await recoloured(FRONTAL_FACES[9], "jet-black");
+  const cheek = labOf(nb.plain, Math.round(nb.g.pts[205][1]) * nb.plain.width + Math.round(nb.g.pts[205][0]));
+  const zone = earLobes(nb.g.pts, nb.g.fw)[1];
+  const ear = rect(nb.plain, zone.x0, zone.x1, zone.y0, zone.y1)
+    .filter((p) => deltaE(labOf(nb.plain, p), cheek) < 12);
+  const moved = movedShare(nb.plain, nb.out, ear);
+  console.log(
+    `sample4@908, Jet Black: ${(100 * moved).toFixed(1)} % of ${ear.length} skin px by her ear dyed`,
+  );
+  assert.ok(ear.length > 1000, `the zone holds her ear (${ear.length} px)`);
+  assert.ok(moved <= 0.25, `${(100 * moved).toFixed(1)} % of the skin by her ear dyed`);
 });
 
 Deno.test("dark hair dyed lighter: the blends of hair and skin at the hairline take the dye, never a pale band", async () => {

@@ -307,8 +307,10 @@ export function recolorHair(
  */
 export const LIGHTER_SHADES: readonly Lab[] = [[100, 0, 0]];
 /**
- * As dark as one goes: where light hair was found, its plan serves every shade that darkens it (see planKey; on
- * other hair it is the lighter shades' plan). Unprepared, a blonde's first darker shade measured for 390-430 ms.
+ * As dark as one goes: where light hair was found, its plan serves every shade that darkens it (see planKey); on
+ * other hair, every shade far darker than it (see DEEPER_BY), or on black hair the lighter shades' plan.
+ * Unprepared, a blonde's first darker shade measured for 390-430 ms; the far darker shades' plan adds 60-140 ms
+ * to a light brown photo's preparation at upload (sample3@1005, sample4@908, sample5@1045).
  */
 const DARKER_SHADES: readonly Lab[] = [[0, 0, 0]];
 
@@ -348,19 +350,20 @@ function cachedPlan(
   const analysis = cache.analysis ??= analyseHair(img, g, person);
   if (!("found" in analysis)) return analysis;
   const { hair, lightHair, deeper } = chooseHair(analysis, target);
-  const key = planKey(hair.length > 0, lightHair, target);
+  const key = planKey(hair.length > 0, lightHair, deeper, target);
   let plan = cache.plans.get(key);
-  if (!plan) cache.plans.set(key, plan = planHair(img, g, person, analysis, hair, lightHair, target));
+  if (!plan) cache.plans.set(key, plan = planHair(img, g, person, analysis, hair, lightHair, deeper, target));
   return "mask" in plan ? { plan, deeper } : plan;
 }
 
 /**
  * Names the masks a shade needs. A shade changes them only through its lightness: light hair dyed darker is
- * masked and painted differently (see lightHair), and light hair found by place is looked for against the
- * shade's L* (see lightByPlace). Every other shade shares one plan.
+ * masked and painted differently (see lightHair), a shade far darker than other hair has its half-dyed hair
+ * closed up (see DEEPER_CLOSE_FROM), and light hair found by place is looked for against the shade's L* (see
+ * lightByPlace). Every other shade shares one plan.
  */
-function planKey(hairFound: boolean, lightHair: boolean, target: Lab): string {
-  return hairFound ? (lightHair ? "darkening" : "other") : `place:${target[0]}`;
+function planKey(hairFound: boolean, lightHair: boolean, deeper: boolean, target: Lab): string {
+  return hairFound ? (lightHair ? "darkening" : deeper ? "deeper" : "other") : `place:${target[0]}`;
 }
 
 /** The skin and hair colours sampled on the photo and the hair's clusters, before any shade is chosen. */
@@ -447,6 +450,7 @@ function planHair(
   analysis: HairAnalysis,
   hair: AxisStats[],
   lightHair: boolean,
+  deeper: boolean,
   target: Lab,
 ): HairPlan | HairResult {
   const { skinLab, skin, confidence } = analysis;
@@ -825,6 +829,19 @@ function planHair(
     Math.round(MARK_SIDE * fw / step),
     (MARK_AREA_SIDE * fw / step) ** 2,
   );
+  // A shade far darker than the hair (see DEEPER_BY): hair the colour model half knew is closed up with the hair
+  // about it (see DEEPER_CLOSE_FROM).
+  if (deeper) {
+    const onFace = new Uint8Array(mw * mh);
+    for (let k = 0; k < onFace.length; k++) onFace[k] = faceZone.data[k] > 0.3 ? 1 : 0;
+    closeHighlights(
+      mask,
+      place,
+      onFace,
+      Math.max(1, Math.round(HIGHLIGHT_CLOSE * fw / step)),
+      (k) => Math.max(0, Math.min(1, (mask.data[k] - DEEPER_CLOSE_FROM) / DEEPER_CLOSE_FADE)),
+    );
+  }
   // The hair's lightness about each node, for a darker dye's deposit (see hair-deposit.ts).
   const baseL = hairLightness(img, mask, grown, x0, y0, step, fw);
   if (hairline) litHairApart(hairline, baseL, mean[0], skinL);
@@ -1072,12 +1089,29 @@ const FACE_ZONE_GROW = 1.06;
 const HIGHLIGHT_CLOSE = 0.1;
 
 /**
+ * A shade far darker than the hair (see DEEPER_BY) is painted at full strength, so hair the colour model half
+ * knew shows as the photo's colour through the dye: sample1@1438's lit strawberry-blonde crown, half like her
+ * skin, came out in brown blotches with the grid's edges under Jet Black. For such a shade the mask is closed
+ * as light hair's is (see closeHighlights), but a node takes the closing's fill only as far as it is hair
+ * itself: none at DEEPER_CLOSE_FROM or under, all of it from DEEPER_CLOSE_FROM + DEEPER_CLOSE_FADE. Filled
+ * whole, the closing also dyed sample4@908's ear and sample3@1005's temples between her hair.
+ */
+const DEEPER_CLOSE_FROM = 0.3, DEEPER_CLOSE_FADE = 0.2;
+
+/**
  * Light hair: highlight gaps narrower than 2r nodes (curls catching the light
  * between darker strands, at the hair's outline too) are filled by a closing
  * of the mask (dilate, then erode), softened over r/2 nodes (a square
- * closing's corners showed) and kept to where hair may be, off the face.
+ * closing's corners showed) and kept to where hair may be, off the face. With `share`, a node takes that
+ * share (0-1) of what the closing adds to it.
  */
-function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: number): void {
+function closeHighlights(
+  m: Mask,
+  place: Float32Array,
+  face: Uint8Array,
+  r: number,
+  share?: (k: number) => number,
+): void {
   const { w, h, data } = m;
   // Only the hair's bounding box (grown by the closing's reach) can change,
   // and the closing, softened anyway, runs on a grid twice as coarse (max of
@@ -1128,7 +1162,8 @@ function closeHighlights(m: Mask, place: Float32Array, face: Uint8Array, r: numb
       const q = qy * cw + qx, a = (1 - tx) * (1 - ty), b = tx * (1 - ty), e = (1 - tx) * ty, f = tx * ty;
       const v = c[q] * a + c[q + 1] * b + c[q + cw] * e + c[q + cw + 1] * f;
       const fade = o[q] * a + o[q + 1] * b + o[q + cw] * e + o[q + cw + 1] * f;
-      data[k] = Math.max(data[k], Math.min(v, place[k]) * fade);
+      const raise = Math.min(v, place[k]) * fade - data[k], part = share ? share(k) : 1;
+      if (raise > 0 && part > 0) data[k] += raise * part;
     }
   }
 }
