@@ -16,6 +16,7 @@ import {
   bandPolygon,
   boost,
   boundsOf,
+  coverage,
   createMask,
   feather,
   fillEllipse,
@@ -237,9 +238,9 @@ function bandInsideFace(
     const band = bandPolygon(line.map(([x, y]) => [x + across[0] * d, y + across[1] * d] as Point), width);
     const m = gridMask(img, band, 0, q);
     fillPolygon(m, toGrid(band, q));
-    const all = m.data.reduce((a, v) => a + v, 0);
+    const all = coverage(m);
     multiply(m, room);
-    const inside = all > 0 ? m.data.reduce((a, v) => a + v, 0) / all : 0;
+    const inside = all > 0 ? coverage(m) / all : 0;
     if (inside > bestInside) best = band, bestInside = inside;
     if (inside >= BAND_INSIDE) break;
   }

@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { coverage, createMask, fillPolygon, type Point } from "../../server/imaging/local/masks.ts";
+
+/**
+ * The share of a pixel's four sub-scanlines on which its centre lies inside `pts` by the even-odd rule,
+ * counted crossing by crossing (no sorting): what fillPolygon must give every pixel. NaN where a crossing
+ * falls on the centre itself (either answer is right there).
+ */
+function evenOdd(pts: Point[], x: number, y: number): number {
+  let inside = 0;
+  for (let s = 0; s < 4; s++) {
+    const sy = y + (s + 0.5) / 4;
+    let left = 0;
+    for (let i = 0, j = pts.length - 1; i < pts.length; j = i++) {
+      const [xi, yi] = pts[i], [xj, yj] = pts[j];
+      if ((yi > sy) === (yj > sy)) continue;
+      const cross = xi + ((sy - yi) / (yj - yi)) * (xj - xi);
+      if (Math.abs(cross - (x + 0.5)) < 1e-9) return NaN;
+      if (cross < x + 0.5) left++;
+    }
+    inside += left % 2;
+  }
+  return inside / 4;
+}
+
+/** A comb: `teeth` spikes down from a bar, so every scanline through them crosses the outline 2 x teeth times. */
+function comb(teeth: number, x0: number, y0: number): Point[] {
+  const pts: Point[] = [[x0, y0], [x0 + 8.3 * teeth, y0 + 0.6]];
+  for (let k = teeth - 1; k >= 0; k--) {
+    pts.push([x0 + 8.3 * k + 6.1, y0 + 30.7 - (k % 3) * 4.2], [
+      x0 + 8.3 * k + 2.2,
+      y0 + 31.4 - (k % 2) * 5.5,
+    ]);
+  }
+  return pts;
+}
+
+Deno.test("fillPolygon covers exactly the even-odd inside of a polygon with many crossings per scanline", () => {
+  // Whole and fractional vertices mixed (arrays of points then differ in V8's element kind), a self-crossing
+  // bow tie, and a comb whose crossings come in no order along the outline.
+  const shapes: [string, Point[]][] = [
+    ["comb", comb(9, 4.4, 3.2)],
+    ["whole-number comb", comb(6, 10, 5).map(([x, y]) => [Math.round(x), Math.round(y)] as Point)],
+    ["bow tie", [[5.5, 5.25], [60.75, 40.5], [60.25, 5.75], [5.25, 40.25]]],
+  ];
+  for (const [name, pts] of shapes) {
+    const m = createMask({ x: 0, y: 0, w: 90, h: 50 });
+    fillPolygon(m, pts);
+    let wrong = 0, covered = 0, onEdge = 0;
+    for (let r = 0; r < m.h; r++) {
+      for (let c = 0; c < m.w; c++) {
+        const want = evenOdd(pts, c, r);
+        if (Number.isNaN(want)) {
+          onEdge++;
+          continue;
+        }
+        covered += want;
+        if (Math.abs(m.data[r * m.w + c] - want) > 1e-6) wrong++;
+      }
+    }
+    assert.ok(covered > 200, `${name}: the shape covers ${covered} px`);
+    assert.equal(wrong, 0, `${name}: ${wrong} pixels differ from the even-odd rule`);
+    assert.ok(onEdge < 20, `${name}: ${onEdge} pixels with a crossing on their centre`);
+    if (!onEdge) {
+      assert.ok(
+        Math.abs(coverage(m) - covered) < 1e-3,
+        `${name}: coverage ${coverage(m)} against ${covered}`,
+      );
+    }
+  }
+});
+
+Deno.test("fillPolygon in clear mode removes what the polygon covers and keeps the rest", () => {
+  const m = createMask({ x: 10, y: 10, w: 40, h: 40 });
+  m.data.fill(1);
+  // Pixel centres 20.5-29.5 across, rows 20-29 whole: 100 pixels.
+  const square: Point[] = [[20.2, 20], [30.2, 20], [30.2, 30], [20.2, 30]];
+  fillPolygon(m, square, 1, "clear");
+  assert.equal(coverage(m), 40 * 40 - 10 * 10);
+  assert.equal(m.data[(25 - 10) * 40 + (25 - 10)], 0);
+  assert.equal(m.data[0], 1);
+});
