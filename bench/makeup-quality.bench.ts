@@ -27,7 +27,7 @@
  *   the face outline), weaker/stronger;
  * - speed: the makeup stage (applyMakeup, given the photo's exposure as the renderer gives it) for Evening
  *   Glam and for the local model bench's Soft Glam look at 1080x1920, median and fastest of RUNS (on this
- *   machine a whole process sometimes runs all its optimised code about 1.6x slower: the fastest run shows
+ *   machine a whole process sometimes runs all its optimised code 1.6-2x slower: the fastest run shows
  *   the code's own time).
  * Targets are printed beside each figure, with the load average.
  */
