@@ -242,31 +242,42 @@ interface HairPlan extends MaskGrid {
   coverageOk: boolean;
   /** Light hair dyed darker: per node, the share of `amount` L* added to the recolour (see liftDarks). */
   lift?: { data: Float32Array; amount: number };
-  /** Per node, for the edge refinement (see applyPlan). */
+  /** Per node, the hair's lightness about it (see hairLightness), for a darker dye's deposit. */
+  baseL: Float32Array;
+  /** The grid row (fractional) at eye level. */
+  eyeRow: number;
+  /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
+  hairline?: Float32Array;
+  skinL: number;
+  /** What the dye's strengths are made from, until they are (see strengthsOf). */
+  measure?: PlanMeasure;
+  /** The dye's strength per pixel, once painted or prepared (see strengthsOf). */
+  strengths?: Strengths;
+  /** Bytes it holds (see hairCacheBytes). */
+  bytes: number;
+}
+
+/**
+ * What a plan's per-pixel edge refinement reads (see strengthsOf), and nothing else does: once the strengths
+ * are made it is dropped, some 2-4 MB a plan at 1080x1920 (the colour tables, the lengths' node colours).
+ */
+interface PlanMeasure {
+  /** Per node, for the edge refinement (see strengthsOf). */
   ovalAt: Float32Array;
   filled: Float32Array;
   grown: Float32Array;
   /** Holes the hair encloses, filled (see fillEnclosed): per node, the strength each pixel takes, skin or not. */
   enclosed?: Float32Array;
-  /** Per node, the hair's lightness about it (see hairLightness), for a darker dye's deposit. */
-  baseL: Float32Array;
-  /** The grid row (fractional) at eye level. */
-  eyeRow: number;
   soft?: Float32Array;
-  /** Dark hair over lighter skin: per node, the weight of the blends' table (see hairlineZone). */
-  hairline?: Float32Array;
   colour: ColourModel;
   body: BodySkin;
   like: (r: number, g: number, b: number, k: number) => number;
-  skinL: number;
   chinY: number;
   /** The face's width (pixels). */
   fw: number;
   /** Where the ear lobes hang (see earLobes): studs there are kept out of the dye. */
   lobes: LobeZone[];
-  /** The dye's strength per pixel, once painted or prepared (see strengthsOf). */
-  strengths?: Strengths;
-  /** Bytes it holds (see hairCacheBytes). */
+  /** Bytes it holds. */
   bytes: number;
 }
 
@@ -845,6 +856,22 @@ function planHair(
   // The hair's lightness about each node, for a darker dye's deposit (see hair-deposit.ts).
   const baseL = hairLightness(img, mask, grown, x0, y0, step, fw);
   if (hairline) litHairApart(hairline, baseL, mean[0], skinL);
+  const measure: PlanMeasure = {
+    ovalAt,
+    filled,
+    grown,
+    enclosed,
+    soft,
+    colour,
+    body,
+    like: lengths.like,
+    chinY,
+    fw,
+    lobes: earLobes(g.pts, fw),
+    // (The lengths' bytes count `grown`.)
+    bytes: ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) + (enclosed?.byteLength ?? 0) +
+      colour.bytes + body.bytes + lengths.bytes,
+  };
   return {
     confidence,
     lightHair,
@@ -857,24 +884,14 @@ function planHair(
     mean,
     coverageOk,
     lift,
-    ovalAt,
-    filled,
-    grown,
-    enclosed,
     baseL,
     eyeRow: (eyeY - y0) / step,
-    soft,
     hairline,
-    colour,
-    body,
-    like: lengths.like,
     skinL,
-    chinY,
-    fw,
-    lobes: earLobes(g.pts, fw),
-    bytes: mask.data.byteLength + ovalAt.byteLength + filled.byteLength + (soft?.byteLength ?? 0) +
-      (enclosed?.byteLength ?? 0) + baseL.byteLength +
-      (lift?.data.byteLength ?? 0) + (hairline?.byteLength ?? 0) + colour.bytes + body.bytes + lengths.bytes,
+    measure,
+    bytes: mask.data.byteLength + baseL.byteLength + (lift?.data.byteLength ?? 0) +
+      (hairline?.byteLength ?? 0) +
+      measure.bytes,
   };
 }
 
@@ -885,8 +902,8 @@ function planHair(
  */
 function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   if (plan.strengths) return plan.strengths;
-  const { mask, step, y0, mean, ovalAt, filled, grown, enclosed } = plan;
-  const { soft, colour, body, skinL, chinY } = plan;
+  const { mask, step, y0, mean, skinL, measure } = plan;
+  const { ovalAt, filled, grown, enclosed, soft, colour, body, chinY, like, lobes, fw } = measure!;
   const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Light hair dyed darker at full strength (no roots held back: see planHair).
   const opacity = plan.lightHair ? 1 : OPACITY;
@@ -915,7 +932,7 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
       // Grown lengths (see reachLengths): every pixel like the hair about it but the body's skin. The soft
       // hairline (see softHairline): each pixel by its own share of hair.
       const bodySkin = gr > 0.01 ? body.at(c >> 2) : 0;
-      const len = gr > 0.01 ? gr * (1 - bodySkin) * plan.like(d[o], d[o + 1], d[o + 2], k) : 0;
+      const len = gr > 0.01 ? gr * (1 - bodySkin) * like(d[o], d[o + 1], d[o + 2], k) : 0;
       const mix = sf > 0.01 ? softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, mean[0]), sf) : 0;
       // In the oval's fringe above the chin, only colours the model is sure of.
       const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
@@ -938,11 +955,13 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   // Out of the dye: studs by the ear lobes (see clearStuds), and straps and other thin dark lines over the
   // skin below the chin (see clearThinLines).
   const lines = (plane: Float32Array, px: number, py: number, bw: number, bh: number) => {
-    clearStuds(img, plane, px, py, bw, bh, plan.lobes, plan.fw);
-    return clearThinLines(img, plane, px, py, bw, bh, Math.round(chinY), plan.fw, colour);
+    clearStuds(img, plane, px, py, bw, bh, lobes, fw);
+    return clearThinLines(img, plane, px, py, bw, bh, Math.round(chinY), fw, colour);
   };
   plan.strengths = dyeStrengths(img, plan, opacity, refine, smooth, lines);
-  plan.bytes += plan.strengths.data.byteLength;
+  // Painting reads the strengths alone from now on: the measure they were made from goes.
+  plan.bytes += plan.strengths.data.byteLength - measure!.bytes;
+  plan.measure = undefined;
   return plan.strengths;
 }
 
