@@ -416,13 +416,20 @@ export class PhotoCache {
    * canvases and matte plans (~12 MB a photo at 1080x1920), which the next look rebuilds: a worker
    * going idle gives their memory back, and the look after the pause needs no decode and no face
    * model (306-529 ms against 517-1016 cold and 185-367 warm, one render thread, same runs).
+   * The photo used last keeps its hair measures too (2.8-5.4 MB at 1080x1920): its owner is the one likely
+   * to come back, and measured again in the worker the hair took 800-1040 ms of a hair colour's preview
+   * after the pause (in a worker the measure runs once or twice per photo, never as optimised code: 150-185
+   * ms in a process that runs it again and again), against 245-270 ms painted from the kept measure on the
+   * output's canvas framed again (60-100 ms warm). The rebuilt canvas is the one measured: the framing and
+   * the red-eye correction give the same pixels each time.
    */
   trim(): void {
+    const last = [...this.#entries.values()].at(-1);
     for (const e of this.#entries.values()) {
       for (const f of e.framed?.values() ?? []) {
         f.canvas = undefined;
         f.plan = undefined;
-        f.hair = undefined;
+        if (e !== last) f.hair = undefined;
       }
     }
   }

@@ -68,7 +68,7 @@ sharp.cache(false);
 const models = new FaceModelsClient();
 // Previews of one photo arrive many times a minute: its decode and faces are kept. 40 MB holds the
 // photo being styled (a 2048 px photo is ~12 MB decoded) with its output and preview framings (~20 MB
-// and ~5 MB with their masks, matte plans and hair measures: the hair's ~5.5 MB at 1080x1920); the
+// and ~5 MB with their masks, matte plans and hair measures: the hair's 2.8-5.4 MB at 1080x1920); the
 // server's memory target leaves no room for 96 MB per worker.
 const photos = new PhotoCache(4, 40e6);
 post({ type: "ready" });
@@ -80,9 +80,10 @@ self.onmessage = async (ev: MessageEvent<WorkerIn>) => {
     return;
   }
   if (msg.type === "trim") {
-    // The pool is idle: scratch planes, backdrops and the photos' framed canvases go (the next look
-    // rebuilds them in tens of ms); the photos' decodes, faces and person masks stay, so the look their
-    // owners ask for after a pause needs neither the face models nor a decode.
+    // The pool is idle: scratch planes, backdrops and the photos' framed canvases and matte plans go (the
+    // next look rebuilds them); the photos' decodes, faces and person masks stay, and the last photo's hair
+    // measure, so the look their owners ask for after a pause needs neither the face models nor a decode,
+    // and its owner's next hair colour no new measure (see PhotoCache.trim).
     releaseMatteScratch();
     releaseBackdrops();
     photos.trim();
