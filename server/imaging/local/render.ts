@@ -417,10 +417,10 @@ export class PhotoCache {
    * going idle gives their memory back, and the look after the pause needs no decode and no face
    * model (306-529 ms against 517-1016 cold and 185-367 warm, one render thread, same runs).
    * The photo used last keeps its hair measures too (2.8-5.4 MB at 1080x1920): its owner is the one likely
-   * to come back, and measured again in the worker the hair took 800-1040 ms of a hair colour's preview
-   * after the pause (in a worker the measure runs once or twice per photo, never as optimised code: 150-185
-   * ms in a process that runs it again and again), against 245-270 ms painted from the kept measure on the
-   * output's canvas framed again (60-100 ms warm). The rebuilt canvas is the one measured: the framing and
+   * to come back, and measured again in the worker the hair took 792-1040 ms of a hair colour's preview
+   * after the pause (a process that runs the measure over and over takes 150-185 ms; a worker runs it once
+   * or twice per photo), against 244-326 ms painted from the kept measure on the output's canvas framed
+   * again (60-116 ms warm). The rebuilt canvas is the one measured: the framing and
    * the red-eye correction give the same pixels each time.
    */
   trim(): void {
