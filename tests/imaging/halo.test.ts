@@ -300,5 +300,23 @@ Deno.test("islands: the refined matte keeps no speck apart from the person on th
   assert.deepEqual(specks, []);
 });
 
+Deno.test("islands: at the wide crop nothing the refinement split off the person stays apart from her", async () => {
+  // Cropped 3.2 face heights wide, the grid matte joined a block of the wooden window frame to sample6@1081's
+  // hair through the frame's cells, and a patch of a friend's arm to sample2@805's; the refinement split them
+  // off but they stayed (1,526 and 156 px of the 540-px grid at 0.5 or more: larger than a speck, or in tiles
+  // the grid matte was sure of), floating over the new backdrop.
+  const engine = await faceEngine();
+  const left: string[] = [];
+  for (const face of [FRONTAL_FACES[13], FRONTAL_FACES[4]]) {
+    const f = (await framedCrop(engine, await cropFace(face, 0.6, 3.2)))!;
+    const m = refineMatte(f.framed, f.person, f.g.center);
+    for (const from of [0.5, 0.05]) {
+      const pieces = detachedPieces(m.alpha, m.width, m.height, from);
+      if (pieces.length) left.push(`${face.slice(0, 2).join("@")} at ${from}: ${pieces.join(", ")} px`);
+    }
+  }
+  assert.deepEqual(left, []);
+});
+
 /** The share of the refined grid's width below which (squared) a detached piece is a speck. */
 const ISLAND_SHARE = 0.02;

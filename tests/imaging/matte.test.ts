@@ -322,6 +322,46 @@ Deno.test("matte: specks apart from the refined outline are dropped with their f
   }
 });
 
+Deno.test("matte: a block the refinement split off the person is dropped with its soft rim, however the grid matte took it; a large piece apart stays", () => {
+  // The grid matte joins two blocks of old background to the head through unsure bridges (as the frame
+  // beside sample6@1081's hair at the wide crop): A (48 x 48 px, beside the head's right edge) and B
+  // (120 x 120 px, at its left). The refinement split both off (nothing on the bridges); A has a 3-px soft
+  // rim. A is larger than the specks dropPieces drops, so it stayed before (6,104 px of wood on the real
+  // crop); now it goes, being under 2 % of the person; B, over it (a hand beyond a gap), stays.
+  const truth = truthAlpha();
+  const coarse = coarseMatte(truth);
+  const paint = (x0: number, x1: number, y0: number, y1: number, v: number) => {
+    for (let y = y0; y < y1; y += coarse.step) {
+      for (let x = x0; x < x1; x += coarse.step) {
+        const k = Math.floor(y / coarse.step) * coarse.w + Math.floor(x / coarse.step);
+        coarse.data[k] = Math.max(coarse.data[k], v);
+      }
+    }
+  };
+  paint(440, 488, 300, 348, 1);
+  paint(380, 440, 320, 328, 0.5);
+  paint(20, 140, 280, 400, 1);
+  paint(140, 156, 330, 338, 0.5);
+  const plan = planMatte({ width: W, height: H }, coarse, FACE);
+  const alpha = truth.slice();
+  for (let y = 297; y < 351; y++) {
+    for (let x = 437; x < 491; x++) {
+      const out = Math.max(440 - x, x - 487, 300 - y, y - 347, 0);
+      alpha[y * W + x] = out === 0 ? 1 : [1, 0.4, 0.25, 0.1][out];
+    }
+  }
+  for (let y = 280; y < 400; y++) alpha.fill(1, y * W + 20, y * W + 140);
+  const before = alpha.slice();
+  let person = 0;
+  for (let k = 0; k < W * H; k++) if (truth[k] >= 0.5) person++;
+  assert.ok(48 * 48 < 0.02 * person && 120 * 120 > 0.02 * person, `the person ${person} px`);
+  dropAlphaIslands(alpha, plan, FACE);
+  for (let k = 0; k < W * H; k++) {
+    const x = k % W, y = (k - x) / W, inA = x >= 437 && x < 491 && y >= 297 && y < 351;
+    assert.equal(alpha[k], inA ? 0 : before[k], `${x},${y}: ${before[k]} -> ${alpha[k]}`);
+  }
+});
+
 // --- Two people: only the chosen one stays -------------------------------------------------
 
 /** A second person at the right edge: head centred at (hx, 300), body from y 520 at x >= 430. */

@@ -12,7 +12,8 @@
  *    background's local colour is estimated from nearby background pixels and
  *    removed (I = aF + (1-a)B solved for F) before the new backdrop goes in;
  *    the ramp below alpha 0.5 is steepened (mostly old background on soft edges).
- * 4. Specks the refinement left apart from the body are dropped (dropAlphaIslands).
+ * 4. Specks the refinement left apart from the body, and larger pieces it split off the person, are
+ *    dropped (dropAlphaIslands).
  */
 import type { Canvas } from "./blend.ts";
 import { linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
@@ -743,7 +744,7 @@ export function refineMatte(
       }
     }
   });
-  dropAlphaIslands(alpha, plan);
+  dropAlphaIslands(alpha, plan, [seed[0] / scale, seed[1] / scale]);
   return { width: W, height: H, scale, alpha, fg, bg, meansWidth: cw };
 }
 
@@ -763,11 +764,149 @@ const ISLAND_RIM = 2;
  * where it is as near the body); then faint smudges (FAINT_ALPHA or more) joined to nothing. A piece that
  * reaches the body (see dropPieces), or is ISLAND_MAX² or larger, is the body. On the sixteen test portraits
  * framed at 1080x1920 (a 540-px grid): 24 specks on eleven of them before (1 to 80 px) and 36 faint pieces,
- * none after; 3 ms a matte (decision 019).
+ * none after; 3 ms a matte (decision 019). With the face's centre (`seed`, refined-grid pixels), larger
+ * pieces no path joins to the face's are dropped too, at each level (see dropDetached).
  */
-export function dropAlphaIslands(alpha: Float32Array, plan: MattePlan): void {
+export function dropAlphaIslands(alpha: Float32Array, plan: MattePlan, seed?: Point): void {
   dropPieces(alpha, plan, ISLAND_ALPHA, Infinity, ISLAND_RIM);
+  if (seed) dropDetached(alpha, plan, seed, ISLAND_ALPHA);
   dropPieces(alpha, plan, FAINT_ALPHA, ISLAND_ALPHA, 0);
+  if (seed) dropDetached(alpha, plan, seed, FAINT_ALPHA);
+}
+
+/** A piece no path joins to the face's, under this share of the face's piece, is dropped (see dropDetached). */
+const DETACHED_SHARE = 0.02;
+/** The soft rim (alpha under the pass's threshold) within this many pixels of a dropped piece goes with it. */
+const DETACHED_RIM = 3;
+
+/**
+ * Zeroes, in place, pieces of alpha `from` or more that no path of such pixels (8-connected) joins to
+ * the face's (`seed`, refined-grid pixels), when under DETACHED_SHARE of the face's piece, with their
+ * soft rim (DETACHED_RIM px of alpha under `from`, except where a kept piece is as near). dropPieces
+ * takes a piece ISLAND_MAX² or larger, or one that reaches a tile the grid matte is sure of, for the
+ * body: at sample6@1081's wide crop a 6,104-px block of the wooden window frame beside her hair stayed,
+ * apart from her (the grid matte had joined it to her through the frame's cells, and the refinement
+ * split it off), with a faint smudge of 179 px (at 0.05) beside it. Tiles whose every pixel is `from`
+ * or more ("full") are one node each, joined to their full neighbours; the other pixels are traced
+ * one by one (in the tiles the grid matte is unsure of: ~1-2 ms a pass at 1080x1920).
+ */
+function dropDetached(
+  alpha: Float32Array,
+  { W, H, tw, th, around }: MattePlan,
+  seed: Point,
+  from: number,
+): void {
+  const nt = tw * th, shift = Math.log2(TILE);
+  const full = new Uint8Array(nt), parent: number[] = [], size: number[] = [];
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    parent.push(t);
+    size.push(0);
+    if (around[t] >= 0) {
+      full[t] = around[t];
+    } else {
+      for (let y = y0; y < y1; y++) {
+        for (let x = x0; x < x1; x++) if (alpha[y * W + x] < from) return;
+      }
+      full[t] = 1;
+    }
+    if (full[t]) size[t] = (x1 - x0) * (y1 - y0);
+  });
+  const find = (a: number): number => {
+    while (parent[a] !== a) a = parent[a] = parent[parent[a]];
+    return a;
+  };
+  const union = (a: number, b: number) => {
+    const ra = find(a), rb = find(b);
+    if (ra !== rb) parent[ra] = rb;
+  };
+  for (let ty = 0; ty < th; ty++) {
+    for (let tx = 0; tx < tw; tx++) {
+      const t = ty * tw + tx;
+      if (!full[t]) continue;
+      if (tx + 1 < tw && full[t + 1]) union(t, t + 1);
+      if (ty + 1 < th) {
+        for (let dx = -1; dx <= 1; dx++) {
+          if (tx + dx >= 0 && tx + dx < tw && full[t + tw + dx]) union(t, t + tw + dx);
+        }
+      }
+    }
+  }
+  // Pixel pieces in the other tiles: node nt + i, label first + i (see dropPieces for the label plane).
+  const { label, stack } = islands;
+  const first = islands.next, starts: number[] = [];
+  forTiles(W, H, (t, x0, y0, x1, y1) => {
+    if (full[t] || around[t] === 0) return;
+    for (let y = y0; y < y1; y++) {
+      for (let x = x0; x < x1; x++) {
+        const s = y * W + x;
+        if (alpha[s] < from || label[s] >= first) continue;
+        const node = parent.length, id = first + node - nt;
+        parent.push(node);
+        size.push(0);
+        starts.push(s);
+        let top = 0;
+        label[s] = id;
+        stack[top++] = s;
+        while (top > 0) {
+          const k = stack[--top], kx = k % W, ky = (k - kx) / W;
+          size[node]++;
+          for (let ny = Math.max(0, ky - 1); ny <= Math.min(H - 1, ky + 1); ny++) {
+            for (let nx = Math.max(0, kx - 1); nx <= Math.min(W - 1, kx + 1); nx++) {
+              const q = ny * W + nx, tq = (ny >> shift) * tw + (nx >> shift);
+              if (full[tq]) union(node, tq);
+              else if (alpha[q] >= from && label[q] < first) {
+                label[q] = id;
+                stack[top++] = q;
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+  islands.next = first + parent.length - nt;
+  const sx = Math.min(W - 1, Math.max(0, Math.round(seed[0]))),
+    sy = Math.min(H - 1, Math.max(0, Math.round(seed[1])));
+  const st = (sy >> shift) * tw + (sx >> shift), sl = label[sy * W + sx];
+  const seedNode = full[st] ? st : alpha[sy * W + sx] >= from && sl >= first ? nt + sl - first : -1;
+  if (seedNode < 0) return;
+  const total = new Map<number, number>();
+  for (let i = 0; i < parent.length; i++) {
+    if (size[i] > 0) total.set(find(i), (total.get(find(i)) ?? 0) + size[i]);
+  }
+  const body = find(seedNode), least = DETACHED_SHARE * total.get(body)!;
+  const dropped: number[] = [];
+  for (let i = 0; i < parent.length; i++) {
+    const root = find(i);
+    if (size[i] === 0 || root === body || total.get(root)! >= least) continue;
+    if (i < nt) {
+      const x0 = (i % tw) * TILE, y0 = Math.floor(i / tw) * TILE;
+      for (let y = y0; y < Math.min(H, y0 + TILE); y++) {
+        for (let x = x0; x < Math.min(W, x0 + TILE); x++) dropped.push(y * W + x);
+      }
+      continue;
+    }
+    labelledPiece(starts[i - nt], first + i - nt, W, H, dropped);
+  }
+  for (const k of dropped) alpha[k] = 0;
+  const rim = DETACHED_RIM;
+  const nearKept = (x: number, y: number) => {
+    for (let yy = Math.max(0, y - rim); yy <= Math.min(H - 1, y + rim); yy++) {
+      for (let xx = Math.max(0, x - rim); xx <= Math.min(W - 1, x + rim); xx++) {
+        if (alpha[yy * W + xx] >= from) return true;
+      }
+    }
+    return false;
+  };
+  for (const k of dropped) {
+    const kx = k % W, ky = (k - kx) / W;
+    for (let y = Math.max(0, ky - rim); y <= Math.min(H - 1, ky + rim); y++) {
+      for (let x = Math.max(0, kx - rim); x <= Math.min(W - 1, kx + rim); x++) {
+        const q = y * W + x;
+        if (alpha[q] > 0 && alpha[q] < from && !nearKept(x, y)) alpha[q] = 0;
+      }
+    }
+  }
 }
 
 /**
@@ -864,23 +1003,8 @@ function dropPieces(
   for (let i = 0; i < sizes.length; i++) {
     if (body[i]) continue;
     // The island's pixels again (flooded from its first pixel through its label), then zeroed with its rim.
-    const id = first + i, pixels: number[] = [];
-    let top = 0;
-    stack[top++] = starts[i];
-    label[starts[i]] = -id;
-    while (top > 0) {
-      const k = stack[--top], kx = k % W, ky = (k - kx) / W;
-      pixels.push(k);
-      for (let ny = Math.max(0, ky - 1); ny <= Math.min(H - 1, ky + 1); ny++) {
-        for (let nx = Math.max(0, kx - 1); nx <= Math.min(W - 1, kx + 1); nx++) {
-          const q = ny * W + nx;
-          if (label[q] === id) {
-            label[q] = -id;
-            stack[top++] = q;
-          }
-        }
-      }
-    }
+    const pixels: number[] = [];
+    labelledPiece(starts[i], first + i, W, H, pixels);
     if (rim > 0) {
       for (const k of pixels) {
         const kx = k % W, ky = (k - kx) / W;
@@ -894,6 +1018,30 @@ function dropPieces(
       }
     }
     for (const k of pixels) alpha[k] = 0;
+  }
+}
+
+/**
+ * The pixels of the piece labelled `id` in the islands' label plane (W x H) that holds `start`, pushed
+ * onto `out`; flooded through the label, which each pixel's is negated (read once).
+ */
+function labelledPiece(start: number, id: number, W: number, H: number, out: number[]): void {
+  const { label, stack } = islands;
+  let top = 0;
+  stack[top++] = start;
+  label[start] = -id;
+  while (top > 0) {
+    const k = stack[--top], kx = k % W, ky = (k - kx) / W;
+    out.push(k);
+    for (let ny = Math.max(0, ky - 1); ny <= Math.min(H - 1, ky + 1); ny++) {
+      for (let nx = Math.max(0, kx - 1); nx <= Math.min(W - 1, kx + 1); nx++) {
+        const q = ny * W + nx;
+        if (label[q] === id) {
+          label[q] = -id;
+          stack[top++] = q;
+        }
+      }
+    }
   }
 }
 
