@@ -260,7 +260,7 @@ export function backgroundObjects(
     fill.length = 0;
     fill.push(q);
     piece[q] = 3;
-    let big = false;
+    let big = fill.length >= min;
     for (let i = 0; i < fill.length && !big; i++) {
       const k = fill[i], x = k % w, y = (k - x) / w;
       for (let dy = -1; dy <= 1 && !big; dy++) {
