@@ -2209,3 +2209,40 @@ Deno.test("a top's hem that the dye reached only along a strap is not dyed once 
     );
   }
 });
+
+Deno.test("dark hair lit grey at the temple takes the shade; the forehead's blown-out highlight beside it does not (sample5@727)", async () => {
+  // Her tuft at the left temple, lit by the lamp that blows out her forehead, is grey (L* 65-80 at chroma 4-8,
+  // against her skin's 67 at 37): lighter than a pale strand may be (lightest hair + 35) and as far from the hair
+  // as from the skin, it was left grey in the dyed hair. Grey pixels there (chroma under 10, L* 60-85, in a box
+  // 0.12-0.45 face widths left of the face's centre, 0.16 face heights above the mesh's top to 0.06 below)
+  // changed by more than ΔE 6, before: 47.3 % (Copper Red), 50.2 % (Jet Black); after: 79.7 and 85.7 %. The
+  // blown-out highlight (L* 88 and over) in the same box changed by more than ΔE 2: 0 of 1,310 px before and after.
+  const { framed, g, person } = await renderedPortrait(engine, FRONTAL_FACES[10]);
+  const box = rect(
+    framed,
+    g.center[0] - 0.45 * g.fw,
+    g.center[0] - 0.12 * g.fw,
+    g.pts[10][1] - 0.16 * g.fh,
+    g.pts[10][1] + 0.06 * g.fh,
+  );
+  const grey = box.filter((p) => {
+    const [L, a, b] = labOf(framed, p);
+    return Math.hypot(a, b) < 10 && L > 60 && L < 85;
+  });
+  const highlight = box.filter((p) => labOf(framed, p)[0] >= 88);
+  for (const [name, hex] of [["Copper Red", "#B5472A"], ["Jet Black", "#1B1B1D"]]) {
+    const out = { ...framed, data: framed.data.slice() };
+    assert.equal(recolorHair(out, g, person, hex).applied, true, `${name} applied`);
+    const tuft = movedShare(framed, out, grey), lit = movedShare(framed, out, highlight, 2);
+    console.log(
+      `sample5@727, ${name}: the grey tuft ${(100 * tuft).toFixed(1)} % dyed (of ${grey.length} px), the ` +
+        `highlight ${(100 * lit).toFixed(1)} % (of ${highlight.length})`,
+    );
+    assert.ok(
+      grey.length > 5000 && highlight.length > 500,
+      `${grey.length} grey, ${highlight.length} lit px`,
+    );
+    assert.ok(tuft >= 0.7, `${name}: the grey tuft ${(100 * tuft).toFixed(1)} % dyed`);
+    assert.ok(lit <= 0.01, `${name}: the highlight ${(100 * lit).toFixed(1)} % changed`);
+  }
+});

@@ -63,10 +63,15 @@ export class ColourModel {
   readonly cellL = new Float32Array(CN * CN * CN);
   /** Per cell: likeness to a pale strand (see fill; filled with the cell). */
   readonly pale = new Float32Array(CN * CN * CN);
+  /**
+   * Per cell: likeness to a grey pale strand, up to GREY_REACH L* lighter than `pale` allows (see GREY_FROM; filled
+   * with the cell): 0 for colours as chromatic as the skin.
+   */
+  readonly greyPale = new Float32Array(CN * CN * CN);
   readonly #lab = new Float64Array(3);
   /** Bytes its tables hold. */
   get bytes(): number {
-    return this.cells.byteLength + this.cellL.byteLength + this.pale.byteLength;
+    return this.cells.byteLength + this.cellL.byteLength + this.pale.byteLength + this.greyPale.byteLength;
   }
   /** `skins`: the skin sampled on the face first, then skin in other light (see litSkin). */
   /**
@@ -99,6 +104,8 @@ export class ColourModel {
     m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));
     let keep = 1;
     const chroma = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
+    const skinC = Math.hypot(this.skins[0].mean[1], this.skins[0].mean[2]);
+    const grey = Math.max(0, Math.min(1, (GREY_FROM * skinC - chroma) / ((GREY_FROM - GREY_FULL) * skinC)));
     for (const k of this.cloth) {
       if (!k.likeHair && otherHue(chroma, hue, k.mean)) continue;
       const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
@@ -142,7 +149,7 @@ export class ColourModel {
     // chroma 12). What tells them from skin is the hue: skin in any light keeps
     // its hue within about 10 degrees (see litSkin), shaded skin included,
     // while these strands lie 20 degrees or more from it, toward the hair's.
-    let strand = 0;
+    let strand = 0, greyStrand = 0;
     if (pa !== Infinity) {
       const off = (m: Lab) => hueGap(hue, Math.atan2(m[2], m[1]));
       let hh = Infinity, hs = Infinity, lightest = 0, nearest = this.hair[0];
@@ -166,10 +173,19 @@ export class ColourModel {
       // Sheen, grey and olive strands and a parting lie within 30 L* of the
       // lightest hair colour; a temple's skin paled by the light (as grey as
       // the hair in a*b*) lies beyond.
-      strand = ramp(lab[0], lightest + 35, lightest + 25) *
-        Math.max(sigmoid((sa - pa - 0.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - pa)), byHue);
+      const like = Math.max(sigmoid((sa - pa - 0.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - pa)), byHue);
+      strand = ramp(lab[0], lightest + 35, lightest + 25) * like;
+      // A grey far less chromatic than the skin is no skin at a lightness the skin's own light gives (see
+      // GREY_FROM): lit grey hair at the temple lies up to GREY_REACH L* further, short of a blown-out highlight.
+      const skinL = this.skins[0].mean[0];
+      greyStrand = grey * like * ramp(
+        lab[0],
+        Math.max(lightest + 35, Math.min(lightest + 35 + GREY_REACH, skinL + GREY_ABOVE_SKIN)),
+        Math.max(lightest + 25, Math.min(lightest + 25 + GREY_REACH, skinL + GREY_ABOVE_SKIN - 8)),
+      );
     }
     this.pale[cell] = strand;
+    this.greyPale[cell] = greyStrand;
   }
 }
 
@@ -186,6 +202,19 @@ function otherHue(chroma: number, hue: number, cloth: Lab): boolean {
   return chroma > CLOTH_CHROMA && Math.hypot(cloth[1], cloth[2]) > CLOTH_CHROMA &&
     hueGap(hue, Math.atan2(cloth[2], cloth[1])) > CLOTH_HUE;
 }
+
+/**
+ * A colour at or under GREY_FULL of the skin's chroma is grey, none over GREY_FROM: skin keeps its chroma in any
+ * light short of blowing out (sample5@727: skin L* 67-79 at chroma 21-37, lit grey hair at her temple L* 77 at
+ * chroma 6).
+ */
+const GREY_FROM = 0.4, GREY_FULL = 0.2;
+/**
+ * A grey pale strand reaches GREY_REACH L* above the other strands' limit (lightest hair + 35), but stops
+ * GREY_ABOVE_SKIN above the skin's L*: a blown-out highlight on the forehead (L* 87-93 at chroma 3-6 on sample5@727)
+ * is as grey.
+ */
+const GREY_REACH = 10, GREY_ABOVE_SKIN = 18;
 
 /** Light hair found by place: a colour this many degrees yellower than the skin is hair by its hue (see ColourModel). */
 const HUE_HAIR = 18;

@@ -522,8 +522,8 @@ function planHair(
   const place = new Float32Array(mw * mh), faceAt = new Uint8Array(mw * mh);
   // Per node: in the face oval below the brows' line (see dropLashLines).
   const inOvalAt = new Uint8Array(mw * mh);
-  // Per node: where a pale strand may join the hair (see reachPale).
-  const palePlace = new Float32Array(mw * mh);
+  // Per node: where a pale strand may join the hair (see reachPale), and where a grey one may (see GREY_PASSES).
+  const palePlace = new Float32Array(mw * mh), greyPlace = new Float32Array(mw * mh);
   // Strands lying across the face (see reachStrands): how hair-like a node's
   // colour is, off the eyes, brows, nose and lips; the room hair has there; how skin-like it is.
   const strandAt = new Float32Array(mw * mh), strandRoom = new Float32Array(mw * mh);
@@ -688,6 +688,7 @@ function planHair(
       const top = Math.min(1, (browTop - y) / (SOFT_FEATHER * fw));
       if (side > 0 && top > 0) softRoom[k] = room * (1 - maskAt(features, i, j)) * side * top;
       palePlace[k] = onFace || y > chinY ? 0 : place[k] * colour.pale[c >> 2];
+      greyPlace[k] = onFace || y > eyeY ? 0 : place[k] * colour.greyPale[c >> 2];
       // Off the face only, and fading out below the chin with the clothes' weight (`below`): the forehead and
       // the neck keep the colour model's doubt. (For dark hair only colours not like the skin either: the ear's
       // rim and a lit temple are between.) Cut at the chin's row, lengths of middling likeness were dyed above
@@ -733,7 +734,11 @@ function planHair(
   const before = mask.data.slice();
   // One pixel per node decides its likeness: smoothed, a strand is not dotted with nodes left out.
   feather({ x: 0, y: 0, w: mw, h: mh, data: palePlace }, 1);
-  reachPale(mask, palePlace, Math.max(1, Math.round(PALE_REACH * fw / step)));
+  const paleReach = Math.max(1, Math.round(PALE_REACH * fw / step));
+  reachPale(mask, palePlace, paleReach);
+  // Grey strands go on from there, each pass as far again (see GREY_PASSES).
+  feather({ x: 0, y: 0, w: mw, h: mh, data: greyPlace }, 1);
+  for (let pass = 0; pass < GREY_PASSES; pass++) reachPale(mask, greyPlace, paleReach);
   const filled = new Float32Array(mw * mh);
   for (let k = 0; k < filled.length; k++) filled[k] = Math.max(0, mask.data[k] - before[k]);
   for (let k = 0; k < gate.length; k++) mask.data[k] *= gate[k];
@@ -903,7 +908,7 @@ function planHair(
  */
 function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
   if (plan.strengths) return plan.strengths;
-  const { mask, step, y0, mean, skinL, measure } = plan;
+  const { mask, step, y0, mean, skinL, measure } = plan, eyeY = y0 + plan.eyeRow * step;
   const { ovalAt, filled, grown, enclosed, soft, colour, body, chinY, like, lobes, fw } = measure!;
   const cells = colour.cells, d = img.data, W = img.width, mw = mask.w;
   // Light hair dyed darker at full strength (no roots held back: see planHair).
@@ -939,8 +944,9 @@ function strengthsOf(img: Canvas, plan: HairPlan): Strengths {
       const hairness = cells[c] * (1 - ov) + (y < chinY ? cells[c + 1] * ov : 0);
       // Where pale strands filled the grid (see reachPale), every pixel but clear
       // skin takes the fill (the likeness per pixel flickers with the colour
-      // table's cells: olive specks were left in dyed strands).
-      const strand = colour.pale[c >> 2],
+      // table's cells: olive specks were left in dyed strands). Grey strands count where the fill reached above the
+      // eyes (see GREY_PASSES).
+      const strand = Math.max(colour.pale[c >> 2], fl > 0.01 && y < eyeY ? colour.greyPale[c >> 2] : 0),
         skin = Math.max(cells[c + 3] * (1 - strand), bodySkin),
         pale = fl * (1 - skin);
       // A pale strand is not skin to the edge decision, whatever its distance to the skin colour; nor is a
@@ -1275,6 +1281,14 @@ function reachPale(m: Mask, pale: Float32Array, r: number): void {
     if (pale[k] > 0.05) data[k] = Math.max(data[k], Math.min(near[k], pale[k]));
   }
 }
+
+/**
+ * Grey pale strands (far less chromatic than the skin: see ColourModel's greyPale), above the eyes and off the
+ * face zone, are reached this many times more, each time PALE_REACH further from the hair: a tuft of dark hair lit
+ * grey at the temple is wider than one reach (sample5@727: ~60 px at 1080x1920, left grey in copper hair). Skin
+ * keeps its chroma, so a blonde's forehead, as pale as her hair, is not reached further.
+ */
+const GREY_PASSES = 2;
 
 /** Share of a region's L* below the hair's mean that the dye takes back (see liftDarks), and its cap. */
 const LIFT_SHARE = 0.85, LIFT_MAX = 35;
