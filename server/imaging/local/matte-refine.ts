@@ -889,24 +889,8 @@ function dropDetached(
     labelledPiece(starts[i - nt], first + i - nt, W, H, dropped);
   }
   for (const k of dropped) alpha[k] = 0;
-  const rim = DETACHED_RIM;
-  const nearKept = (x: number, y: number) => {
-    for (let yy = Math.max(0, y - rim); yy <= Math.min(H - 1, y + rim); yy++) {
-      for (let xx = Math.max(0, x - rim); xx <= Math.min(W - 1, x + rim); xx++) {
-        if (alpha[yy * W + xx] >= from) return true;
-      }
-    }
-    return false;
-  };
-  for (const k of dropped) {
-    const kx = k % W, ky = (k - kx) / W;
-    for (let y = Math.max(0, ky - rim); y <= Math.min(H - 1, ky + rim); y++) {
-      for (let x = Math.max(0, kx - rim); x <= Math.min(W - 1, kx + rim); x++) {
-        const q = y * W + x;
-        if (alpha[q] > 0 && alpha[q] < from && !nearKept(x, y)) alpha[q] = 0;
-      }
-    }
-  }
+  // Near the body here: any pixel still `from` or more (the dropped pieces are gone).
+  clearRim(alpha, W, H, dropped, DETACHED_RIM, from, (q) => alpha[q] >= from);
 }
 
 /**
@@ -987,37 +971,54 @@ function dropPieces(
     if (largest < 0 || sizes[i] > sizes[largest]) largest = i;
   }
   if (!anySure && largest >= 0) body[largest] = true;
-  const isBody = (x: number, y: number) => {
-    if (terminal(y * W + x, (y >> shift) * tw + (x >> shift))) return true;
-    const l = label[y * W + x];
+  // Near the body here: a pixel of the body's own, or of a piece found to be the body.
+  const isBody = (q: number) => {
+    if (alpha[q] < from) return false;
+    const x = q % W, y = (q - x) / W;
+    if (terminal(q, (y >> shift) * tw + (x >> shift))) return true;
+    const l = label[q];
     return l >= first && body[l - first];
-  };
-  const nearBody = (x: number, y: number) => {
-    for (let yy = Math.max(0, y - rim); yy <= Math.min(H - 1, y + rim); yy++) {
-      for (let xx = Math.max(0, x - rim); xx <= Math.min(W - 1, x + rim); xx++) {
-        if (alpha[yy * W + xx] >= from && isBody(xx, yy)) return true;
-      }
-    }
-    return false;
   };
   for (let i = 0; i < sizes.length; i++) {
     if (body[i]) continue;
     // The island's pixels again (flooded from its first pixel through its label), then zeroed with its rim.
     const pixels: number[] = [];
     labelledPiece(starts[i], first + i, W, H, pixels);
-    if (rim > 0) {
-      for (const k of pixels) {
-        const kx = k % W, ky = (k - kx) / W;
-        for (let y = Math.max(0, ky - rim); y <= Math.min(H - 1, ky + rim); y++) {
-          for (let x = Math.max(0, kx - rim); x <= Math.min(W - 1, kx + rim); x++) {
-            const q = y * W + x;
-            if (alpha[q] === 0 || alpha[q] >= from || nearBody(x, y)) continue;
-            alpha[q] = 0;
-          }
-        }
+    if (rim > 0) clearRim(alpha, W, H, pixels, rim, from, isBody);
+    for (const k of pixels) alpha[k] = 0;
+  }
+}
+
+/**
+ * Zeroes, in place, the soft rim of dropped `pixels` (W x H): each pixel of alpha over 0 and under `from` within
+ * `rim` px of one, unless a pixel within `rim` px of it is near the body (`nearBody`; the two passes that drop
+ * pieces differ in what the body is).
+ */
+function clearRim(
+  alpha: Float32Array,
+  W: number,
+  H: number,
+  pixels: number[],
+  rim: number,
+  from: number,
+  nearBody: (q: number) => boolean,
+): void {
+  const kept = (x: number, y: number) => {
+    for (let yy = Math.max(0, y - rim); yy <= Math.min(H - 1, y + rim); yy++) {
+      for (let xx = Math.max(0, x - rim); xx <= Math.min(W - 1, x + rim); xx++) {
+        if (nearBody(yy * W + xx)) return true;
       }
     }
-    for (const k of pixels) alpha[k] = 0;
+    return false;
+  };
+  for (const k of pixels) {
+    const kx = k % W, ky = (k - kx) / W;
+    for (let y = Math.max(0, ky - rim); y <= Math.min(H - 1, ky + rim); y++) {
+      for (let x = Math.max(0, kx - rim); x <= Math.min(W - 1, kx + rim); x++) {
+        const q = y * W + x;
+        if (alpha[q] > 0 && alpha[q] < from && !kept(x, y)) alpha[q] = 0;
+      }
+    }
   }
 }
 
