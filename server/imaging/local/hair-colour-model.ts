@@ -104,8 +104,12 @@ export class ColourModel {
     m[c + 1] = sigmoid((ds - dh - 1.5) * 2.5) * Math.max(0, Math.min(1, 2.5 - dh));
     let keep = 1;
     const chroma = Math.hypot(lab[1], lab[2]), hue = Math.atan2(lab[2], lab[1]);
-    const skinC = Math.hypot(this.skins[0].mean[1], this.skins[0].mean[2]);
-    const grey = Math.max(0, Math.min(1, (GREY_FROM * skinC - chroma) / ((GREY_FROM - GREY_FULL) * skinC)));
+    // (At least 1: a grey's share stays a number on a photo with grey skin.)
+    const skinChroma = Math.max(1, Math.hypot(this.skins[0].mean[1], this.skins[0].mean[2]));
+    const grey = Math.max(
+      0,
+      Math.min(1, (GREY_FROM * skinChroma - chroma) / ((GREY_FROM - GREY_FULL) * skinChroma)),
+    );
     for (const k of this.cloth) {
       if (!k.likeHair && otherHue(chroma, hue, k.mean)) continue;
       const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
