@@ -889,7 +889,7 @@ function dropDetached(
     labelledPiece(starts[i - nt], first + i - nt, W, H, dropped);
   }
   for (const k of dropped) alpha[k] = 0;
-  // Near the body here: any pixel still `from` or more (the dropped pieces are gone).
+  // The body here: any pixel still `from` or more (the dropped pieces are gone).
   clearRim(alpha, W, H, dropped, DETACHED_RIM, from, (q) => alpha[q] >= from);
 }
 
@@ -971,7 +971,7 @@ function dropPieces(
     if (largest < 0 || sizes[i] > sizes[largest]) largest = i;
   }
   if (!anySure && largest >= 0) body[largest] = true;
-  // Near the body here: a pixel of the body's own, or of a piece found to be the body.
+  // The body here: a pixel of the body's own, or of a piece found to be the body.
   const isBody = (q: number) => {
     if (alpha[q] < from) return false;
     const x = q % W, y = (q - x) / W;
@@ -991,8 +991,8 @@ function dropPieces(
 
 /**
  * Zeroes, in place, the soft rim of dropped `pixels` (W x H): each pixel of alpha over 0 and under `from` within
- * `rim` px of one, unless a pixel within `rim` px of it is near the body (`nearBody`; the two passes that drop
- * pieces differ in what the body is).
+ * `rim` px of one, unless a pixel of the body (`isBody`; the two passes that drop pieces differ in what the body
+ * is) lies within `rim` px of it.
  */
 function clearRim(
   alpha: Float32Array,
@@ -1001,12 +1001,12 @@ function clearRim(
   pixels: number[],
   rim: number,
   from: number,
-  nearBody: (q: number) => boolean,
+  isBody: (q: number) => boolean,
 ): void {
-  const kept = (x: number, y: number) => {
+  const nearBody = (x: number, y: number) => {
     for (let yy = Math.max(0, y - rim); yy <= Math.min(H - 1, y + rim); yy++) {
       for (let xx = Math.max(0, x - rim); xx <= Math.min(W - 1, x + rim); xx++) {
-        if (nearBody(yy * W + xx)) return true;
+        if (isBody(yy * W + xx)) return true;
       }
     }
     return false;
@@ -1016,7 +1016,7 @@ function clearRim(
     for (let y = Math.max(0, ky - rim); y <= Math.min(H - 1, ky + rim); y++) {
       for (let x = Math.max(0, kx - rim); x <= Math.min(W - 1, kx + rim); x++) {
         const q = y * W + x;
-        if (alpha[q] > 0 && alpha[q] < from && !kept(x, y)) alpha[q] = 0;
+        if (alpha[q] > 0 && alpha[q] < from && !nearBody(x, y)) alpha[q] = 0;
       }
     }
   }
