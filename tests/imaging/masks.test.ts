@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { coverage, createMask, fillPolygon, type Point } from "../../server/imaging/local/masks.ts";
+import {
+  boxOver,
+  coverage,
+  createMask,
+  fillPolygon,
+  maxNear,
+  type Point,
+} from "../../server/imaging/local/masks.ts";
 
 /**
  * The share of a pixel's four sub-scanlines on which its centre lies inside `pts` by the even-odd rule,
@@ -79,4 +86,39 @@ Deno.test("fillPolygon in clear mode removes what the polygon covers and keeps t
   assert.equal(coverage(m), 40 * 40 - 10 * 10);
   assert.equal(m.data[(25 - 10) * 40 + (25 - 10)], 0);
   assert.equal(m.data[0], 1);
+});
+
+Deno.test("maxNear: a box's nodes get the max over their (2r+1)^2 square, as a plain scan of the grid gives", () => {
+  // A grid of random values with a few zeros, boxes in the middle, at the edges and one node wide.
+  let seed = 7;
+  const rand = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+  const w = 53, h = 41;
+  const data = new Float32Array(w * h).map(() => (rand() < 0.2 ? 0 : rand()));
+  const boxes = [
+    { x0: 10, y0: 8, x1: 30, y1: 20 },
+    { x0: 0, y0: 0, x1: 4, y1: 40 },
+    { x0: 50, y0: 35, x1: 52, y1: 40 },
+    { x0: 25, y0: 25, x1: 25, y1: 25 },
+  ];
+  for (const r of [1, 3, 6]) {
+    for (const box of boxes) {
+      const { near, wx0, wy0, ww } = maxNear(data, w, h, r, box);
+      for (let y = box.y0; y <= box.y1; y++) {
+        for (let x = box.x0; x <= box.x1; x++) {
+          let want = 0;
+          for (let v = Math.max(0, y - r); v <= Math.min(h - 1, y + r); v++) {
+            for (let u = Math.max(0, x - r); u <= Math.min(w - 1, x + r); u++) {
+              want = Math.max(want, data[v * w + u]);
+            }
+          }
+          assert.equal(near[(y - wy0) * ww + x - wx0], want, `r ${r}, node ${x},${y}`);
+        }
+      }
+    }
+  }
+  // The box of the nodes over a value; none, none.
+  const v = new Float32Array(w * h);
+  assert.equal(boxOver(v, w, h, 0.05), undefined);
+  v[3 * w + 7] = 0.5, v[9 * w + 2] = 0.06, v[20 * w + 40] = 0.04;
+  assert.deepEqual(boxOver(v, w, h, 0.05), { x0: 2, y0: 3, x1: 7, y1: 9 });
 });

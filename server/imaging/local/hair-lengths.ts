@@ -11,7 +11,7 @@ import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
 import type { ColourModel } from "./hair-colour-model.ts";
-import { type Mask, slidingExtreme } from "./masks.ts";
+import { boxOver, type Mask, maxNear } from "./masks.ts";
 import { personAt, type PersonMask } from "./person-mask.ts";
 import { atCanvasScale } from "./output-scale.ts";
 
@@ -79,16 +79,22 @@ export function softHairline(
   r: number,
 ): Float32Array {
   const { w, h, data } = m, d = img.data, W = img.width;
-  const near = slidingExtreme(slidingExtreme(data, w, h, r, true, true), w, h, r, false, true);
   const out = new Float32Array(w * h);
-  for (let k = 0; k < data.length; k++) {
-    if (room[k] <= 0 || near[k] <= 0.3) continue;
-    const o = ((y0 + Math.floor(k / w) * step) * W + x0 + (k % w) * step) * 3;
-    const v = Math.min(near[k], room[k]);
-    out[k] = v;
-    // In mask units (the paint scales the mask by the opacity: see dyeStrengths).
-    const add = softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, hairL), v) / OPACITY;
-    if (add > data[k]) data[k] = add;
+  // Only about the room (the forehead: see maxNear).
+  const box = boxOver(room, w, h, 0);
+  if (!box) return out;
+  const { near: nearBox, wx0, wy0, ww } = maxNear(data, w, h, r, box);
+  for (let y = box.y0; y <= box.y1; y++) {
+    for (let x = box.x0, k = y * w + x; x <= box.x1; x++, k++) {
+      const near = nearBox[(y - wy0) * ww + x - wx0];
+      if (room[k] <= 0 || near <= 0.3) continue;
+      const o = ((y0 + y * step) * W + x0 + x * step) * 3;
+      const v = Math.min(near, room[k]);
+      out[k] = v;
+      // In mask units (the paint scales the mask by the opacity: see dyeStrengths).
+      const add = softStrength(hairShare(d[o], d[o + 1], d[o + 2], skinL, hairL), v) / OPACITY;
+      if (add > data[k]) data[k] = add;
+    }
   }
   return out;
 }

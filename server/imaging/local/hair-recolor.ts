@@ -86,10 +86,12 @@ import {
 import { FACE_CORE_WIDTH, FACE_STEP, lowerFace } from "./lower-face-mask.ts";
 import {
   blurPlane,
+  boxOver,
   feather,
   fillPolygon,
   type Mask,
   maskAt,
+  maxNear,
   type Point,
   sampleGrid,
   slidingExtreme,
@@ -1273,27 +1275,12 @@ const PALE_REACH = 0.05;
  */
 function reachPale(m: Mask, pale: Float32Array, r: number): void {
   const { w, h, data } = m;
-  // Only the box of the pale nodes needs the running max, and it reads only the nodes within r of that box:
-  // the max is taken over that window alone (the same values: a grey pass's nodes are a small patch above the
-  // eyes, and the whole grid's max cost each pass 1-3 ms).
-  let bx0 = w, by0 = h, bx1 = -1, by1 = -1;
-  for (let y = 0, k = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, k++) {
-      if (!(pale[k] > 0.05)) continue;
-      if (x < bx0) bx0 = x;
-      if (x > bx1) bx1 = x;
-      if (y < by0) by0 = y;
-      by1 = y;
-    }
-  }
-  if (bx1 < 0) return;
-  const wx0 = Math.max(0, bx0 - r), wy0 = Math.max(0, by0 - r);
-  const ww = Math.min(w, bx1 + r + 1) - wx0, wh = Math.min(h, by1 + r + 1) - wy0;
-  const win = new Float32Array(ww * wh);
-  for (let y = 0; y < wh; y++) win.set(data.subarray((wy0 + y) * w + wx0, (wy0 + y) * w + wx0 + ww), y * ww);
-  const near = slidingExtreme(slidingExtreme(win, ww, wh, r, true, true), ww, wh, r, false, true);
-  for (let y = by0; y <= by1; y++) {
-    for (let x = bx0, k = y * w + bx0; x <= bx1; x++, k++) {
+  // Only about the pale nodes (a grey pass's are a small patch above the eyes: see maxNear).
+  const box = boxOver(pale, w, h, 0.05);
+  if (!box) return;
+  const { near, wx0, wy0, ww } = maxNear(data, w, h, r, box);
+  for (let y = box.y0; y <= box.y1; y++) {
+    for (let x = box.x0, k = y * w + x; x <= box.x1; x++, k++) {
       if (pale[k] > 0.05) data[k] = Math.max(data[k], Math.min(near[(y - wy0) * ww + x - wx0], pale[k]));
     }
   }

@@ -311,6 +311,49 @@ export function sampleGrid(m: Mask, step: number, x: number, y: number): number 
 }
 
 /**
+ * The box (inclusive bounds) of the nodes of a w x h grid where `v` is over `above`; undefined when there are none.
+ */
+export function boxOver(
+  v: Float32Array,
+  w: number,
+  h: number,
+  above: number,
+): { x0: number; y0: number; x1: number; y1: number } | undefined {
+  let x0 = w, y0 = h, x1 = -1, y1 = -1;
+  for (let y = 0, k = 0; y < h; y++) {
+    for (let x = 0; x < w; x++, k++) {
+      if (!(v[k] > above)) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  return x1 < 0 ? undefined : { x0, y0, x1, y1 };
+}
+
+/**
+ * The max of `data` (w x h, values >= 0) over the (2r+1)^2 square about each node of `box`, indexed on the
+ * window it reads: the box grown by r, clipped to the grid (node x, y at (y - wy0) * ww + x - wx0). The same
+ * values as the running max over the whole grid, at the cost of the window only: callers that need it on a
+ * few nodes (a patch of grey strands above the eyes, the forehead) paid for every node's.
+ */
+export function maxNear(
+  data: Float32Array,
+  w: number,
+  h: number,
+  r: number,
+  box: { x0: number; y0: number; x1: number; y1: number },
+): { near: Float32Array; wx0: number; wy0: number; ww: number } {
+  const wx0 = Math.max(0, box.x0 - r), wy0 = Math.max(0, box.y0 - r);
+  const ww = Math.min(w, box.x1 + r + 1) - wx0, wh = Math.min(h, box.y1 + r + 1) - wy0;
+  const win = new Float32Array(ww * wh);
+  for (let y = 0; y < wh; y++) win.set(data.subarray((wy0 + y) * w + wx0, (wy0 + y) * w + wx0 + ww), y * ww);
+  const near = slidingExtreme(slidingExtreme(win, ww, wh, r, true, true), ww, wh, r, false, true);
+  return { near, wx0, wy0, ww };
+}
+
+/**
  * Running max (or min) over 2r+1 nodes along the rows (or columns) of a w x h
  * grid, in constant time per node (van Herk / Gil-Werman: prefix and suffix
  * extremes within blocks of 2r+1). Outside the grid counts as 0 (max) or 1 (min).
