@@ -9,7 +9,7 @@ import {
   luminanceOfL,
   SRGB_TO_LINEAR,
 } from "./color.ts";
-import { boxMean, type Mask } from "./masks.ts";
+import { boxMean, boxOver, type Mask } from "./masks.ts";
 
 const LUT_N = 17;
 
@@ -424,17 +424,10 @@ export function dyeStrengths(
   });
   shape?.(plane, x0, y0, bw, bh);
   guidedSmooth(plane, img, x0, y0, bw, bh, smooth.radius, smooth.eps);
-  // The rectangle of what is painted (over FRINGE).
-  let rx0 = bw, rx1 = 0, ry0 = bh, ry1 = 0;
-  for (let y = 0; y < bh; y++) {
-    for (let x = 0, k = y * bw; x < bw; x++, k++) {
-      if (plane[k] <= FRINGE) continue;
-      if (x < rx0) rx0 = x;
-      if (x >= rx1) rx1 = x + 1;
-      if (y < ry0) ry0 = y;
-      ry1 = y + 1;
-    }
-  }
+  // The rectangle of what is painted (over FRINGE; none: empty, at the plane's far corner).
+  const painted = boxOver(plane, bw, bh, FRINGE) ?? { x0: bw, y0: bh, x1: -1, y1: -1 };
+  const rx0 = painted.x0, ry0 = painted.y0;
+  let rx1 = painted.x1 + 1, ry1 = painted.y1 + 1;
   // Past the last grid node, up to the box's edge (x1, y1: the canvas's, where the hair reaches it), each pixel
   // takes the strength of the last pixel the grid reaches in its row or column: hair touching the canvas's
   // right or bottom edge was left a 3-4 px undyed strip along it (the grid's last node lies up to step - 1

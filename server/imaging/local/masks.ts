@@ -310,15 +310,16 @@ export function sampleGrid(m: Mask, step: number, x: number, y: number): number 
     (at(i0, j0 + 1) * (1 - fx) + at(i0 + 1, j0 + 1) * fx) * fy;
 }
 
-/**
- * The box (inclusive bounds) of the nodes of a w x h grid where `v` is over `above`; undefined when there are none.
- */
-export function boxOver(
-  v: Float32Array,
-  w: number,
-  h: number,
-  above: number,
-): { x0: number; y0: number; x1: number; y1: number } | undefined {
+/** A box of grid nodes, its bounds inclusive. */
+export interface NodeBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** The box of the nodes of a w x h grid where `v` is over `above`; undefined when there are none. */
+export function boxOver(v: Float32Array, w: number, h: number, above: number): NodeBox | undefined {
   let x0 = w, y0 = h, x1 = -1, y1 = -1;
   for (let y = 0, k = 0; y < h; y++) {
     for (let x = 0; x < w; x++, k++) {
@@ -343,7 +344,7 @@ export function maxNear(
   w: number,
   h: number,
   r: number,
-  box: { x0: number; y0: number; x1: number; y1: number },
+  box: NodeBox,
 ): { near: Float32Array; wx0: number; wy0: number; ww: number } {
   const wx0 = Math.max(0, box.x0 - r), wy0 = Math.max(0, box.y0 - r);
   const ww = Math.min(w, box.x1 + r + 1) - wx0, wh = Math.min(h, box.y1 + r + 1) - wy0;
