@@ -417,16 +417,17 @@ Deno.test("person mask: unsure lengths grown into only from pinholes at the fram
 Deno.test("matte: sample4@1216's blonde lengths at the frame's edge are kept (no hole showing the backdrop)", async () => {
   // Below the head tile the whole canvas's pass was unsure of her lengths at the right edge and left a
   // few pinholes there; grown from those, a hand-wide patch of the lengths was dropped as a background
-  // object: 11.6 % of the rectangle kept (the new backdrop showed through her hair), now 92.0 %. The
-  // rectangle relative to the detected face box (traced on the 1080x1920 framing: x 1030-1075, y
-  // 1290-1425, all blonde hair in the photo).
+  // object: 11.6 % of the rectangle kept (the new backdrop showed through her hair), then 92.0 %; the
+  // pocket the model doubted at the very edge (a strip ~12 x 80 px) is filled as a hole since (solidify's
+  // edgeNotch): 100 %. The rectangle relative to the detected face box (traced on the 1080x1920 framing:
+  // x 1030-1075, y 1290-1425, all blonde hair in the photo).
   const c = (await framedCrop(await faceEngine(), await cropFace(FRONTAL_FACES[8])))!;
   const alpha = perPixel(refineMatte(c.framed, c.person, c.g.center));
   const poly: [number, number][] = [[1.194, 1.191], [1.26, 1.191], [1.26, 1.388], [1.194, 1.388]];
   const { n, k } = keptIn(alpha, c.box, poly);
   console.log(`sample4@1216: lengths at the right edge kept ${(100 * k / n).toFixed(1)} % of ${n} px`);
   assert.ok(n > 1000, `${n} px`);
-  assert.ok(k / n > 0.85, `lengths kept ${(100 * k / n).toFixed(1)} %`);
+  assert.ok(k / n > 0.98, `lengths kept ${(100 * k / n).toFixed(1)} %`);
 });
 
 Deno.test("matte: the sofa seen through the loop of sample2@1370's raised arm is not kept; her arm and hair are", async () => {

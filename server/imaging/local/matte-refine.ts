@@ -108,16 +108,20 @@ export function keepDominantRegion(person: PersonMask, seed: Point, rgb?: Float3
       if (!near || data[k] >= REGION_THRESHOLD) out[k] = near ? Math.min(out[k], REGION_THRESHOLD) : 0;
     }
   }
+  // What the model says, less the background objects (for solidify: they are background).
+  let model = data;
   if (rgb) {
     const drop = backgroundObjects(person, label, rgb);
     for (let k = 0; k < w * h; k++) {
       if (drop[k]) {
+        if (model === data) model = data.slice();
         label[k] = 0;
         out[k] = 0;
+        model[k] = 0;
       }
     }
   }
-  solidify(out, label, w, h, rgb);
+  solidify(out, label, w, h, model, rgb);
   return { ...person, data: out };
 }
 
@@ -305,11 +309,30 @@ function openHole(
 ): boolean {
   if (hole.length < HOLE_MIN) return false;
   let v = 0;
+  for (const k of hole) v += out[k];
+  if (v / hole.length >= HOLE_SURE) return false;
+  return rimGap(hole, label, rgb, w) > HOLE_APART;
+}
+
+/**
+ * A pocket at the frame's edge that no cell the model is sure is background opens (see solidify) is
+ * filled when its colour is the person's around it (within HOLE_APART): hair or a shoulder running off
+ * the frame where the model's values fall to 0.3 (sample4@1216: her blonde hair at the right edge, a
+ * 12 x 80 px notch of the new backdrop cut into it). A pocket of another colour stays open.
+ */
+function edgeNotch(hole: number[], label: Int32Array, rgb: Float32Array, w: number): boolean {
+  return rimGap(hole, label, rgb, w) <= HOLE_APART;
+}
+
+/**
+ * The distance (sRGB) between a hole's mean colour and that of the region's cells bordering it
+ * (4-connected); Infinity when none borders it.
+ */
+function rimGap(hole: number[], label: Int32Array, rgb: Float32Array, w: number): number {
   const hc = [0, 0, 0], rc = [0, 0, 0];
   let rim = 0;
   const n = label.length;
   for (const k of hole) {
-    v += out[k];
     for (let c = 0; c < 3; c++) hc[c] += rgb[k * 3 + c];
     const x = k % w;
     for (const nb of [k - w, k + w, x > 0 ? k - 1 : -1, x < w - 1 ? k + 1 : -1]) {
@@ -318,8 +341,16 @@ function openHole(
       for (let c = 0; c < 3; c++) rc[c] += rgb[nb * 3 + c];
     }
   }
-  if (v / hole.length >= HOLE_SURE || rim === 0) return false;
-  return Math.hypot(...hc.map((s, c) => s / hole.length - rc[c] / rim)) > HOLE_APART;
+  if (rim === 0) return Infinity;
+  return Math.hypot(...hc.map((s, c) => s / hole.length - rc[c] / rim));
+}
+
+/** Whether any of the cells lies on the grid's outer row or column. */
+function onBorder(cells: number[], w: number, h: number): boolean {
+  return cells.some((k) => {
+    const x = k % w;
+    return x === 0 || x === w - 1 || k < w || k >= (h - 1) * w;
+  });
 }
 
 /** See openHole: the hole's mean grid value under this... */
@@ -340,9 +371,18 @@ const CORE_DEPTH = 3;
  * head (see openHole), and
  * every cell CORE_DEPTH cells or more inside the region gets alpha 1 (the
  * model's 0.6-0.8 inside a torso would let the new backdrop show through).
- * Larger enclosed gaps (an arm on a hip) stay background.
+ * Larger enclosed gaps (an arm on a hip) stay background. With the colours, a
+ * small pocket the model doubted where the person runs off the frame is filled
+ * like a hole when it has the person's colour (see edgeNotch).
  */
-function solidify(out: Float32Array, label: Int32Array, w: number, h: number, rgb?: Float32Array): void {
+function solidify(
+  out: Float32Array,
+  label: Int32Array,
+  w: number,
+  h: number,
+  model: Float32Array,
+  rgb?: Float32Array,
+): void {
   const n = w * h;
   let area = 0;
   for (let k = 0; k < n; k++) area += label[k];
@@ -356,13 +396,20 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number, rg
     outside[k] = 1;
     stack[top++] = k;
   };
+  // With the colours, only border cells that the model (`model`: its values before the region was kept,
+  // background objects at 0) is sure are background, with the cell inside them, start it: a pocket of cells it
+  // was unsure of, cut by the frame's edge and otherwise enclosed by the region, is looked at as a hole (see
+  // edgeNotch). One sure cell at the edge is not enough: the person's isolation zeroes a patch it drops, down
+  // to one column of cells along the edge.
+  const seed = (k: number, inner: number) =>
+    (!rgb || (model[k] < HOLE_SURE && model[inner] < HOLE_SURE)) && reach(k);
   for (let x = 0; x < w; x++) {
-    reach(x);
-    reach((h - 1) * w + x);
+    seed(x, Math.min(n - 1, x + w));
+    seed((h - 1) * w + x, Math.max(0, (h - 2) * w + x));
   }
   for (let y = 0; y < h; y++) {
-    reach(y * w);
-    reach(y * w + w - 1);
+    seed(y * w, y * w + Math.min(1, w - 1));
+    seed(y * w + w - 1, y * w + Math.max(0, w - 2));
   }
   while (top > 0) {
     const k = stack[--top];
@@ -396,7 +443,10 @@ function solidify(out: Float32Array, label: Int32Array, w: number, h: number, rg
       step(k - w);
       step(k + w);
     }
-    if (hole.length < 0.02 * area && !(rgb && openHole(hole, out, label, rgb, w))) {
+    const fill = onBorder(hole, w, h)
+      ? !!rgb && edgeNotch(hole, label, rgb, w)
+      : !(rgb && openHole(hole, out, label, rgb, w));
+    if (hole.length < 0.02 * area && fill) {
       for (const k of hole) {
         out[k] = 1;
         solid[k] = 1;
