@@ -311,7 +311,9 @@ function openHole(
   let v = 0;
   for (const k of hole) v += out[k];
   if (v / hole.length >= HOLE_SURE) return false;
-  return rimGap(hole, label, rgb, w) > HOLE_APART;
+  // A hole no region cell borders is not judged (an enclosed hole always has one; see solidify).
+  const gap = rimGap(hole, label, rgb, w);
+  return gap !== Infinity && gap > HOLE_APART;
 }
 
 /**
