@@ -445,10 +445,12 @@ function solidify(
       step(k - w);
       step(k + w);
     }
-    const fill = onBorder(hole, w, h)
-      ? !!rgb && edgeNotch(hole, label, rgb, w)
-      : !(rgb && openHole(hole, out, label, rgb, w));
-    if (hole.length < 0.02 * area && fill) {
+    // Only a small hole is judged (its colours are read only then).
+    const fill = hole.length < 0.02 * area &&
+      (onBorder(hole, w, h)
+        ? !!rgb && edgeNotch(hole, label, rgb, w)
+        : !(rgb && openHole(hole, out, label, rgb, w)));
+    if (fill) {
       for (const k of hole) {
         out[k] = 1;
         solid[k] = 1;
