@@ -147,21 +147,45 @@ async function describeFailure({ page, errors }: GuardedPage): Promise<void> {
   }
 }
 
+/**
+ * Resolves once the page has laid out and painted its current state: two animation frames, then every
+ * finite animation (a toast's slide-in, a dialog's fade) finished; or after `ms`, whichever is first. A
+ * spinner's infinite animation never finishes and is not waited on. The bound is kept here, not in the
+ * page: a test that installs Playwright's fake clock and pauses it stops the page's animation frames and
+ * timers. A fixed pause here cost 0.6 s per screenshot pair on an idle machine and could still be too
+ * short on a loaded one.
+ */
+export async function settled(page: Page, ms = 3_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const painted = page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    await frame();
+    await frame();
+    const moving = () =>
+      document.getAnimations().some((a) =>
+        a.playState === "running" && a.effect?.getTiming().iterations !== Infinity
+      );
+    while (moving()) await frame();
+  }).catch(() => {}); // the page closed, or navigated, while it waited
+  await Promise.race([painted, new Promise((r) => (timer = setTimeout(r, ms)))]);
+  clearTimeout(timer);
+}
+
 /** Saves `<name>-desktop.png` and `<name>-phone.png`, then restores the desktop size. */
 export async function screenshots(page: Page, name: string) {
   await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });
   await page.setViewportSize(DESKTOP);
-  await page.waitForTimeout(250);
+  await settled(page);
   await page.screenshot({
     path: new URL(`${name}-desktop.png`, SCREENSHOT_DIR).pathname,
   });
   await page.setViewportSize(PHONE);
-  await page.waitForTimeout(250);
+  await settled(page);
   await page.screenshot({
     path: new URL(`${name}-phone.png`, SCREENSHOT_DIR).pathname,
   });
   await page.setViewportSize(DESKTOP);
-  await page.waitForTimeout(100);
+  await settled(page);
 }
 
 /** Waits until an <img> has loaded real pixels. */

@@ -14,6 +14,7 @@ import {
   openPage,
   PHONE,
   screenshots,
+  settled,
   waitForImageLoaded,
   withPage,
 } from "./browser.ts";
@@ -191,7 +192,7 @@ pageTest(
     await page.getByRole("button", { name: "Download FRONT view" }).click();
     const shown = toast(page, "Download Started");
     await shown.waitFor();
-    await page.waitForTimeout(300); // the slide-in animation
+    await settled(page); // the slide-in animation
     const toastBox = (await shown.boundingBox())!;
     for (const name of ["Close 360° View", "Download All Views"]) {
       const box = (await page.getByRole("button", { name }).boundingBox())!;

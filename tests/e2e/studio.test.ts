@@ -10,7 +10,15 @@ import type { Locator, Page } from "playwright-core";
 import { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { expectNoSeriousAxeViolations } from "./axe.ts";
-import { DESKTOP, type GuardedPage, PHONE, SCREENSHOT_DIR, waitForImageLoaded, withPage } from "./browser.ts";
+import {
+  DESKTOP,
+  type GuardedPage,
+  PHONE,
+  SCREENSHOT_DIR,
+  settled,
+  waitForImageLoaded,
+  withPage,
+} from "./browser.ts";
 import {
   createSuite,
   holdGenerationStatus,
@@ -36,7 +44,7 @@ async function box(l: Locator): Promise<Box> {
 
 async function shot(page: Page, name: string) {
   await Deno.mkdir(SCREENSHOT_DIR, { recursive: true });
-  await page.waitForTimeout(200); // let a toast or popover finish its entrance
+  await settled(page); // a toast or popover has finished its entrance
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOT_DIR).pathname });
 }
 
@@ -128,7 +136,7 @@ pageTest(
     const done = toast(page, "Generation Complete!");
     await done.waitFor({ timeout: 90_000 });
     await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
-    await page.waitForTimeout(300); // the toast's entrance
+    await settled(page); // the toast's entrance
     const toastBox = await box(done);
     for (const name of ["Download image", "Edit look"]) {
       const b = await box(page.getByRole("button", { name }));
@@ -241,7 +249,7 @@ pageTest(
       { loaded: true, requests: 1 },
       "the result image is loaded once, before it shows",
     );
-    await page.waitForTimeout(300);
+    await settled(page); // the toast's entrance
     const toastBox = await box(done);
     for (
       const target of [
@@ -543,7 +551,7 @@ Deno.test(
         await dialog.getByRole("button", { name: "Create Account" }).click();
         const failed = toast(page, "Registration Failed");
         await failed.waitFor();
-        await page.waitForTimeout(300); // the toast's entrance
+        await settled(page); // the toast's entrance
         // Over a dialog the toast covers neither its primary action nor its close button.
         const over = await box(failed);
         for (const name of ["Create Account", "Close"]) {
