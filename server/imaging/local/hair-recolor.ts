@@ -1237,12 +1237,15 @@ function bridgeSheen(
 ): void {
   const { w, h } = m, src = m.data.slice(), data = m.data, d = img.data, W = img.width;
   const lightest = Math.max(...colour.hair.map((s) => s.mean[0]));
+  // The four lines across a node (once, not an array per node: this runs over every node in the room).
+  const lines = Int32Array.of(1, w, w + 1, w - 1);
   for (let j = r; j < h - r; j++) {
     for (let i = r; i < w - r; i++) {
       const k = j * w + i;
       if (!(room[k] > data[k])) continue;
       let across = 0;
-      for (const e of [1, w, w + 1, w - 1]) {
+      for (let l = 0; l < 4; l++) {
+        const e = lines[l];
         let a = 0, b = 0;
         for (let t = 1; t <= r; t++) a = Math.max(a, src[k - t * e]), b = Math.max(b, src[k + t * e]);
         across = Math.max(across, Math.min(a, b));
