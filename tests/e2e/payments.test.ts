@@ -129,12 +129,16 @@ Deno.test(
       await screenshots(page, "payments-buy-credits");
       await expectNoSeriousAxeViolations(page, "Buy Credits modal");
 
+      const small = dialog.getByTestId("package-small");
+      assert.equal(await small.getByTestId("per-credit").textContent(), "$0.20 per credit");
       await dialog.getByTestId("promo-input").fill("  save20 ");
       await dialog.getByTestId("promo-apply").click();
       await toast(page, "Promotion Code Applied!").waitFor();
       const large = dialog.getByTestId("package-large");
       await large.getByTestId("old-price").filter({ hasText: "$16.00" }).waitFor();
       await large.getByTestId("price").filter({ hasText: "$12.80" }).waitFor();
+      // A credit's price follows the discounted price ($0.80 for 5 credits), not the list price.
+      assert.equal(await small.getByTestId("per-credit").textContent(), "$0.16 per credit");
       await screenshots(page, "payments-promo-applied");
       // Editing the code clears the result.
       await dialog.getByTestId("promo-input").fill("save2");

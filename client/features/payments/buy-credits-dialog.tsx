@@ -87,8 +87,9 @@ export function BuyCreditsDialog() {
                       {discounted ? dollars(finalCents) : pack.price_display}
                     </span>
                   </p>
-                  <p className="text-xs text-ink-500">
-                    {(pack.price_cents / pack.credits / 100).toLocaleString("en-US", {
+                  {/* What a credit costs at the price shown (after an applied promotion code). */}
+                  <p className="text-xs text-ink-500" data-testid="per-credit">
+                    {(finalCents / pack.credits / 100).toLocaleString("en-US", {
                       style: "currency",
                       currency: "USD",
                     })} per credit
