@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "playwright-core";
-import { PHONE, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
+import { DESKTOP, PHONE, screenshots, waitForImageLoaded, withPage } from "./browser.ts";
 import { expectNoSeriousAxeViolations } from "./axe.ts";
 import {
   createSuite,
@@ -110,6 +110,16 @@ pageTest(
     await page.getByRole("button", { name: "Save Changes" }).waitFor();
     await screenshots(page, "dashboard-profile");
     await expectNoSeriousAxeViolations(page, "dashboard profile tab");
+    // On a phone each card is half the width: the fixed details wrap instead of being cut ("2 credits per
+    // gener..."). (A long list of favourite styles is clamped at two lines on purpose.)
+    await page.setViewportSize(PHONE);
+    const cut = await cards.filter({ hasNotText: "Favorite Styles" }).evaluateAll((all) =>
+      all.flatMap((card) => [...card.querySelectorAll("p")].slice(2))
+        .filter((p) => p.scrollWidth > p.clientWidth || p.scrollHeight > p.clientHeight + 1)
+        .map((p) => p.textContent)
+    );
+    assert.deepEqual(cut, [], "no card's detail is cut at 375 px");
+    await page.setViewportSize(DESKTOP);
 
     // Each tab changes the URL; the back button walks back through them.
     await tabButton(page, "Subscription").click();

@@ -15,7 +15,8 @@ function Card(
       >
         {value}
       </p>
-      {detail && <p className="mt-1 truncate text-xs text-ink-500">{detail}</p>}
+      {/* Two lines, not one: on a phone's half-width card one cut "2 credits per generation" short. */}
+      {detail && <p className="mt-1 line-clamp-2 text-xs text-ink-500">{detail}</p>}
     </div>
   );
 }
