@@ -105,6 +105,11 @@ pageTest(
       await page.locator('[data-group="lookStyle"] button[aria-expanded]').getAttribute("aria-expanded"),
       "false",
     );
+    // Every shade's whole name shows under its swatch (none cut to "Classic Red...").
+    const cutNames = await page.locator('[data-group="lips"] [data-option-label]').evaluateAll((all) =>
+      all.filter((el) => el.scrollHeight > el.clientHeight + 1).map((el) => el.textContent)
+    );
+    assert.deepEqual(cutNames, [], "no lip shade's name is cut on a phone");
     const lip = renderable(page, "lips");
     const lipName = (await lip.getAttribute("aria-label"))!;
     await lip.click();

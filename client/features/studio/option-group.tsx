@@ -152,7 +152,10 @@ export function OptionGroup(props: OptionGroupProps) {
                       palette={props.palettes?.[entry.id]}
                     />
                   </span>
-                  <span className="line-clamp-2 text-[11px] font-medium leading-tight">{entry.label}</span>
+                  {/* Up to three lines: at two, "Classic Red (Matte)" read "Classic Red..." in a 76 px tile. */}
+                  <span className="line-clamp-3 text-[11px] font-medium leading-tight" data-option-label>
+                    {entry.label}
+                  </span>
                   {reason && <LockMark className="absolute right-1.5 top-1.5" />}
                 </RadioGroup.Item>
               );
