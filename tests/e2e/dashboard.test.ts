@@ -119,6 +119,14 @@ pageTest(
         .map((p) => p.textContent)
     );
     assert.deepEqual(cut, [], "no card's detail is cut at 375 px");
+    const tabs = await page.getByRole("tablist", { name: "Dashboard sections" }).evaluate((el) => ({
+      scroll: el.scrollWidth,
+      width: el.clientWidth,
+    }));
+    assert.ok(
+      tabs.scroll <= tabs.width,
+      `the four tabs fit a phone's width (${tabs.scroll} > ${tabs.width} px)`,
+    );
     await page.setViewportSize(DESKTOP);
 
     // Each tab changes the URL; the back button walks back through them.
