@@ -76,7 +76,11 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
 
   return (
     <header className="sticky top-0 z-40 border-b border-ink-100/80 bg-white/85 backdrop-blur-lg">
-      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 sm:gap-3 sm:px-6">
+      {
+        /* Under 360 px, 8 px margins and 4 px gaps: the signed-in home header (logo, credits, Subscription, initial,
+          logout) was 13 px wider than a 320 px phone. */
+      }
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 max-[359px]:px-2 sm:gap-3 sm:px-6">
         {variant === "studio" && (
           <Button
             variant="ghost"
@@ -100,7 +104,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
           {/* Phones: the logo only when the account buttons need the room. */}
           <Brand compact={variant === "studio" || user !== null} />
         </Link>
-        <div className="ml-auto flex items-center gap-1.5 sm:gap-3">
+        <div className="ml-auto flex items-center gap-1.5 max-[359px]:gap-1 sm:gap-3">
           {loading
             ? session.reconnecting
               ? (
@@ -131,6 +135,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                 <Button
                   variant="outline"
                   size="sm"
+                  className="max-[359px]:px-2.5"
                   onClick={() => navigate({ to: "/dashboard" })}
                 >
                   Subscription
@@ -152,7 +157,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
               <>
                 <CreditsPill session={session} />
                 {user.credits < BUY_CREDITS_THRESHOLD && (
-                  <Button size="sm" onClick={openBuyCredits}>
+                  <Button size="sm" className="max-[359px]:px-2.5" onClick={openBuyCredits}>
                     Buy Credits
                   </Button>
                 )}

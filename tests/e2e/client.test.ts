@@ -302,6 +302,54 @@ pageTest(
   },
 );
 
+/** At 320 px wide (the narrowest phones, and WCAG's reflow width): how far the page is wider than the screen,
+ * the header logo's width, whether the wordmark beside it is cut, and the named controls whose text overflows
+ * them. */
+async function narrowFit(page: Page, controls: string[]) {
+  return await page.evaluate((names) => ({
+    overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    logo: document.querySelector("header img")?.getBoundingClientRect().width ?? 0,
+    // The home link (logo and wordmark) shows whole or the logo alone, never a wordmark cut short.
+    brandCut: [...document.querySelectorAll('header a[aria-label="StyleTwin home"] *')]
+      .some((el) => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 1),
+    cut: [...document.querySelectorAll("button, [role=tab]")]
+      .filter((el) => names.includes((el.textContent ?? "").trim()))
+      .filter((el) => el.scrollWidth > el.clientWidth + 1)
+      .map((el) => (el.textContent ?? "").trim()),
+  }), controls);
+}
+
+pageTest(
+  "[browser] a 320 px phone: landing, studio and dashboard fit the width; the logo and the labels are whole",
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    const fits = async (where: string, controls: string[] = []) => {
+      const f = await narrowFit(page, controls);
+      assert.equal(f.overflow, 0, `${where}: the page is ${f.overflow} px wider than the screen`);
+      assert.equal(f.logo, 32, `${where}: the logo keeps its 32 px`);
+      assert.equal(f.brandCut, false, `${where}: the wordmark is not cut`);
+      assert.deepEqual(f.cut, [], `${where}: no label overflows its control`);
+    };
+    await page.goto("/");
+    await page.getByRole("button", { name: "Sign Up" }).first().waitFor();
+    await fits("landing, signed out", ["Login", "Sign Up"]);
+    await signInWithTokens(page, await registerViaApi(server.url, "Ada Lovelace"));
+    await page.getByTestId("credits-pill").waitFor();
+    await fits("landing, signed in", ["Subscription"]);
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+    await page.getByRole("heading", { name: "AI Makeup Studio" }).waitFor();
+    // Two credits: the studio's header shows Buy Credits too.
+    await page.getByRole("button", { name: "Buy Credits" }).waitFor();
+    await fits("studio", ["Buy Credits", "Appearance Studio", "Scene Composer", "Generate Avatar"]);
+    await page.goto("/dashboard");
+    await page.getByRole("heading", { name: /^Welcome back, / }).waitFor();
+    await fits("dashboard", ["Subscription"]);
+    g.assertNoErrors();
+  },
+  { viewport: { width: 320, height: 640 } },
+);
+
 Deno.test("[browser] anonymous generate asks to sign in, then a failed generation toast", opts, async () => {
   const { server, browser, landscape } = await setup();
   let g: GuardedPage | undefined;

@@ -64,12 +64,17 @@ export function GenerateBar(props: GenerateBarProps) {
   const button = (
     <Button
       size="lg"
-      className={placement === "bar" ? "h-12 min-w-0 flex-1 px-4 text-[15px]" : "mt-4 w-full"}
+      className={placement === "bar"
+        ? "h-12 min-w-0 flex-1 px-4 text-[15px] max-[359px]:px-3 max-[359px]:text-sm"
+        : "mt-4 w-full"}
       disabled={props.disabled || generating}
       onClick={props.onGenerate}
       data-testid={placement === "bar" ? "generate-bar-button" : "generate-card-button"}
     >
-      {generating ? <Spinner className="size-5" /> : <SparklesIcon className="size-5" />}
+      {/* Under 360 px the bar's button drops its icon (and takes 14 px text): "Generate Avatar" overflowed at 320 px. */}
+      {generating
+        ? <Spinner className="size-5" />
+        : <SparklesIcon className={placement === "bar" ? "size-5 max-[359px]:hidden" : "size-5"} />}
       {generateLabel(generating, isAdmin)}
     </Button>
   );
