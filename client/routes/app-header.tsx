@@ -77,8 +77,8 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
   return (
     <header className="sticky top-0 z-40 border-b border-ink-100/80 bg-white/85 backdrop-blur-lg">
       {
-        /* Under 360 px, 8 px margins and 4 px gaps: the signed-in home header (logo, credits, Subscription, initial,
-          logout) was 13 px wider than a 320 px phone. */
+        /* Under 360 px: 8 px margins, 4 px gaps, narrower Subscription and Buy Credits (below). On a 320 px
+          phone the home header was 13 px too wide, the studio's with Buy Credits 7 px. */
       }
       <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 max-[359px]:px-2 sm:gap-3 sm:px-6">
         {variant === "studio" && (

@@ -71,7 +71,7 @@ export function GenerateBar(props: GenerateBarProps) {
       onClick={props.onGenerate}
       data-testid={placement === "bar" ? "generate-bar-button" : "generate-card-button"}
     >
-      {/* Under 360 px the bar's button drops its icon (and takes 14 px text): "Generate Avatar" overflowed at 320 px. */}
+      {/* Under 360 px: no icon, 14 px text ("Generate Avatar" overflowed the bar's button at 320 px). */}
       {generating
         ? <Spinner className="size-5" />
         : <SparklesIcon className={placement === "bar" ? "size-5 max-[359px]:hidden" : "size-5"} />}
