@@ -320,7 +320,7 @@ async function narrowFit(page: Page, controls: string[]) {
 }
 
 pageTest(
-  "[browser] a 320 px phone: landing, studio and dashboard fit the width; the logo and the labels are whole",
+  "[browser] a 320 px phone: landing, studio, the store and dashboard fit the width; the logo, the labels and the tabs are whole",
   async (g, { server, portrait }) => {
     const { page } = g;
     const fits = async (where: string, controls: string[] = []) => {
@@ -342,9 +342,65 @@ pageTest(
     // Two credits: the studio's header shows Buy Credits too.
     await page.getByRole("button", { name: "Buy Credits" }).waitFor();
     await fits("studio", ["Buy Credits", "Appearance Studio", "Scene Composer", "Generate Avatar"]);
+    // The packs stack their price over Buy Now: side by side the button stuck out of its card, past
+    // the dialog's edge.
+    g.allow(/Applying inline style violates the following Content Security Policy directive/);
+    await page.getByRole("button", { name: "Buy Credits" }).click();
+    const store = page.getByRole("dialog", { name: "Buy Credits" });
+    await store.getByTestId("package-large").waitFor();
+    const packs = await store.evaluate((dialog) =>
+      [...dialog.querySelectorAll("li[data-testid^=package-]")].map((card) => ({
+        pack: card.getAttribute("data-testid"),
+        out: Math.max(
+          card.getBoundingClientRect().right - dialog.getBoundingClientRect().right,
+          card.querySelector("button")!.getBoundingClientRect().right - card.getBoundingClientRect().right,
+        ),
+      }))
+    );
+    assert.equal(packs.length, 3);
+    assert.deepEqual(
+      packs.filter((p) => p.out > 0),
+      [],
+      "every card inside the dialog, every Buy Now inside its card",
+    );
+    assert.equal(
+      await store.evaluate((el) => el.scrollWidth - el.clientWidth),
+      0,
+      "the dialog does not scroll sideways",
+    );
+    // The promotion code's placeholder is whole, here and on a 375 px phone (beside Apply it read
+    // "Enter promoti" and "Enter promotion co").
+    for (const width of [320, PHONE.width]) {
+      await page.setViewportSize({ width, height: 640 });
+      const promo = await store.getByTestId("promo-input").evaluate((el: HTMLInputElement) => {
+        const css = getComputedStyle(el);
+        const ctx = document.createElement("canvas").getContext("2d")!;
+        ctx.font = `${css.fontWeight} ${css.fontSize} ${css.fontFamily}`;
+        return {
+          text: Math.ceil(ctx.measureText(el.placeholder).width),
+          room: el.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight),
+          height: el.getBoundingClientRect().height,
+        };
+      });
+      assert.ok(
+        promo.text <= promo.room,
+        `${width} px: the placeholder needs ${promo.text} px, the field has ${promo.room}`,
+      );
+      assert.equal(promo.height, 44, `${width} px: the field keeps its 44 px height`);
+    }
+    await page.keyboard.press("Escape");
+    await store.waitFor({ state: "hidden" });
     await page.goto("/dashboard");
     await page.getByRole("heading", { name: /^Welcome back, / }).waitFor();
     await fits("dashboard", ["Subscription"]);
+    // The four section tabs show at once (two rows), none scrolled out of sight.
+    const tabs = page.getByRole("tablist", { name: "Dashboard sections" });
+    assert.equal(await tabs.evaluate((el) => el.scrollWidth - el.clientWidth), 0, "the tabs do not scroll");
+    const right = await tabs.evaluate((el) => el.getBoundingClientRect().right);
+    for (const name of ["Profile", "Subscription", "History", "Settings"]) {
+      const tab = await page.getByRole("tab", { name, exact: true }).boundingBox();
+      assert.ok(tab && tab.x >= 0 && tab.x + tab.width <= right + 0.5, `${name} is whole on the screen`);
+    }
     g.assertNoErrors();
   },
   { viewport: { width: 320, height: 640 } },

@@ -117,16 +117,17 @@ export default function DashboardPage(props: DashboardPageProps) {
       </div>
 
       <Tabs.Root value={tab} onValueChange={(v) => onTabChange(v as DashboardTab)} className="mt-8">
-        {/* px-2 at 13 px: the four tabs fit a 375 px phone without scrolling (px-2.5 left Settings cut). */}
+        {/* px-1.5 at 13 px: the four tabs fit a 360 px phone without scrolling (px-2 left Settings cut */}
+        {/* there, px-2.5 at 375 px). Under 360 px they cannot: two rows of two there. */}
         <Tabs.List
           aria-label="Dashboard sections"
-          className="flex gap-1 overflow-x-auto rounded-2xl bg-ink-100 p-1"
+          className="flex gap-1 overflow-x-auto rounded-2xl bg-ink-100 p-1 max-[359px]:grid max-[359px]:grid-cols-2"
         >
           {DASHBOARD_TABS.map((t) => (
             <Tabs.Trigger
               key={t}
               value={t}
-              className="h-10 flex-1 shrink-0 whitespace-nowrap rounded-xl px-2 text-[13px] font-semibold text-ink-600 transition hover:text-ink-900 focus-visible:outline-2 focus-visible:outline-brand-500 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm sm:px-2.5 sm:text-sm"
+              className="h-10 flex-1 shrink-0 whitespace-nowrap rounded-xl px-1.5 text-[13px] font-semibold text-ink-600 transition hover:text-ink-900 focus-visible:outline-2 focus-visible:outline-brand-500 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm sm:px-2.5 sm:text-sm"
             >
               {TAB_LABELS[t]}
             </Tabs.Trigger>

@@ -60,10 +60,12 @@ export function BuyCreditsDialog() {
             const discounted = finalCents !== pack.price_cents;
             const highlight = pack.popular || pack.badge;
             return (
+              // On a phone under 360 px the price and Buy Now no longer fit side by side (the 100-credit
+              // line alone takes 150 of 208 px): the card stacks them as the desktop row does.
               <li
                 key={id}
                 data-testid={`package-${id}`}
-                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
+                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 max-[359px]:flex-col max-[359px]:items-stretch sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
                   highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
                 }`}
               >
@@ -96,7 +98,7 @@ export function BuyCreditsDialog() {
                   </p>
                 </div>
                 <Button
-                  className="shrink-0 sm:mt-4 sm:w-full"
+                  className="shrink-0 max-[359px]:w-full sm:mt-4 sm:w-full"
                   variant={highlight ? "primary" : "secondary"}
                   disabled={pending !== null}
                   onClick={() => checkout(id, { payment_type: "credits", package_id: id })}

@@ -52,12 +52,13 @@ export function PromoCodeBox({ target, applied, onResult }: PromoCodeBoxProps) {
     }
   }
 
-  // Tighter padding on phones: at 375 px wide the placeholder read "Enter promotion co" beside Apply.
+  // On phones Apply goes under the field: beside it the placeholder read "Enter promotion co" at 375 px
+  // wide and "Enter promoti" at 320.
   return (
     <div className="rounded-2xl border border-ink-100 bg-ink-50/60 p-3 sm:p-4">
       <label htmlFor={inputId} className="text-sm font-semibold text-ink-800">Promotion Code</label>
       <form
-        className="mt-2 flex gap-2"
+        className="mt-2 flex flex-col gap-2 sm:flex-row"
         onSubmit={(e) => {
           e.preventDefault();
           void apply();
@@ -77,7 +78,7 @@ export function PromoCodeBox({ target, applied, onResult }: PromoCodeBoxProps) {
             setRejected(null);
             if (applied) onResult(null, "");
           }}
-          className="h-11 min-w-0 flex-1 rounded-full border border-ink-200 bg-white px-3 sm:px-4 text-sm uppercase tracking-wide text-ink-900 placeholder:normal-case placeholder:tracking-normal placeholder:text-ink-500 focus:border-brand-400 focus:outline-none focus:ring-2 focus:ring-brand-200"
+          className="h-11 min-w-0 shrink-0 rounded-full border border-ink-200 bg-white px-3 sm:flex-1 sm:shrink sm:px-4 text-sm uppercase tracking-wide text-ink-900 placeholder:normal-case placeholder:tracking-normal placeholder:text-ink-500 focus:border-brand-400 focus:outline-none focus:ring-2 focus:ring-brand-200"
         />
         {/* Always named Apply (disabled while blank or validating); aria-busy says it is checking. */}
         <Button
