@@ -24,7 +24,7 @@ function CreditsPill({ session }: { session: Session }) {
   const admin = session.user?.credits === ADMIN_CREDITS;
   return (
     <span
-      className="inline-flex h-9 items-center gap-1.5 rounded-full bg-brand-50 px-3 text-sm font-semibold text-brand-800 ring-1 ring-brand-100"
+      className="inline-flex h-9 items-center gap-1.5 rounded-full bg-brand-50 px-3 text-sm max-[360px]:px-2 font-semibold text-brand-800 ring-1 ring-brand-100"
       aria-label={`Credits: ${formatCredits(session.user)}`}
       data-testid="credits-pill"
     >
@@ -76,20 +76,21 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
 
   return (
     <header className="sticky top-0 z-40 border-b border-ink-100/80 bg-white/85 backdrop-blur-lg">
-      {
-        /* Under 360 px: 8 px margins, 4 px gaps, narrower Subscription and Buy Credits (below). On a 320 px
-          phone the home header was 13 px too wide, the studio's with Buy Credits 7 px. */
-      }
-      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 max-[359px]:px-2 sm:gap-3 sm:px-6">
+      {/* Under 360 px: 8 px margins, 4 px gaps, a narrower credits pill, Subscription and Buy Credits */}
+      {/* (below). On a 320 px phone the home header was 13 px too wide, the studio's with Buy Credits 7. */}
+      <div className="mx-auto flex h-16 max-w-7xl items-center gap-2 px-3 max-[360px]:px-2 sm:gap-3 sm:px-6">
+        {/* The studio's header holds the most (Back to Home, credits, Buy Credits, Dashboard, the name): */}
+        {/* under 900 px its buttons show their icons alone and the name its initial, as on phones. In */}
+        {/* full it needed 854 px, so a 640-899 px window (a tablet held upright) scrolled sideways. */}
         {variant === "studio" && (
           <Button
             variant="ghost"
             size="sm"
-            className="max-sm:w-9 max-sm:px-0"
+            className="max-[900px]:w-9 max-[900px]:px-0"
             onClick={onBackToHome}
           >
             <ArrowLeftIcon className="size-4" />
-            <span className="max-sm:sr-only">Back to Home</span>
+            <span className="max-[900px]:sr-only">Back to Home</span>
           </Button>
         )}
         <Link
@@ -104,7 +105,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
           {/* Phones: the logo only when the account buttons need the room. */}
           <Brand compact={variant === "studio" || user !== null} />
         </Link>
-        <div className="ml-auto flex items-center gap-1.5 max-[359px]:gap-1 sm:gap-3">
+        <div className="ml-auto flex items-center gap-1.5 max-[360px]:gap-1 sm:gap-3">
           {loading
             ? session.reconnecting
               ? (
@@ -135,7 +136,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                 <Button
                   variant="outline"
                   size="sm"
-                  className="max-[359px]:px-2.5"
+                  className="max-[360px]:px-2.5"
                   onClick={() => navigate({ to: "/dashboard" })}
                 >
                   Subscription
@@ -157,21 +158,21 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
               <>
                 <CreditsPill session={session} />
                 {user.credits < BUY_CREDITS_THRESHOLD && (
-                  <Button size="sm" className="max-[359px]:px-2.5" onClick={openBuyCredits}>
+                  <Button size="sm" className="max-[360px]:px-2.5" onClick={openBuyCredits}>
                     Buy Credits
                   </Button>
                 )}
                 <Button
                   variant="outline"
                   size="sm"
-                  className="max-sm:w-9 max-sm:px-0"
+                  className="max-[900px]:w-9 max-[900px]:px-0"
                   onClick={() => navigate({ to: "/dashboard" })}
                 >
-                  <UserIcon className="size-4 sm:hidden" />
-                  <span className="max-sm:sr-only">Dashboard</span>
+                  <UserIcon className="size-4 min-[900px]:hidden" />
+                  <span className="max-[900px]:sr-only">Dashboard</span>
                 </Button>
-                {/* Phones: the initial only, as on the home header. */}
-                <UserLabel session={session} className="max-sm:[&>span+span]:hidden" />
+                {/* Under 900 px: the initial only (phones have it on the home header too). */}
+                <UserLabel session={session} className="max-[900px]:[&>span+span]:hidden" />
               </>
             )}
         </div>

@@ -6,7 +6,7 @@ export function Brand({ compact = false }: { compact?: boolean }) {
       <img src="/favicon.svg" alt="" className="size-8 shrink-0 rounded-xl" />
       <span
         className={`text-lg font-extrabold tracking-tight text-ink-900 ${
-          compact ? "max-sm:sr-only" : "max-[359px]:sr-only"
+          compact ? "max-sm:sr-only" : "max-[360px]:sr-only"
         }`}
       >
         Style<span className="text-brand-600">Twin</span>

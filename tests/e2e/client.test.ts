@@ -309,6 +309,11 @@ async function narrowFit(page: Page, controls: string[]) {
   return await page.evaluate((names) => ({
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
     logo: document.querySelector("header img")?.getBoundingClientRect().width ?? 0,
+    // Between the header's last control and the screen's right edge.
+    margin: document.documentElement.clientWidth -
+      Math.max(
+        ...[...document.querySelectorAll("header > div > *")].map((el) => el.getBoundingClientRect().right),
+      ),
     // The home link (logo and wordmark) shows whole or the logo alone, never a wordmark cut short.
     brandCut: [...document.querySelectorAll('header a[aria-label="StyleTwin home"] *')]
       .some((el) => el.scrollWidth > el.clientWidth + 1 && el.clientWidth > 1),
@@ -327,6 +332,7 @@ pageTest(
       const f = await narrowFit(page, controls);
       assert.equal(f.overflow, 0, `${where}: the page is ${f.overflow} px wider than the screen`);
       assert.equal(f.logo, 32, `${where}: the logo keeps its 32 px`);
+      assert.ok(f.margin >= 7.5, `${where}: the header keeps its 8 px margin (${f.margin} px)`);
       assert.equal(f.brandCut, false, `${where}: the wordmark is not cut`);
       assert.deepEqual(f.cut, [], `${where}: no label overflows its control`);
     };
@@ -342,6 +348,10 @@ pageTest(
     // Two credits: the studio's header shows Buy Credits too.
     await page.getByRole("button", { name: "Buy Credits" }).waitFor();
     await fits("studio", ["Buy Credits", "Appearance Studio", "Scene Composer", "Generate Avatar"]);
+    // And at 359 px, the widest the narrow layout covers (Tailwind's max-[360px] is "narrower than 360").
+    await page.setViewportSize({ width: 359, height: 640 });
+    await fits("studio at 359 px", ["Buy Credits", "Appearance Studio", "Scene Composer", "Generate Avatar"]);
+    await page.setViewportSize({ width: 320, height: 640 });
     // The packs stack their price over Buy Now: side by side the button stuck out of its card, past
     // the dialog's edge.
     g.allow(/Applying inline style violates the following Content Security Policy directive/);
@@ -404,6 +414,31 @@ pageTest(
     g.assertNoErrors();
   },
   { viewport: { width: 320, height: 640 } },
+);
+
+pageTest(
+  "[browser] tablets and narrow windows: the studio's full header fits every width from 640 to 1280 px",
+  async (g, { server, portrait }) => {
+    const { page } = g;
+    await signInWithTokens(page, await registerViaApi(server.url, "Maximiliana Wolfeschlegelstein"));
+    await page.getByTestId("landing-file-input").setInputFiles(portrait);
+    await page.waitForURL(/\/studio\?photo=/);
+    // The most the header holds: Back to Home, credits, Buy Credits (two credits), Dashboard, a long name.
+    await page.getByRole("button", { name: "Buy Credits" }).waitFor();
+    // In full (text on every button, the whole name) it needed 854 px: 640-899 px scrolled sideways.
+    for (const width of [640, 700, 768, 820, 899, 900, 1024, 1280]) {
+      await page.setViewportSize({ width, height: 900 });
+      const f = await narrowFit(page, ["Buy Credits"]);
+      assert.equal(f.overflow, 0, `${width} px: the page is ${f.overflow} px wider than the window`);
+      assert.ok(f.margin >= 23.5, `${width} px: the header keeps its 24 px margin (${f.margin} px)`);
+      assert.deepEqual(f.cut, [], `${width} px: Buy Credits is whole`);
+      // Each control is reachable by its name however it is drawn.
+      for (const name of ["Back to Home", "Dashboard"]) {
+        assert.ok(await page.getByRole("button", { name }).isVisible(), `${width} px: ${name}`);
+      }
+    }
+    g.assertNoErrors();
+  },
 );
 
 Deno.test("[browser] anonymous generate asks to sign in, then a failed generation toast", opts, async () => {

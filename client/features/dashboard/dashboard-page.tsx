@@ -121,7 +121,7 @@ export default function DashboardPage(props: DashboardPageProps) {
         {/* there, px-2.5 at 375 px). Under 360 px they cannot: two rows of two there. */}
         <Tabs.List
           aria-label="Dashboard sections"
-          className="flex gap-1 overflow-x-auto rounded-2xl bg-ink-100 p-1 max-[359px]:grid max-[359px]:grid-cols-2"
+          className="flex gap-1 overflow-x-auto rounded-2xl bg-ink-100 p-1 max-[360px]:grid max-[360px]:grid-cols-2"
         >
           {DASHBOARD_TABS.map((t) => (
             <Tabs.Trigger

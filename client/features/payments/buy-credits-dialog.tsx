@@ -65,7 +65,7 @@ export function BuyCreditsDialog() {
               <li
                 key={id}
                 data-testid={`package-${id}`}
-                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 max-[359px]:flex-col max-[359px]:items-stretch sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
+                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 max-[360px]:flex-col max-[360px]:items-stretch sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
                   highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
                 }`}
               >
@@ -98,7 +98,7 @@ export function BuyCreditsDialog() {
                   </p>
                 </div>
                 <Button
-                  className="shrink-0 max-[359px]:w-full sm:mt-4 sm:w-full"
+                  className="shrink-0 max-[360px]:w-full sm:mt-4 sm:w-full"
                   variant={highlight ? "primary" : "secondary"}
                   disabled={pending !== null}
                   onClick={() => checkout(id, { payment_type: "credits", package_id: id })}

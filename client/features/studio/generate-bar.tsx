@@ -65,7 +65,7 @@ export function GenerateBar(props: GenerateBarProps) {
     <Button
       size="lg"
       className={placement === "bar"
-        ? "h-12 min-w-0 flex-1 px-4 text-[15px] max-[359px]:px-3 max-[359px]:text-sm"
+        ? "h-12 min-w-0 flex-1 px-4 text-[15px] max-[360px]:px-3 max-[360px]:text-sm"
         : "mt-4 w-full"}
       disabled={props.disabled || generating}
       onClick={props.onGenerate}
@@ -74,7 +74,7 @@ export function GenerateBar(props: GenerateBarProps) {
       {/* Under 360 px: no icon, 14 px text ("Generate Avatar" overflowed the bar's button at 320 px). */}
       {generating
         ? <Spinner className="size-5" />
-        : <SparklesIcon className={placement === "bar" ? "size-5 max-[359px]:hidden" : "size-5"} />}
+        : <SparklesIcon className={placement === "bar" ? "size-5 max-[360px]:hidden" : "size-5"} />}
       {generateLabel(generating, isAdmin)}
     </Button>
   );

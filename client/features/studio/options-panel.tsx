@@ -31,7 +31,7 @@ export const STUDIOS: readonly StudioType[] = STUDIO_TYPES;
 
 // Under 360 px a name may wrap to two lines: on one, "Appearance Studio" overflowed its half of a 320 px phone.
 const tabTrigger =
-  "relative whitespace-nowrap max-[359px]:whitespace-normal max-[359px]:leading-tight rounded-full px-2 py-2 text-[13px] sm:px-4 sm:text-sm font-semibold text-ink-600 transition hover:text-ink-900 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500";
+  "relative whitespace-nowrap max-[360px]:whitespace-normal max-[360px]:leading-tight rounded-full px-2 py-2 text-[13px] sm:px-4 sm:text-sm font-semibold text-ink-600 transition hover:text-ink-900 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500";
 const subTabTrigger =
   "border-b-2 border-transparent px-1 pb-2.5 pt-1 text-[13px] sm:px-3 sm:text-sm font-semibold text-ink-600 transition hover:text-ink-800 data-[state=active]:border-brand-500 data-[state=active]:text-brand-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-brand-500";
 
