@@ -575,7 +575,9 @@ export const CATALOG = {
       },
     ] as CatalogEntry[],
     lighting: [
-      { id: "natural", label: "Natural (as photographed)" },
+      // Like the setting's "Original background": the photo's own light, unchanged. ("Natural (as
+      // photographed)" had a word wider than the option's tile.)
+      { id: "natural", label: "Original light" },
       {
         id: "warm",
         label: "Warm",

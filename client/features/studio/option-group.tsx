@@ -153,7 +153,11 @@ export function OptionGroup(props: OptionGroupProps) {
                     />
                   </span>
                   {/* Up to three lines: at two, "Classic Red (Matte)" read "Classic Red..." in a 76 px tile. */}
-                  <span className="line-clamp-3 text-[11px] font-medium leading-tight" data-option-label>
+                  {/* 72 px wide, into the tile's padding: "Champagne" and "Brightening" need 67 and 64. */}
+                  <span
+                    className="-mx-1 line-clamp-3 text-[11px] font-medium leading-tight"
+                    data-option-label
+                  >
                     {entry.label}
                   </span>
                   {reason && <LockMark className="absolute right-1.5 top-1.5" />}
