@@ -155,7 +155,7 @@ dt{color:#4a4258}dd{margin:0;font-variant-numeric:tabular-nums;font-weight:600}
 label{display:block;font-size:.875rem;font-weight:600;margin:.75rem 0 .3rem;color:#2f2a39}
 input{width:100%;height:2.9rem;border:1px solid #bdb6c9;border-radius:.75rem;padding:0 .9rem;font:inherit;background:#fff;color:#1c1824}
 input:focus{outline:3px solid #ffc7d9;border-color:#dd1d63}
-.pair{display:grid;grid-template-columns:1fr 1fr;gap:.75rem}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:.75rem;align-items:end}
 button,.link{display:block;width:100%;height:3rem;border-radius:999px;font:inherit;font-weight:700;cursor:pointer;text-align:center;text-decoration:none;line-height:3rem}
 .pay{margin-top:1.25rem;border:0;background:#b8114f;color:#fff}
 .pay:hover{background:#990f45}

@@ -398,8 +398,14 @@ pageTest(
       );
       assert.equal(promo.height, 44, `${width} px: the field keeps its 44 px height`);
     }
-    await page.keyboard.press("Escape");
-    await store.waitFor({ state: "hidden" });
+    await page.setViewportSize({ width: 320, height: 640 });
+    // The sandbox checkout: "Expiry (MM / YY)" takes two lines here; its field still lines up with CVC's.
+    await store.getByTestId("package-small").getByRole("button", { name: "Buy Now" }).click();
+    await page.waitForURL(/\/checkout\/sandbox\//);
+    const expiry = await page.getByLabel("Expiry (MM / YY)").boundingBox();
+    const cvc = await page.getByLabel("CVC").boundingBox();
+    assert.equal(expiry?.y, cvc?.y, "the expiry and CVC fields line up");
+    assert.equal((await narrowFit(page, ["Cancel"])).overflow, 0, "the checkout page fits the width");
     await page.goto("/dashboard");
     await page.getByRole("heading", { name: /^Welcome back, / }).waitFor();
     await fits("dashboard", ["Subscription"]);
