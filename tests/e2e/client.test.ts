@@ -271,6 +271,29 @@ pageTest(
     await page.mouse.up();
     assert.ok(Number(await divider.getAttribute("aria-valuenow")) >= 75);
     await screenshots(page, "compare");
+    // On a short phone (360x640) the image is 225 px wide; the switch under it stays wider, one line each.
+    const size = page.viewportSize()!;
+    await page.setViewportSize({ width: 360, height: 640 });
+    const views = await page.getByRole("tablist", { name: "Result view" }).getByRole("tab").evaluateAll((
+      all,
+    ) =>
+      all.map((el) => {
+        const text = document.createRange();
+        text.selectNodeContents(el);
+        const css = getComputedStyle(el);
+        const room = el.clientWidth - parseFloat(css.paddingLeft) - parseFloat(css.paddingRight);
+        return {
+          name: el.textContent,
+          lines: text.getClientRects().length,
+          fits: text.getBoundingClientRect().width <= room,
+        };
+      })
+    );
+    assert.deepEqual(views, [
+      { name: "Result", lines: 1, fits: true },
+      { name: "Before / After", lines: 1, fits: true },
+    ]);
+    await page.setViewportSize(size);
 
     // Credits refreshed after completion: 2 - 2 = 0. Next generate: Insufficient Credits.
     await page.getByTestId("credits-pill").filter({ hasText: /^0/ }).waitFor();

@@ -48,6 +48,12 @@ export interface ResultPanelProps {
 export const FRAME =
   "mx-auto w-full max-w-[max(12rem,calc((100dvh-15rem)*0.5625))] lg:max-w-[max(16rem,calc((100dvh-24rem)*0.5625))]";
 
+/**
+ * What sits under the image (the view switch, notes, actions): the frame's width, but never under
+ * 16 rem. On a short phone (360x640) the frame is 225 px and "Before / After" broke onto two lines.
+ */
+const UNDER_FRAME = `${FRAME} min-w-64`;
+
 /** What each problem says; "failed" adds the server's reason and notes. */
 const PROBLEM_TEXT: Record<
   GenerationProblem["kind"],
@@ -146,18 +152,18 @@ export function ResultPanel(
   const resultTabs = (
     <Tabs.List
       aria-label="Result view"
-      className={`mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold ${FRAME}`}
+      className={`mb-3 grid grid-cols-2 rounded-full bg-ink-100 p-1 text-sm font-semibold ${UNDER_FRAME}`}
     >
       <Tabs.Trigger
         value="result"
-        className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
+        className="whitespace-nowrap rounded-full px-2 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
       >
         Result
       </Tabs.Trigger>
       <Tabs.Trigger
         value="compare"
         disabled={!referenceUrl}
-        className="rounded-full px-3 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
+        className="whitespace-nowrap rounded-full px-2 py-1.5 text-ink-600 data-[state=active]:bg-white data-[state=active]:text-ink-900 data-[state=active]:shadow-sm"
       >
         Before / After
       </Tabs.Trigger>
@@ -206,12 +212,14 @@ export function ResultPanel(
             </Tabs.Content>
             {onEditLook && <div className="mt-3">{resultTabs}</div>}
             {result && result.notes.length > 0 && (
-              <ul className={`mt-3 space-y-1 rounded-2xl bg-amber-50 p-3 text-xs text-amber-900 ${FRAME}`}>
+              <ul
+                className={`mt-3 space-y-1 rounded-2xl bg-amber-50 p-3 text-xs text-amber-900 ${UNDER_FRAME}`}
+              >
                 {result.notes.map((n) => <li key={n}>{n}</li>)}
               </ul>
             )}
             {(onEditLook || (view360Enabled && result && result.images.length > 1)) && (
-              <div className={`mt-3 flex gap-2 ${FRAME}`}>
+              <div className={`mt-3 flex gap-2 ${UNDER_FRAME}`}>
                 {onEditLook && (
                   <Button variant="outline" className="flex-1" onClick={onEditLook}>
                     <ArrowLeftIcon className="size-4" /> Edit look
@@ -244,7 +252,7 @@ export function ResultPanel(
           </div>
         )}
       {generating && onEditLook && (
-        <div className={`mt-3 ${FRAME}`}>
+        <div className={`mt-3 ${UNDER_FRAME}`}>
           <Button variant="outline" className="w-full" onClick={onEditLook}>
             <ArrowLeftIcon className="size-4" /> Edit look
           </Button>
