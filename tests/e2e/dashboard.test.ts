@@ -220,6 +220,18 @@ pageTest(
       await overlay.getByText(label, { exact: true }).first().waitFor();
     }
     await screenshots(page, "dashboard-history-360");
+    // On phones down to 320 px the overlay's two buttons keep their whole names.
+    for (const width of [375, 360, 320]) {
+      await page.setViewportSize({ width, height: 640 });
+      const cutButtons = await overlay.getByRole("button", { name: /^(Download All Views|Close 360° View)$/ })
+        .evaluateAll((all) =>
+          all.map((el) =>
+            `${el.textContent?.trim()}: ${el.scrollWidth > el.clientWidth + 1 ? "cut" : "whole"}`
+          )
+        );
+      assert.deepEqual(cutButtons, ["Download All Views: whole", "Close 360° View: whole"], `at ${width} px`);
+    }
+    await page.setViewportSize(DESKTOP);
     await page.keyboard.press("Escape");
     await overlay.waitFor({ state: "detached" });
     await page.unroute("**/api/generations?*");

@@ -17,6 +17,10 @@ import { DownloadIcon, XIcon } from "../../ui/icons.tsx";
 import { SafeImage } from "../../ui/safe-image.tsx";
 import { keepOpenOnToast, toast, useToastInset } from "../../ui/toast.tsx";
 
+/** The action bar's buttons on a phone under 360 px: their names wrap, centred, 13 px. */
+const NARROW_BUTTON =
+  "max-[360px]:whitespace-normal max-[360px]:px-2 max-[360px]:text-center max-[360px]:text-[13px] max-[360px]:leading-tight";
+
 export const ANGLE_LABELS = ["FRONT", "RIGHT", "LEFT", "BACK"] as const;
 
 export interface View360OverlayProps {
@@ -195,13 +199,18 @@ export function View360Overlay(
             {captionOf(urls.filter((_, i) => isPending(i)).length)}
           </p>
           {/* Sticky on phones, where the grid is taller than the screen; toasts are lifted above it. */}
+          {/* Under 360 px a name may take two lines: "Download All Views" needs 150 px, a button has 116. */}
           <div className="sticky bottom-0 -mx-4 mt-4 grid h-18 w-[calc(100%+2rem)] grid-cols-2 gap-2 bg-gradient-to-t from-ink-900/95 via-ink-900/85 to-transparent px-4 pb-4 pt-3 sm:static sm:mx-0 sm:flex sm:h-auto sm:w-auto sm:justify-center sm:gap-3 sm:bg-none sm:p-0 sm:pb-4">
-            <Button onClick={downloadAll} disabled={busy || generating} className="max-sm:px-3">
+            <Button
+              onClick={downloadAll}
+              disabled={busy || generating}
+              className={`max-sm:px-3 ${NARROW_BUTTON}`}
+            >
               <DownloadIcon className="size-4 max-[400px]:hidden" /> Download All Views
             </Button>
             <Button
               variant="outline"
-              className="border-white/20 bg-white/10 text-white hover:bg-white/20 max-sm:px-3"
+              className={`border-white/20 bg-white/10 text-white hover:bg-white/20 max-sm:px-3 ${NARROW_BUTTON}`}
               onClick={() => onOpenChange(false)}
             >
               Close 360° View
