@@ -491,7 +491,12 @@ export function reachLengths(
     const next = core.slice();
     for (let k = w + 1; k < w * (h - 1) - 1; k++) {
       if (core[k] || !hairAt[k]) continue;
-      for (let u = 0; u < 8; u++) if (core[k + around[u]]) next[k] = 1;
+      for (let u = 0; u < 8; u++) {
+        if (core[k + around[u]]) {
+          next[k] = 1;
+          break;
+        }
+      }
     }
     core = next;
   }
