@@ -325,9 +325,9 @@ pageTest(
   },
 );
 
-/** At 320 px wide (the narrowest phones, and WCAG's reflow width): how far the page is wider than the screen,
- * the header logo's width, whether the wordmark beside it is cut, and the named controls whose text overflows
- * them. */
+/** How the page fits the window's width (320 px phones up to desktops): how far the page is wider than the
+ * window, the header logo's width, the header's right margin, whether the wordmark beside the logo is cut,
+ * and the named controls whose text overflows them. */
 async function narrowFit(page: Page, controls: string[]) {
   return await page.evaluate((names) => ({
     overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth,
