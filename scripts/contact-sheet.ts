@@ -1,0 +1,106 @@
+/**
+ * Looks at the local model's results as a person would: one look rendered on the sixteen frontal test faces
+ * (tests/imaging/fixtures.ts: @vladmandic/face-api's demo photos, MIT, cropped from node_modules at run time),
+ * each beside the same photo rendered with no choice, on one contact sheet. This is how most of the faults in
+ * docs/local-model-status.md were found: a figure in a bench says how much, the sheet says where to look.
+ *
+ * Usage:
+ *   deno run -A scripts/contact-sheet.ts [--studio makeup|hair|barber] [--intensity 0-100]
+ *     [--out DIR] '<options as JSON>'
+ *   deno run -A scripts/contact-sheet.ts --studio hair '{"hairColor":"auburn","setting":"beach-sunset"}'
+ *
+ * Writes DIR/sheet.png (8 columns x 4 rows of 270x480 tiles: each face's plain render, then its result) and
+ * each result at full size (DIR/s<sample>-<x>.jpg), and prints each face's render time and notes. DIR
+ * defaults to a new temporary directory: renders of the test photos never belong in the repository.
+ */
+import type { Buffer } from "node:buffer";
+import sharp from "sharp";
+import { FaceEngine } from "../server/imaging/local/face-engine.ts";
+import { findEntry } from "../server/styling/catalog.ts";
+import { OPTION_KEYS, type OptionKey, STUDIO_TYPES, type StudioType } from "../server/styling/option-keys.ts";
+import { cropFace, FRONTAL_FACES, job, renderKept } from "../tests/imaging/fixtures.ts";
+
+const TILE_W = 270, TILE_H = 480, COLUMNS = 8;
+
+function fail(message: string): never {
+  console.error(`contact-sheet: ${message}`);
+  Deno.exit(2);
+}
+
+function parseArgs(args: string[]) {
+  let studio: StudioType = "makeup", intensity = 60, out: string | undefined, look: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--studio") {
+      const s = args[++i];
+      if (!(STUDIO_TYPES as readonly string[]).includes(s)) fail(`--studio must be one of ${STUDIO_TYPES}`);
+      studio = s as StudioType;
+    } else if (a === "--intensity") {
+      intensity = Number(args[++i]);
+      if (!Number.isInteger(intensity) || intensity < 0 || intensity > 100) fail("--intensity must be 0-100");
+    } else if (a === "--out") out = args[++i] ?? fail("--out needs a directory");
+    else if (look === undefined) look = a;
+    else fail(`unexpected argument ${a}`);
+  }
+  if (look === undefined || look.length > 4096) fail("give the look as one JSON object (at most 4 KB)");
+  let options: Record<string, unknown>;
+  try {
+    options = JSON.parse(look);
+  } catch {
+    fail("the look is not JSON");
+  }
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    fail("the look is not an object");
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (!(OPTION_KEYS as readonly string[]).includes(key)) fail(`unknown option key ${key}`);
+    if (typeof value !== "string" || !findEntry(key as OptionKey, studio, value)) {
+      fail(`${key}: ${JSON.stringify(value)} is not in the ${studio} studio's catalogue`);
+    }
+  }
+  return { studio, intensity, out, options: options as Partial<Record<OptionKey, string>> };
+}
+
+const { studio, intensity, out, options } = parseArgs(Deno.args);
+const dir = out ?? await Deno.makeTempDir({ prefix: "contact-sheet-" });
+await Deno.mkdir(dir, { recursive: true });
+const level = {
+  lookStyle: intensity,
+  eyeshadow: intensity,
+  lips: intensity,
+  baseMakeup: intensity,
+  cheeks: intensity,
+  extras: intensity,
+};
+
+const engine = await FaceEngine.load();
+{
+  const tiles: { input: Buffer; left: number; top: number }[] = [];
+  for (const [i, face] of FRONTAL_FACES.entries()) {
+    const photo = await cropFace(face);
+    const name = `s${face[0]}-${face[1]}`;
+    const plain = await renderKept(engine, job(photo, {}, level, studio));
+    const started = performance.now();
+    const result = await renderKept(engine, job(photo, options, level, studio));
+    const ms = performance.now() - started;
+    console.log(
+      `sample${face[0]}@${face[1]} ${ms.toFixed(0)} ms${result.notes.map((n) => `\n  note: ${n}`).join("")}`,
+    );
+    await sharp(result.image).jpeg({ quality: 92 }).toFile(`${dir}/${name}.jpg`);
+    const x = (2 * i) % COLUMNS * TILE_W, y = Math.floor((2 * i) / COLUMNS) * TILE_H;
+    for (const [k, image] of [plain.image, result.image].entries()) {
+      tiles.push({
+        input: await sharp(image).resize(TILE_W, TILE_H).png().toBuffer(),
+        left: x + k * TILE_W,
+        top: y,
+      });
+    }
+  }
+  const rows = Math.ceil((2 * FRONTAL_FACES.length) / COLUMNS);
+  await sharp({
+    create: { width: COLUMNS * TILE_W, height: rows * TILE_H, channels: 3, background: "#000" },
+  }).composite(tiles).png().toFile(`${dir}/sheet.png`);
+  console.log(`wrote ${dir}/sheet.png and ${FRONTAL_FACES.length} results beside it`);
+}
+// The face models' backend keeps timers alive; the work is done.
+Deno.exit(0);
