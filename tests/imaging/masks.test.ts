@@ -4,9 +4,11 @@ import {
   coverage,
   createMask,
   fillPolygon,
+  type Mask,
   maxNear,
   type Point,
 } from "../../server/imaging/local/masks.ts";
+import { maskRow } from "../../server/imaging/local/blend.ts";
 
 /**
  * The share of a pixel's four sub-scanlines on which its centre lies inside `pts` by the even-odd rule,
@@ -121,4 +123,48 @@ Deno.test("maxNear: a box's nodes get the max over their (2r+1)^2 square, as a p
   assert.equal(boxOver(v, w, h, 0.05), undefined);
   v[3 * w + 7] = 0.5, v[9 * w + 2] = 0.06, v[20 * w + 40] = 0.04;
   assert.deepEqual(boxOver(v, w, h, 0.05), { x0: 2, y0: 3, x1: 7, y1: 9 });
+});
+
+/** maskRow's bilinear sample of a grid mask at canvas pixel (x, y), written out from its definition. */
+function bilinearAt(m: Mask, step: number, x: number, y: number): number {
+  const at = (i: number, j: number) => (i >= 0 && i < m.w && j >= 0 && j < m.h ? m.data[j * m.w + i] : 0);
+  const gx = (x + 0.5) / step - 0.5 - m.x, gy = (y + 0.5) / step - 0.5 - m.y;
+  const i = Math.floor(gx), j = Math.floor(gy), fx = gx - i, fy = gy - j;
+  // A row above or below the grid takes the nearest row's weight away (0 outside), as maskRow does.
+  const top = j >= 0 ? 1 - fy : 0, bottom = j + 1 < m.h ? fy : 0;
+  const row = (ii: number) => at(ii, Math.max(0, j)) * top + at(ii, Math.min(m.h - 1, j + 1)) * bottom;
+  return row(i) * (1 - fx) + row(i + 1) * fx;
+}
+
+Deno.test("maskRow samples each of several masks read row by row in turn as its own (column tables kept per mask)", () => {
+  // Three masks at the base makeup's 1/4 scale and one at 1/3, on different columns, read in turn row by row:
+  // maskRow keeps the last two column tables, so a third mask evicts one and every row must still be right.
+  const masks: [Mask, number][] = [
+    [createMask({ x: 10, y: 5, w: 30, h: 20 }), 4],
+    [createMask({ x: 14, y: 7, w: 22, h: 16 }), 4],
+    [createMask({ x: 3, y: 2, w: 40, h: 30 }), 4],
+    [createMask({ x: 20, y: 9, w: 25, h: 25 }), 3],
+  ];
+  let seed = 7;
+  for (const [m] of masks) {
+    for (let k = 0; k < m.data.length; k++) {
+      m.data[k] = (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    }
+  }
+  const x0 = 30, x1 = 190, row = new Float32Array(x1 - x0);
+  let rows = 0;
+  for (let y = 0; y < 140; y++) {
+    for (const [m, step] of masks) {
+      if (!maskRow(m, step, y, x0, x1, row)) continue;
+      rows++;
+      for (let x = x0; x < x1; x++) {
+        const want = bilinearAt(m, step, x, y);
+        assert.ok(
+          Math.abs(row[x - x0] - want) < 1e-6,
+          `mask at ${m.x},${m.y} step ${step}: (${x}, ${y}) ${row[x - x0]} != ${want}`,
+        );
+      }
+    }
+  }
+  assert.ok(rows > 300, `${rows} rows sampled`);
 });

@@ -150,10 +150,9 @@ export function maskRow(
   if (j0 < -1 || j0 >= m.h) return false;
   const w0 = j0 >= 0 ? 1 - fy : 0, w1 = j0 + 1 < m.h ? fy : 0;
   const o0 = Math.max(0, j0) * mw, o1 = Math.min(m.h - 1, j0 + 1) * mw;
-  const inv = 1 / step;
+  const { cell, frac } = columnsOf(step, m.x, x0, x1);
   for (let x = x0; x < x1; x++) {
-    const gx = (x + 0.5) * inv - 0.5 - m.x;
-    const i0 = Math.floor(gx), fx = gx - i0;
+    const i0 = cell[x - x0], fx = frac[x - x0];
     let a = 0, b = 0;
     if (i0 >= 0 && i0 < mw) {
       a = d[o0 + i0];
@@ -167,6 +166,41 @@ export function maskRow(
     row[x - x0] = (a * w0 + b * w1) * (1 - fx) + (c * w0 + e * w1) * fx;
   }
   return true;
+}
+
+/** Each canvas column's grid cell and its fraction toward the next, for a mask at 1/`step` resolution. */
+interface Columns {
+  step: number;
+  mx: number;
+  x0: number;
+  x1: number;
+  cell: Int32Array;
+  frac: Float64Array;
+}
+
+/**
+ * The last two column tables maskRow used. A layer samples its mask row by row over the same columns, so the
+ * per-pixel floor and division are done once per layer, not once per row (the base makeup reads two masks
+ * row by row in turn, hence two). Float64: the fractions are the same doubles as computed inline.
+ */
+const columnTables: (Columns | undefined)[] = [undefined, undefined];
+let columnTableNext = 0;
+
+function columnsOf(step: number, mx: number, x0: number, x1: number): Columns {
+  for (const t of columnTables) {
+    if (t && t.step === step && t.mx === mx && t.x0 === x0 && t.x1 === x1) return t;
+  }
+  const n = x1 - x0, cell = new Int32Array(n), frac = new Float64Array(n), inv = 1 / step;
+  for (let x = x0; x < x1; x++) {
+    const gx = (x + 0.5) * inv - 0.5 - mx;
+    const i0 = Math.floor(gx);
+    cell[x - x0] = i0;
+    frac[x - x0] = gx - i0;
+  }
+  const t = { step, mx, x0, x1, cell, frac };
+  columnTables[columnTableNext] = t;
+  columnTableNext = 1 - columnTableNext;
+  return t;
 }
 
 /** The canvas rectangle [x0, x1) x [y0, y1) a (possibly subsampled) mask reaches. */
