@@ -16,9 +16,11 @@
 import type { Buffer } from "node:buffer";
 import sharp from "sharp";
 import { FaceEngine } from "../server/imaging/local/face-engine.ts";
-import { findEntry } from "../server/styling/catalog.ts";
-import { OPTION_KEYS, type OptionKey, STUDIO_TYPES, type StudioType } from "../server/styling/option-keys.ts";
+import { AppError } from "../server/http/errors.ts";
+import { resolveStyleRequest } from "../server/styling/styling.service.ts";
+import { STUDIO_TYPES, type StudioType } from "../server/styling/option-keys.ts";
 import { cropFace, FRONTAL_FACES, job, renderKept } from "../tests/imaging/fixtures.ts";
+import { intensityAll } from "../tests/imaging/makeup-metrics.ts";
 
 const TILE_W = 270, TILE_H = 480, COLUMNS = 8;
 
@@ -52,26 +54,20 @@ function parseArgs(args: string[]) {
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     fail("the look is not an object");
   }
-  for (const [key, value] of Object.entries(options)) {
-    if (!(OPTION_KEYS as readonly string[]).includes(key)) fail(`unknown option key ${key}`);
-    if (typeof value !== "string" || !findEntry(key as OptionKey, studio, value)) {
-      fail(`${key}: ${JSON.stringify(value)} is not in the ${studio} studio's catalogue`);
-    }
+  // The catalogue's own check, as generate and preview run it (unknown keys and values named with the allowed ones).
+  try {
+    const resolved = resolveStyleRequest({ studioType: studio, options }, null).options;
+    return { studio, intensity, out, options: resolved };
+  } catch (e) {
+    if (e instanceof AppError) fail(e.message);
+    throw e;
   }
-  return { studio, intensity, out, options: options as Partial<Record<OptionKey, string>> };
 }
 
 const { studio, intensity, out, options } = parseArgs(Deno.args);
 const dir = out ?? await Deno.makeTempDir({ prefix: "contact-sheet-" });
 await Deno.mkdir(dir, { recursive: true });
-const level = {
-  lookStyle: intensity,
-  eyeshadow: intensity,
-  lips: intensity,
-  baseMakeup: intensity,
-  cheeks: intensity,
-  extras: intensity,
-};
+const level = intensityAll(intensity);
 
 const engine = await FaceEngine.load();
 {
