@@ -16,7 +16,9 @@
  *   detected on the whole demo photo, 1.6 face sizes wide from 0.95 above to 0.6 below its centre,
  *   the part nearer that face than the chosen one; of the cells the selfie model marks person;
  *   target 0), and the share of the chosen person's own boxes it drops (face +-0.75 face widths up to
- *   the chin, torso +-0.9 below it; a neighbour's arm in front of the torso counts there too);
+ *   the chin, torso +-0.9 below it; a neighbour's arm in front of the torso counts there too), and the
+ *   steps in the outline the mask cuts inside the person (cells decided against 6 of their 8 neighbours;
+ *   target 0);
  * - a neighbour's boundary traced by eye on sample4@1216 at three crops: the share of the
  *   neighbour's side the refined matte keeps and of the chosen person's hair beside it lost (target 0).
  */
@@ -32,7 +34,7 @@ import { percentile } from "./stats.ts";
 import { framedCrop } from "../tests/imaging/framed-crop.ts";
 import { tracedNeighbour } from "../tests/imaging/traced-neighbour.ts";
 import { cropFace, cropRect, DARK_HAIR, FRONTAL_FACES, samplePath } from "../tests/imaging/fixtures.ts";
-import { neighbourCounts } from "../tests/imaging/neighbour-figures.ts";
+import { neighbourCounts, splitSteps } from "../tests/imaging/neighbour-figures.ts";
 import type { DetectedFace } from "../server/imaging/local/face-engine.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -171,6 +173,7 @@ for (
 // Neighbours on the frontal test faces.
 const whole = new Map<number, DetectedFace[]>();
 const kept: number[] = [], lost: number[] = [];
+let steps = 0;
 for (const [label, aspect, span] of [["", 0.75, 2.2], [" wide", 0.6, 3.2]] as const) {
   for (const f of FRONTAL_FACES) {
     if (!whole.has(f[0])) {
@@ -199,19 +202,22 @@ for (const [label, aspect, span] of [["", 0.75, 2.2], [" wide", 0.6, 3.2]] as co
     const { nb, nbKept, own, ownLost } = neighbourCounts(all, mask, gg, whole.get(f[0])!, f, rect, fr);
     if (nb > 0) kept.push(nbKept / nb);
     lost.push(ownLost / Math.max(1, own));
+    const stepsHere = splitSteps(all, mask);
+    steps += stepsHere;
     console.log(
       `sample${f[0]}@${
         f[1]
       }${label}: ${heads.length} neighbour face(s) detected; neighbours' head area kept ${
         nb > 0 ? (100 * nbKept / nb).toFixed(1) + "%" : "- (none in frame)"
-      }, own boxes dropped ${(100 * ownLost / Math.max(1, own)).toFixed(1)}%`,
+      }, own boxes dropped ${(100 * ownLost / Math.max(1, own)).toFixed(1)}%, outline steps ${stepsHere}`,
     );
   }
 }
 const mean = (a: number[]) => 100 * a.reduce((x, y) => x + y, 0) / Math.max(1, a.length);
 console.log(
   `neighbours: head area kept, mean over ${kept.length} crops with one in frame: ${mean(kept).toFixed(1)}% ` +
-    `(target 0); own boxes dropped, mean over ${lost.length}: ${mean(lost).toFixed(2)}%`,
+    `(target 0); own boxes dropped, mean over ${lost.length}: ${mean(lost).toFixed(2)}%; ` +
+    `steps in the outline cut inside the person, all crops: ${steps} (target 0)`,
 );
 // The neighbour's boundary traced on sample4@1216 (traced-neighbour.ts) at the montage's crops.
 const TRACED_CROPS = [["", 0.75, 2.2], [" 0.5625 / 3.2", 0.5625, 3.2], [" wide", 0.6, 3.2]] as const;

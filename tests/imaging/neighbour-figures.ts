@@ -56,3 +56,36 @@ export function neighbourCounts(
   }
   return { nb, nbKept, own, ownLost };
 }
+
+/**
+ * Steps in the outline the person mask cuts inside what the selfie model marks person (`all` at 0.5 or
+ * more): cells decided against 6 or more of their 8 neighbours. A dropped cell among kept ones is a notch cut
+ * into the chosen person; a kept cell among dropped ones is a spur left in the others'. On the result either
+ * is a square step where the person meets the new backdrop (sample6@1081's shoulder, 2026-12-06). Both the
+ * split between people and the old-background patches dropped by colour after it cut there; cells the selfie
+ * model itself left out are not counted (their steps are its outline).
+ */
+export function splitSteps(all: PersonMask, mask: PersonMask): number {
+  const { w, h } = all;
+  const person = (k: number) => all.data[k] >= 0.5;
+  const kept = (k: number) => mask.data[k] >= 0.5 * all.data[k];
+  let steps = 0;
+  for (let j = 1; j < h - 1; j++) {
+    for (let i = 1; i < w - 1; i++) {
+      const k = j * w + i;
+      if (!person(k)) continue;
+      const mine = kept(k);
+      let against = 0, around = 0;
+      for (let dy = -1; dy <= 1; dy++) {
+        for (let dx = -1; dx <= 1; dx++) {
+          const q = k + dy * w + dx;
+          if (q === k || !person(q)) continue;
+          around++;
+          if (kept(q) !== mine) against++;
+        }
+      }
+      if (around === 8 && against >= 6) steps++;
+    }
+  }
+  return steps;
+}

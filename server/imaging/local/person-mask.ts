@@ -307,7 +307,7 @@ const SHOULDERS = 1.35;
  *    them (reclaimBand); beyond the face and the body's middle, so do cells their
  *    colour model explains far better (reclaimByColourModel); all along the split, so do
  *    fragments across a colour edge from the chosen person in the others' local colours
- *    (reclaimLocal).
+ *    (reclaimLocal). Last, the cut's outline is rounded (smoothSplit): no square steps.
  */
 export function isolatePerson(
   m: PersonMask,
@@ -477,6 +477,7 @@ export function isolatePerson(
     }
   }
   reclaimLocal(m, g, keep, bound, seeds, rgb, costs, rows);
+  smoothSplit(m, keep, seeds);
   for (let j = 0; j < h; j++) {
     const half = envelope[j];
     for (let i = 0; i < w; i++) {
@@ -498,6 +499,51 @@ export function isolatePerson(
       const over = bounded ? Math.abs((i + 0.5) * step - g.center[0]) - half : 0;
       if (over > 0) kk *= Math.max(0, 1 - over / (0.25 * g.fw));
       data[k] *= kk;
+    }
+  }
+}
+
+/** Radius (cells) of smoothSplit's window: notches and spurs of up to 2 cells go. */
+const SPLIT_SMOOTH = 2;
+/**
+ * Rounds the outline the split cut (in place): the geodesic and the three reclaims decide cell by cell, and
+ * the cut between two people is a staircase of the 4-px grid with notches of a cell or two, which the refined
+ * matte cannot undo where both sides have like colours (hair against hair, skin against a neighbour's brown
+ * hair: the colour line leans on the grid there). On the result that is a square step where the person meets
+ * the new backdrop (sample6@1081's shoulder). Each person cell within SPLIT_SMOOTH cells of both sides takes
+ * the mean decision of the person cells around it, sharpened (smoothstep 0.3..0.7): an outline that bends
+ * less than the window keeps its course, a notch fills and a spur goes. Seeds (the faces and body axes) keep
+ * theirs. Measured on the 32 crops of the matte bench: 172 cells decided against most of their neighbours
+ * before, 45 after (most of those left are old-background objects dropped by colour, dropForeignPatches);
+ * neighbours' head area kept and the chosen person's own area lost unchanged (56.1 %, 2.19 -> 2.18 %); the
+ * halo bench's means 5.79 -> 5.81 and 4.70 -> 4.72 (sample6@1402's kept neighbour fragment loses its spurs:
+ * 5.88 -> 6.22 on Beach Sunset). Filling notches only (95 left, no halo change) kept the jagged shoulder;
+ * leaving the cells the colour reclaims gave away (101 left) kept the notch.
+ */
+function smoothSplit(m: PersonMask, keep: Float32Array, seeds: Int8Array): void {
+  const { w, h, data } = m;
+  const R = SPLIT_SMOOTH;
+  const src = Float32Array.from(keep);
+  // A direct 5x5 window: 3-5 ms at 1080x1920 (a separable running min and max to skip most cells took 6).
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const k = y * w + x;
+      if (data[k] < SOLID || seeds[k] !== 0) continue;
+      let sum = 0, count = 0, lo = 1, hi = 0;
+      for (let yy = Math.max(0, y - R); yy <= Math.min(h - 1, y + R); yy++) {
+        for (let xx = Math.max(0, x - R); xx <= Math.min(w - 1, x + R); xx++) {
+          const q = yy * w + xx;
+          if (data[q] < SOLID) continue;
+          const v = src[q];
+          sum += v;
+          count++;
+          if (v < lo) lo = v;
+          if (v > hi) hi = v;
+        }
+      }
+      if (hi - lo < 0.5) continue;
+      const t = (sum / count - 0.3) / 0.4;
+      keep[k] = t <= 0 ? 0 : t >= 1 ? 1 : t * t * (3 - 2 * t);
     }
   }
 }
