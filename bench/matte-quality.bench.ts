@@ -34,7 +34,7 @@ import { percentile } from "./stats.ts";
 import { framedCrop } from "../tests/imaging/framed-crop.ts";
 import { tracedNeighbour } from "../tests/imaging/traced-neighbour.ts";
 import { cropFace, cropRect, DARK_HAIR, FRONTAL_FACES, samplePath } from "../tests/imaging/fixtures.ts";
-import { neighbourCounts, splitSteps } from "../tests/imaging/neighbour-figures.ts";
+import { neighbourCounts, outlineSteps } from "../tests/imaging/neighbour-figures.ts";
 import type { DetectedFace } from "../server/imaging/local/face-engine.ts";
 
 const RUNS = Number(Deno.env.get("BENCH_RUNS") ?? 15);
@@ -202,7 +202,7 @@ for (const [label, aspect, span] of [["", 0.75, 2.2], [" wide", 0.6, 3.2]] as co
     const { nb, nbKept, own, ownLost } = neighbourCounts(all, mask, gg, whole.get(f[0])!, f, rect, fr);
     if (nb > 0) kept.push(nbKept / nb);
     lost.push(ownLost / Math.max(1, own));
-    const stepsHere = splitSteps(all, mask);
+    const stepsHere = outlineSteps(all, mask);
     steps += stepsHere;
     console.log(
       `sample${f[0]}@${

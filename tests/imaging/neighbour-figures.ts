@@ -65,7 +65,7 @@ export function neighbourCounts(
  * split between people and the old-background patches dropped by colour after it cut there; cells the selfie
  * model itself left out are not counted (their steps are its outline).
  */
-export function splitSteps(all: PersonMask, mask: PersonMask): number {
+export function outlineSteps(all: PersonMask, mask: PersonMask): number {
   const { w, h } = all;
   const person = (k: number) => all.data[k] >= 0.5;
   const kept = (k: number) => mask.data[k] >= 0.5 * all.data[k];

@@ -18,7 +18,7 @@ import {
 import { cropFace, cropRect, FRONTAL_FACES, samplePath } from "./fixtures.ts";
 import { tracedNeighbour } from "./traced-neighbour.ts";
 import { previewGap } from "./preview-gap.ts";
-import { neighbourCounts, splitSteps } from "./neighbour-figures.ts";
+import { neighbourCounts, outlineSteps } from "./neighbour-figures.ts";
 
 const W = 1080, H = 1920;
 /** One engine for the file (its model loaders register once per process). */
@@ -41,7 +41,7 @@ async function neighbourFigures(
   const all = await personMask(engine, size, g, fr.photoRect, heads, src, true);
   const mask = await personMask(engine, size, g, fr.photoRect, heads, src);
   const { nb, nbKept, own, ownLost } = neighbourCounts(all, mask, g, whole, f, rect, fr);
-  return { kept: nbKept / nb, lost: ownLost / own, steps: splitSteps(all, mask) };
+  return { kept: nbKept / nb, lost: ownLost / own, steps: outlineSteps(all, mask) };
 }
 
 Deno.test("person mask: a detected neighbour's hair and top joined to the chosen person across a colour edge are dropped, the person's own boxes kept", async () => {
@@ -64,7 +64,7 @@ Deno.test("person mask: a detected neighbour's hair and top joined to the chosen
 
 Deno.test("person mask: the split between people cuts a smooth outline, not square steps", async () => {
   const engine = await loadEngine();
-  // Cells decided against 6 or more of their 8 neighbours (splitSteps): each a notch or spur of a cell or
+  // Cells decided against 6 or more of their 8 neighbours (outlineSteps): each a notch or spur of a cell or
   // two that shows as a square step where the person meets the new backdrop (sample6@1081's shoulder).
   // Measured before the split was smoothed (smoothSplit): 20 and 11; after: 1 and 0.
   for (
