@@ -1639,6 +1639,21 @@ Deno.test("hair over one eye: the skin is sampled on the face's other side, and 
   );
 });
 
+Deno.test("a neighbour's shaded arm is not lengths: it keeps its colour; her lengths are dyed (sample2@805)", async () => {
+  // Her ash lengths fall beside her neighbour's arm. The lengths' growth (see reachLengths) ran down the arm's
+  // shaded edge (L* 35-39, chroma 21-24: far darker than her grey-lit skin, and smooth, as her out-of-focus
+  // lengths are) and the dark gap beside it to the frame's bottom, and painted them in every shade. Polygons in
+  // the 1080x1920 render's pixels, changed by ΔE > 6, Auburn: before, arm and gap 47.7 %, her lengths left of
+  // her face 42.6 %; after, 0.0 % and 42.6 %. (Shaded skin's colour ruled out at every depth, not only from
+  // half a face height below the chin, left a third of those lengths undyed: 33.8 %.)
+  const f = await auburnChanged(FRONTAL_FACES[4], "sample2@805", {
+    armAndGap: [[235, 1360], [300, 1360], [400, 1700], [235, 1700]],
+    lengths: [[150, 800], [330, 800], [330, 1100], [150, 1100]],
+  });
+  assert.ok(f.armAndGap <= 0.03, `${(100 * f.armAndGap).toFixed(1)} % of the arm and the gap changed`);
+  assert.ok(f.lengths >= 0.4, `${(100 * f.lengths).toFixed(1)} % of her lengths dyed`);
+});
+
 Deno.test("a detached piece of the neighbour's hair keeps its colour (sample6@1081)", async () => {
   // Beside the bench portrait's right lengths, the split between her and her neighbour left a patch of the
   // neighbour's dark hair (x 930-1000, y 900-980 of the 1080x1920 render) in the person mask, detached from
@@ -1842,18 +1857,32 @@ function changedShare(plain: Decoded, out: Decoded, poly: [number, number][]): n
   return movedShare(plain, out, polygonPixels(plain, poly));
 }
 
+/**
+ * `face` dyed Auburn at 1080x1920: per named polygon (render pixels), the share changed by more than 6 ΔE,
+ * printed under `name`.
+ */
+async function auburnChanged<K extends string>(
+  face: [number, number, number, number],
+  name: string,
+  polys: Record<K, [number, number][]>,
+): Promise<Record<K, number>> {
+  const { plain, out } = await recoloured(face, "auburn");
+  const f = Object.fromEntries(
+    Object.entries<[number, number][]>(polys).map(([k, poly]) => [k, changedShare(plain, out, poly)]),
+  ) as Record<K, number>;
+  console.log(`${name}, changed by ΔE > 6: ${shown(f, 3)}`);
+  return f;
+}
+
 Deno.test("the bench portrait's lengths: her shoulder and her top's neckline are not dyed, her curl is", async () => {
   // The growth (see reachLengths) crept from the tip of her ombre curl, through a neck of a few nodes, onto
   // her lit shoulder, the strap beside it and her top's neckline: a salmon rim and pink specks. Polygons in
   // the 1080x1920 render's pixels, changed by ΔE > 6: before, shoulder 3.9 %, neckline 11.1 %, curl 74 %.
-  const { plain, out } = await recoloured(FRONTAL_FACES[13], "auburn");
-  const changed = (poly: [number, number][]) => changedShare(plain, out, poly);
-  const f = {
-    shoulder: changed([[120, 1330], [250, 1310], [255, 1440], [125, 1440]]),
-    neckline: changed([[60, 1440], [420, 1440], [420, 1510], [60, 1510]]),
-    curl: changed([[110, 1050], [250, 1050], [250, 1250], [110, 1250]]),
-  };
-  console.log(`bench portrait, changed by ΔE > 6: ${shown(f, 3)}`);
+  const f = await auburnChanged(FRONTAL_FACES[13], "bench portrait", {
+    shoulder: [[120, 1330], [250, 1310], [255, 1440], [125, 1440]],
+    neckline: [[60, 1440], [420, 1440], [420, 1510], [60, 1510]],
+    curl: [[110, 1050], [250, 1050], [250, 1250], [110, 1250]],
+  });
   assert.ok(f.neckline <= 0.03, `${(100 * f.neckline).toFixed(1)} % of the neckline changed`);
   assert.ok(f.shoulder <= 0.03, `${(100 * f.shoulder).toFixed(1)} % of the shoulder changed`);
   assert.ok(f.curl >= 0.6, `${(100 * f.curl).toFixed(1)} % of the curl dyed`);
@@ -1865,14 +1894,11 @@ Deno.test("curly blonde falling onto a light jacket: the jacket is not dyed, her
   // between its folds, her curls are not (see dropSmoothCloth). Rectangles in the 1080x1920 render's
   // pixels, changed by ΔE > 6: before, jacket shoulder 39.4 %, lengths at the image right 100 %, at the
   // image left 84.9 %.
-  const { plain, out } = await recoloured(FRONTAL_FACES[5], "auburn");
-  const changed = (poly: [number, number][]) => changedShare(plain, out, poly);
-  const f = {
-    jacket: changed([[850, 1255], [1075, 1255], [1075, 1450], [850, 1450]]),
-    right: changed([[880, 1000], [1075, 1000], [1075, 1200], [880, 1200]]),
-    left: changed([[180, 950], [440, 950], [440, 1250], [180, 1250]]),
-  };
-  console.log(`sample3@515, changed by ΔE > 6: ${shown(f, 3)}`);
+  const f = await auburnChanged(FRONTAL_FACES[5], "sample3@515", {
+    jacket: [[850, 1255], [1075, 1255], [1075, 1450], [850, 1450]],
+    right: [[880, 1000], [1075, 1000], [1075, 1200], [880, 1200]],
+    left: [[180, 950], [440, 950], [440, 1250], [180, 1250]],
+  });
   assert.ok(f.jacket <= 0.2, `${(100 * f.jacket).toFixed(1)} % of the jacket's shoulder changed`);
   assert.ok(f.right >= 0.9, `${(100 * f.right).toFixed(1)} % of the lengths at the image right dyed`);
   assert.ok(f.left >= 0.75, `${(100 * f.left).toFixed(1)} % of the lengths at the image left dyed`);

@@ -125,6 +125,20 @@ export const LENGTH_PERSON = 0.95, LENGTH_ROOM = 0.05;
 const NECK_TEXTURE_FACE = 1.5;
 /** L* under the body's skin at which a length needs no strand texture (see reachLengths). */
 const LENGTH_DARKER = 15;
+/**
+ * Shaded skin, by its colour: in a skin's hue (within LENGTH_DARK_SKIN_HUE degrees of a class of the body's
+ * skin) with more chroma than the hair's colours and the body's skin have (their most, plus
+ * LENGTH_DARK_CHROMA). From LENGTH_SKIN_DEPTH face heights below the chin down, a node of that colour is no
+ * length that grows without strand texture (far darker than the skin, see LENGTH_DARKER): it is as dark and as
+ * smooth as such a length, and there it is a limb. On sample2@805 (ash hair and grey-lit skin: chroma 1-12,
+ * skin hues 58-68 degrees) the growth ran down her neighbour's shaded arm (L* 35-39, chroma 21-24, hue 43-47)
+ * and the gap beside it to the frame's bottom, and dyed them in every shade. Above that depth her lengths over
+ * the neighbour's shoulder are of the same colour, and are hair: ruled out there too, a third of them was left
+ * undyed (the arm stays out from 0.3 to 0.7 face heights). Chroma alone is no tell: sample2@1370's lengths lit
+ * purple beside a cushion are as chromatic (bounded so, they were left purple in bays along her dyed lengths).
+ */
+const LENGTH_DARK_CHROMA = 8, LENGTH_DARK_SKIN_HUE = 25;
+export const LENGTH_SKIN_DEPTH = 0.5;
 /** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
 const LENGTH_STEP = 10;
 /** Degrees beyond the hair's and the skin's hues that lengths may lie (see reachLengths). */
@@ -281,7 +295,9 @@ export function neckSkin(
  * there; each pixel at their edge is kept unless it is the body's skin (see
  * refine). From row `clothRow` (the chin) down, a node in the clothes' colours
  * needs strand texture to grow; over the `clothFade` rows above that row such a
- * node takes a falling share of the room. Returns what was grown, per node.
+ * node takes a falling share of the room. From `skinDepth` rows below the chin,
+ * so does a node in shaded skin's colour (see LENGTH_DARK_CHROMA). Returns what
+ * was grown, per node.
  */
 export function reachLengths(
   m: Mask,
@@ -297,6 +313,7 @@ export function reachLengths(
   clothRow: number,
   centre: number,
   clothFade = 0,
+  skinDepth = Infinity,
 ): Lengths {
   const { w, h, data } = m, W = img.width, H = img.height, d = img.data;
   const grown = new Float32Array(w * h);
@@ -308,7 +325,15 @@ export function reachLengths(
   const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
   const hues = [...colour.hair, ...body.classes].map((s) => hueOf(s.mean[1], s.mean[2]));
   const hueLo = Math.min(...hues) - LENGTH_HUE, hueHi = Math.max(...hues) + LENGTH_HUE;
+  const darkChroma =
+    Math.max(...[...colour.hair, ...body.classes].map((s) => Math.hypot(s.mean[1], s.mean[2]))) +
+    LENGTH_DARK_CHROMA;
   const labs = new Float32Array(w * h * 3).fill(NaN), lab = new Float64Array(3);
+  const skinHues = body.classes.map((s) => Math.atan2(s.mean[2], s.mean[1]));
+  // Shaded skin by its colour (see LENGTH_DARK_CHROMA): a skin's hue, more chroma than hair and skin have.
+  const shadedSkin = (b: number) =>
+    Math.hypot(labs[b + 1], labs[b + 2]) > darkChroma &&
+    skinHues.some((s) => hueGap(Math.atan2(labs[b + 2], labs[b + 1]), s) < LENGTH_DARK_SKIN_HUE);
   // A node's colour: the mean over the 8x8 pixels about it (every other one), in Lab: the strands' light
   // and dark averaged.
   const labAt = (k: number) => {
@@ -411,7 +436,8 @@ export function reachLengths(
       if (!(colour.cells[c] >= 0.5 && notCloth)) {
         const dE = Math.hypot(labs[b] - ref[a], labs[b + 1] - ref[a + 1], labs[b + 2] - ref[a + 2]);
         if (dE > LENGTH_STEP) continue;
-        if (!(labs[b] < bodyL - LENGTH_DARKER && notCloth) && texture(n) < minTexture) {
+        const dark = labs[b] < bodyL - LENGTH_DARKER && !(n >= (clothRow + skinDepth) * w && shadedSkin(b));
+        if (!(dark && notCloth) && texture(n) < minTexture) {
           smooth[n] = 1;
           continue;
         }

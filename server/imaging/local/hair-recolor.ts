@@ -47,6 +47,7 @@ import {
   hairShareAt,
   HOLE_MAX,
   LENGTH_PERSON,
+  LENGTH_SKIN_DEPTH,
   neckSkin,
   reachLengths,
   skinTexture,
@@ -786,6 +787,7 @@ function planHair(
     Math.ceil((chinY - y0) / step),
     Math.round((cx - x0) / step),
     Math.round(CLOTH_FADE * fh / step),
+    Math.round(LENGTH_SKIN_DEPTH * fh / step),
   );
   const grown = lengths.grown, skinL = skin.mean[0];
   if (!lightHair) {
