@@ -138,6 +138,7 @@ const LENGTH_DARKER = 15;
  * purple beside a cushion are as chromatic (bounded so, they were left purple in bays along her dyed lengths).
  */
 const LENGTH_DARK_CHROMA = 8, LENGTH_DARK_SKIN_HUE = 25;
+/** Face heights below the chin from which shaded skin's colour needs strand texture (see LENGTH_DARK_CHROMA). */
 export const LENGTH_SKIN_DEPTH = 0.5;
 /** Colour difference (ΔE) from the colour a length has been continuing that still continues it. */
 const LENGTH_STEP = 10;
