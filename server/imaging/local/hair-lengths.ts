@@ -193,12 +193,19 @@ export class BodySkin {
   readonly #lab = new Float64Array(3);
   readonly #labs = new Float32Array(CN * CN * CN * 3).fill(NaN);
   readonly classes: AxisStats[];
+  /** Each class's hue (radians). */
+  readonly #hues: number[];
   /** Bytes its colour tables hold. */
   get bytes(): number {
     return this.#cells.byteLength + this.#labs.byteLength;
   }
   constructor(skins: AxisStats[], readonly neck: AxisStats | undefined) {
     this.classes = neck ? [...skins, neck] : skins;
+    this.#hues = this.classes.map((s) => Math.atan2(s.mean[2], s.mean[1]));
+  }
+  /** Whether hue `hue` (radians) lies within `degrees` of a class's hue. */
+  nearHue(hue: number, degrees: number): boolean {
+    return this.#hues.some((s) => hueGap(hue, s) < degrees);
   }
   /** Likeness (0..1) of cell `cell` to the body's skin. */
   at(cell: number): number {
@@ -330,11 +337,10 @@ export function reachLengths(
     Math.max(...[...colour.hair, ...body.classes].map((s) => Math.hypot(s.mean[1], s.mean[2]))) +
     LENGTH_DARK_CHROMA;
   const labs = new Float32Array(w * h * 3).fill(NaN), lab = new Float64Array(3);
-  const skinHues = body.classes.map((s) => Math.atan2(s.mean[2], s.mean[1]));
   // Shaded skin by its colour (see LENGTH_DARK_CHROMA): a skin's hue, more chroma than hair and skin have.
   const shadedSkin = (b: number) =>
     Math.hypot(labs[b + 1], labs[b + 2]) > darkChroma &&
-    skinHues.some((s) => hueGap(Math.atan2(labs[b + 2], labs[b + 1]), s) < LENGTH_DARK_SKIN_HUE);
+    body.nearHue(Math.atan2(labs[b + 2], labs[b + 1]), LENGTH_DARK_SKIN_HUE);
   // A node's colour: the mean over the 8x8 pixels about it (every other one), in Lab: the strands' light
   // and dark averaged.
   const labAt = (k: number) => {
@@ -643,7 +649,6 @@ function continueLengthColour(
   const mid = axes.map((v) => median(v.slice())) as Lab;
   const spread = axes.map((v, q) => Math.max(3, 1.4826 * median(v.map((x) => Math.abs(x - mid[q]))))) as Lab;
   if (spread.some((s, q) => s > LENGTH_COLOUR_SPREAD[q])) return;
-  const skinHues = body.classes.map((s) => Math.atan2(s.mean[2], s.mean[1]));
   const around = [-1, 1, -w, w, -w - 1, -w + 1, w - 1, w + 1];
   const stack: number[] = [];
   for (let k = 0; k < w * h; k++) if (grown[k] > 0) stack.push(k);
@@ -656,7 +661,7 @@ function continueLengthColour(
       const b = labAt(n);
       if (isRuledOut(n, b)) continue;
       const chroma = Math.hypot(labs[b + 1], labs[b + 2]), hue = Math.atan2(labs[b + 2], labs[b + 1]);
-      if (chroma < LENGTH_COLOUR_CHROMA || skinHues.some((s) => hueGap(hue, s) < LENGTH_SKIN_HUE)) continue;
+      if (chroma < LENGTH_COLOUR_CHROMA || body.nearHue(hue, LENGTH_SKIN_HUE)) continue;
       if (lengthColourDistance(labs, b, mid, spread) > LENGTH_COLOUR_REACH) continue;
       grown[n] = room[n];
       stack.push(n);
