@@ -1730,6 +1730,20 @@ Deno.test("a lock falling over the chest is dyed with the lengths, its lit stran
   assertLitStrandsDyed(plain, out, 1, "result");
 });
 
+Deno.test("a neighbour's navy top beside her lengths keeps its colour; her lengths are dyed (sample5@1319)", async () => {
+  // Her dark brown lengths (hair classes at hue 45-58 degrees) fall beside her neighbour's navy top (L* 14,
+  // chroma 8, hue -30 to -60): 2-3 spreads off the hair in b* alone, so the colour model found its lighter
+  // folds like her hair and every shade painted them (gold or copper streaks on the navy). Polygons in the
+  // 1080x1920 render's pixels, changed by ΔE > 6, Auburn: before, the top 23.9 %, her lengths above it 44.6 %
+  // (their darkest strands move less than 6 ΔE toward Auburn); after, 0.0 % and 42.8 %.
+  const f = await auburnChanged(FRONTAL_FACES[12], "sample5@1319", {
+    top: [[280, 1310], [420, 1310], [470, 1370], [470, 1470], [300, 1470]],
+    lengths: [[330, 1000], [500, 1000], [500, 1140], [330, 1140]],
+  });
+  assert.ok(f.top <= 0.05, `${(100 * f.top).toFixed(1)} % of the navy top changed`);
+  assert.ok(f.lengths >= 0.35, `${(100 * f.lengths).toFixed(1)} % of her lengths dyed`);
+});
+
 Deno.test("at 540x960 the lock over the chest and its lit strands are dyed as at 1080x1920 (sample6@587)", async () => {
   // The same lock at the preview's 540x960 (the box above, halved). A preview node spans four of the result's;
   // the lengths' growth through textured nodes broke down the lock there: 4.1 % of it dyed against the

@@ -53,7 +53,8 @@ const HIGHLIGHT_WEIGHT_L = 0.5;
  *   shaded skin at the face's edge is nearly as dark as hair);
  * - clothing-likeness below the chin. A garment the colour of the hair (black
  *   hair, black top) cannot be told apart by colour: that colour fades out of
- *   the mask below the chin instead of dyeing the clothes;
+ *   the mask below the chin instead of dyeing the clothes. A colour of none of
+ *   the hair's hues counts as clothes too (see offHairHue);
  * - skin-likeness: clearly nearer the skin than the hair.
  */
 export class ColourModel {
@@ -83,7 +84,12 @@ export class ColourModel {
     readonly skins: AxisStats[],
     readonly cloth: ClothClass[],
     readonly byHue?: Lab,
-  ) {}
+  ) {
+    const hues = skins.map((s) => Math.atan2(s.mean[2], s.mean[1]));
+    this.#colouredLight = hues.some((a) => hues.some((b) => hueGap(a, b) > COLOURED_LIGHT_SPREAD));
+  }
+  /** The skin's classes lie far apart in hue: a coloured light moves hair across hues as well (see offHairHue). */
+  readonly #colouredLight: boolean;
 
   /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
   fill(c: number): void {
@@ -115,7 +121,8 @@ export class ColourModel {
       const dc = Math.hypot(lab[0] - k.mean[0], lab[1] - k.mean[1], lab[2] - k.mean[2]) / k.s;
       keep *= 1 - (k.likeHair ? sigmoid((1.5 - dc) * 3) : sigmoid((dh - dc) * 1.6));
     }
-    m[c + 2] = 1 - keep;
+    // A colour of none of the hair's hues is clothes below the chin too, sampled there or not (see offHairHue).
+    m[c + 2] = Math.max(1 - keep, this.#offHairHue(chroma, hue));
     // Clearly skin: what the feather must not spread hair onto.
     m[c + 3] = sigmoid((dh - ds - 1) * 2.5);
     if (this.byHue) {
@@ -191,7 +198,37 @@ export class ColourModel {
     this.pale[cell] = strand;
     this.greyPale[cell] = greyStrand;
   }
+
+  /**
+   * How surely a colour is of none of the hair's hues, 0 to 1: at least OFF_HUE_CHROMA in chroma and OFF_HUE_FROM
+   * to OFF_HUE_FULL degrees from every hair class's hue. The colour model weighs a colour's distance to the hair per
+   * Lab axis, averaged over the three, so a dark colour near the hair's L* and a* passes for hair however far off in
+   * b*: sample5@1319's neighbour's navy top (L* 14, chroma 8, hue -30 to -60 degrees) lay 2-3 spreads from her
+   * dark brown hair (hue 45) in b* alone, and its lighter folds were dyed gold or copper beside her lengths. Hair in
+   * one light keeps its hue within about 15 degrees (her three classes: 45-58). It rules nothing out when a hair
+   * class is near grey (its hue is noise) or in a coloured light (see COLOURED_LIGHT_SPREAD).
+   */
+  #offHairHue(chroma: number, hue: number): number {
+    if (this.#colouredLight) return 0;
+    let gap = Infinity;
+    for (const h of this.hair) {
+      if (Math.hypot(h.mean[1], h.mean[2]) < OFF_HUE_CHROMA) return 0;
+      gap = Math.min(gap, hueGap(hue, Math.atan2(h.mean[2], h.mean[1])));
+    }
+    const ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
+    return ramp(gap, OFF_HUE_FROM, OFF_HUE_FULL) * ramp(chroma, OFF_HUE_CHROMA - 2, OFF_HUE_CHROMA + 1);
+  }
 }
+
+/** See ColourModel's offHairHue: degrees from every hair class's hue, and the chroma a hue means something from. */
+const OFF_HUE_FROM = 50, OFF_HUE_FULL = 70, OFF_HUE_CHROMA = 6;
+
+/**
+ * Skin classes more than this many degrees apart in hue mean a coloured light on part of the person (sample3@1372:
+ * her face lit blue, hue -28, her shoulder warm, 50; the other fifteen frontal faces 8 at most). Her dark hair in
+ * that light is as blue as her neighbour's top; ruled out by its hue, it was left undyed beside her cheek.
+ */
+const COLOURED_LIGHT_SPREAD = 25;
 
 /**
  * A colour and a clothes class both at least CLOTH_CHROMA in chroma and more than CLOTH_HUE degrees apart in
