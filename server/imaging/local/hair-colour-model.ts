@@ -128,8 +128,7 @@ export class ColourModel {
     if (this.byHue) {
       // Light hair as light as the skin: its hue (blonde 20-30 degrees yellower than the skin; skin in any light,
       // shaded or lit, within about 10-15) where its lightness and tight clusters leave the colour in doubt.
-      const sk = this.byHue,
-        ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
+      const sk = this.byHue;
       const dHue = (Math.atan2(lab[2], lab[1]) - Math.atan2(sk[2], sk[1])) * 180 / Math.PI;
       const yellower = wrapDegrees(dHue), skinC = Math.hypot(sk[1], sk[2]);
       const light = ramp(Math.hypot(lab[1], lab[2]), 0.4 * skinC, 0.55 * skinC) *
@@ -176,8 +175,6 @@ export class ColourModel {
         hs = Math.min(hs, off(s.mean));
         apart = Math.min(apart, hueGap(hairHue, Math.atan2(s.mean[2], s.mean[1])));
       }
-      const ramp = (v: number, from: number, to: number) =>
-        Math.max(0, Math.min(1, (v - from) / (to - from)));
       // A grey's hue is noise: a grey is a strand by its a*b* only (below).
       const byHue = ramp(hs, 10, 16) * ramp(hs, apart - 10, apart - 4) * ramp(hh, 35, 25) *
         ramp(chroma, 4, 8);
@@ -200,8 +197,8 @@ export class ColourModel {
   }
 
   /**
-   * How surely a colour is of none of the hair's hues, 0 to 1: at least OFF_HUE_CHROMA in chroma and OFF_HUE_FROM
-   * to OFF_HUE_FULL degrees from every hair class's hue. The colour model weighs a colour's distance to the hair per
+   * How surely a colour is of none of the hair's hues, 0 to 1: about OFF_HUE_CHROMA in chroma or more, and
+   * OFF_HUE_FROM to OFF_HUE_FULL degrees or more from every hair class's hue. The colour model weighs a colour's distance to the hair per
    * Lab axis, averaged over the three, so a dark colour near the hair's L* and a* passes for hair however far off in
    * b*: sample5@1319's neighbour's navy top (L* 14, chroma 8, hue -30 to -60 degrees) lay 2-3 spreads from her
    * dark brown hair (hue 45) in b* alone, and its lighter folds were dyed gold or copper beside her lengths. Hair in
@@ -215,18 +212,26 @@ export class ColourModel {
       if (Math.hypot(h.mean[1], h.mean[2]) < OFF_HUE_CHROMA) return 0;
       gap = Math.min(gap, hueGap(hue, Math.atan2(h.mean[2], h.mean[1])));
     }
-    const ramp = (v: number, from: number, to: number) => Math.max(0, Math.min(1, (v - from) / (to - from)));
     return ramp(gap, OFF_HUE_FROM, OFF_HUE_FULL) * ramp(chroma, OFF_HUE_CHROMA - 2, OFF_HUE_CHROMA + 1);
   }
 }
 
-/** See ColourModel's offHairHue: degrees from every hair class's hue, and the chroma a hue means something from. */
+/** 0 at `from`, 1 at `to` and beyond, linear between. */
+function ramp(v: number, from: number, to: number): number {
+  return Math.max(0, Math.min(1, (v - from) / (to - from)));
+}
+
+/**
+ * See ColourModel's offHairHue: degrees from every hair class's hue, and the chroma a hue means something from
+ * (the rule fades in from 2 under it to 1 over it; a hair class under it rules nothing out).
+ */
 const OFF_HUE_FROM = 50, OFF_HUE_FULL = 70, OFF_HUE_CHROMA = 6;
 
 /**
  * Skin classes more than this many degrees apart in hue mean a coloured light on part of the person (sample3@1372:
  * her face lit blue, hue -28, her shoulder warm, 50; the other fifteen frontal faces 8 at most). Her dark hair in
- * that light is as blue as her neighbour's top; ruled out by its hue, it was left undyed beside her cheek.
+ * that light is as blue as sample5@1319's neighbour's navy top; ruled out by its hue, it was left undyed beside
+ * her cheek.
  */
 const COLOURED_LIGHT_SPREAD = 25;
 
