@@ -198,12 +198,13 @@ export class ColourModel {
 
   /**
    * How surely a colour is of none of the hair's hues, 0 to 1: about OFF_HUE_CHROMA in chroma or more, and
-   * OFF_HUE_FROM to OFF_HUE_FULL degrees or more from every hair class's hue. The colour model weighs a colour's distance to the hair per
-   * Lab axis, averaged over the three, so a dark colour near the hair's L* and a* passes for hair however far off in
-   * b*: sample5@1319's neighbour's navy top (L* 14, chroma 8, hue -30 to -60 degrees) lay 2-3 spreads from her
-   * dark brown hair (hue 45) in b* alone, and its lighter folds were dyed gold or copper beside her lengths. Hair in
-   * one light keeps its hue within about 15 degrees (her three classes: 45-58). It rules nothing out when a hair
-   * class is near grey (its hue is noise) or in a coloured light (see COLOURED_LIGHT_SPREAD).
+   * OFF_HUE_FROM to OFF_HUE_FULL degrees or more from every hair class's hue. The colour model weighs a colour's
+   * distance to the hair per Lab axis, averaged over the three, so a dark colour near the hair's L* and a* passes
+   * for hair however far off in b*: sample5@1319's neighbour's navy top (L* 14, chroma 8, hue -30 to -60
+   * degrees) lay 2-3 spreads from her dark brown hair (hue 45) in b* alone, and its lighter folds were dyed gold
+   * or copper beside her lengths. Hair in one light keeps its hue within about 15 degrees (her three classes:
+   * 45-58). It rules nothing out when a hair class is near grey (its hue is noise) or in a coloured light (see
+   * COLOURED_LIGHT_SPREAD).
    */
   #offHairHue(chroma: number, hue: number): number {
     if (this.#colouredLight) return 0;
@@ -229,9 +230,9 @@ const OFF_HUE_FROM = 50, OFF_HUE_FULL = 70, OFF_HUE_CHROMA = 6;
 
 /**
  * Skin classes more than this many degrees apart in hue mean a coloured light on part of the person (sample3@1372:
- * her face lit blue, hue -28, her shoulder warm, 50; the other fifteen frontal faces 8 at most). Her dark hair in
- * that light is as blue as sample5@1319's neighbour's navy top; ruled out by its hue, it was left undyed beside
- * her cheek.
+ * her cheeks lit blue, hue -28, her skin beside the head in a warm light, 50; the other fifteen frontal faces 8 at
+ * most). Her dark hair in the blue light is as blue as sample5@1319's neighbour's navy top; ruled out by its hue,
+ * it was left undyed beside her cheek.
  */
 const COLOURED_LIGHT_SPREAD = 25;
 
