@@ -85,11 +85,18 @@ export class ColourModel {
     readonly cloth: ClothClass[],
     readonly byHue?: Lab,
   ) {
-    const hues = skins.map((s) => Math.atan2(s.mean[2], s.mean[1]));
-    this.#colouredLight = hues.some((a) => hues.some((b) => hueGap(a, b) > COLOURED_LIGHT_SPREAD));
+    const hueOf = (s: AxisStats) => Math.atan2(s.mean[2], s.mean[1]);
+    const skinHues = skins.map(hueOf);
+    const colouredLight = skinHues.some((a) => skinHues.some((b) => hueGap(a, b) > COLOURED_LIGHT_SPREAD));
+    const greyHair = hair.some((h) => Math.hypot(h.mean[1], h.mean[2]) < OFF_HUE_CHROMA);
+    this.#hairHues = colouredLight || greyHair ? undefined : hair.map(hueOf);
   }
-  /** The skin's classes lie far apart in hue: a coloured light moves hair across hues as well (see offHairHue). */
-  readonly #colouredLight: boolean;
+  /**
+   * The hair classes' hues (radians) offHairHue compares with; undefined where it rules nothing out: a hair
+   * class near grey (its hue is noise) or a coloured light, which moves hair across hues as skin (see
+   * COLOURED_LIGHT_SPREAD).
+   */
+  readonly #hairHues: number[] | undefined;
 
   /** Evaluates cell `c` (3 x the cell's index, CN = 32 levels per channel). */
   fill(c: number): void {
@@ -203,16 +210,12 @@ export class ColourModel {
    * for hair however far off in b*: sample5@1319's neighbour's navy top (L* 14, chroma 8, hue -30 to -60
    * degrees) lay 2-3 spreads from her dark brown hair (hue 45) in b* alone, and its lighter folds were dyed gold
    * or copper beside her lengths. Hair in one light keeps its hue within about 15 degrees (her three classes:
-   * 45-58). It rules nothing out when a hair class is near grey (its hue is noise) or in a coloured light (see
-   * COLOURED_LIGHT_SPREAD).
+   * 45-58). It rules nothing out when a hair class is near grey or in a coloured light (see hairHues).
    */
   #offHairHue(chroma: number, hue: number): number {
-    if (this.#colouredLight) return 0;
+    if (!this.#hairHues) return 0;
     let gap = Infinity;
-    for (const h of this.hair) {
-      if (Math.hypot(h.mean[1], h.mean[2]) < OFF_HUE_CHROMA) return 0;
-      gap = Math.min(gap, hueGap(hue, Math.atan2(h.mean[2], h.mean[1])));
-    }
+    for (const h of this.#hairHues) gap = Math.min(gap, hueGap(hue, h));
     return ramp(gap, OFF_HUE_FROM, OFF_HUE_FULL) * ramp(chroma, OFF_HUE_CHROMA - 2, OFF_HUE_CHROMA + 1);
   }
 }
