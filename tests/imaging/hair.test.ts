@@ -694,6 +694,30 @@ Deno.test("synthetic head: strands, saturation and hue of the dyed hair", async 
   }
 });
 
+Deno.test("synthetic head, Honey Blonde: the dyed hair's shadows amber, its lights the swatch's hue", async () => {
+  // A golden shade held at its hue in the dyed hair's shadows (L* 35-50 on dark hair, about 0.6 of the
+  // swatch's chroma) read khaki, olive beside the skin in a warm photo (sample5@1319, sample1@773); hair in
+  // shadow is deeper and warmer (see SHADOW_WARMTH). Hue of the darkest quarter of the hair after minus the
+  // lightest quarter's (negative: toward red) on light-brown hair: before, +0.1 degrees; now, -5.4.
+  const head = await syntheticHead(engine, { brown: true });
+  const target = hexToLab("#C69A5B"), out = dyedHead(head, "#C69A5B");
+  const hair: number[] = [];
+  for (let p = 0; p < head.hair.length; p++) {
+    if (head.hair[p] && Math.abs((p % head.img.width) - head.parting.x) >= 20) hair.push(p);
+  }
+  const byL = hair.map((p) => [labOf(out, p)[0], p]).sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+  const quarter = Math.floor(byL.length / 4);
+  const darkest = meanLab(out, byL.slice(0, quarter)), lightest = meanLab(out, byL.slice(-quarter));
+  const hueOf = (l: Lab) => Math.atan2(l[2], l[1]) * 180 / Math.PI;
+  const turn = hueOf(darkest) - hueOf(lightest), f = hairFigures(head, out, target);
+  console.log(`honey blonde: shadows' hue ${turn.toFixed(1)} degrees from the lights', ${shown(f, 2)}`);
+  assert.ok(turn <= -3 && turn >= -16, `shadows' hue ${turn.toFixed(1)} degrees from the lights'`);
+  assert.ok(hueError(meanLab(out, byL.slice(-quarter)), target) <= 4, "the lights in the swatch's hue");
+  assert.ok(f.hueError <= 10, `mean hue ${f.hueError.toFixed(1)} degrees off the swatch's`);
+  assert.ok(f.strandContrast >= 0.8, `strand contrast ${f.strandContrast}`);
+  assert.ok(f.chromaRatio >= 0.45, `chroma ${f.chromaRatio} of the swatch`);
+});
+
 Deno.test("synthetic head: highlights lit blue inside the hair take the dye, no blue blotches", async () => {
   // Dark hair lit blue from the side (a screen, a neon sign): the colour model holds no such colour, and the
   // highlights stayed blue in copper hair (sample3@1372). Measured before filling the hair's enclosed holes

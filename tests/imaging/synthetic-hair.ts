@@ -44,6 +44,7 @@ export interface HeadKind {
   ombre?: boolean;
   striped?: boolean;
   lit?: boolean;
+  brown?: boolean;
 }
 
 /**
@@ -74,9 +75,12 @@ export interface HeadKind {
  * with hair all round them: beside each temple and at the crown (marked in `highlight`). The colour
  * model, sampling the hair above the forehead and beside the temples, holds no such colour (as sample3@1372's
  * blue-lit highlights, left blue in her dyed hair before).
+ * `brown`: the striped head's light-brown strands (L* about 40-50) without its golden bands: hair a golden
+ * shade lightens without bleaching.
  */
 export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Promise<SyntheticHead> {
   const { braids = false, blonde = false, pale = false, ombre = false, striped = false, lit = false } = kind;
+  const brown = kind.brown ?? false;
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
@@ -139,8 +143,8 @@ export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Pr
           const s = 0.7 + 0.3 * streak[x] + (rnd() - 0.5) * 0.1;
           rgb = [130 * s, 108 * s, 72 * s];
         }
+        if (striped || brown) rgb = [rgb[0] * LIGHT_BROWN, rgb[1] * LIGHT_BROWN, rgb[2] * LIGHT_BROWN];
         if (striped) {
-          rgb = [rgb[0] * STRIPED_LIGHT, rgb[1] * STRIPED_LIGHT, rgb[2] * STRIPED_LIGHT];
           if (y > chinY - 0.35 * fh) {
             ombreAt[p] = 1;
             if (((x + 1000 * STRIPE) % (2 * STRIPE)) < STRIPE) {
@@ -205,8 +209,11 @@ export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Pr
 /** The lit head's blue highlights, sRGB at strand brightness 1 (see syntheticHead). */
 const LIT_BLUE = [52, 60, 118];
 
-/** The striped head (see syntheticHead): its strands' brightness, its smooth golden bands (sRGB) and their width, px. */
-const STRIPED_LIGHT = 1.6, STRIPE = 12;
+/**
+ * The striped and brown heads (see syntheticHead): their strands' brightness against the dark head's; the striped
+ * head's smooth golden bands (sRGB) and their width, px.
+ */
+const LIGHT_BROWN = 1.6, STRIPE = 12;
 const GOLDEN = [200, 150, 100];
 
 /**

@@ -38,7 +38,8 @@ const FRINGE = 0.1;
  * - a/b: the swatch's hue. The chroma follows the pixel's lightness (shadows
  *   in hair carry less colour than the swatch) plus half of the pixel's own
  *   deviation from the hair mean along that hue (a quarter across it, so the
- *   mean hue stays the swatch's).
+ *   mean hue stays the swatch's). A golden shade's shadows turn toward red
+ *   (SHADOW_WARMTH).
  * - Saturation: dyed hair never shows the swatch's full chroma on every strand
  *   (a uniform fire-engine red is what "Auburn" gave at full chroma). The
  *   chroma is capped at CHROMA_OF_SWATCH of the swatch's and at
@@ -108,13 +109,22 @@ function shiftFn(
   const ux = tC > 1e-6 ? ta / tC : 1, uy = tC > 1e-6 ? tb / tC : 0;
   const capC = CHROMA_OF_SWATCH * tC + 3;
   const lightness = shiftedLightness(mean, target, lift);
+  const warmth = shadowWarmth(ta, tb);
   return (L, a, bb) => {
     const Lo = lightness(L);
-    const follow = Math.pow(Math.min(1, Math.max(0.3, Lo / Math.max(8, tL))), 0.8);
+    const rel = Math.min(1, Math.max(0.3, Lo / Math.max(8, tL)));
+    const follow = Math.pow(rel, 0.8);
     const da = a - mean[1], db = bb - mean[2];
     const along = Math.max(0, tC * follow + 0.5 * (da * ux + db * uy));
     const across = 0.25 * (db * ux - da * uy);
     let ao = along * ux - across * uy, bo = along * uy + across * ux;
+    if (warmth > 0 && rel < 1) {
+      // A golden shade's shadows turn toward red (see SHADOW_WARMTH).
+      const turn = -warmth * Math.min(1, (1 - rel) / 0.5);
+      const cos = Math.cos(turn), sin = Math.sin(turn), at = ao * cos - bo * sin;
+      bo = ao * sin + bo * cos;
+      ao = at;
+    }
     const c = Math.hypot(ao, bo), cap = Math.min(capC, CHROMA_PER_L * Lo + 2);
     if (c > cap) {
       ao *= cap / c;
@@ -122,6 +132,32 @@ function shiftFn(
     }
     return inGamut(Lo, ao, bo);
   };
+}
+
+/**
+ * Degrees a golden shade's hue turns toward red in the dyed hair's shadows, in full at half the shade's L* or
+ * darker (in proportion above it). Light leaving hair in shadow has crossed more of the pigmented fibre, so it
+ * is deeper and warmer: a blonde's shadows are amber, not a darker yellow. Held at the swatch's hue, Honey
+ * Blonde's shadows and dark-based mid-tones (L* 35-50, at about 0.6 of the swatch's chroma) read khaki, olive
+ * beside the skin in a warm photo (sample5@1319, sample1@773).
+ */
+const SHADOW_WARMTH = 15;
+/**
+ * The shades it applies to: hue past GOLDEN_FROM degrees (in full GOLDEN_SPAN further on: Honey Blonde's 77 and
+ * the beard's Blonde's 82 in full, Caramel's 63 about half, the reds none; out again from GOLDEN_TO, toward
+ * green) and chroma past GOLDEN_CHROMA (in full 10 further on: Platinum Blonde's 11, near neutral, keeps its
+ * hue).
+ */
+const GOLDEN_FROM = 55, GOLDEN_SPAN = 15, GOLDEN_TO = 100, GOLDEN_CHROMA = 20;
+
+/** The turn (radians) of a shade a*, b*'s hue in the hair's shadows (see SHADOW_WARMTH). */
+function shadowWarmth(a: number, b: number): number {
+  const hue = Math.atan2(b, a) * 180 / Math.PI, c = Math.hypot(a, b);
+  const ramp = (x: number) => Math.min(1, Math.max(0, x));
+  const golden = ramp((hue - GOLDEN_FROM) / GOLDEN_SPAN) *
+    ramp((GOLDEN_TO + GOLDEN_SPAN - hue) / GOLDEN_SPAN) *
+    ramp((c - GOLDEN_CHROMA) / 10);
+  return golden * SHADOW_WARMTH * Math.PI / 180;
 }
 
 /**
