@@ -7,7 +7,7 @@
  * panelled wall, back bar and lamps), from the recipe's colours (recipes.ts).
  */
 import { hexToRgb } from "./color.ts";
-import { clamp01, smoothstep } from "./makeup-layer.ts";
+import { clamp01, smoothstep } from "./ramps.ts";
 import type { BackdropRecipe } from "./recipes.ts";
 
 /** sRGB 0..1 per channel, row-major (painted as the photo's encoding, not in linear light). */

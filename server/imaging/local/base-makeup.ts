@@ -13,7 +13,8 @@ import {
   FOREHEAD_TOP,
   LIPS_OUTER,
 } from "./landmarks.ts";
-import { clamp01, gridMask, smoothstep, toGrid } from "./makeup-layer.ts";
+import { gridMask, toGrid } from "./makeup-layer.ts";
+import { clamp01, smoothstep } from "./ramps.ts";
 import { blurPlane, boost, createMask, feather, fillPolygon, type Mask, subtract } from "./masks.ts";
 import { BASE_RECIPES } from "./recipes.ts";
 import { skinMeanLinear, skinWeights } from "./skin-tone.ts";

@@ -3,15 +3,8 @@ import { blendLayer, blendLut, type Canvas, channelLut, type Effect, maskedMeanL
 import { deltaE, hexToLinear, linearToLab, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { EYE_L, EYE_R, FACE_OVAL, NOSE_OUTLINE, UNDER_EYE_L, UNDER_EYE_R } from "./landmarks.ts";
-import {
-  clipToFace,
-  gridMask,
-  multiplyLut,
-  outlineRamp,
-  smoothstep,
-  SOFT_STEP,
-  toGrid,
-} from "./makeup-layer.ts";
+import { clipToFace, gridMask, multiplyLut, outlineRamp, SOFT_STEP, toGrid } from "./makeup-layer.ts";
+import { smoothstep } from "./ramps.ts";
 import {
   bandPolygon,
   boost,

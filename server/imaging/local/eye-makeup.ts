@@ -17,7 +17,8 @@ import { deltaE, hexToLinear, linearToLab, luminance } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { eyeContours, paintable, placeMesh } from "./eye-contour.ts";
 import { BROW_L, BROW_LOW_L, BROW_LOW_R, BROW_R, CREASE_L, CREASE_R } from "./landmarks.ts";
-import { clamp01, clipToFace, multiplyLut, smoothstep } from "./makeup-layer.ts";
+import { clipToFace, multiplyLut } from "./makeup-layer.ts";
+import { clamp01, smoothstep } from "./ramps.ts";
 import {
   bandPolygon,
   boost,

@@ -9,6 +9,7 @@ import { hueGap, type Lab, linearToLabInto, SRGB_TO_LINEAR, wrapDegrees } from "
 import type { FaceGeometry } from "./face-geometry.ts";
 import { type AxisStats, clothSamples, CN, palette, sigmoid } from "./hair-colour-samples.ts";
 import type { PersonMask } from "./person-mask.ts";
+import { ramp } from "./ramps.ts";
 
 /** Clothing colour clusters below the chin, each with its spread and whether it looks like the hair. */
 export interface ClothClass {
@@ -218,11 +219,6 @@ export class ColourModel {
     for (const h of this.#hairHues) gap = Math.min(gap, hueGap(hue, h));
     return ramp(gap, OFF_HUE_FROM, OFF_HUE_FULL) * ramp(chroma, OFF_HUE_CHROMA - 2, OFF_HUE_CHROMA + 1);
   }
-}
-
-/** 0 at `from`, 1 at `to` and beyond, linear between. */
-function ramp(v: number, from: number, to: number): number {
-  return Math.max(0, Math.min(1, (v - from) / (to - from)));
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   SRGB_TO_LINEAR,
 } from "./color.ts";
 import { boxMean, boxOver, type Mask } from "./masks.ts";
+import { ramp } from "./ramps.ts";
 
 const LUT_N = 17;
 
@@ -153,10 +154,8 @@ const GOLDEN_FROM = 55, GOLDEN_SPAN = 15, GOLDEN_TO = 100, GOLDEN_CHROMA = 20;
 /** The turn (radians) of a shade a*, b*'s hue in the hair's shadows (see SHADOW_WARMTH). */
 function shadowWarmth(a: number, b: number): number {
   const hue = Math.atan2(b, a) * 180 / Math.PI, c = Math.hypot(a, b);
-  const ramp = (x: number) => Math.min(1, Math.max(0, x));
-  const golden = ramp((hue - GOLDEN_FROM) / GOLDEN_SPAN) *
-    ramp((GOLDEN_TO + GOLDEN_SPAN - hue) / GOLDEN_SPAN) *
-    ramp((c - GOLDEN_CHROMA) / 10);
+  const golden = ramp(hue, GOLDEN_FROM, GOLDEN_FROM + GOLDEN_SPAN) *
+    ramp(hue, GOLDEN_TO + GOLDEN_SPAN, GOLDEN_TO) * ramp(c, GOLDEN_CHROMA, GOLDEN_CHROMA + 10);
   return golden * SHADOW_WARMTH * Math.PI / 180;
 }
 

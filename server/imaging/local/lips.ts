@@ -11,7 +11,7 @@ import {
 } from "./color.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { LIPS_INNER, LIPS_OUTER } from "./landmarks.ts";
-import { clamp01 } from "./makeup-layer.ts";
+import { clamp01 } from "./ramps.ts";
 import {
   boundsOf,
   createMask,

@@ -1,7 +1,8 @@
-/** Small tools every makeup layer shares: clamping, the soft-layer grid, a multiply LUT, the face clip. */
+/** Small tools every makeup layer shares: the soft-layer grid, a multiply LUT, the face clip. */
 import { type Canvas, channelLut } from "./blend.ts";
 import { type FaceGeometry, pick } from "./face-geometry.ts";
 import { FACE_OVAL } from "./landmarks.ts";
+import { clamp01 } from "./ramps.ts";
 import {
   boundsOf,
   createMask,
@@ -12,16 +13,6 @@ import {
   type Point,
   sampleGrid,
 } from "./masks.ts";
-
-export function clamp01(v: number): number {
-  return v < 0 ? 0 : v > 1 ? 1 : v;
-}
-
-/** 0 at `a` or before, 1 at `b` or after, eased between (Hermite smoothstep). */
-export function smoothstep(a: number, b: number, x: number): number {
-  const u = clamp01((x - a) / (b - a));
-  return u * u * (3 - 2 * u);
-}
 
 /** Soft layers (large feather sigma) rasterise their masks at 1/SOFT_STEP resolution. */
 export const SOFT_STEP = 2;

@@ -21,7 +21,7 @@ import { type EyeContours, eyeContours } from "./eye-contour.ts";
 import { browLayer, eyeshadowLayer, lashLayer, linerLayer } from "./eye-makeup.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { lipsLayer, primeLips } from "./lips.ts";
-import { clamp01 } from "./makeup-layer.ts";
+import { clamp01 } from "./ramps.ts";
 import { EXTRA_LAYERS, type ExtraLayer } from "./recipes.ts";
 
 export interface MakeupPlan {

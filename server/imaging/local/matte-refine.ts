@@ -19,6 +19,7 @@ import type { Canvas } from "./blend.ts";
 import { linearToSrgb, luminance, SRGB_TO_LINEAR } from "./color.ts";
 import { boxMean, labelPatches, type Point } from "./masks.ts";
 import { cellColours, personAt, type PersonMask } from "./person-mask.ts";
+import { clamp01 } from "./ramps.ts";
 
 /** Grid cells at or above this count as person when finding connected regions. */
 const REGION_THRESHOLD = 0.35;
@@ -1393,7 +1394,6 @@ function nearestMean(plane: Float32Array, w: number, k: number): number {
 
 /** An edge pixel's brightness relative to the local person colour, bounded (see composeRefined). */
 const EDGE_DIM = 0.35, EDGE_BRIGHT = 2.5;
-const clamp01 = (v: number) => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /**
  * Person over `background` (same size, sRGB bytes) with the refined alpha, in

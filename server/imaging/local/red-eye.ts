@@ -22,7 +22,7 @@ import type { Canvas } from "./blend.ts";
 import { labToLinear, linearToSrgb, srgbToLab } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { EYE_L, EYE_R, IRIS_L, IRIS_R } from "./landmarks.ts";
-import { clamp01 } from "./makeup-layer.ts";
+import { ramp } from "./ramps.ts";
 import { createMask, dist, fillPolygon, type Point } from "./masks.ts";
 
 /**
@@ -121,11 +121,6 @@ function widened(o: Point[], by: number): Point[] {
 /** The mean of the outline's points. */
 function middle(o: Point[]): Point {
   return [o.reduce((s, p) => s + p[0], 0) / o.length, o.reduce((s, p) => s + p[1], 0) / o.length];
-}
-
-/** 0 at `from`, 1 at `to` and beyond, linear between. */
-function ramp(v: number, from: number, to: number): number {
-  return clamp01((v - from) / (to - from));
 }
 
 /** The eye opening (its outline's points) whose middle lies nearest `c`. */

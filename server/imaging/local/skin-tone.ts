@@ -3,7 +3,7 @@ import type { Canvas } from "./blend.ts";
 import { linearToLab, SRGB_TO_LINEAR } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
-import { clamp01 } from "./makeup-layer.ts";
+import { clamp01 } from "./ramps.ts";
 
 /** Mean skin colour (linear) sampled at mesh points on plain skin. */
 export function skinMeanLinear(img: Canvas, g: FaceGeometry): [number, number, number] {
