@@ -79,8 +79,15 @@ export interface HeadKind {
  * shade lightens without bleaching.
  */
 export async function syntheticHead(engine: FaceEngine, kind: HeadKind = {}): Promise<SyntheticHead> {
-  const { braids = false, blonde = false, pale = false, ombre = false, striped = false, lit = false } = kind;
-  const brown = kind.brown ?? false;
+  const {
+    braids = false,
+    blonde = false,
+    pale = false,
+    ombre = false,
+    striped = false,
+    lit = false,
+    brown = false,
+  } = kind;
   const photo = await decode(await cropFace(DARK_HAIR));
   const g = faceGeometry((await engine.detect(photo))[0].mesh);
   const { width: W, height: H } = photo;
