@@ -68,6 +68,26 @@ Deno.test("photo exposure: a shade lit at an exposure keeps its hue, its luminan
   assert.ok(Math.abs(hue(lit) - hue(auburn)) < 1, "hue kept");
 });
 
+Deno.test("photo exposure: a shade under a warm cast turns toward red, its L* kept", () => {
+  // L* decides whether dark hair would need bleaching: a cast must not move it (a warm cast once lifted Honey
+  // Blonde's L* by 1.6 and refused the dye on sample5@1319's warm copy).
+  const honey = hexToLab("#C69A5B"), hue = (c: number[]) => Math.atan2(c[2], c[1]) * 180 / Math.PI;
+  for (const exposure of [1, 0.6]) {
+    const plain = litShade(honey, exposure), warm = litShade(honey, exposure, [1.08, 0.98, 0.92]);
+    assert.ok(
+      Math.abs(warm[0] - plain[0]) < 0.01,
+      `L* ${warm[0].toFixed(2)} under the cast, ${plain[0].toFixed(2)}`,
+    );
+    assert.ok(
+      hue(plain) - hue(warm) > 2,
+      `hue ${hue(warm).toFixed(1)} under the cast, ${hue(plain).toFixed(1)}`,
+    );
+  }
+  // A neutral cast leaves the shade (to the round trip's rounding).
+  const neutral = litShade(honey, 1, [1, 1, 1]);
+  assert.ok(neutral.every((v, i) => Math.abs(v - honey[i]) < 1e-3), `${neutral} under a neutral cast`);
+});
+
 Deno.test("a dim photo's person is brought up toward a new backdrop's light, a well-exposed one is not", async () => {
   // The backdrops are drawn as well-exposed photos; a person kept at a dim photo's exposure read as a dark
   // cut-out in front of Beach Sunset. The face skin's luminance at Beach Sunset, a copy darkened about 1.7 stops

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
-import { deltaE } from "../../server/imaging/local/color.ts";
+import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import {
   cropFace,
@@ -20,9 +20,11 @@ import {
   FRONTAL_FACES,
   job,
   labOf,
+  meanLab,
   polygonPixels,
   renderKept,
 } from "./fixtures.ts";
+import sharp from "sharp";
 
 const engine = await FaceEngine.load();
 const DEFAULT = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
@@ -91,3 +93,49 @@ for (const [name, face] of PORTRAITS) {
     assert.ok(c.share < 0.01 && c.mean < 1, shown(c));
   });
 }
+
+async function hairLook(photo: Uint8Array, options: Partial<SelectedOptions>): Promise<Decoded> {
+  return await decode((await renderKept(engine, job(photo, options, undefined, "hair"))).image);
+}
+
+const hueOf = (c: Lab) => Math.atan2(c[2], c[1]) * 180 / Math.PI;
+
+/**
+ * A dye's hue at Beach Sunset against its hue without a scene, on sample5@1319 (a warm photo in a red top) and
+ * on a warmer copy of it: the dyed hair's mean colour, over the pixels the dye changed in the scene (more than
+ * 8 ΔE from the scene without it), in the scene's render and in the render without the scene. The relight
+ * takes the photo's warm cast out of the person; a dye painted without that cast lost red it never had, and
+ * Honey Blonde read olive under the sunset: hue +7.1 degrees (the photo) and +7.0 (the warmer copy) against
+ * the dye without a scene, chroma x0.96 and x0.90; now 0.0 and -0.2, x1.01 and x0.96 (the dye lit by the cast
+ * the relight takes out: relightCast).
+ */
+Deno.test("Honey Blonde at Beach Sunset is no cooler than without a scene, on a warm photo and a warmer copy", async () => {
+  const photo = await cropFace(FRONTAL_FACES[12]);
+  const warmer = new Uint8Array(
+    await sharp(photo).linear([1.06, 1, 0.84], [0, 0, 0]).jpeg({ quality: 95 }).toBuffer(),
+  );
+  for (const [name, bytes] of [["sample5@1319", photo], ["its warmer copy", warmer]] as const) {
+    const scene = await hairLook(bytes, { setting: "beach-sunset" });
+    const both = await hairLook(bytes, { setting: "beach-sunset", hairColor: "honey-blonde" });
+    const dyed = await hairLook(bytes, { hairColor: "honey-blonde" });
+    const hair: number[] = [];
+    for (let p = 0; p < scene.width * scene.height; p += 3) {
+      if (deltaE(labOf(scene, p), labOf(both, p)) > 8) hair.push(p);
+    }
+    assert.ok(hair.length > 20_000, `${name}: the dye changed ${hair.length} sampled pixels in the scene`);
+    const inScene = meanLab(both, hair), alone = meanLab(dyed, hair);
+    const turn = hueOf(inScene) - hueOf(alone);
+    const chroma = Math.hypot(inScene[1], inScene[2]) / Math.hypot(alone[1], alone[2]);
+    console.log(
+      `${name}: Honey Blonde's hue ${hueOf(inScene).toFixed(1)} at Beach Sunset, ${
+        hueOf(alone).toFixed(1)
+      } without a scene (${turn.toFixed(1)}), chroma x${chroma.toFixed(2)}`,
+    );
+    // The sunset may warm it (toward red: a lower hue), never cool it; and it keeps its colour.
+    assert.ok(
+      turn <= 2 && turn >= -12,
+      `${name}: the dye's hue turned ${turn.toFixed(1)} degrees in the scene`,
+    );
+    assert.ok(chroma >= 0.93, `${name}: the dye's chroma x${chroma.toFixed(2)} in the scene`);
+  }
+});

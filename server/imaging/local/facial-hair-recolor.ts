@@ -31,6 +31,7 @@ export function recolorFacialHair(
   hex: string,
   person?: PersonMask,
   exposure = photoExposure(img, g),
+  cast?: readonly number[],
 ): HairResult {
   const skin = stats(skinSamples(img, g));
   const oval = pick(g, FACE_OVAL);
@@ -104,8 +105,8 @@ export function recolorFacialHair(
   }
   if (sw < 30) return { applied: false, confidence, reason: "no facial hair was found to recolour" };
   feather(region, 1);
-  // The shade as this photo's light shows it.
-  const target = litShade(hexToLab(hex), exposure);
+  // The shade as this photo's light shows it (and in the light `cast`: see recolorHair).
+  const target = litShade(hexToLab(hex), exposure, cast);
   applyLabShift(img, region, 1, x0, y0, x1, y1, [sL / sw, sA / sw, sB / sw], target, 0.85);
   return { applied: true, confidence };
 }

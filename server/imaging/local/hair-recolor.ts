@@ -296,9 +296,11 @@ export function recolorHair(
   person: PersonMask,
   hex: string,
   cache: HairCache = newHairCache(),
+  cast?: readonly number[],
 ): HairResult {
-  // The shade as this photo's light shows it (a dim photo's dye no lighter than its light allows).
-  const target = litShade(hexToLab(hex), cache.exposure ??= photoExposure(img, g));
+  // The shade as this photo's light shows it (a dim photo's dye no lighter than its light allows), in the light
+  // `cast` when a scene's relight will take the photo's cast out (see relightCast).
+  const target = litShade(hexToLab(hex), cache.exposure ??= photoExposure(img, g), cast);
   const chosen = cachedPlan(img, g, person, target, cache);
   if (!("plan" in chosen)) return chosen;
   const { plan, deeper } = chosen, confidence = plan.confidence;

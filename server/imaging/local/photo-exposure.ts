@@ -59,9 +59,17 @@ export function photoExposure(img: Canvas, g: FaceGeometry): number {
   return Math.min(1, Math.max(MIN_EXPOSURE, bySkin, highlightExposure(img)));
 }
 
-/** `shade` (Lab, as in a well-lit photo) as a photo exposed at `exposure` shows it: its luminance scaled. */
-export function litShade(shade: Lab, exposure: number): Lab {
-  if (exposure >= 1) return shade;
+/**
+ * `shade` (Lab, as in a well-lit photo) as a photo exposed at `exposure` shows it: its luminance scaled. Under
+ * `cast` (per-channel gains in linear light: see relightCast in scene.ts) also tinted by its light, its
+ * luminance kept: a cast moves the shade's hue, never its L* (which decides whether dark hair would need
+ * bleaching, and which of the hair's masks a shade takes).
+ */
+export function litShade(shade: Lab, exposure: number, cast?: readonly number[]): Lab {
+  if (exposure >= 1 && !cast) return shade;
   const [r, g, b] = labToLinear(shade[0], shade[1], shade[2]);
-  return linearToLab(r * exposure, g * exposure, b * exposure);
+  const [cr, cg, cb] = cast ?? [1, 1, 1];
+  const keep = cast ? luminance(r, g, b) / Math.max(1e-6, luminance(r * cr, g * cg, b * cb)) : 1;
+  const e = Math.min(1, exposure) * keep;
+  return linearToLab(r * e * cr, g * e * cg, b * e * cb);
 }

@@ -46,6 +46,7 @@ import {
   gradeLighting,
   liftedGains,
   personBalance,
+  relightCast,
   relightGains,
   renderBackdrop,
 } from "./scene.ts";
@@ -135,6 +136,8 @@ export interface RenderJob {
   coloursAt?: { width: number; height: number };
   /** Internal (see paintedColours): stop after the hair and beard colours and answer the canvas. */
   coloursOnly?: boolean;
+  /** Internal (see paintedColours): the light the dyes are painted in, for a scene's relight (see relightCast). */
+  dyeCast?: readonly number[];
 }
 
 /** The canvas with the hair and beard colours painted (see RenderJob.coloursAt). */
@@ -673,6 +676,7 @@ async function renderStages(
   // backdrop (see photoExposure; kept with the hair's measure, so once per photo), the eyes' lid lines (see
   // primeEyes) and whether it is black and white (see isMonochrome).
   const balance = person && scene ? personBalance(img, person) : undefined;
+  const dyeCast = job.dyeCast ?? (balance && relightCast(balance));
   const exposure = hair.exposure ??= photoExposure(img, g);
   const monochrome = !job.coloursOnly && isMonochrome(img);
   const makeup = planMakeup(o, job.intensity);
@@ -682,14 +686,14 @@ async function renderStages(
   const refusals: string[] = [];
   let applied = !!(camera || backdrop || lighting);
   if (colours && coloursElsewhere) {
-    const painted = await paintedColours(engine, job, cache, inFlight);
+    const painted = await paintedColours(engine, { ...job, dyeCast }, cache, inFlight);
     img.data.set((await shrunk(painted.canvas, img.width, img.height)).data);
     refusals.push(...painted.refusals);
     applied ||= painted.applied;
     lap("hair");
   } else {
     if (hairColor?.hex && person) {
-      const r = recolorHair(img, g, person, hairColor.hex, hair);
+      const r = recolorHair(img, g, person, hairColor.hex, hair, dyeCast);
       if (!r.applied) {
         refusals.push(`${keyLabel("hairColor")} "${hairColor.label}" was not applied: ${r.reason}`);
       }
@@ -697,7 +701,7 @@ async function renderStages(
       lap("hair");
     }
     if (beardColor?.hex) {
-      const r = recolorFacialHair(img, g, beardColor.hex, person, exposure);
+      const r = recolorFacialHair(img, g, beardColor.hex, person, exposure, dyeCast);
       if (!r.applied) {
         refusals.push(`${keyLabel("facialHairColor")} "${beardColor.label}" was not applied: ${r.reason}`);
       }

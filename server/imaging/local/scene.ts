@@ -287,6 +287,27 @@ export function personBalance(
   return sum;
 }
 
+/**
+ * The light a dye is painted in on a person relit for a scene (see relightGains): the share of the photo's cast
+ * (`person`, see personBalance) the relight takes out of the person, put into the dye first, so the relight
+ * leaves the dye as the swatch in the scene's light (unless a gain's bound holds it, as it holds the skin).
+ * Painted without it, a dye in a warm photo ended cooler than its swatch: sample5@1319's Honey Blonde read olive
+ * on Beach Sunset, a* 8.5 without the scene and 5.2 in it. Per channel, linear light, luminance 1. As the
+ * relight's own estimate of the cast is taken out again, what it gets wrong (the person's mean holds their
+ * clothes) cancels in the dye.
+ */
+export function relightCast(person: readonly number[]): [number, number, number] {
+  const py = luminance(person[0], person[1], person[2]);
+  if (py <= 0) return [1, 1, 1];
+  // Bounded as the relight's gains are: it never takes more out of a channel than their bounds allow (a red
+  // top in a warm photo made the person's mean read as a cast of 1.32 / 0.93 / 0.71).
+  const cast = [0, 1, 2].map((c) =>
+    Math.min(1 / RELIGHT_MIN, Math.max(1 / RELIGHT_MAX, Math.max(1e-4, person[c] / py) ** RELIGHT_STRENGTH))
+  );
+  const y = luminance(cast[0], cast[1], cast[2]);
+  return [cast[0] / y, cast[1] / y, cast[2] / y];
+}
+
 /** The most a dim photo's person is brightened on a new backdrop (one stop: more shows the photo's noise). */
 const LIFT_MAX = 2;
 
