@@ -8,7 +8,7 @@ import sharp from "sharp";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { litShade, photoExposure } from "../../server/imaging/local/photo-exposure.ts";
-import { hexToLab, luminance, SRGB_TO_LINEAR } from "../../server/imaging/local/color.ts";
+import { hexToLab, hueDegrees, luminance, SRGB_TO_LINEAR } from "../../server/imaging/local/color.ts";
 import {
   cropFace,
   darkerCopy,
@@ -71,7 +71,7 @@ Deno.test("photo exposure: a shade lit at an exposure keeps its hue, its luminan
 Deno.test("photo exposure: a shade under a warm cast turns toward red, its L* kept", () => {
   // L* decides whether dark hair would need bleaching: a cast must not move it (a warm cast once lifted Honey
   // Blonde's L* by 1.6 and refused the dye on sample5@1319's warm copy).
-  const honey = hexToLab("#C69A5B"), hue = (c: number[]) => Math.atan2(c[2], c[1]) * 180 / Math.PI;
+  const honey = hexToLab("#C69A5B"), hue = (c: number[]) => hueDegrees(c[1], c[2]);
   for (const exposure of [1, 0.6]) {
     const plain = litShade(honey, exposure), warm = litShade(honey, exposure, [1.08, 0.98, 0.92]);
     assert.ok(

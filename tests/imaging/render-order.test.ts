@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { FaceEngine } from "../../server/imaging/local/face-engine.ts";
 import { faceGeometry } from "../../server/imaging/local/face-geometry.ts";
 import { FACE_OVAL } from "../../server/imaging/local/landmarks.ts";
-import { deltaE, type Lab } from "../../server/imaging/local/color.ts";
+import { deltaE, hueDegrees, type Lab } from "../../server/imaging/local/color.ts";
 import type { SelectedOptions } from "../../server/styling/option-keys.ts";
 import {
   cropFace,
@@ -98,7 +98,7 @@ async function hairLook(photo: Uint8Array, options: Partial<SelectedOptions>): P
   return await decode((await renderKept(engine, job(photo, options, undefined, "hair"))).image);
 }
 
-const hueOf = (c: Lab) => Math.atan2(c[2], c[1]) * 180 / Math.PI;
+const hueOf = (c: Lab) => hueDegrees(c[1], c[2]);
 
 /**
  * A dye's hue at Beach Sunset against its hue without a scene, on sample5@1319 (a warm photo in a red top) and

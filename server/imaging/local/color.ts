@@ -123,6 +123,11 @@ export function hexToLab(hex: string): Lab {
   return srgbToLab(r, g, b);
 }
 
+/** The hue angle of a Lab colour's a*, b* in degrees, -180 to 180 (hueGap takes it in radians). */
+export function hueDegrees(a: number, b: number): number {
+  return Math.atan2(b, a) * 180 / Math.PI;
+}
+
 /** A difference of two angles in degrees, wrapped to [-180, 180). */
 export function wrapDegrees(d: number): number {
   return ((d + 540) % 360) - 180;

@@ -6,7 +6,15 @@
  * coloured light enclosed by dyed hair (fillEnclosed).
  */
 import type { Canvas } from "./blend.ts";
-import { hueGap, type Lab, lightnessOf, linearToLabInto, luminance, SRGB_TO_LINEAR } from "./color.ts";
+import {
+  hueDegrees,
+  hueGap,
+  type Lab,
+  lightnessOf,
+  linearToLabInto,
+  luminance,
+  SRGB_TO_LINEAR,
+} from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { SKIN_SAMPLES } from "./landmarks.ts";
 import { type AxisStats, cellOf, CN, OPACITY, sigmoid } from "./hair-colour-samples.ts";
@@ -330,8 +338,7 @@ export function reachLengths(
   // Lengths are no lighter than the lightest skin (lighter hair is the colour model's: blonde) and lie in the
   // hues between the hair's and the skin's (a green top or a blue backdrop beside them do not).
   const maxL = Math.max(...body.classes.map((s) => s.mean[0])) + 2;
-  const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
-  const hues = [...colour.hair, ...body.classes].map((s) => hueOf(s.mean[1], s.mean[2]));
+  const hues = [...colour.hair, ...body.classes].map((s) => hueDegrees(s.mean[1], s.mean[2]));
   const hueLo = Math.min(...hues) - LENGTH_HUE, hueHi = Math.max(...hues) + LENGTH_HUE;
   const darkChroma =
     Math.max(...[...colour.hair, ...body.classes].map((s) => Math.hypot(s.mean[1], s.mean[2]))) +
@@ -362,7 +369,7 @@ export function reachLengths(
   const tex = new Float32Array(w * h).fill(-1), ruledOut = new Int8Array(w * h).fill(-1);
   const isRuledOut = (n: number, b: number) => {
     if (ruledOut[n] < 0) {
-      const hue = hueOf(labs[b + 1], labs[b + 2]);
+      const hue = hueDegrees(labs[b + 1], labs[b + 2]);
       ruledOut[n] = body.of(labs.subarray(b, b + 3)) > 0.5 || labs[b] > maxL ||
           (Math.hypot(labs[b + 1], labs[b + 2]) > 6 && (hue < hueLo || hue > hueHi))
         ? 1

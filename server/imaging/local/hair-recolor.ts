@@ -14,6 +14,7 @@ import { clearThinLines } from "./hair-thin-lines.ts";
 import { clearStuds, earLobes, type LobeZone } from "./hair-studs.ts";
 import {
   hexToLab,
+  hueDegrees,
   hueGap,
   type Lab,
   lightnessOf,
@@ -1042,7 +1043,7 @@ const DEEPER_BY = 15;
  */
 function blonde(c: Lab, skin: Lab): boolean {
   if (c[0] <= Math.max(BLONDE_MIN_L, skin[0] - BLONDE_BELOW_SKIN)) return false;
-  const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, d = hue - Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
+  const hue = hueDegrees(c[1], c[2]), d = hue - hueDegrees(skin[1], skin[2]);
   const yellower = wrapDegrees(d);
   return Math.hypot(c[1], c[2]) >= 0.75 * Math.hypot(skin[1], skin[2]) && yellower >= 10 && hue >= 55 &&
     hue <= 100;
@@ -1481,7 +1482,7 @@ function lightByPlace(
   const every = Math.ceil(samples.length / 1000);
   const pool = every > 1 ? samples.filter((_, i) => i % every === 0) : samples;
   const hair: AxisStats[] = [], skins: AxisStats[] = [];
-  const skinHue = Math.atan2(skin.mean[2], skin.mean[1]) * 180 / Math.PI;
+  const skinHue = hueDegrees(skin.mean[1], skin.mean[2]);
   const skinC = Math.hypot(skin.mean[1], skin.mean[2]);
   for (const group of clusters(pool, 3)) {
     const s = axisStats(group), m = s.mean;
@@ -1489,7 +1490,7 @@ function lightByPlace(
       skins.push(s);
       continue;
     }
-    const hue = Math.atan2(m[2], m[1]) * 180 / Math.PI, yellower = wrapDegrees(hue - skinHue);
+    const hue = hueDegrees(m[1], m[2]), yellower = wrapDegrees(hue - skinHue);
     const far = Math.hypot(m[0] - skin.mean[0], m[1] - skin.mean[1], m[2] - skin.mean[2]);
     if (
       m[0] > Math.max(BLONDE_MIN_L, skin.mean[0] - BLONDE_BELOW_SKIN) && yellower >= 10 && hue >= 55 &&
@@ -1523,7 +1524,7 @@ function lightHairColour(cell: number, skin: Lab): number {
   const c = new Float64Array(3), r = cell >> 10, g = (cell >> 5) & 31, b = cell & 31;
   linearToLabInto(c, SRGB_TO_LINEAR[r * 8 + 4], SRGB_TO_LINEAR[g * 8 + 4], SRGB_TO_LINEAR[b * 8 + 4]);
   if (c[0] < Math.max(35, skin[0] - 35)) return 0;
-  const hue = Math.atan2(c[2], c[1]) * 180 / Math.PI, skinHue = Math.atan2(skin[2], skin[1]) * 180 / Math.PI;
+  const hue = hueDegrees(c[1], c[2]), skinHue = hueDegrees(skin[1], skin[2]);
   const off = wrapDegrees(hue - skinHue);
   return Math.hypot(c[1], c[2]) >= 0.4 * Math.hypot(skin[1], skin[2]) && off >= -25 && off <= 40 ? 1 : 0;
 }

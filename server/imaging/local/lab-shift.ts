@@ -1,6 +1,7 @@
 /** The Lab colour shift hair and facial-hair recolouring paint through a soft mask. */
 import type { Canvas } from "./blend.ts";
 import {
+  hueDegrees,
   type Lab,
   labToLinear,
   lightnessOf,
@@ -153,7 +154,7 @@ const GOLDEN_FROM = 55, GOLDEN_SPAN = 15, GOLDEN_TO = 100, GOLDEN_CHROMA = 20;
 
 /** The turn (radians) of a shade a*, b*'s hue in the hair's shadows (see SHADOW_WARMTH). */
 function shadowWarmth(a: number, b: number): number {
-  const hue = Math.atan2(b, a) * 180 / Math.PI, c = Math.hypot(a, b);
+  const hue = hueDegrees(a, b), c = Math.hypot(a, b);
   const golden = ramp(hue, GOLDEN_FROM, GOLDEN_FROM + GOLDEN_SPAN) *
     ramp(hue, GOLDEN_TO + GOLDEN_SPAN, GOLDEN_TO) * ramp(c, GOLDEN_CHROMA, GOLDEN_CHROMA + 10);
   return golden * SHADOW_WARMTH * Math.PI / 180;

@@ -3,6 +3,7 @@ import type { CatalogEntry } from "../../styling/catalog.ts";
 import { blendLayer, type Canvas, meanLuminance } from "./blend.ts";
 import {
   hexToLinear,
+  hueDegrees,
   linearToLab,
   linearToLabInto,
   luminance,
@@ -70,7 +71,7 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
   const colours = lipColours(img, m, hole, sides);
   const lip = colours.both ?? { L: 50, a: 20, b: 10 };
   const upper = colours.upper ?? lip, lower = colours.lower ?? lip;
-  const lipHue = hueOf(lip.a, lip.b);
+  const lipHue = hueDegrees(lip.a, lip.b);
   // Where teeth can be: the mesh's opening and a band around it (a wide
   // smile's teeth reach well past the mesh's inner outline, over what it
   // takes for the lips).
@@ -93,7 +94,7 @@ export function lipMask(img: Canvas, g: FaceGeometry): Mask {
       // and yellower than it (its hue turned toward b*) is tooth too.
       const yellow = L > lip.L + 8 && mouth.data[k] > 0
         ? clamp01(mouth.data[k] * 20) * clamp01((L - lip.L - 8) / 10) *
-          clamp01((hueOf(a, b) - lipHue - 2) / 4)
+          clamp01((hueDegrees(a, b) - lipHue - 2) / 4)
         : 0;
       const teeth = Math.max(grey, yellow);
       // Lip in shadow (the crease where closed lips meet): never the opening (see lipShade).
@@ -212,7 +213,7 @@ function lipShade(
   lipHue: number,
 ): number {
   const C = Math.hypot(a, b), lipC = Math.hypot(lip.a, lip.b);
-  const dh = Math.abs(wrapDegrees(hueOf(a, b) - lipHue));
+  const dh = Math.abs(wrapDegrees(hueDegrees(a, b) - lipHue));
   return clamp01((12 - dh) / 4) * clamp01((C - 0.85 * lipC) / (0.1 * lipC + 1)) * clamp01((lip.L - L) / 3) *
     clamp01((L - 0.5 * lip.L) / (0.05 * lip.L + 1));
 }
@@ -225,9 +226,6 @@ function lipShade(
  * (A tongue as red and as light as the lips is painted, as one within 16 ΔE of their colour always was.)
  */
 const LIT_LIP_RED = 0.75, LIT_LIP_L = 12;
-
-/** Hue angle (degrees) of a Lab colour's a*, b*. */
-const hueOf = (a: number, b: number) => Math.atan2(b, a) * 180 / Math.PI;
 
 /** Gaussian sigma (px) the mouth opening's per-pixel classes are smoothed over. */
 const OPEN_SMOOTH = 1;

@@ -19,7 +19,7 @@
  * iris (the white beside it is pink too) and purple hues do not count.
  */
 import type { Canvas } from "./blend.ts";
-import { labToLinear, linearToSrgb, srgbToLab } from "./color.ts";
+import { hueDegrees, labToLinear, linearToSrgb, srgbToLab } from "./color.ts";
 import type { FaceGeometry } from "./face-geometry.ts";
 import { EYE_L, EYE_R, IRIS_L, IRIS_R } from "./landmarks.ts";
 import { ramp } from "./ramps.ts";
@@ -187,7 +187,7 @@ function eyePixels(
       const i = ((y0 + y) * img.width + x0 + x) * 3;
       const [L, a, b] = srgbToLab(img.data[i], img.data[i + 1], img.data[i + 2]);
       const excess = a - 0.6 * Math.max(0, b);
-      const hue = ramp((Math.atan2(b, a) * 180) / Math.PI, HUE_FROM, HUE_TO);
+      const hue = ramp(hueDegrees(a, b), HUE_FROM, HUE_TO);
       const q = y * w + x;
       sureRed[q] = inside * hue * ramp(excess, SURE_FROM, SURE_TO) * ramp(L, GLOW_FROM, GLOW_TO);
       fix[q] = inside * hue * ramp(excess, FIX_FROM, FIX_TO);
