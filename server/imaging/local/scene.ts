@@ -292,9 +292,9 @@ export function personBalance(
  * (`person`, see personBalance) the relight takes out of the person, put into the dye first, so the relight
  * leaves the dye as the swatch in the scene's light (unless a gain's bound holds it, as it holds the skin).
  * Painted without it, a dye in a warm photo ended cooler than its swatch: sample5@1319's Honey Blonde read olive
- * on Beach Sunset, a* 8.5 without the scene and 5.2 in it. Per channel, linear light, luminance 1. As the
- * relight's own estimate of the cast is taken out again, what it gets wrong (the person's mean holds their
- * clothes) cancels in the dye.
+ * on Beach Sunset, hue 67.8 degrees without the scene and 74.9 in it. Per channel, linear light, luminance 1.
+ * As the relight's own estimate of the cast is taken out again, what it gets wrong (the person's mean holds
+ * their clothes) cancels in the dye.
  */
 export function relightCast(person: readonly number[]): [number, number, number] {
   const py = luminance(person[0], person[1], person[2]);
