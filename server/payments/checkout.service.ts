@@ -30,7 +30,7 @@ import {
   updateSubscription,
 } from "./payments.repository.ts";
 import { type PurchaseItem, quote } from "./promotions.service.ts";
-import type { PaymentProvider } from "./providers/payment-provider.ts";
+import type { PaymentProvider, ProviderSession } from "./providers/payment-provider.ts";
 import { isLive } from "./subscription.service.ts";
 
 export interface PaymentsDeps {
@@ -134,7 +134,6 @@ async function createCheckout(
     description,
     packageId: isPack ? item.packageId : undefined,
     plan: isPack ? undefined : item.plan,
-    planLookupKey: isPack ? undefined : PLANS[item.plan].lookupKey,
     credits,
     subtotalCents: q.subtotalCents,
     discountCents: q.discountCents,
@@ -250,13 +249,19 @@ export async function getCheckoutStatus(
   return statusView(row);
 }
 
-/** Reads the session's truth from Stripe and fulfils it when paid (the webhook may not have come yet). */
+/**
+ * Reads the session's truth from Stripe and fulfils it when paid (the webhook may not have come yet).
+ * `known`: the session as a webhook's signed body gives it, used instead of asking Stripe; `fallback`: the
+ * body's, used when Stripe answers that it does not know the session.
+ */
 export async function syncStripeSession(
   deps: PaymentsDeps,
   row: CheckoutSessionRow,
+  known?: ProviderSession,
+  fallback?: ProviderSession,
 ): Promise<PaymentStatusResponse> {
   const provider = await providerOf(deps);
-  const remote = await provider.getSession(row.id);
+  const remote = known ?? await provider.getSession(row.id) ?? fallback;
   if (!remote) throw new AppError(404, "Checkout session not found", { code: "checkout_session_not_found" });
   const paid = remote.status === "complete" &&
     (remote.paymentStatus === "paid" || remote.paymentStatus === "no_payment_required");

@@ -142,8 +142,8 @@ export function paymentsRoutes(deps: PaymentsRouteDeps) {
         },
       }),
       async (c) => {
-        // The signature covers the exact bytes: read the raw body, never re-serialised JSON.
-        const raw = await c.req.text();
+        // The signature covers the exact bytes: the raw body, neither decoded as text nor re-serialised.
+        const raw = new Uint8Array(await c.req.arrayBuffer());
         const outcome = await handleStripeWebhook(deps, raw, c.req.header("Stripe-Signature"));
         return c.json({ received: true, outcome });
       },

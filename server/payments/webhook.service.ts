@@ -1,10 +1,13 @@
 /**
  * Stripe webhooks. The signature is checked on the raw body; only the events
- * below are acted on; each one only triggers a sync: the current truth is
- * fetched from Stripe and written once (fulfilment and grants are keyed, so a
- * redelivered event, or the same session under another event id, changes
- * nothing). An event id is recorded after it was handled, so a failure is
- * retried by Stripe.
+ * below are acted on. The event's object is signed with it, so it is Stripe's
+ * word: a paid session or invoice in the body is acted on as it stands; where
+ * the body says less (a session not paid yet, a subscription's changes, which
+ * may arrive out of order) the current truth is fetched from Stripe. What is
+ * written is written once (fulfilment and grants are keyed, so a redelivered
+ * event, or the same session under another event id, changes nothing). An
+ * event id is recorded after it was handled, so a failure is retried by
+ * Stripe.
  */
 import { clawBackCredits } from "../credits/credits.service.ts";
 import { sumDeltas } from "../credits/credits.repository.ts";
@@ -22,8 +25,12 @@ import {
   recordWebhookEvent,
   updateSubscription,
 } from "./payments.repository.ts";
-import { type ProviderSubscription, WebhookSignatureError } from "./providers/payment-provider.ts";
-import { activatePeriod } from "./subscription.service.ts";
+import {
+  type ProviderInvoice,
+  type ProviderSubscription,
+  WebhookSignatureError,
+} from "./providers/payment-provider.ts";
+import { activatePeriod, addMonth } from "./subscription.service.ts";
 
 export const HANDLED_EVENTS = new Set([
   "checkout.session.completed",
@@ -42,7 +49,7 @@ export type WebhookOutcome = "handled" | "ignored" | "duplicate";
 
 export async function handleStripeWebhook(
   deps: PaymentsDeps,
-  rawBody: string,
+  rawBody: Uint8Array,
   signature: string | undefined,
 ): Promise<WebhookOutcome> {
   const provider = deps.provider ?? await paymentProviderFor(deps.config);
@@ -57,7 +64,8 @@ export async function handleStripeWebhook(
     }
     throw error;
   }
-  if (!HANDLED_EVENTS.has(event.type)) return "ignored";
+  // An event whose body names no object gives nothing to act on (and nothing to ask Stripe about).
+  if (!HANDLED_EVENTS.has(event.type) || !event.objectId) return "ignored";
   if (await hasWebhookEvent(deps.db, event.id)) return "duplicate";
 
   switch (event.type) {
@@ -72,16 +80,20 @@ export async function handleStripeWebhook(
         // Ours but not recorded yet (the webhook beat the insert): a 5xx makes Stripe retry.
         throw new AppError(503, "Checkout session not known yet; retry later");
       }
-      await syncStripeSession(deps, row);
+      // A paid session in the signed body is final; otherwise Stripe's current word (an async payment may
+      // have succeeded since), or the body's when Stripe no longer knows the session.
+      const signed = event.session;
+      const paid = signed?.status === "complete" && signed.paymentStatus !== "unpaid";
+      await syncStripeSession(deps, row, paid ? signed : undefined, signed);
       break;
     }
     case "invoice.paid":
     case "invoice.payment_succeeded":
-      await onInvoicePaid(deps, event.objectId);
+      await onInvoicePaid(deps, event.objectId, event.invoice);
       break;
     case "customer.subscription.updated":
     case "customer.subscription.deleted":
-      await onSubscriptionChanged(deps, event.objectId);
+      await onSubscriptionChanged(deps, event.objectId, event.type, event.subscription);
       break;
     case "charge.refunded":
       await onChargeRefunded(deps, event.objectId);
@@ -99,16 +111,21 @@ function planFrom(sub: ProviderSubscription | null, metadata: Record<string, str
 }
 
 /**
- * A paid invoice of a subscription grants that period's credits, keyed by the invoice. Not the subscription's
- * first invoice (billing reason `subscription_create`): its period is the Checkout Session's, granted when
- * the session is fulfilled (keyed by the session's invoice, or by the session when Stripe names none, so a
- * grant here under the invoice's id could make two).
+ * A paid renewal invoice of a subscription (billing reason `subscription_cycle`) grants that period's
+ * credits, keyed by the invoice; so does a plan change's invoice (`subscription_update`) that charged
+ * something (an upgrade; a downgrade's invoice, paid by the proration credit, grants nothing, or moving
+ * between plans would mint a month of credits each time). Not the subscription's first invoice
+ * (`subscription_create`): its period is the Checkout Session's, granted when the session is fulfilled
+ * (keyed by the session's invoice, or by the session when Stripe names none, so a grant here under the
+ * invoice's id could make two). The signed body is used when it says the invoice is paid.
  */
-async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
+async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: ProviderInvoice) {
   const provider = deps.provider ?? await paymentProviderFor(deps.config);
-  const invoice = await provider.getInvoice(invoiceId);
+  const invoice = signed?.status === "paid" ? signed : await provider.getInvoice(invoiceId);
   if (!invoice || invoice.status !== "paid" || !invoice.subscriptionId) return;
-  if (invoice.billingReason === "subscription_create") return;
+  const grants = invoice.billingReason === "subscription_cycle" ||
+    (invoice.billingReason === "subscription_update" && invoice.amountPaid > 0);
+  if (!grants) return;
   const sub = await provider.getSubscription(invoice.subscriptionId);
   const known = await findSubscriptionByProviderId(deps.db, invoice.subscriptionId);
   const userId = known?.userId ?? invoice.metadata.user_id ?? sub?.metadata.user_id;
@@ -117,6 +134,7 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
     log.warn("invoice.paid for a subscription we cannot place", { invoiceId });
     return;
   }
+  const periodStart = sub?.currentPeriodStart ?? invoice.periodStart ?? new Date();
   await deps.db.transaction((tx) =>
     activatePeriod(tx, {
       userId,
@@ -124,28 +142,42 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string) {
       provider: "stripe",
       providerSubscriptionId: invoice.subscriptionId,
       providerCustomerId: sub?.customerId ?? known?.providerCustomerId ?? null,
-      periodStart: sub?.currentPeriodStart ?? invoice.periodStart ?? new Date(),
-      periodEnd: sub?.currentPeriodEnd ?? invoice.periodEnd ?? new Date(),
+      periodStart,
+      periodEnd: sub?.currentPeriodEnd ?? invoice.periodEnd ?? addMonth(periodStart),
       status: sub?.status ?? "active",
       grantRef: invoice.id,
     })
   );
 }
 
-async function onSubscriptionChanged(deps: PaymentsDeps, subscriptionId: string) {
+/**
+ * Syncs a subscription we know: Stripe's current word (events may arrive out of order), else the signed
+ * body's. A deleted subscription is over whatever else is said; one Stripe cannot find and the event does
+ * not describe is left as it is (a lookup that failed is not a cancellation).
+ */
+async function onSubscriptionChanged(
+  deps: PaymentsDeps,
+  subscriptionId: string,
+  type: string,
+  signed?: ProviderSubscription,
+) {
   const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const known = await findSubscriptionByProviderId(deps.db, subscriptionId);
   if (!known) return;
-  const sub = await provider.getSubscription(subscriptionId);
+  if (type === "customer.subscription.deleted") {
+    await updateSubscription(deps.db, known.id, { status: "canceled", cancelAtPeriodEnd: false });
+    return;
+  }
+  const sub = await provider.getSubscription(subscriptionId) ?? signed;
   if (!sub) {
-    await updateSubscription(deps.db, known.id, { status: "canceled" });
+    log.warn("customer.subscription.updated for a subscription Stripe does not know", { subscriptionId });
     return;
   }
   await updateSubscription(deps.db, known.id, {
     status: sub.status,
     plan: planFrom(sub, {}) ?? known.plan,
-    currentPeriodStart: sub.currentPeriodStart,
-    currentPeriodEnd: sub.currentPeriodEnd,
+    ...(sub.currentPeriodStart ? { currentPeriodStart: sub.currentPeriodStart } : {}),
+    ...(sub.currentPeriodEnd ? { currentPeriodEnd: sub.currentPeriodEnd } : {}),
     cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
   });
 }

@@ -188,7 +188,7 @@ for (const backend of backends()) {
         let subscriptionId = "";
         let subscriber: Json;
         await t.step(
-          "plan checkout: a subscription-mode session on a looked-up price, promo as a one-off coupon",
+          "plan checkout: a subscription-mode session with its monthly price inline, promo as a one-off coupon",
           async () => {
             subscriber = await ctx.register();
             const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
@@ -202,13 +202,9 @@ for (const backend of backends()) {
             });
             assert.equal(r.status, 200, JSON.stringify(r.body));
             const id = /\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1];
-            const lookup = fake.requestsTo("GET", "/v1/prices").at(-1)!;
-            assert.deepEqual(lookup.params.lookup_keys, ["styletwin_pro_monthly"]);
-            const price = fake.requestsTo("POST", "/v1/prices").at(-1)!.params;
-            assert.deepEqual(
-              [price.unit_amount, price.currency, price.recurring.interval, price.lookup_key],
-              ["2000", "usd", "month", "styletwin_pro_monthly"],
-            );
+            // Only the Checkout Session (and the promotion's coupon): no Price is looked up or created.
+            assert.equal(fake.requestsTo("GET", "/v1/prices").length, 0);
+            assert.equal(fake.requestsTo("POST", "/v1/prices").length, 0);
             const coupon = fake.requestsTo("POST", "/v1/coupons").at(-1)!.params;
             assert.deepEqual([coupon.amount_off, coupon.duration, coupon.max_redemptions], [
               "500",
@@ -217,19 +213,16 @@ for (const backend of backends()) {
             ]);
             const s = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!.params;
             assert.equal(s.mode, "subscription");
-            assert.equal(s.line_items[0].price, [...fake.prices.values()].at(-1)!.id);
+            const price = s.line_items[0].price_data;
+            assert.deepEqual(
+              [price.unit_amount, price.currency, price.recurring.interval, price.product_data.name],
+              ["2000", "usd", "month", "PRO plan"],
+            );
             assert.equal(s.discounts[0].coupon, [...fake.coupons.values()].at(-1)!.id);
             assert.equal(s.subscription_data.metadata.user_id, subscriber.user.id);
+            assert.equal(s.subscription_data.metadata.plan, "pro");
             assert.equal(s.success_url, `${ORIGIN}/subscription-success?session_id={CHECKOUT_SESSION_ID}`);
             assert.equal(fake.sessions.get(id)!.amount_total, 1500);
-
-            // A second checkout finds the price by its lookup key instead of creating another.
-            const other = await ctx.register();
-            await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: other.access_token,
-              body: { subscription_plan: "pro", origin_url: ORIGIN },
-            });
-            assert.equal(fake.requestsTo("POST", "/v1/prices").length, 1);
 
             const session = fake.completeSession(id);
             subscriptionId = session.subscription;
@@ -410,6 +403,76 @@ for (const backend of backends()) {
           await deliverEvent(ctx, fake, fake.event("charge.refunded", fake.refund(charge.id)));
           assert.equal(await balance(ctx, user.user.id), 0);
         });
+
+        await t.step(
+          "the signed event is Stripe's word: a paid session or renewal is acted on while Stripe's API lags; a downgrade's invoice grants nothing",
+          async () => {
+            // The session paid in the event's body while Stripe's API still answers it open and unpaid.
+            const buyer = await ctx.register();
+            const id = await buyLarge(buyer.access_token);
+            const paid = structuredClone(fake.completeSession(id));
+            Object.assign(fake.sessions.get(id)!, { status: "open", payment_status: "unpaid" });
+            const r = await deliverEvent(ctx, fake, fake.event("checkout.session.completed", paid));
+            assert.deepEqual(r.body, { received: true, outcome: "handled" });
+            assert.equal(await balance(ctx, buyer.user.id), 110);
+
+            // A plan, then a renewal whose invoice Stripe's API does not find: the signed invoice grants it.
+            const user = await ctx.register();
+            const c = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "starter", origin_url: ORIGIN },
+            });
+            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(c.body.checkout_url)![1]);
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+            const renewal = fake.renew(first.subscription);
+            fake.invoices.delete(renewal.id);
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", renewal));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 610);
+
+            // A plan change's invoice that charged nothing (a downgrade paid by the proration credit), and an
+            // invoice of another billing reason, grant nothing.
+            const sub = fake.subscriptions.get(first.subscription)!;
+            for (const [reason, paidCents] of [["subscription_update", 0], ["manual", 900]] as const) {
+              const other = fake.renew(first.subscription);
+              Object.assign(other, { billing_reason: reason, amount_paid: paidCents });
+              await deliverEvent(ctx, fake, fake.event("invoice.paid", other));
+            }
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 610);
+
+            // An older API version's subscription names its period at the top level.
+            const item = sub.items.data[0];
+            const end = item.current_period_end + 86_400;
+            Object.assign(sub, { current_period_start: item.current_period_start, current_period_end: end });
+            delete item.current_period_start;
+            delete item.current_period_end;
+            await deliverEvent(ctx, fake, fake.event("customer.subscription.updated", sub));
+            const summary = await getSubscriptionSummary(db, user.user.id);
+            assert.equal(summary.current_period_end, new Date(end * 1000).toISOString());
+
+            // An update Stripe's API cannot find is not a cancellation.
+            fake.subscriptions.delete(first.subscription);
+            await deliverEvent(ctx, fake, fake.event("customer.subscription.updated", { id: sub.id }));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).status, "active");
+            assert.deepEqual((await ledgerMismatches(db)).mismatches, []);
+          },
+        );
+
+        await t.step(
+          "a signature dated in the future is refused; an event with no object is acknowledged",
+          async () => {
+            const event = fake.event("customer.created", { id: "cus_y", object: "customer" });
+            const ahead = await fake.signed(event, { timestamp: Math.floor(Date.now() / 1000) + 3600 });
+            const refused = await deliver(ctx, ahead.body, ahead.signature);
+            assert.equal(refused.status, 400);
+            assert.equal(refused.body.code, "invalid_signature");
+            for (const type of ["customer.created", "invoice.paid"]) {
+              const bare = await fake.signed({ id: `evt_bare_${type}`, object: "event", type });
+              const r = await deliver(ctx, bare.body, bare.signature);
+              assert.equal(r.status, 200, JSON.stringify(r.body));
+              assert.equal(r.body.outcome, "ignored");
+            }
+          },
+        );
 
         await t.step(
           "unknown events are acknowledged and ignored; the ledger explains every balance",

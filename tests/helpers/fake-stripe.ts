@@ -120,7 +120,18 @@ export class FakeStripe {
       };
       this.charges.set(charge.id, charge);
     } else {
-      const price = this.prices.get(s.line_items[0].price)!;
+      const line = s.line_items[0];
+      // A price given inline becomes a Price of its own, with no lookup key.
+      const price = line.price ? this.prices.get(line.price)! : {
+        id: `price_${rand()}`,
+        object: "price",
+        active: false,
+        currency: line.price_data.currency,
+        unit_amount: Number(line.price_data.unit_amount),
+        recurring: { interval: line.price_data.recurring.interval },
+        lookup_key: null,
+        product: `prod_${rand()}`,
+      };
       const start = now();
       const sub = {
         id: `sub_${rand()}`,
@@ -398,7 +409,18 @@ export class FakeStripe {
         const price = this.prices.get(item.price);
         if (!price) return this.#missing("price", item.price);
         subtotal += price.unit_amount * qty;
-      } else subtotal += Number(item.price_data.unit_amount) * qty;
+      } else {
+        if (p.mode === "subscription" && !item.price_data.recurring) {
+          return this.#error(
+            400,
+            "You must specify `recurring` in `price_data` when `mode` is `subscription`.",
+            {
+              param: "line_items[0][price_data][recurring]",
+            },
+          );
+        }
+        subtotal += Number(item.price_data.unit_amount) * qty;
+      }
     }
     let discount = 0;
     const coupon = p.discounts?.[0]?.coupon ? this.coupons.get(p.discounts[0].coupon) : null;

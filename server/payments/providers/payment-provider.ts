@@ -12,8 +12,6 @@ export interface CheckoutRequest {
   description: string;
   packageId?: string;
   plan?: string;
-  /** Stripe Price lookup key of the plan (subscription mode). */
-  planLookupKey?: string;
   credits: number;
   subtotalCents: number;
   discountCents: number;
@@ -52,8 +50,9 @@ export interface ProviderSubscription {
   id: string;
   status: string;
   customerId: string | null;
-  currentPeriodStart: Date;
-  currentPeriodEnd: Date;
+  /** null when the provider's answer names no period. */
+  currentPeriodStart: Date | null;
+  currentPeriodEnd: Date | null;
   cancelAtPeriodEnd: boolean;
   /** The plan's Stripe Price lookup key, when the price has one. */
   lookupKey: string | null;
@@ -64,6 +63,8 @@ export interface ProviderInvoice {
   id: string;
   status: string | null;
   billingReason: string | null;
+  /** Minor units actually charged (0 for an invoice a proration credit paid). */
+  amountPaid: number;
   subscriptionId: string | null;
   metadata: Record<string, string>;
   periodStart: Date | null;
@@ -84,6 +85,10 @@ export interface ProviderEvent {
   objectId: string;
   /** The object's metadata (our checkouts carry user_id). */
   metadata: Record<string, string>;
+  /** The event's object, signed with it, when it is one of these and carries the fields they read. */
+  session?: ProviderSession;
+  invoice?: ProviderInvoice;
+  subscription?: ProviderSubscription;
 }
 
 export interface PaymentProvider {
@@ -99,7 +104,7 @@ export interface PaymentProvider {
   /** Moves a live subscription to another plan with proration. */
   changePlan(id: string, lookupKey: string, planName: string, priceCents: number): Promise<void>;
   /** Verifies a webhook's signature on the raw body; throws WebhookSignatureError. */
-  verifyWebhook(rawBody: string, signature: string | undefined): Promise<ProviderEvent>;
+  verifyWebhook(rawBody: Uint8Array, signature: string | undefined): Promise<ProviderEvent>;
 }
 
 export class WebhookSignatureError extends Error {}

@@ -1,16 +1,19 @@
 /**
  * Stripe through its official SDK: Checkout Sessions (payment mode for credit
- * packs, subscription mode for plans, whose Prices are found again by lookup
- * key or created once), session/subscription/invoice/charge retrieval, plan
- * changes with proration, and webhook signature checks on the raw body. The
- * only file that imports `stripe`. STRIPE_API_BASE points it elsewhere (tests
- * run it against a local fake that speaks Stripe's wire format).
+ * packs, subscription mode for plans, both with the price inline), session,
+ * subscription, invoice and charge retrieval, plan changes with proration
+ * (whose Prices are found again by lookup key or created once), and webhook
+ * signature checks on the raw body. The only file that imports `stripe`.
+ * STRIPE_API_BASE points it elsewhere (tests run it against a local fake that
+ * speaks Stripe's wire format).
  */
+import { Buffer } from "node:buffer";
 import Stripe from "stripe";
 import type {
   CheckoutRequest,
   PaymentProvider,
   ProviderCharge,
+  ProviderEvent,
   ProviderInvoice,
   ProviderSession,
   ProviderSubscription,
@@ -51,6 +54,95 @@ async function surfaced<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
+function sessionFrom(s: Stripe.Checkout.Session): ProviderSession {
+  return {
+    id: s.id,
+    status: s.status === "complete" ? "complete" : s.status === "expired" ? "expired" : "open",
+    paymentStatus: s.payment_status === "paid"
+      ? "paid"
+      : s.payment_status === "no_payment_required"
+      ? "no_payment_required"
+      : "unpaid",
+    amountTotal: s.amount_total ?? null,
+    currency: s.currency ?? null,
+    metadata: (s.metadata ?? {}) as Record<string, string>,
+    paymentId: idOf(s.payment_intent),
+    subscriptionId: idOf(s.subscription),
+    customerId: idOf(s.customer),
+    invoiceId: idOf(s.invoice),
+  };
+}
+
+function subscriptionFrom(s: Stripe.Subscription): ProviderSubscription {
+  const item = s.items?.data?.[0];
+  // Since API version 2025-03-31 the period is on the subscription's items; before, on the subscription
+  // itself, as older API versions and fakes still answer.
+  const legacy = s as unknown as { current_period_start?: number | null; current_period_end?: number | null };
+  return {
+    id: s.id,
+    status: s.status,
+    customerId: idOf(s.customer),
+    currentPeriodStart: fromUnix(item?.current_period_start ?? legacy.current_period_start),
+    currentPeriodEnd: fromUnix(item?.current_period_end ?? legacy.current_period_end),
+    cancelAtPeriodEnd: s.cancel_at_period_end ?? false,
+    lookupKey: item?.price?.lookup_key ?? null,
+    metadata: (s.metadata ?? {}) as Record<string, string>,
+  };
+}
+
+function invoiceFrom(inv: Stripe.Invoice): ProviderInvoice {
+  // Since API version 2025-03-31 the subscription is under parent.subscription_details; before, at the
+  // top (`subscription`, `subscription_details`), as older API versions and fakes still answer.
+  const legacy = inv as unknown as {
+    subscription?: string | { id: string } | null;
+    subscription_details?: { metadata?: Record<string, string> | null } | null;
+  };
+  const details = inv.parent?.subscription_details ?? null;
+  const line = inv.lines?.data?.[0];
+  return {
+    id: inv.id!,
+    status: inv.status ?? null,
+    billingReason: inv.billing_reason ?? null,
+    amountPaid: inv.amount_paid ?? 0,
+    subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined) ??
+      idOf(legacy.subscription),
+    metadata: (details?.metadata ?? legacy.subscription_details?.metadata ?? {}) as Record<string, string>,
+    periodStart: fromUnix(line?.period?.start ?? inv.period_start),
+    periodEnd: fromUnix(line?.period?.end ?? inv.period_end),
+  };
+}
+
+/** Stripe's own tolerance: a signature more than five minutes from now, either way, is refused. */
+const WEBHOOK_TOLERANCE_SECONDS = 300;
+
+/** The signed timestamp (`t=`) of a Stripe-Signature header, or null when it has none. */
+function signedAt(header: string): number | null {
+  for (const part of header.split(",")) {
+    const [key, value] = part.split("=", 2);
+    if (key?.trim() === "t" && /^\d+$/.test(value?.trim() ?? "")) return Number(value.trim());
+  }
+  return null;
+}
+
+/**
+ * The event's object as the provider-neutral view fulfilment reads. The object is signed with the event, so
+ * it is the provider's word at the time of the event; an object without the fields read here gives nothing.
+ */
+function objectOf(
+  object: Record<string, unknown>,
+): Pick<ProviderEvent, "session" | "invoice" | "subscription"> {
+  if (object.object === "checkout.session" && typeof object.payment_status === "string") {
+    return { session: sessionFrom(object as unknown as Stripe.Checkout.Session) };
+  }
+  if (object.object === "invoice" && typeof object.status === "string") {
+    return { invoice: invoiceFrom(object as unknown as Stripe.Invoice) };
+  }
+  if (object.object === "subscription" && typeof object.status === "string") {
+    return { subscription: subscriptionFrom(object as unknown as Stripe.Subscription) };
+  }
+  return {};
+}
+
 /** Stripe's longest coupon name (its API refuses a longer one); our promotion codes reach 64 characters. */
 const COUPON_NAME_MAX = 40;
 
@@ -64,8 +156,9 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         protocol: base.protocol === "http:" ? "http" : "https",
       }
       : {}),
-    // A failed call surfaces at once; our own fulfilment is idempotent and the webhook retries.
-    maxNetworkRetries: 0,
+    // The SDK's own default: a connection failure, a 409, 429 or 5xx is retried twice with backoff, under the
+    // Idempotency-Key it sends with every POST, so a retried checkout is created once.
+    maxNetworkRetries: 2,
     telemetry: false,
     timeout: 20_000,
   });
@@ -134,7 +227,6 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       });
       return { id: session.id, url: session.url ?? "" };
     }
-    const price = await priceFor(req.planLookupKey!, req.description, req.subtotalCents);
     let discounts: { coupon: string }[] | undefined;
     if (req.discountCents > 0) {
       // Our promotion code, applied by Stripe as a one-off amount on the first invoice.
@@ -150,7 +242,17 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     const session = await stripe.checkout.sessions.create({
       ...common,
       mode: "subscription",
-      line_items: [{ price, quantity: 1 }],
+      // The plan's monthly price inline (only the Checkout Session is created); the plan is named in
+      // subscription_data.metadata, which the subscription and its invoices carry.
+      line_items: [{
+        quantity: 1,
+        price_data: {
+          currency: req.currency,
+          unit_amount: req.subtotalCents,
+          recurring: { interval: "month" },
+          product_data: { name: req.description },
+        },
+      }],
       subscription_data: { metadata },
       ...(discounts ? { discounts } : {}),
     });
@@ -164,65 +266,17 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
 
     async getSession(id: string): Promise<ProviderSession | null> {
       const s = await retrieveOrNull(() => stripe.checkout.sessions.retrieve(id));
-      if (!s) return null;
-      return {
-        id: s.id,
-        status: s.status === "complete" ? "complete" : s.status === "expired" ? "expired" : "open",
-        paymentStatus: s.payment_status === "paid"
-          ? "paid"
-          : s.payment_status === "no_payment_required"
-          ? "no_payment_required"
-          : "unpaid",
-        amountTotal: s.amount_total,
-        currency: s.currency,
-        metadata: (s.metadata ?? {}) as Record<string, string>,
-        paymentId: idOf(s.payment_intent),
-        subscriptionId: idOf(s.subscription),
-        customerId: idOf(s.customer),
-        invoiceId: idOf(s.invoice),
-      };
+      return s && sessionFrom(s);
     },
 
     async getSubscription(id: string): Promise<ProviderSubscription | null> {
       const s = await retrieveOrNull(() => stripe.subscriptions.retrieve(id));
-      if (!s) return null;
-      const item = s.items.data[0];
-      return {
-        id: s.id,
-        status: s.status,
-        customerId: idOf(s.customer),
-        currentPeriodStart: fromUnix(item?.current_period_start) ?? new Date(),
-        currentPeriodEnd: fromUnix(item?.current_period_end) ?? new Date(),
-        cancelAtPeriodEnd: s.cancel_at_period_end,
-        lookupKey: item?.price?.lookup_key ?? null,
-        metadata: (s.metadata ?? {}) as Record<string, string>,
-      };
+      return s && subscriptionFrom(s);
     },
 
     async getInvoice(id: string): Promise<ProviderInvoice | null> {
       const inv = await retrieveOrNull(() => stripe.invoices.retrieve(id));
-      if (!inv) return null;
-      // Since API version 2025-03-31 the subscription is under parent.subscription_details; before, at the
-      // top (`subscription`, `subscription_details`), as older API versions and fakes still answer.
-      const legacy = inv as unknown as {
-        subscription?: string | { id: string } | null;
-        subscription_details?: { metadata?: Record<string, string> | null } | null;
-      };
-      const details = inv.parent?.subscription_details ?? null;
-      const line = inv.lines?.data?.[0];
-      return {
-        id: inv.id!,
-        status: inv.status,
-        billingReason: inv.billing_reason,
-        subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined) ??
-          idOf(legacy.subscription),
-        metadata: (details?.metadata ?? legacy.subscription_details?.metadata ?? {}) as Record<
-          string,
-          string
-        >,
-        periodStart: fromUnix(line?.period?.start ?? inv.period_start),
-        periodEnd: fromUnix(line?.period?.end ?? inv.period_end),
-      };
+      return inv && invoiceFrom(inv);
     },
 
     async getCharge(id: string): Promise<ProviderCharge | null> {
@@ -259,15 +313,33 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
 
     async verifyWebhook(rawBody, signature) {
       if (!signature) throw new WebhookSignatureError("No stripe-signature header value was provided.");
+      // The SDK refuses an old timestamp only; one from the future is as suspect (a replay prepared ahead).
+      const t = signedAt(signature);
+      if (t !== null && t - Date.now() / 1000 > WEBHOOK_TOLERANCE_SECONDS) {
+        throw new WebhookSignatureError("Timestamp outside the tolerance zone");
+      }
       let event: Stripe.Event;
       try {
-        // The async variant: WebCrypto, the only one that works under Deno.
-        event = await stripe.webhooks.constructEventAsync(rawBody, signature, opts.webhookSecret);
+        // The async variant: WebCrypto, the only one that works under Deno. The exact bytes received.
+        event = await stripe.webhooks.constructEventAsync(
+          Buffer.from(rawBody),
+          signature,
+          opts.webhookSecret,
+          WEBHOOK_TOLERANCE_SECONDS,
+        );
       } catch (error) {
         throw new WebhookSignatureError(error instanceof Error ? error.message : "Invalid signature");
       }
-      const object = event.data.object as { id?: string; metadata?: Record<string, string> | null };
-      return { id: event.id, type: event.type, objectId: object.id ?? "", metadata: object.metadata ?? {} };
+      const raw = (event as { data?: { object?: unknown } }).data?.object;
+      const object = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
+      const metadata = object.metadata && typeof object.metadata === "object" ? object.metadata : {};
+      return {
+        id: event.id,
+        type: event.type,
+        objectId: typeof object.id === "string" ? object.id : "",
+        metadata: metadata as Record<string, string>,
+        ...objectOf(object),
+      };
     },
   };
 }
