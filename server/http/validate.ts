@@ -4,8 +4,8 @@
  *
  * JSON bodies get two guards before any schema runs: a body not declared as
  * JSON is refused with 415 (otherwise the validator sees no body and lists every
- * field as missing), and a NUL character anywhere in the body is refused with
- * 422 (Postgres cannot store it in text: it would surface as a 500).
+ * field as missing), and text no database column can hold, or a key zod would
+ * silently drop, is refused with 422 (see findUnacceptedText).
  */
 import { zValidator } from "@hono/zod-validator";
 import type { Context, ValidationTargets } from "hono";
@@ -38,21 +38,33 @@ export function describeIssues(error: { issues: { message: string; path: Propert
 }
 
 /**
- * The path of the first string (value or key) holding U+0000, or null. Iterative, so a
- * deeply nested body cannot overflow the stack.
+ * The first string (value or key) in a parsed JSON body that is refused before any schema runs, with its
+ * path and why; or null. U+0000: Postgres cannot store it in text. A lone UTF-16 surrogate (`"\ud800"` is
+ * valid JSON): Postgres' jsonb refuses it (a 500 from a profile's styling preferences), and text columns
+ * would store it as U+FFFD, so two different emails could become one. A `__proto__` key: zod's records drop
+ * it from their output without a word, so `{"options": {"__proto__": {...}}}` was a generation of the
+ * defaults, charged. Iterative, so a deeply nested body cannot overflow the stack.
  */
-export function findNulPath(value: unknown): string | null {
+export function findUnacceptedText(value: unknown): { path: string; why: string } | null {
+  const refused = (text: string) =>
+    text.includes("\0")
+      ? "must not contain NUL (\\u0000) characters"
+      : text.isWellFormed()
+      ? null
+      : "must be valid Unicode text (a lone surrogate such as \\ud800 is not)";
   const stack: [unknown, string][] = [[value, ""]];
   while (stack.length > 0) {
     const [v, path] = stack.pop()!;
     if (typeof v === "string") {
-      if (v.includes("\0")) return path;
+      const why = refused(v);
+      if (why) return { path, why };
     } else if (Array.isArray(v)) {
       v.forEach((item, i) => stack.push([item, path ? `${path}.${i}` : String(i)]));
     } else if (v !== null && typeof v === "object") {
       for (const [key, item] of Object.entries(v)) {
         const at = path ? `${path}.${key}` : key;
-        if (key.includes("\0")) return at;
+        const why = key === "__proto__" ? "is not an accepted field name" : refused(key);
+        if (why) return { path: at, why };
         stack.push([item, at]);
       }
     }
@@ -68,12 +80,11 @@ async function guardJsonBody(c: Context): Promise<void> {
   } catch {
     return; // malformed JSON: the validator answers 400
   }
-  const path = findNulPath(body);
-  if (path !== null) {
-    const field = path.replace(/\0/g, "\\u0000") || "The request body";
-    throw new AppError(422, `${field} must not contain NUL (\\u0000) characters`, {
-      code: "validation_error",
-    });
+  const found = findUnacceptedText(body);
+  if (found !== null) {
+    // The path as JSON would write it: a NUL or a lone surrogate in a key is shown escaped.
+    const field = JSON.stringify(found.path).slice(1, -1) || "The request body";
+    throw new AppError(422, `${field} ${found.why}`, { code: "validation_error" });
   }
 }
 

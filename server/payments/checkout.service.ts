@@ -80,17 +80,17 @@ export function plansView(): PlansResponse {
 const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/;
 
 /**
- * The origins a checkout may return to: this app's own (as the request reached it), PUBLIC_URL's, and outside
- * production a loopback origin (a client run on another local port). Anything else is refused: we never
- * redirect a paying customer to a foreign site.
+ * The origins a checkout may return to: PUBLIC_URL's when it is set, else this app's own as the request
+ * reached it (its Host header, which a proxy may pass through from anyone: with PUBLIC_URL set it is not
+ * trusted), and outside production a loopback origin (a client run on another local port). Anything else is
+ * refused: we never redirect a paying customer to a foreign site.
  */
 export function checkedOrigin(
   originUrl: string,
   requestUrl: string,
   config: Pick<Config, "publicUrl" | "production">,
 ): string {
-  const allowed = new Set([new URL(requestUrl).origin]);
-  if (config.publicUrl) allowed.add(new URL(config.publicUrl).origin);
+  const allowed = new Set([new URL(config.publicUrl ?? requestUrl).origin]);
   let parsed: URL;
   try {
     parsed = new URL(originUrl);

@@ -22,8 +22,18 @@ export function uploadBodyLimit() {
   });
 }
 
-/** The `file` part of a multipart body; `code` is the error code a missing file answers with. */
+/**
+ * The `file` part of a multipart body; `code` is the error code a missing file answers with. A body declared
+ * as anything but multipart/form-data (JSON, a raw image, a form without files) is 415, as a JSON route
+ * answers a body that is not JSON; a body declaring no type at all is read as a form without the file.
+ */
 export async function readUploadedFile(c: Context, code?: string): Promise<Blob> {
+  const mediaType = c.req.header("Content-Type")?.split(";")[0].trim().toLowerCase() ?? "";
+  if (mediaType && mediaType !== "multipart/form-data") {
+    throw new AppError(415, 'Content-Type must be multipart/form-data, with the image in the field "file"', {
+      code: "unsupported_media_type",
+    });
+  }
   const noFile = () => new AppError(422, NO_FILE_UPLOADED, code ? { code } : undefined);
   let body: Record<string, string | File>;
   try {

@@ -18,6 +18,8 @@ export const PROFILE_LIMITS = {
   /** Serialised JSON bytes of styling_preferences. */
   preferencesBytes: 4096,
   preferencesKeys: 50,
+  /** Nesting: a few levels describe any preference; 2,000 levels in 4 KB exported as 8 MB of indentation. */
+  preferencesDepth: 8,
   listItems: 20,
   listItemLength: 50,
   /** A date of birth must give an age in this range. */
@@ -105,6 +107,19 @@ const listSchema = (field: string) =>
     .nullable()
     .optional();
 
+/** How many objects and lists deep a JSON value nests (a string or number: 0). Iterative: no stack to overflow. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== "object") continue;
+    deepest = Math.max(deepest, depth + 1);
+    for (const item of Object.values(v)) stack.push([item, depth + 1]);
+  }
+  return deepest;
+}
+
 const stylingPreferencesSchema = z.record(z.string(), z.unknown(), {
   error: "styling_preferences must be an object",
 })
@@ -113,6 +128,9 @@ const stylingPreferencesSchema = z.record(z.string(), z.unknown(), {
   })
   .refine((o) => new TextEncoder().encode(JSON.stringify(o)).length <= L.preferencesBytes, {
     message: `styling_preferences must be at most ${L.preferencesBytes} bytes of JSON`,
+  })
+  .refine((o) => depthOf(o) <= L.preferencesDepth, {
+    message: `styling_preferences must nest at most ${L.preferencesDepth} levels deep`,
   })
   .nullable()
   .optional();

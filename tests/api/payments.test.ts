@@ -13,6 +13,7 @@ import {
   promotionRedemptions,
   users,
 } from "../../db/schema.ts";
+import { checkedOrigin } from "../../server/payments/checkout.service.ts";
 import { fulfilCheckoutSession } from "../../server/payments/fulfilment.service.ts";
 import { createPromotion, PROMO_MESSAGES } from "../../server/payments/promotions.service.ts";
 import {
@@ -235,6 +236,25 @@ for (const backend of backends()) {
             const r = await buy(ctx, user.access_token, { package_id: "small", origin_url: origin });
             assert.equal(r.status, 200, origin);
           }
+          // With PUBLIC_URL set, the origin the request claims (its Host header, passed on by a proxy) is not
+          // trusted: a request sent with `Host: evil.example` cannot make evil.example a return address.
+          const live = { publicUrl: "https://styletwin.example", production: true };
+          assert.equal(
+            checkedOrigin("https://styletwin.example/", "https://evil.example/api/x", live),
+            "https://styletwin.example",
+          );
+          assert.throws(
+            () => checkedOrigin("https://evil.example", "https://evil.example/api/x", live),
+            /origin_url/,
+          );
+          // Without it, the app's own origin is the one the request reached.
+          assert.equal(
+            checkedOrigin("https://app.example", "https://app.example/api/x", {
+              publicUrl: undefined,
+              production: true,
+            }),
+            "https://app.example",
+          );
         });
 
         await t.step(

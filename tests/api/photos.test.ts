@@ -523,7 +523,7 @@ apiTest("photos: a 20000x20000 PNG (decompression bomb) is 422 before decoding",
   assert.ok(performance.now() - started < 5_000, "refused from the header, not by decoding 400 MP");
 });
 
-apiTest("photos: a missing file field is 422", async (ctx) => {
+apiTest("photos: a missing file field is 422; a body that is not multipart is 415", async (ctx) => {
   const none = await upload(ctx, null);
   assert.equal(none.status, 422);
   assert.match(none.body.detail, /No file uploaded/);
@@ -545,8 +545,24 @@ apiTest("photos: a missing file field is 422", async (ctx) => {
     body: { file: "x" },
     headers: { "X-Forwarded-For": freshIp() },
   });
-  assert.equal(asJson.status, 422);
-  assert.match(asJson.body.detail, /No file uploaded/);
+  const notMultipart = {
+    detail: 'Content-Type must be multipart/form-data, with the image in the field "file"',
+    code: "unsupported_media_type",
+  };
+  assert.deepEqual([asJson.status, asJson.body], [415, notMultipart]);
+  const { access_token } = await ctx.register();
+  for (const path of ["/api/upload-photo", "/api/users/profile/image"]) {
+    const raw = await ctx.app.request(path, {
+      method: "POST",
+      body: fixtures.jpeg,
+      headers: {
+        "Content-Type": "image/jpeg",
+        "X-Forwarded-For": freshIp(),
+        Authorization: `Bearer ${access_token}`,
+      },
+    });
+    assert.deepEqual([raw.status, await raw.json()], [415, notMultipart], path);
+  }
 
   const empty = await upload(ctx, new Uint8Array());
   assert.equal(empty.status, 422);

@@ -234,6 +234,56 @@ apiTest("security: a NUL character in any JSON string -> 422 naming the field, n
   assert.equal(nested.body.detail, "options.lips must not contain NUL (\\u0000) characters");
 });
 
+apiTest(
+  "security: a lone surrogate in any JSON string, or a __proto__ key, -> 422 naming the field; nothing charged or stored",
+  async (ctx) => {
+    const { session } = await signUp(ctx);
+    const token = session.access_token;
+    const unicode = "must be valid Unicode text (a lone surrogate such as \\ud800 is not)";
+    // Postgres' jsonb refused these with a 500 before.
+    for (
+      const [body, field] of [
+        [{ styling_preferences: { look: "soft\ud800" } }, "styling_preferences.look"],
+        [{ styling_preferences: { "\udc00": 1 } }, "styling_preferences.\\udc00"],
+        [{ bio: "x\udbff" }, "bio"],
+      ] as const
+    ) {
+      const res = await ctx.call("PUT", "/api/users/profile", { token, body });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(res.body, { detail: `${field} ${unicode}`, code: "validation_error" });
+    }
+    const profile = await ctx.call("GET", "/api/users/profile", { token });
+    assert.deepEqual([profile.body.bio ?? null, profile.body.styling_preferences ?? {}], [null, {}]);
+
+    const mail = await ctx.call("POST", "/api/auth/register", {
+      body: {
+        email: `s\ud800x${crypto.randomUUID().slice(0, 8)}@example.com`,
+        password: PASSWORD,
+        full_name: "S",
+      },
+    });
+    assert.deepEqual([mail.status, mail.body.detail], [422, `email ${unicode}`]);
+
+    // zod's records drop a __proto__ key without a word: the defaults were generated, and charged.
+    const photoId = crypto.randomUUID();
+    for (const key of ["options", "intensity"]) {
+      const res = await ctx.call("POST", "/api/generate", {
+        token,
+        body: JSON.parse(
+          `{"photoId": "${photoId}", "studioType": "makeup", "${key}": {"__proto__": {"lips": 1}}}`,
+        ),
+      });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.deepEqual(res.body, {
+        detail: `${key}.__proto__ is not an accepted field name`,
+        code: "validation_error",
+      });
+    }
+    const me = await ctx.call("GET", "/api/users/me", { token });
+    assert.equal(me.body.credits, 10);
+  },
+);
+
 apiTest("a wrong type or value in a JSON body names the field it is about", async (ctx) => {
   const { session } = await signUp(ctx);
   const token = session.access_token;

@@ -208,6 +208,11 @@ for (const backend of backends()) {
               { styling_preferences: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 1])) },
               /styling_preferences must have at most 50 keys/,
             ],
+            [
+              // 2,000 levels fit in 4 KB and came back from the data export as 8 MB of indentation.
+              { styling_preferences: { a: JSON.parse("[".repeat(2000) + "]".repeat(2000)) } },
+              /styling_preferences must nest at most 8 levels deep/,
+            ],
             [{ favorite_styles: "soft-glam" }, /favorite_styles must be a list of text/],
             [
               { favorite_styles: Array.from({ length: 21 }, (_, i) => `s${i}`) },
