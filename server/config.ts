@@ -8,9 +8,12 @@ import { DEFAULT_WELCOME_CREDITS } from "./credits/credit-constants.ts";
 
 const bool = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
-/** A provider API key: printable ASCII without spaces (a pasted quote or newline is caught at boot). */
+/**
+ * A provider API key: printable ASCII without spaces (a pasted quote or newline is caught at boot). No provider
+ * documents a length, so none is asked beyond one character (a short test key is a key).
+ */
 const apiKey = (name: string) =>
-  z.string().min(10, `${name} is malformed: too short for an API key`).max(
+  z.string().min(1, `${name} is empty`).max(
     512,
     `${name} is malformed: too long`,
   )
@@ -33,7 +36,9 @@ const envSchema = z.object({
   IMAGE_MODEL: z.enum(["local", "gemini", "openai", "fal", "hybrid"]).default("local"),
   // Hosted image models (server/imaging/hosted): keys are checked at boot, never logged.
   GEMINI_API_KEY: apiKey("GEMINI_API_KEY").optional(),
-  GEMINI_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be a Gemini model id").optional(),
+  // The SDK takes the id with or without its resource prefix ("models/gemini-2.5-flash-image").
+  GEMINI_MODEL: z.string().regex(/^(models\/)?[a-z0-9][a-z0-9.\-]{2,80}$/, "must be a Gemini model id")
+    .optional(),
   GEMINI_BASE_URL: z.string().url().optional(),
   OPENAI_API_KEY: apiKey("OPENAI_API_KEY").optional(),
   OPENAI_IMAGE_MODEL: z.string().regex(/^[a-z0-9][a-z0-9.\-]{2,80}$/, "must be an OpenAI image model id")
@@ -178,9 +183,11 @@ export function loadConfig(
     ? "GEMINI_API_KEY: GEMINI_API_KEY, OPENAI_API_KEY or FAL_KEY is required when IMAGE_MODEL=hybrid"
     : undefined;
   if (missingKey) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
-  if (e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+  // In production renewals and refunds arrive only by webhook: stop at boot. Elsewhere (trying Stripe's test
+  // mode, checkouts fulfilled by the status call) the webhook refuses every event until it is set.
+  if (production && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError(
-      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY (payments are fulfilled by its webhooks)",
+      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production (renewals and refunds arrive by its webhooks)",
     );
   }
   if (production && !e.JWT_SECRET) {

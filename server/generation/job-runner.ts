@@ -353,17 +353,21 @@ export class JobRunner {
    * partial and keeps its front; the missing angle is never replaced by a copy).
    * Shutting down propagates, so the job is requeued whole.
    */
+  /**
+   * A side or back view, tried once more after a transient failure (a timeout, a crash). A refusal (declined
+   * for safety, no image, a refused key, the model's time budget spent) is not: it would be refused, and
+   * billed, again, and the set would run past its time.
+   */
   async #otherAngle(job: GenerationRow, req: Parameters<ImageModel["generate"]>[0]) {
     for (let tries = 1; tries <= 2; tries++) {
       try {
         return await this.#generateWithTimeout(req);
       } catch (error) {
         if (this.#stopping) throw error;
-        recordModelError(
-          this.#opts.model.name,
-          error instanceof ModelError && !error.transient ? "refused" : "transient",
-        );
+        const refused = error instanceof ModelError && !error.transient;
+        recordModelError(this.#opts.model.name, refused ? "refused" : "transient");
         log.warn("360 angle failed", { id: job.id, angle: req.angle, try: tries, error });
+        if (refused) break;
       }
     }
     return null;

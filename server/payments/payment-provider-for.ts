@@ -1,5 +1,6 @@
 /** Picks the payment provider the configuration names; one instance per configuration. */
 import type { Config } from "../config.ts";
+import { log } from "../log.ts";
 import type { PaymentProvider } from "./providers/payment-provider.ts";
 import { createSandboxProvider } from "./providers/sandbox.ts";
 
@@ -13,13 +14,16 @@ export function paymentProviderFor(config: Config): Promise<PaymentProvider> {
   let provider = cache.get(config);
   if (!provider) {
     provider = config.paymentProvider === "stripe"
-      ? import("./providers/stripe.ts").then(({ createStripeProvider }) =>
-        createStripeProvider({
+      ? import("./providers/stripe.ts").then(({ createStripeProvider }) => {
+        if (!config.stripeWebhookSecret) {
+          log.warn("STRIPE_WEBHOOK_SECRET is not set: Stripe's webhooks are refused (400) until it is");
+        }
+        return createStripeProvider({
           secretKey: config.stripeSecretKey!,
-          webhookSecret: config.stripeWebhookSecret!,
+          webhookSecret: config.stripeWebhookSecret,
           apiBase: config.stripeApiBase,
-        })
-      )
+        });
+      })
       : Promise.resolve(createSandboxProvider());
     cache.set(config, provider);
   }

@@ -15,7 +15,7 @@ import {
   historyPageSchema,
 } from "../../server/generation/generation.schemas.ts";
 import { JobRunner, MAX_ATTEMPTS, requeueOrphanedJobs } from "../../server/generation/job-runner.ts";
-import type { ImageModel } from "../../server/imaging/image-model.ts";
+import { type ImageModel, ModelError } from "../../server/imaging/image-model.ts";
 import { ANGLES, OPTION_KEYS } from "../../server/styling/option-keys.ts";
 import { CATALOG } from "../../server/styling/catalog.ts";
 import { apiTest, generate, uploadPhoto, waitFor } from "../helpers/api-test.ts";
@@ -643,6 +643,37 @@ apiTest("generation: 360: a four-angle model yields four distinct results", asyn
   assertShape(generationStatusResponseSchema, s.body);
   assert.equal(await balance(ctx, u.user.id), 8, "a 360 set still costs 2 credits");
 });
+
+apiTest(
+  "generation: 360: a side view that failed transiently is tried once more; a refused one is not",
+  async (ctx) => {
+    const u = await ctx.register();
+    const photoId = await upload(ctx, u.access_token);
+    const { generationId } = (await generate(ctx, u.access_token, { photoId, view360: true })).body;
+    const base = succeedingModel({ angles: [...ANGLES] });
+    const tries: Record<string, number> = {};
+    const model: ImageModel = {
+      ...base,
+      generate(req) {
+        tries[req.angle] = (tries[req.angle] ?? 0) + 1;
+        // The right view crashes once (transient); the left is refused (declined: asked again it would be
+        // declined, and billed, again).
+        if (req.angle === "right" && tries.right === 1) return Promise.reject(new Error("worker crashed"));
+        if (req.angle === "left") {
+          return Promise.reject(
+            new ModelError("The image service declined this request", { transient: false }),
+          );
+        }
+        return base.generate(req);
+      },
+    };
+    assert.equal(await drainWith(ctx, model), 1);
+    assert.deepEqual(tries, { front: 1, right: 2, left: 1, back: 1 });
+    const s = await ctx.call("GET", `/api/generation/${generationId}/status`, { token: u.access_token });
+    assert.equal(s.body.status, "completed");
+    assert.deepEqual(Object.keys(s.body.resultUrls).sort(), ["back", "front", "right"]);
+  },
+);
 
 apiTest(
   "generation: 360: a front-only model: other angles absent, not faked; a note says so",

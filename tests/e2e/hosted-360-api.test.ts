@@ -199,12 +199,12 @@ for (const backend of backends()) {
       );
 
       await t.step(
-        "one angle keeps failing: retried once, the set is partial, the front kept, no copy",
+        "one angle declined: not asked again (declined and billed again), the set is partial, the front kept, no copy",
         async () => {
-          // front ok; right declined twice (the retry); left and back ok.
-          const answers = ["success", "output_blocked", "output_blocked", "success", "success"] as const;
+          // front ok; right declined (a refusal is final: no second call); left and back ok.
+          const answers = ["success", "output_blocked", "success", "success"] as const;
           const { u, id, s, calls } = await generateThrough(ctx, fake, RED_LIPS_360, ...answers);
-          assert.equal(calls, 5);
+          assert.equal(calls, 4);
           assert.equal(s.status, "completed");
           assert.deepEqual(Object.keys(s.resultUrls).sort(), ["back", "front", "left"]);
           assert.ok(s.notes.includes(partialSetNote(["right"])), JSON.stringify(s.notes));

@@ -113,8 +113,8 @@ Deno.test("[browser] hosted model: the 360° grid fills angle by angle", opts, a
 Deno.test("[browser] hosted model: a partial 360 set names the missing view", opts, async () => {
   const { server, browser, portrait } = await setup();
   fake.setDelay(0);
-  // The front is made; the right view is declined twice (its retry); left and back are made.
-  fake.enqueue("success", "output_blocked", "output_blocked");
+  // The front is made; the right view is declined (not asked again); left and back are made.
+  fake.enqueue("success", "output_blocked");
   await withPage(browser, server.url, async (g) => {
     const { page } = g;
     g.allow(/status of 422/); // the local live preview refuses what it cannot draw

@@ -24,7 +24,13 @@ export type GeminiBehaviour =
   | "bad_key"
   | "hang"
   | "no_face"
-  | "tiny";
+  | "tiny"
+  /** Valid base64 of bytes that are no image. */
+  | "garbage"
+  /** An image part whose data is not base64. */
+  | "bad_base64"
+  /** The image part spelled as the REST request examples spell it (`inline_data`, `mime_type`). */
+  | "snake_case";
 
 export interface RecordedGeminiRequest {
   path: string;
@@ -147,15 +153,27 @@ export async function startFakeGemini(opts: { apiKey?: string } = {}): Promise<F
         });
       }
       case "no_face":
-      case "tiny": {
+      case "tiny":
+      case "garbage":
+      case "bad_base64":
+      case "snake_case": {
         const img = kind === "tiny"
           ? await sharp(images.front).resize(48, 84).png().toBuffer()
-          : await sharp(await landscape()).resize(768, 1344, { fit: "cover" }).png().toBuffer();
+          : kind === "no_face"
+          ? await sharp(await landscape()).resize(768, 1344, { fit: "cover" }).png().toBuffer()
+          : kind === "garbage"
+          ? new TextEncoder().encode("this is not a PNG, whatever its mimeType says")
+          : images.front;
+        const data = kind === "bad_base64" ? "%%% not base64 %%%" : b64(new Uint8Array(img));
         return json(200, {
           candidates: [{
             content: {
               role: "model",
-              parts: [{ inlineData: { mimeType: "image/png", data: b64(new Uint8Array(img)) } }],
+              parts: [
+                kind === "snake_case"
+                  ? { inline_data: { mime_type: "image/png", data } }
+                  : { inlineData: { mimeType: "image/png", data } },
+              ],
             },
             finishReason: "STOP",
             index: 0,

@@ -13,7 +13,9 @@ import { cropFace, FRONTAL_FACES, landscape } from "../imaging/fixtures.ts";
 export type OpenAiBehaviour =
   | "success"
   | "rate_limit"
-  | { kind: "rate_limit"; retryAfterSeconds?: number; retryAfterMs?: number }
+  | { kind: "rate_limit"; retryAfterSeconds?: number; retryAfterMs?: number; resetRequests?: string }
+  /** A 429 naming an exhausted quota in `type` only (`code` null), as the error table lists it. */
+  | "quota_by_type"
   | "server_error"
   | "moderation_blocked"
   | "content_policy_violation"
@@ -143,8 +145,17 @@ export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<F
         case "empty_data":
           return json(200, { created: Math.floor(Date.now() / 1000), data: [] });
         case "rate_limit": {
-          const o = typeof b === "object" ? b as { retryAfterSeconds?: number; retryAfterMs?: number } : {};
+          const o = typeof b === "object"
+            ? b as { retryAfterSeconds?: number; retryAfterMs?: number; resetRequests?: string }
+            : {};
           const headers: Record<string, string> = {};
+          if (o.resetRequests !== undefined) {
+            headers["x-ratelimit-limit-requests"] = "5";
+            headers["x-ratelimit-remaining-requests"] = "0";
+            headers["x-ratelimit-reset-requests"] = o.resetRequests;
+            headers["x-ratelimit-remaining-tokens"] = "149000";
+            headers["x-ratelimit-reset-tokens"] = "6m0s";
+          }
           if (o.retryAfterSeconds !== undefined) headers["retry-after"] = String(o.retryAfterSeconds);
           if (o.retryAfterMs !== undefined) headers["retry-after-ms"] = String(o.retryAfterMs);
           return json(429, {
@@ -157,6 +168,15 @@ export async function startFakeOpenAi(opts: { apiKey?: string } = {}): Promise<F
             },
           }, headers);
         }
+        case "quota_by_type":
+          return json(
+            429,
+            error(
+              "You exceeded your current quota, please check your plan and billing details.",
+              "insufficient_quota",
+              null,
+            ),
+          );
         case "server_error":
           return json(
             500,

@@ -183,7 +183,7 @@ export const ZERO_INTENSITY: Intensity = {
 export function testHostedModel(
   provider: ImageProvider,
   faces: FaceCounter,
-  opts: { budgetMs?: number; perMinute?: number } = {},
+  opts: { budgetMs?: number; perMinute?: number; authRecheckMs?: number; attemptMinMs?: number } = {},
 ): ReturnType<typeof createHostedModel> {
   return createHostedModel({
     provider,
@@ -191,6 +191,8 @@ export function testHostedModel(
     limits: new CallLimits(4, opts.perMinute ?? 100),
     budgetMs: opts.budgetMs ?? 15_000,
     backoffBaseMs: 100,
+    authRecheckMs: opts.authRecheckMs,
+    attemptMinMs: opts.attemptMinMs,
   });
 }
 
@@ -209,7 +211,13 @@ export async function withHostedFake<F extends ProviderFake>(
   start: () => Promise<F>,
   provider: (o: { apiKey: string; baseUrl: string }) => ImageProvider,
   faces: FaceCounter,
-  opts: { budgetMs?: number; perMinute?: number; apiKey?: string },
+  opts: {
+    budgetMs?: number;
+    perMinute?: number;
+    apiKey?: string;
+    authRecheckMs?: number;
+    attemptMinMs?: number;
+  },
   fn: (ctx: { fake: F; model: HostedModel }) => Promise<void>,
 ): Promise<void> {
   const fake = await start();
@@ -242,7 +250,7 @@ export const HOSTED_FAILURES = {
   unavailable:
     "The image model is not available right now, so this look could not be generated. Your credits have been refunded. Please try again later.",
   badOutput:
-    "The image service returned an unusable image (no face could be found in it). Your credits have been refunded; please try again, ideally with a clear, front-facing photo.",
+    "The image service returned an image that could not be read. Your credits have been refunded; please try again.",
 } as const;
 
 /** Asserts that `p` fails with that failure's text, final for the job runner (refunded, not retried). */

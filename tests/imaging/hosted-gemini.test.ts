@@ -10,7 +10,7 @@ import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import { CallLimits } from "../../server/imaging/hosted/call-limits.ts";
 import { createFaceCounter, type FaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import { createGeminiProvider, DEFAULT_GEMINI_MODEL } from "../../server/imaging/hosted/gemini-provider.ts";
-import type { HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
+import { type HostedModel, NO_FACE_NOTE } from "../../server/imaging/hosted/hosted-model.ts";
 import { IDENTITY_CLAUSE, SAFETY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle, Intensity } from "../../server/styling/option-keys.ts";
 import { type FakeGemini, startFakeGemini } from "../helpers/fake-gemini.ts";
@@ -29,7 +29,13 @@ const faces: FaceCounter = createFaceCounter();
 
 function withGemini(
   fn: (ctx: { fake: FakeGemini; model: HostedModel }) => Promise<void>,
-  opts: { budgetMs?: number; apiKey?: string; perMinute?: number } = {},
+  opts: {
+    budgetMs?: number;
+    apiKey?: string;
+    perMinute?: number;
+    authRecheckMs?: number;
+    attemptMinMs?: number;
+  } = {},
 ) {
   return withHostedFake(startFakeGemini, createGeminiProvider, faces, opts, fn);
 }
@@ -183,18 +189,30 @@ for (
 }
 
 Deno.test({
-  name: "gemini: an invalid key fails at once and turns the model failed",
+  name:
+    "gemini: an invalid key fails at once and turns the model failed; after a while the key is tried again",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: () =>
     withGemini(async ({ fake, model }) => {
       await rejectsWithFinal(model.generate(request()), "unavailable");
       assert.equal(fake.requests.length, 1);
-      assert.equal(fake.requests[0].apiKey, "wrong-key-0123456789");
+      assert.equal(fake.requests[0].apiKey, "wrong-key");
       const h = model.health();
       assert.equal(h.state, "failed");
-      assert.match(h.detail ?? "", /API_KEY_INVALID/);
-    }, { apiKey: "wrong-key-0123456789" }),
+      // The public health names the kind and code, never the provider's own words.
+      assert.match(h.detail ?? "", /^gemini: auth \(HTTP \d{3} API_KEY_INVALID\)$/);
+      // After the recheck time the next generation tries the key again (the provider may have recovered).
+      const until = Date.now() + 5_000;
+      while (model.health().state === "failed" && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.equal(model.health().state, "degraded");
+      assert.match(model.health().detail ?? "", /the next generation tries the key again/);
+      await rejectsWithFinal(model.generate(request()), "unavailable");
+      assert.equal(fake.requests.length, 2);
+      assert.equal(model.health().state, "failed");
+    }, { apiKey: "wrong-key", authRecheckMs: 150 }),
 });
 
 Deno.test({
@@ -212,17 +230,52 @@ Deno.test({
 });
 
 Deno.test({
-  name: "gemini: an output without a face, or a tiny one, is retried once, then refused",
+  name: "gemini: a request that hangs once is given up while a retry still fits, and the retry answers",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: () =>
+    withGemini(async ({ fake, model }) => {
+      fake.enqueue("hang");
+      const out = await model.generate(request());
+      assert.equal(fake.requests.length, 2);
+      assert.equal((await sharp(out.image).metadata()).height, 1920);
+    }, { budgetMs: 6000, attemptMinMs: 1000 }),
+});
+
+Deno.test({
+  name:
+    "gemini: a faceless front is asked for once more, then kept with a note; any size is framed; an unreadable image is refused",
   sanitizeResources: false,
   sanitizeOps: false,
   fn: () =>
     withGemini(async ({ fake, model }) => {
       fake.enqueue("no_face");
-      await model.generate(request());
+      const again = await model.generate(request());
       assert.equal(fake.requests.length, 2, "one retry after the faceless output");
-      fake.enqueue("tiny", "no_face");
-      await rejectsWithFinal(model.generate(request()), "badOutput");
+      assert.deepEqual(again.notes, []);
+      // Twice without a face: the providers promise nothing about what they draw; it is kept, and said.
+      fake.enqueue("no_face", "no_face");
+      const kept = await model.generate(request());
       assert.equal(fake.requests.length, 4);
+      assert.deepEqual(kept.notes, [NO_FACE_NOTE]);
+      // A 48x84 image (a placeholder, a thumbnail) is fitted into the 9:16 frame, not refused.
+      fake.enqueue("tiny");
+      const small = await model.generate(request());
+      assert.equal(fake.requests.length, 5);
+      const meta = await sharp(small.image).metadata();
+      assert.deepEqual([meta.width, meta.height], [1080, 1920]);
+      // Bytes that are no image: asked once more, then refused (refunded).
+      fake.enqueue("garbage", "garbage");
+      await rejectsWithFinal(model.generate(request()), "badOutput");
+      assert.equal(fake.requests.length, 7);
+      // Image data that is not base64 is an answer without an image: refused at once.
+      fake.enqueue("bad_base64");
+      await rejectsWithFinal(model.generate(request()), "noImage");
+      assert.equal(fake.requests.length, 8);
+      // The part spelled as the REST request examples spell it is read too.
+      fake.enqueue("snake_case");
+      const snake = await model.generate(request());
+      assert.equal((await sharp(snake.image).metadata()).height, 1920);
     }),
 });
 

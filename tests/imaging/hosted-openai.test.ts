@@ -8,11 +8,22 @@ import sharp from "sharp";
 import type { ImageRequest } from "../../server/imaging/image-model.ts";
 import { createFaceCounter } from "../../server/imaging/hosted/face-check.ts";
 import type { HostedModel } from "../../server/imaging/hosted/hosted-model.ts";
-import { createOpenAiProvider } from "../../server/imaging/hosted/openai-provider.ts";
+import {
+  createOpenAiProvider,
+  durationMs,
+  openAiBaseUrl,
+} from "../../server/imaging/hosted/openai-provider.ts";
 import { IDENTITY_CLAUSE } from "../../server/imaging/hosted/prompt-builder.ts";
 import type { Angle } from "../../server/styling/option-keys.ts";
 import { type FakeOpenAi, startFakeOpenAi } from "../helpers/fake-openai.ts";
-import { cropFace, FRONTAL_FACES, hostedRequest, rejectsWithFinal, withHostedFake } from "./fixtures.ts";
+import {
+  cropFace,
+  FRONTAL_FACES,
+  hostedRequest,
+  rejectsWithFinal,
+  testHostedModel,
+  withHostedFake,
+} from "./fixtures.ts";
 
 const portrait = await cropFace(FRONTAL_FACES[5]);
 const faces = createFaceCounter();
@@ -152,6 +163,65 @@ Deno.test({
       await rejectsWithFinal(model.generate(request()), "busy");
       assert.ok(Date.now() - t0 < 5000);
     }, { budgetMs: 3000 }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: a 429 without Retry-After waits until the spent limit resets (x-ratelimit-reset-requests)",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue({ kind: "rate_limit", resetRequests: "1.2s" });
+      const t0 = Date.now();
+      await model.generate(request());
+      const took = Date.now() - t0;
+      assert.equal(fake.requests.length, 2);
+      // The test model's own backoff is 100 ms: only the header explains a wait this long (and not the
+      // tokens' 6 minutes, which are not spent).
+      assert.ok(took >= 1200 && took < 4000, `took ${took} ms`);
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: a quota named only by its type (insufficient_quota, code null) fails at once, not retried",
+  fn: () =>
+    withOpenAi(async ({ fake, model }) => {
+      fake.enqueue("quota_by_type");
+      await rejectsWithFinal(model.generate(request()), "unavailable");
+      assert.equal(fake.requests.length, 1);
+      assert.equal(model.health().state, "degraded");
+      assert.equal(model.health().detail, "openai: config (HTTP 429 insufficient_quota)");
+    }),
+});
+
+Deno.test({
+  ...opts,
+  name: "openai: OPENAI_BASE_URL given as an origin alone reaches /v1/images/edits",
+  fn: async () => {
+    const fake = await startFakeOpenAi();
+    try {
+      const origin = new URL(fake.url).origin;
+      assert.equal(openAiBaseUrl(origin), `${origin}/v1`);
+      assert.equal(openAiBaseUrl(`${origin}/`), `${origin}/v1`);
+      assert.equal(openAiBaseUrl(`${origin}/v1/`), `${origin}/v1`);
+      assert.equal(openAiBaseUrl("https://proxy.example/openai/v1"), "https://proxy.example/openai/v1");
+      const model = testHostedModel(createOpenAiProvider({ apiKey: fake.apiKey, baseUrl: origin }), faces);
+      await model.ready?.();
+      await model.generate(request());
+      assert.deepEqual(fake.requests.map((r) => r.path), ["/v1/images/edits"]);
+    } finally {
+      await fake.close();
+    }
+  },
+});
+
+Deno.test("openai: x-ratelimit-reset durations", () => {
+  assert.equal(durationMs("1s"), 1000);
+  assert.equal(durationMs("12ms"), 12);
+  assert.equal(durationMs("6m0s"), 360_000);
+  assert.equal(durationMs("1h2m3.5s"), 3_723_500);
+  assert.equal(durationMs("soon"), undefined);
+  assert.equal(durationMs(null), undefined);
 });
 
 Deno.test({ ...opts, name: "openai: close the face detector", fn: () => faces.close() });

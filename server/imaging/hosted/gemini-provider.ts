@@ -76,11 +76,17 @@ export function imageFromResponse(res: GenerateContentResponse): ProviderImage {
   const candidate = res.candidates?.[0];
   const finish = candidate?.finishReason as string | undefined;
   const parts: Part[] = candidate?.content?.parts ?? [];
-  // Never assume parts[0]: text may come first, thinking models add interim images marked `thought`.
-  const images = parts.filter((p) => p.inlineData?.data);
+  // Never assume parts[0]: text may come first, thinking models add interim images marked `thought`. The
+  // REST API answers camelCase `inlineData`; its request examples spell it `inline_data`, and a proxy that
+  // answers so is read too.
+  const inline = (p: Part) =>
+    p.inlineData ?? (p as { inline_data?: { data?: string; mime_type?: string } }).inline_data;
+  const images = parts.filter((p) => inline(p)?.data);
   const final = images.filter((p) => !p.thought).at(-1) ?? images.at(-1);
-  if (final?.inlineData?.data) {
-    return { bytes: fromBase64(final.inlineData.data), mime: final.inlineData.mimeType ?? "image/png" };
+  const data = final && inline(final);
+  if (data?.data) {
+    const mime = (data as { mimeType?: string }).mimeType ?? (data as { mime_type?: string }).mime_type;
+    return { bytes: fromBase64(data.data), mime: mime ?? "image/png" };
   }
   if (finish && BLOCKING_FINISH.has(finish)) {
     throw new ProviderError("blocked", `Gemini blocked the output (finishReason ${finish})`, {
@@ -95,13 +101,18 @@ export function imageFromResponse(res: GenerateContentResponse): ProviderImage {
   );
 }
 
+/** The SDK's base URL is the API's origin (it adds `/v1beta`): a version given with it is taken off. */
+export function geminiBaseUrl(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, "").replace(/\/v1(beta|alpha)?$/, "");
+}
+
 export function createGeminiProvider(opts: GeminiOptions): ImageProvider {
   const model = opts.model ?? DEFAULT_GEMINI_MODEL;
   const ai = new GoogleGenAI({
     apiKey: opts.apiKey,
     // The documented Gemini API version for image generation (this SDK release defaults to v1).
     apiVersion: "v1beta",
-    ...(opts.baseUrl ? { httpOptions: { baseUrl: opts.baseUrl } } : {}),
+    ...(opts.baseUrl ? { httpOptions: { baseUrl: geminiBaseUrl(opts.baseUrl) } } : {}),
   });
   return {
     name: "gemini",

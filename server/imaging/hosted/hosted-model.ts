@@ -41,10 +41,15 @@ export const BUSY_MESSAGE =
 export const UNAVAILABLE_MESSAGE =
   "The image model is not available right now, so this look could not be generated. Your credits have been refunded. Please try again later.";
 export const BAD_OUTPUT_MESSAGE =
-  "The image service returned an unusable image (no face could be found in it). Your credits have been refunded; please try again, ideally with a clear, front-facing photo.";
+  "The image service returned an image that could not be read. Your credits have been refunded; please try again.";
+/** The note a front view keeps when, asked twice, the service drew no face the detector could find. */
+export const NO_FACE_NOTE =
+  "No face could be found in the image service's picture. If it is not the look you asked for, generate again with a clear, front-facing photo.";
 
-/** Smallest side, in pixels, of an output worth keeping. */
-export const MIN_OUTPUT_SIDE = 256;
+/** After a refused key, how long before a generation tries the key again (the provider may recover). */
+export const AUTH_RECHECK_MS = 30_000;
+/** The longest one request may take, so a request that hangs leaves time to try again (within the budget). */
+export const ATTEMPT_MIN_MS = 60_000;
 
 export interface HostedModelOptions {
   provider: ImageProvider;
@@ -55,6 +60,10 @@ export interface HostedModelOptions {
   /** Backoff before retry n (1-based) when the provider gives no Retry-After: base * 2^(n-1). */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** Default AUTH_RECHECK_MS. */
+  authRecheckMs?: number;
+  /** Default ATTEMPT_MIN_MS. */
+  attemptMinMs?: number;
 }
 
 export interface HostedModel extends ImageModel {
@@ -67,30 +76,35 @@ async function sniffMime(bytes: Uint8Array): Promise<string> {
   return format === "png" ? "image/png" : format === "webp" ? "image/webp" : "image/jpeg";
 }
 
-/** Why an output was rejected, or null when it is usable. */
+/**
+ * What is wrong with an output: `unreadable` (it does not decode: never kept), `no_face` (a front view in
+ * which the detector finds no face: asked once more, then kept with a note, as the providers promise nothing
+ * about what they draw), or null. Any size is kept: it is fitted into the frame.
+ */
 async function checkOutput(
   out: ProviderImage,
   req: ImageRequest,
   faces: FaceCounter,
-): Promise<string | null> {
-  let width = 0, height = 0;
+): Promise<{ kind: "unreadable" | "no_face"; detail: string } | null> {
   try {
-    const meta = await sharp(out.bytes).metadata();
-    width = meta.width ?? 0;
-    height = meta.height ?? 0;
     // metadata() reads only the header: decode the pixels too, so a truncated image is caught.
     await sharp(out.bytes).resize(32, 32, { fit: "inside" }).raw().toBuffer();
   } catch (error) {
-    return `output does not decode: ${(error as Error).message}`;
+    return { kind: "unreadable", detail: `output does not decode: ${(error as Error).message}` };
   }
-  if (width < MIN_OUTPUT_SIDE || height < MIN_OUTPUT_SIDE) return `output is tiny (${width}x${height})`;
   // Side views are profiles (the detector is trained on frontal faces) and a back view has no face.
   if (req.angle === "front") {
     const found = await faces.count(out.bytes);
-    if (found.error) return `output does not decode: ${found.error}`;
-    if (found.faces === 0) return "no face found in the output";
+    if (found.error) return { kind: "unreadable", detail: `output does not decode: ${found.error}` };
+    if (found.faces === 0) return { kind: "no_face", detail: "no face found in the output" };
   }
   return null;
+}
+
+/** What /api/health shows of a provider's error: its kind, status and code, never its own words. */
+function publicDetail(provider: string, error: ProviderError): string {
+  const status = error.status ? ` (HTTP ${error.status}${error.reason ? ` ${error.reason}` : ""})` : "";
+  return `${provider}: ${error.kind.replace("_", " ")}${status}`;
 }
 
 export function createHostedModel(opts: HostedModelOptions): HostedModel {
@@ -98,13 +112,27 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
   const backoffBase = opts.backoffBaseMs ?? 1000;
   const backoffMax = opts.backoffMaxMs ?? 20_000;
   let health: ModelHealth = { state: "ready" };
+  /** When the provider last refused the key (0: it has not). */
+  let keyRefusedAt = 0;
+  const authRecheckMs = opts.authRecheckMs ?? AUTH_RECHECK_MS;
+  const attemptMinMs = opts.attemptMinMs ?? ATTEMPT_MIN_MS;
   faces.ready().catch((error) => {
     health = { state: "failed", detail: `the output face check could not load: ${error.message}` };
     log.error("hosted image model: the face detector for output checks failed to load", { error });
   });
   const answered = (state: ModelHealth["state"], detail?: string) => {
     health = { state, ...(detail ? { detail } : {}), lastCallAt: new Date().toISOString() };
+    if (state !== "failed") keyRefusedAt = 0;
   };
+  /**
+   * A refused key fails queued jobs fast (health `failed`) for AUTH_RECHECK_MS; then health says `degraded` and
+   * the next generation tries the key again: a provider that refused it for a while (a lapsed bill, its own
+   * outage) is used again without a restart.
+   */
+  const currentHealth = (): ModelHealth =>
+    health.state === "failed" && keyRefusedAt > 0 && Date.now() - keyRefusedAt >= authRecheckMs
+      ? { ...health, state: "degraded", detail: `${health.detail}; the next generation tries the key again` }
+      : health;
 
   async function generate(req: ImageRequest): Promise<ImageResult> {
     const started = Date.now();
@@ -156,10 +184,16 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
       }
       let out: ProviderImage;
       const timeout = new AbortController();
-      const timer = setTimeout(() => timeout.abort(), Math.max(1, deadline - Date.now()));
+      // One request gets at most the larger of ATTEMPT_MIN_MS and half the budget: one that hangs is given up
+      // while a retry still fits.
+      const attemptMs = Math.max(
+        1,
+        Math.min(deadline - Date.now(), Math.max(attemptMinMs, opts.budgetMs / 2)),
+      );
+      const timer = setTimeout(() => timeout.abort(), attemptMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
       try {
-        out = await provider.edit({ prompt, images, signal, timeoutMs: Math.max(1, deadline - Date.now()) });
+        out = await provider.edit({ prompt, images, signal, timeoutMs: attemptMs });
       } catch (error) {
         if (!(error instanceof ProviderError)) throw error;
         lastFailure = error.message;
@@ -177,7 +211,12 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
             });
             throw new ModelError(NO_IMAGE_MESSAGE, { transient: false });
           case "auth":
-            health = { state: "failed", detail: error.message, lastCallAt: new Date().toISOString() };
+            health = {
+              state: "failed",
+              detail: publicDetail(provider.name, error),
+              lastCallAt: new Date().toISOString(),
+            };
+            keyRefusedAt = Date.now();
             log.error(
               `hosted image model: the provider refused the API key; set a valid ${
                 ({ gemini: "GEMINI_API_KEY", openai: "OPENAI_API_KEY", fal: "FAL_KEY" } as Record<
@@ -191,7 +230,7 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
             );
             throw new ModelError(UNAVAILABLE_MESSAGE, { transient: false });
           case "config":
-            answered("degraded", error.message);
+            answered("degraded", publicDetail(provider.name, error));
             log.error("hosted image model: the provider rejected the request; check the model settings", {
               model: provider.name,
               providerModel: provider.model,
@@ -202,8 +241,9 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
             throw new ModelError(UNAVAILABLE_MESSAGE, { transient: false });
           default: {
             // rate_limited, unavailable, timeout: wait and try again while the budget allows.
-            if (error.kind === "timeout") health = { ...health, state: "degraded", detail: error.message };
-            else answered("degraded", error.message);
+            const detail = publicDetail(provider.name, error);
+            if (error.kind === "timeout") health = { ...currentHealth(), state: "degraded", detail };
+            else answered("degraded", detail);
             retries++;
             const backoff = Math.min(backoffMax, backoffBase * 2 ** (retries - 1));
             const wait = Math.max(error.retryAfterMs ?? 0, backoff) + Math.floor(Math.random() * 250);
@@ -232,17 +272,21 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
       answered("ready");
       const problem = await checkOutput(out, req, faces);
       if (problem) {
-        lastFailure = problem;
+        lastFailure = problem.detail;
         log.warn("hosted image model: output rejected", {
           model: provider.name,
-          problem,
+          problem: problem.detail,
           retried: outputRetried,
         });
-        if (outputRetried || Date.now() >= deadline) {
+        const again = !outputRetried && Date.now() < deadline;
+        if (problem.kind === "unreadable" && !again) {
           throw new ModelError(BAD_OUTPUT_MESSAGE, { transient: false });
         }
-        outputRetried = true;
-        continue;
+        if (again) {
+          outputRetried = true;
+          continue;
+        }
+        notes.push(NO_FACE_NOTE);
       }
       const framed = await composeToFrame(out.bytes, req.width, req.height);
       log.debug("hosted image model: generated", {
@@ -262,7 +306,7 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
     capabilities: HOSTED_CAPABILITIES,
     generate,
     // Jobs wait (health `starting`) until the face detector used by the output check has loaded.
-    health: () => (faces.loaded() || health.state === "failed" ? health : { state: "starting" }),
+    health: () => (faces.loaded() || health.state === "failed" ? currentHealth() : { state: "starting" }),
     ready: () => faces.ready(),
     close: () => faces.close(),
   };

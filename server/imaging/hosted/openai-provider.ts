@@ -20,7 +20,10 @@ export const OPENAI_SIZE = "1024x1536";
 /** Models that take `input_fidelity: "high"`: gpt-image-1 and gpt-image-1.5, with or without a dated suffix. */
 const FIDELITY_MODELS = /^gpt-image-1(\.5)?(-\d{4}-\d{2}-\d{2})?$/;
 
-/** `baseUrl` e.g. https://api.openai.com/v1 (the SDK's default). */
+/**
+ * `baseUrl` e.g. https://api.openai.com/v1 (the SDK's default); an origin alone (https://proxy.example, as the
+ * other providers' base URLs are given) gets the API's `/v1`.
+ */
 export interface OpenAiOptions extends ProviderOptions {
   model?: string;
 }
@@ -40,7 +43,10 @@ const OPENAI_RULES: StatusRule[] = [
 function classifyApiError(error: APIError): ProviderError {
   // No HTTP answer at all (connection refused or reset, or the SDK's own timeout).
   if (!error.status) return transportError("OpenAI", error);
-  const code = error.code ?? (error.error as { code?: string } | undefined)?.code ?? undefined;
+  const body = error.error as { code?: string; type?: string } | undefined;
+  // An exhausted quota names itself in `type` (`insufficient_quota`), its `code` sometimes null.
+  const code = error.code ?? body?.code ??
+    ((error.type ?? body?.type) === "insufficient_quota" ? "insufficient_quota" : undefined);
   // A safety refusal: `moderation_blocked`, or, from older models, `content_policy_violation` or a message
   // naming the safety system.
   const refused = code === "content_policy_violation" || /safety system/i.test(error.message);
@@ -48,15 +54,44 @@ function classifyApiError(error: APIError): ProviderError {
     status: error.status,
     message: error.message,
     reason: refused ? "moderation_blocked" : code,
-    retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined),
+    retryAfterMs: retryAfterFromHeaders(error.headers as Headers | undefined) ??
+      (error.status === 429 ? rateLimitResetMs(error.headers as Headers | undefined) : undefined),
   }, OPENAI_RULES);
+}
+
+/** "1s", "6m0s", "12ms", "1h2m3.5s" (OpenAI's x-ratelimit-reset-* values) in ms; undefined when unreadable. */
+export function durationMs(value: string | null | undefined): number | undefined {
+  const text = value?.trim() ?? "";
+  if (!/^(\d+(\.\d+)?(h|ms|m|s))+$/.test(text)) return undefined;
+  const unit: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+  let ms = 0;
+  for (const [, n, , u] of text.matchAll(/(\d+(\.\d+)?)(h|ms|m|s)/g)) ms += Number(n) * unit[u];
+  return ms;
+}
+
+/**
+ * A 429 without Retry-After: when the request or token limit it names as spent (x-ratelimit-remaining-* 0)
+ * resets (x-ratelimit-reset-*).
+ */
+function rateLimitResetMs(headers: Headers | undefined): number | undefined {
+  const waits = (["requests", "tokens"] as const)
+    .filter((k) => headers?.get(`x-ratelimit-remaining-${k}`)?.trim() === "0")
+    .map((k) => durationMs(headers?.get(`x-ratelimit-reset-${k}`)))
+    .filter((ms): ms is number => ms !== undefined);
+  return waits.length > 0 ? Math.max(...waits) : undefined;
+}
+
+/** The SDK's base URL: the path it is given, or the API's `/v1` under an origin given alone. */
+export function openAiBaseUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  return url.pathname === "/" || url.pathname === "" ? `${url.origin}/v1` : baseUrl.replace(/\/+$/, "");
 }
 
 export function createOpenAiProvider(opts: OpenAiOptions): ImageProvider {
   const model = opts.model ?? DEFAULT_OPENAI_IMAGE_MODEL;
   const client = new OpenAI({
     apiKey: opts.apiKey,
-    ...(opts.baseUrl ? { baseURL: opts.baseUrl } : {}),
+    ...(opts.baseUrl ? { baseURL: openAiBaseUrl(opts.baseUrl) } : {}),
     maxRetries: 0,
   });
   return {

@@ -97,8 +97,16 @@ export function base64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
+/** A 200 answer's base64 image; data that is not base64 is an answer without an image (never retried). */
 export function fromBase64(data: string): Uint8Array {
-  const bin = atob(data);
+  let bin: string;
+  try {
+    bin = atob(data.replace(/\s+/g, ""));
+  } catch {
+    throw new ProviderError("no_image", "the image data in the answer is not base64", {
+      reason: "BAD_BASE64",
+    });
+  }
   const out = new Uint8Array(bin.length);
   for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
   return out;

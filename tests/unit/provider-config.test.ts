@@ -1,0 +1,41 @@
+/**
+ * The providers' settings as an operator (or a test harness) writes them: keys of any length the provider
+ * accepts, model ids with the SDK's resource prefix, base URLs with or without the API's version path, and
+ * Stripe's webhook secret required only where renewals depend on it.
+ */
+import assert from "node:assert/strict";
+import { ConfigError, loadConfig } from "../../server/config.ts";
+import { geminiBaseUrl } from "../../server/imaging/hosted/gemini-provider.ts";
+
+Deno.test("config: a short provider key is a key; an empty or spaced one stops the boot, naming it", () => {
+  const gemini = loadConfig({ IMAGE_MODEL: "gemini", GEMINI_API_KEY: "test-key" });
+  assert.equal(gemini.imageModel, "gemini");
+  loadConfig({ IMAGE_MODEL: "openai", OPENAI_API_KEY: "sk-test" });
+  assert.throws(
+    () => loadConfig({ IMAGE_MODEL: "openai", OPENAI_API_KEY: "sk test" }),
+    /OPENAI_API_KEY is malformed/,
+  );
+  assert.throws(() => loadConfig({ IMAGE_MODEL: "gemini", GEMINI_API_KEY: "" }), ConfigError);
+});
+
+Deno.test("config: GEMINI_MODEL with or without the SDK's models/ prefix", () => {
+  loadConfig({ GEMINI_MODEL: "models/gemini-2.5-flash-image" });
+  loadConfig({ GEMINI_MODEL: "gemini-2.5-flash-image" });
+  assert.throws(() => loadConfig({ GEMINI_MODEL: "../etc/passwd" }), /must be a Gemini model id/);
+});
+
+Deno.test("config: STRIPE_WEBHOOK_SECRET is required with a Stripe key in production only", () => {
+  const stripe = { STRIPE_SECRET_KEY: "sk_test_123" };
+  assert.equal(loadConfig(stripe).paymentProvider, "stripe");
+  assert.throws(
+    () => loadConfig({ ...stripe, NODE_ENV: "production", JWT_SECRET: "x".repeat(40) }),
+    /STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production/,
+  );
+});
+
+Deno.test("gemini: the base URL is the API's origin; a version path given with it is taken off", () => {
+  for (const given of ["http://127.0.0.1:9000", "http://127.0.0.1:9000/", "http://127.0.0.1:9000/v1beta/"]) {
+    assert.equal(geminiBaseUrl(given), "http://127.0.0.1:9000");
+  }
+  assert.equal(geminiBaseUrl("https://proxy.example/gemini/v1"), "https://proxy.example/gemini");
+});
