@@ -45,6 +45,9 @@ export const HANDLED_EVENTS = new Set([
   "charge.refunded",
 ]);
 
+/** How long a session that names one of our users but is not in our database is retried (see below). */
+const UNKNOWN_SESSION_GRACE_MS = 60 * 60 * 1000;
+
 export type WebhookOutcome = "handled" | "ignored" | "duplicate";
 
 export async function handleStripeWebhook(
@@ -77,7 +80,13 @@ export async function handleStripeWebhook(
       if (!row) {
         // Another app's checkout on the same Stripe account: nothing to do.
         if (!event.metadata.user_id) return "ignored";
-        // Ours but not recorded yet (the webhook beat the insert): a 5xx makes Stripe retry.
+        // Ours but not recorded yet (the webhook beat the insert): a 5xx makes Stripe retry. An hour on, the
+        // insert is not coming (a database restored from before it, another deployment sharing the account):
+        // acknowledged, so Stripe stops retrying for days.
+        if (event.createdAt && Date.now() - event.createdAt.getTime() > UNKNOWN_SESSION_GRACE_MS) {
+          log.warn("webhook for a checkout session of ours that we never recorded", { id: event.objectId });
+          return "ignored";
+        }
         throw new AppError(503, "Checkout session not known yet; retry later");
       }
       // A paid session in the signed body is final; otherwise Stripe's current word (an async payment may

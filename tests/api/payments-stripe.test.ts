@@ -495,6 +495,12 @@ for (const backend of backends()) {
               metadata: { user_id: "u" },
             });
             assert.equal((await deliverEvent(ctx, fake, early)).status, 503);
+            // An hour on, it is not coming: acknowledged, so Stripe stops retrying.
+            const stale = { ...early, id: "evt_stale", created: Math.floor(Date.now() / 1000) - 2 * 3600 };
+            assert.deepEqual((await deliverEvent(ctx, fake, stale)).body, {
+              received: true,
+              outcome: "ignored",
+            });
             assert.deepEqual((await ledgerMismatches(db)).mismatches, []);
           },
         );

@@ -69,6 +69,12 @@ Deno.test({
       assert.deepEqual(r.images[0].bytes, portrait);
       assert.equal(r.images[0].type, "image/jpeg");
       assert.deepEqual(r.images[1].bytes, ref);
+      // The portrait alone goes as the single `image` field.
+      await model.generate(request());
+      assert.deepEqual(fake.requests[1].images.map((i) => [i.field, i.bytes.length]), [[
+        "image",
+        portrait.length,
+      ]]);
       const meta = await sharp(out.image).metadata();
       assert.equal(meta.width, 1080);
       assert.equal(meta.height, 1920);

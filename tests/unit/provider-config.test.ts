@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { geminiBaseUrl } from "../../server/imaging/hosted/gemini-provider.ts";
+import { WebhookSignatureError } from "../../server/payments/providers/payment-provider.ts";
 
 Deno.test("config: a short provider key is a key; an empty or spaced one stops the boot, naming it", () => {
   const gemini = loadConfig({ IMAGE_MODEL: "gemini", GEMINI_API_KEY: "test-key" });
@@ -38,4 +39,14 @@ Deno.test("gemini: the base URL is the API's origin; a version path given with i
     assert.equal(geminiBaseUrl(given), "http://127.0.0.1:9000");
   }
   assert.equal(geminiBaseUrl("https://proxy.example/gemini/v1"), "https://proxy.example/gemini");
+});
+
+Deno.test("stripe: without STRIPE_WEBHOOK_SECRET every webhook is refused as unverifiable", async () => {
+  const { createStripeProvider } = await import("../../server/payments/providers/stripe.ts");
+  const stripe = createStripeProvider({ secretKey: "sk_test_123", apiBase: "http://127.0.0.1:9" });
+  const body = new TextEncoder().encode(JSON.stringify({ id: "evt_1", object: "event", type: "x" }));
+  await assert.rejects(
+    stripe.verifyWebhook(body, `t=${Math.floor(Date.now() / 1000)},v1=00`),
+    (e: Error) => e instanceof WebhookSignatureError && /STRIPE_WEBHOOK_SECRET is not set/.test(e.message),
+  );
 });

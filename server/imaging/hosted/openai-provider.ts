@@ -1,7 +1,7 @@
 /**
  * OpenAI image editing through the official openai SDK: `images.edit`
- * (multipart `POST /images/edits`) with the portrait (and front view,
- * references) as repeated `image[]` files, the prompt, the model and
+ * (multipart `POST /images/edits`) with the portrait alone as the `image`
+ * file, or with the front view and references as repeated `image[]` files, the prompt, the model and
  * `size: "1024x1536"` (the portrait size closest to 9:16; the hosted model
  * composes it into 1080x1920 without distortion). A safety refusal arrives as
  * HTTP 400 `code: "moderation_blocked"`. The SDK's own retries stay off.
@@ -110,7 +110,9 @@ export function createOpenAiProvider(opts: OpenAiOptions): ImageProvider {
       try {
         res = await client.images.edit({
           model,
-          image: files,
+          // One file as the documented single `image` field; several as `image[]` (the SDK names the field by
+          // the value's shape).
+          image: files.length === 1 ? files[0] : files,
           prompt: call.prompt,
           size: OPENAI_SIZE,
           n: 1,

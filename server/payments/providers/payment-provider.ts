@@ -85,6 +85,8 @@ export interface ProviderEvent {
   objectId: string;
   /** The object's metadata (our checkouts carry user_id). */
   metadata: Record<string, string>;
+  /** When the provider created the event (null when it does not say). */
+  createdAt: Date | null;
   /** The event's object, signed with it, when it is one of these and carries the fields they read. */
   session?: ProviderSession;
   invoice?: ProviderInvoice;

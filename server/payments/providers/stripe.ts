@@ -340,6 +340,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         type: event.type,
         objectId: typeof object.id === "string" ? object.id : "",
         metadata: metadata as Record<string, string>,
+        createdAt: fromUnix(typeof event.created === "number" ? event.created : null),
         ...objectOf(object),
       };
     },
