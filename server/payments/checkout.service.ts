@@ -49,7 +49,8 @@ export function packagesView(): PackagesResponse {
       price_display: formatCents(p.priceCents),
       price_cents: p.priceCents,
       currency: CURRENCY,
-      ...(p.popular ? { popular: true } : {}),
+      // Every package carries the flag (the spec's package has a popular flag), false on all but one.
+      popular: !!p.popular,
       ...(p.savingsPercent ? { badge: `${p.savingsPercent}% OFF` } : {}),
     }];
   });
@@ -196,12 +197,22 @@ export async function createSubscriptionCheckout(
     // A Stripe upgrade changes the live subscription (prorated); its invoice.paid grants the credits.
     const plan = PLANS[input.subscription_plan];
     const provider = await providerOf(deps);
-    await provider.changePlan(
+    const { applied } = await provider.changePlan(
       current.providerSubscriptionId,
       plan.lookupKey,
       plan.name,
       plan.priceCents,
     );
+    if (!applied) {
+      // Stripe keeps the change pending until its invoice is paid; customer.subscription.updated syncs it then.
+      throw new AppError(
+        402,
+        `Your card could not be charged the prorated difference, so your plan stays ${
+          PLANS[current.plan].name
+        }. Update your card and try again.`,
+        { code: "plan_change_unpaid" },
+      );
+    }
     await updateSubscription(deps.db, current.id, { plan: plan.id, cancelAtPeriodEnd: false });
     return {
       checkout_url: `${origin}/dashboard`,

@@ -42,7 +42,7 @@ export interface PackageView {
   price_display: string;
   price_cents: number;
   currency: string;
-  popular?: boolean;
+  popular: boolean;
   /** "20% OFF" on the best-value bundle. */
   badge?: string;
 }

@@ -74,7 +74,9 @@ export function sandboxCheckoutRoutes(deps: { db: Db }) {
       return c.redirect(`/checkout/sandbox/${id}`, 303);
     })
     .post("/checkout/sandbox/:id/cancel", formLimit, async (c) => {
+      // To the cancel route with the session's id, as the success route gets it; the session stays open (as
+      // Stripe's does: the customer may come back to it until it expires).
       const row = await loadSandboxSession(deps.db, sessionId(c.req.param("id")));
-      return c.redirect(row.cancelUrl, 303);
+      return c.redirect(`${row.cancelUrl}?session_id=${encodeURIComponent(row.id)}`, 303);
     });
 }

@@ -353,33 +353,39 @@ apiTest("auth: a common password is refused on register with a clear message", a
   assert.equal(n, 0);
 });
 
-apiTest("auth: ADMIN_EMAILS makes a listed account admin only once its email is verified", async (ctx) => {
-  const email = uniqueEmail();
-  const listed = appVariant(ctx, { ADMIN_EMAILS: email, ...relaxed() });
-  // Whoever registers the listed address first gets an ordinary account.
-  const reg = await listed.call("POST", "/api/auth/register", {
-    body: { email, password: PASSWORD, full_name: "First Comer" },
-  });
-  assert.equal(reg.status, 201);
-  assert.equal(reg.body.user.role, "user");
-  assert.equal(reg.body.user.credits, 10);
-  const gen = await listed.call("GET", "/api/user/credits", { token: reg.body.access_token });
-  assert.deepEqual(gen.body, { credits: 10 });
+apiTest(
+  "auth: ADMIN_EMAILS makes a listed account admin from its registration; unlisting demotes it",
+  async (ctx) => {
+    const email = uniqueEmail();
+    const listed = appVariant(ctx, {
+      ADMIN_EMAILS: ` ${email.toUpperCase()} , other@example.com`,
+      ...relaxed(),
+    });
+    const reg = await listed.call("POST", "/api/auth/register", {
+      body: { email, password: PASSWORD, full_name: "The Admin" },
+    });
+    assert.equal(reg.status, 201);
+    assert.deepEqual([reg.body.user.role, reg.body.user.credits, reg.body.user.is_verified], [
+      "admin",
+      999999,
+      false,
+    ]);
+    const gen = await listed.call("GET", "/api/user/credits", { token: reg.body.access_token });
+    assert.deepEqual(gen.body, { credits: 999999 });
+    const me = await listed.call("GET", "/api/users/me", { token: reg.body.access_token });
+    assert.equal(me.body.role, "admin");
+    assert.equal(me.body.credits, 999999);
+    const [row] = await ctx.database.db.select().from(users).where(eq(users.email, email));
+    assert.equal(row.credits, 10); // the ledger is untouched
+    assert.equal(row.role, "user"); // the list is read per request, never stored
 
-  await ctx.database.db.update(users).set({ isVerified: true }).where(eq(users.email, email));
-  const me = await listed.call("GET", "/api/users/me", { token: reg.body.access_token });
-  assert.equal(me.body.role, "admin");
-  assert.equal(me.body.credits, 999999);
-  const [row] = await ctx.database.db.select().from(users).where(eq(users.email, email));
-  assert.equal(row.credits, 10); // the ledger is untouched
-  assert.equal(row.role, "user"); // the list is read per request, never stored
-
-  // Removing the email from the list demotes it.
-  const unlisted = appVariant(ctx, relaxed());
-  const after = await unlisted.call("GET", "/api/users/me", { token: reg.body.access_token });
-  assert.equal(after.body.role, "user");
-  assert.equal(after.body.credits, 10);
-});
+    // Removing the email from the list demotes it.
+    const unlisted = appVariant(ctx, relaxed());
+    const after = await unlisted.call("GET", "/api/users/me", { token: reg.body.access_token });
+    assert.equal(after.body.role, "user");
+    assert.equal(after.body.credits, 10);
+  },
+);
 
 apiTest("auth: `deno task admin [--revoke]` promotes and demotes, verified or not", async (ctx) => {
   const { email, session } = await signUp(ctx);

@@ -372,6 +372,20 @@ for (const backend of backends()) {
               body: { subscription_plan: "creator", origin_url: ORIGIN },
             });
             assert.equal(same.status, 409);
+
+            // A change whose prorated charge is declined stays pending at Stripe: the plan is not changed here.
+            fake.declineNextCharge = true;
+            const declined = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "starter", origin_url: ORIGIN },
+            });
+            assert.equal(declined.status, 402, JSON.stringify(declined.body));
+            assert.equal(declined.body.code, "plan_change_unpaid");
+            assert.match(declined.body.detail, /your plan stays CREATOR/);
+            const after = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([after.plan, after.credits_remaining], ["creator", 2510]);
+            const sent = fake.requestsTo("POST", `/v1/subscriptions/${first.subscription}`).at(-1)!.params;
+            assert.equal(sent.payment_behavior, "pending_if_incomplete");
           },
         );
 

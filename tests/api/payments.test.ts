@@ -100,8 +100,12 @@ for (const backend of backends()) {
             price_display: "$1.00",
             price_cents: 100,
             currency: "usd",
+            popular: false,
           });
-          assert.equal(res.body.packages.medium.popular, true);
+          assert.deepEqual(
+            ["small", "medium", "large"].map((id) => res.body.packages[id].popular),
+            [false, true, false],
+          );
           assert.deepEqual(
             { credits: res.body.packages.large.credits, price: res.body.packages.large.price_display },
             { credits: 100, price: "$16.00" },
@@ -373,7 +377,7 @@ for (const backend of backends()) {
               redirect: "manual",
             });
             assert.equal(cancel.status, 303);
-            assert.equal(cancel.headers.get("Location"), `${ORIGIN}/credit-purchase-cancel`);
+            assert.equal(cancel.headers.get("Location"), `${ORIGIN}/credit-purchase-cancel?session_id=${id}`);
             await db.update(checkoutSessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(
               eq(checkoutSessions.id, id),
             );

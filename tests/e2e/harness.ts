@@ -33,8 +33,8 @@ export interface Shared {
 
 /**
  * An account written straight into a stopped server's embedded database, with its email
- * verified: ADMIN_EMAILS makes an account admin only once its address is verified, and
- * there is no verification flow to click through. Sign in with `PASSWORD`.
+ * verified (there is no verification flow to click through), there before the server starts, as
+ * an operator's admin account is before its address goes into ADMIN_EMAILS. Sign in with `PASSWORD`.
  */
 export async function seedVerifiedAccount(dataDir: string, email: string, fullName: string): Promise<void> {
   const database = await openDatabase({ dataDir: join(dataDir, "db") });

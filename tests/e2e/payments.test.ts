@@ -185,7 +185,7 @@ Deno.test(
     await withStorePage(async (page, s) => {
       await checkoutSmallPack(page, s);
       await page.getByRole("button", { name: "Cancel" }).click();
-      await page.waitForURL(/\/credit-purchase-cancel$/);
+      await page.waitForURL(/\/credit-purchase-cancel\?session_id=cs_sandbox_\w+$/);
       await page.getByRole("heading", { name: "Create Your Digital Human" }).waitFor();
       await creditsPill(page).filter({ hasText: "2" }).waitFor();
     });

@@ -35,7 +35,7 @@ import {
 
 // Two credits: one generation per account, so the 402 path is one API generation away.
 const ADMIN_EMAIL = "admin-e2e@example.com";
-// ADMIN_EMAILS applies to verified addresses only: the admin account is seeded verified.
+// The admin account is there before the server starts, as an operator's would be when listed in ADMIN_EMAILS.
 const { setup, teardown, pageTest } = createSuite({ WELCOME_CREDITS: "2", ADMIN_EMAILS: ADMIN_EMAIL }, {
   seed: (dataDir) => seedVerifiedAccount(dataDir, ADMIN_EMAIL, "Ada Admin"),
 });

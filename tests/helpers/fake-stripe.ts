@@ -65,6 +65,8 @@ export class FakeStripe {
   readonly prices = new Map<string, Obj>();
   readonly coupons = new Map<string, Obj>();
   readonly subscriptions = new Map<string, Obj>();
+  /** The next charge (a plan change's prorated invoice) is declined. */
+  declineNextCharge = false;
   readonly invoices = new Map<string, Obj>();
   readonly charges = new Map<string, Obj>();
   #server: Deno.HttpServer | null = null;
@@ -139,6 +141,7 @@ export class FakeStripe {
         status: "active",
         customer: s.customer,
         cancel_at_period_end: false,
+        pending_update: null,
         metadata: s.subscription_data?.metadata ?? {},
         items: {
           object: "list",
@@ -360,6 +363,20 @@ export class FakeStripe {
           const price = this.prices.get(p.items[0].price);
           if (!price) return this.#missing("price", p.items[0].price);
           const before = sub.items.data[0].price.unit_amount;
+          if (p.payment_behavior === "pending_if_incomplete" && p.cancel_at_period_end !== undefined) {
+            return this.#error(400, "cancel_at_period_end cannot be used with pending_if_incomplete.", {
+              param: "cancel_at_period_end",
+            });
+          }
+          if (this.declineNextCharge && p.payment_behavior === "pending_if_incomplete") {
+            // The prorated invoice was declined: the price stays, the change waits as a pending update.
+            this.declineNextCharge = false;
+            sub.pending_update = {
+              expires_at: now() + 23 * 3600,
+              subscription_items: [{ id: sub.items.data[0].id, price }],
+            };
+            return this.#ok(sub);
+          }
           sub.items.data[0].price = price;
           // Prorations invoiced at once: the difference, as one paid invoice.
           if (p.proration_behavior === "always_invoice") {

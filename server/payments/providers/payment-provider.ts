@@ -103,8 +103,16 @@ export interface PaymentProvider {
   getCharge(id: string): Promise<ProviderCharge | null>;
   /** Ends a subscription now (account deletion) or at the end of the paid period. */
   cancelSubscription(id: string, opts: { atPeriodEnd: boolean }): Promise<void>;
-  /** Moves a live subscription to another plan with proration. */
-  changePlan(id: string, lookupKey: string, planName: string, priceCents: number): Promise<void>;
+  /**
+   * Moves a live subscription to another plan with proration; `applied` false when the prorated charge did not
+   * go through, so the subscription stays on its plan until it does.
+   */
+  changePlan(
+    id: string,
+    lookupKey: string,
+    planName: string,
+    priceCents: number,
+  ): Promise<{ applied: boolean }>;
   /** Verifies a webhook's signature on the raw body; throws WebhookSignatureError. */
   verifyWebhook(rawBody: Uint8Array, signature: string | undefined): Promise<ProviderEvent>;
 }

@@ -29,7 +29,7 @@ export function createSandboxProvider(): PaymentProvider {
     getInvoice: () => Promise.resolve(null),
     getCharge: () => Promise.resolve(null),
     cancelSubscription: () => Promise.resolve(),
-    changePlan: () => Promise.resolve(),
+    changePlan: () => Promise.resolve({ applied: true }),
     verifyWebhook: () => Promise.reject(new WebhookSignatureError("The sandbox provider sends no webhooks")),
   };
 }

@@ -305,11 +305,19 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       surfaced(async () => {
         const sub = await stripe.subscriptions.retrieve(id);
         const price = await priceFor(lookupKey, planName, priceCents);
-        await stripe.subscriptions.update(id, {
+        // pending_if_incomplete: the new price applies only once its prorated invoice is paid (a declined card
+        // leaves the subscription on its plan, the change pending, instead of a plan nobody paid for). Such an
+        // update takes only the pending-update parameters: a cancellation at period end is lifted after it.
+        const updated = await stripe.subscriptions.update(id, {
           items: [{ id: sub.items.data[0].id, price }],
           proration_behavior: "always_invoice",
-          cancel_at_period_end: false,
+          payment_behavior: "pending_if_incomplete",
         });
+        if (updated.pending_update) return { applied: false };
+        if (updated.cancel_at_period_end) {
+          await stripe.subscriptions.update(id, { cancel_at_period_end: false });
+        }
+        return { applied: true };
       }),
 
     async verifyWebhook(rawBody, signature) {
