@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { Hono } from "hono";
 import type { Context, Next } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { type AuthEnv, authMiddleware, caller } from "../http/auth-middleware.ts";
+import { type AuthContext, type AuthEnv, bearerAccess } from "../http/auth-middleware.ts";
 import { clientIp } from "../http/client-ip.ts";
 import { sharedRateLimitStore } from "../http/db-rate-limit-store.ts";
 import { AppError } from "../http/errors.ts";
@@ -98,7 +98,9 @@ export function authRoutes(deps: AuthDeps) {
       );
     })
     // The body is optional here (a bearer alone signs out); a body that is there must be JSON (415 otherwise).
-    .post("/logout", authMiddleware(deps, "required"), async (c) => {
+    // With a bearer that no longer authenticates (expired after 15 minutes) the refresh token in the body still
+    // signs its session out: a client whose access token lapsed must not leave its session alive.
+    .post("/logout", async (c) => {
       const raw = (await c.req.text()).trim();
       let parsed: unknown = {};
       if (raw) {
@@ -110,12 +112,18 @@ export function authRoutes(deps: AuthDeps) {
         }
       }
       const body = logoutSchema.safeParse(parsed);
-      const { user, sessionId } = caller(c);
-      await auth.logout(
-        deps,
-        { userId: user.id, sessionId },
-        body.success ? body.data.refresh_token : undefined,
-      );
+      const refreshToken = body.success ? body.data.refresh_token : undefined;
+      let access: AuthContext | null = null;
+      try {
+        access = await bearerAccess(deps, c.req.header("Authorization"));
+      } catch (error) {
+        if (!(error instanceof AppError) || !refreshToken) throw error;
+      }
+      if (access) {
+        await auth.logout(deps, { userId: access.user.id, sessionId: access.sessionId }, refreshToken);
+      } else if (!refreshToken || !await auth.logoutByRefreshToken(deps, refreshToken)) {
+        throw new AppError(401, "Not authenticated");
+      }
       return c.json({ message: "Logged out" });
     });
 }

@@ -170,6 +170,22 @@ export async function refresh(
 }
 
 /**
+ * Signs out the session a refresh token belongs to, for a caller whose access token no longer
+ * authenticates. False when the token is unknown; a token already revoked or rotated still names its
+ * session, which is revoked (again).
+ */
+export async function logoutByRefreshToken(deps: AuthDeps, refreshToken: string): Promise<boolean> {
+  const held = await findRefreshToken(deps.db, await hashRefreshToken(refreshToken));
+  if (!held) return false;
+  const now = new Date();
+  await deps.db.transaction(async (tx) => {
+    await lockFamilies(tx, [held.family]);
+    await revokeFamily(tx, held.family, now);
+  });
+  return true;
+}
+
+/**
  * Revokes the caller's session family, and the family of the refresh token
  * they hand in when it is theirs (a client that lost its access token's sid
  * still signs out the session it holds). Both families are locked first, so a

@@ -14,19 +14,28 @@ export type AuthContext = AccessContext;
 
 export type AuthEnv = { Variables: { auth: AuthContext | null } };
 
+/**
+ * The caller an Authorization header names: null without one, 401 (AppError) for one that is not a bearer
+ * token or whose token does not authenticate. `cached`: a read may use the short access cache.
+ */
+export async function bearerAccess(
+  deps: { db: Db; jwtSecret: string; config: Config },
+  header: string | undefined,
+  opts: { cached?: boolean } = {},
+): Promise<AuthContext | null> {
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw new AppError(401, "Invalid authorization header");
+  return await authenticateAccessToken(deps, match[1], opts);
+}
+
 export function authMiddleware(
   deps: { db: Db; jwtSecret: string; config: Config },
   mode: "required" | "optional",
 ) {
   return createMiddleware<AuthEnv>(async (c, next) => {
-    const header = c.req.header("Authorization");
-    let auth: AuthContext | null = null;
-    if (header) {
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      if (!match) throw new AppError(401, "Invalid authorization header");
-      const read = c.req.method === "GET" || c.req.method === "HEAD";
-      auth = await authenticateAccessToken(deps, match[1], { cached: read });
-    }
+    const read = c.req.method === "GET" || c.req.method === "HEAD";
+    const auth = await bearerAccess(deps, c.req.header("Authorization"), { cached: read });
     if (!auth && mode === "required") {
       throw new AppError(401, "Not authenticated");
     }

@@ -301,6 +301,36 @@ apiTest(
   },
 );
 
+apiTest("auth: logout with a lapsed access token signs out by the refresh token in the body", async (ctx) => {
+  const { id, session } = await signUp(ctx);
+  const { sid } = JSON.parse(atob(session.access_token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/")));
+  // The access token of this very session, expired (as after 15 minutes).
+  const lapsed = await sign(
+    { sub: id, sid, role: "user", exp: Math.floor(Date.now() / 1000) - 60 },
+    ctx.jwtSecret,
+  );
+  assert.equal(await meStatus(ctx, lapsed), 401);
+  const out = await ctx.call("POST", "/api/auth/logout", {
+    token: lapsed,
+    body: { refresh_token: session.refresh_token },
+  });
+  assert.equal(out.status, 200, JSON.stringify(out.body));
+  assert.equal((await refreshWith(ctx, session.refresh_token)).status, 401);
+  assert.equal(await meStatus(ctx, session.access_token), 401);
+  // A refresh token alone (no bearer) does it too; an unknown one is 401.
+  const other = await signUp(ctx);
+  const alone = await ctx.call("POST", "/api/auth/logout", {
+    body: { refresh_token: other.session.refresh_token },
+  });
+  assert.equal(alone.status, 200);
+  assert.equal((await refreshWith(ctx, other.session.refresh_token)).status, 401);
+  const unknown = await ctx.call("POST", "/api/auth/logout", {
+    token: lapsed,
+    body: { refresh_token: "x".repeat(43) },
+  });
+  assert.deepEqual([unknown.status, unknown.body.detail], [401, "Not authenticated"]);
+});
+
 apiTest("auth: a deactivated user cannot log in or refresh", async (ctx) => {
   const { email, session } = await signUp(ctx);
   await ctx.database.db.update(users).set({ isActive: false }).where(eq(users.email, email));
