@@ -53,6 +53,16 @@ export function authRateRules(
   return rules;
 }
 
+/**
+ * A peer on this machine (a loopback address) when no proxy is trusted: the operator, a health check, a test
+ * harness. The per-address rule is not applied to it: every caller of a local proxy left without TRUST_PROXY
+ * would share that one address, so one guesser would lock every user out; the per-email rules still hold.
+ */
+export function isLocalPeer(ip: string, trustProxy: boolean): boolean {
+  return !trustProxy &&
+    /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(ip);
+}
+
 /** Shared across processes when they share Postgres; in memory for the single-process default. */
 export function authRateLimitStore(deps: AuthDeps): RateLimitStore {
   return sharedRateLimitStore(deps);
@@ -60,10 +70,17 @@ export function authRateLimitStore(deps: AuthDeps): RateLimitStore {
 
 export function authRoutes(deps: AuthDeps) {
   const store = authRateLimitStore(deps);
-  const limit = (action: string) => async (c: Context, next: Next) => {
+  /** The rules an attempt counts against (see authRateRules and isLocalPeer). */
+  const rulesFor = async (c: Context, action: string) => {
     const email = (await c.req.json().catch(() => null))?.email;
     const ip = clientIp(c, deps.config.trustProxy);
-    await store.hit(authRateRules(action, ip, typeof email === "string" ? email : undefined, deps.config));
+    const rules = authRateRules(action, ip, typeof email === "string" ? email : undefined, deps.config);
+    return isLocalPeer(ip, deps.config.trustProxy)
+      ? rules.filter((r) => !r.key.startsWith(`${action}:ip:`))
+      : rules;
+  };
+  const limit = (action: string) => async (c: Context, next: Next) => {
+    await store.hit(await rulesFor(c, action));
     await next();
   };
 
@@ -89,7 +106,13 @@ export function authRoutes(deps: AuthDeps) {
       limit("login"),
       validate("json", loginSchema),
       async (c) => {
-        return c.json(await auth.login(deps, c.req.valid("json")));
+        const session = await auth.login(deps, c.req.valid("json"));
+        // Only failed attempts count against the account's own limits: a user signing in often (several
+        // devices, a test suite) is never limited by their own successes; a guesser still is, before the attempt
+        // that would succeed. The address's limit keeps every attempt (else one account's successes would
+        // launder a stuffing run across others).
+        await store.forgive((await rulesFor(c, "login")).filter((r) => !r.key.startsWith("login:ip:")));
+        return c.json(session);
       },
     )
     .post("/refresh", validate("json", refreshSchema), async (c) => {

@@ -7,7 +7,7 @@
  * one is incremented, and the statement returns the new count and the window's
  * end. Two processes hitting one key at once serialise on its row.
  */
-import { lt, sql } from "drizzle-orm";
+import { and, gt, inArray, lt, sql } from "drizzle-orm";
 import type { DbOrTx } from "../../db/client.ts";
 import { rateLimits } from "../../db/schema.ts";
 import { MemoryRateLimitStore, type RateLimitStore, type RateRule, tooMany } from "./rate-limit.ts";
@@ -33,6 +33,16 @@ export class DbRateLimitStore implements RateLimitStore {
         .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt });
       if (row.count > rule.limit) throw tooMany(row.resetAt.getTime() - now);
     }
+  }
+
+  async forgive(rules: RateRule[], now = Date.now()): Promise<void> {
+    if (rules.length === 0) return;
+    await this.db.update(rateLimits)
+      .set({ count: sql`greatest(${rateLimits.count} - 1, 0)` })
+      .where(and(
+        inArray(rateLimits.key, rules.map((r) => r.key)),
+        gt(rateLimits.resetAt, new Date(now)),
+      ));
   }
 }
 

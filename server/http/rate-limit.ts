@@ -57,6 +57,14 @@ export class RateLimiter {
     }
   }
 
+  /** Takes one hit back from each key's live window (a login that succeeded: only failures count). */
+  forgive(keys: string[], now = Date.now()): void {
+    for (const key of keys) {
+      const w = this.#windows.get(key);
+      if (w && now - w.start < this.windowMs && w.count > 0) w.count--;
+    }
+  }
+
   #makeRoom(now: number) {
     for (const [key, w] of this.#windows) {
       if (this.#windows.size < this.maxKeys && now - w.start < this.windowMs) return;
@@ -86,6 +94,8 @@ export interface RateRule {
  */
 export interface RateLimitStore {
   hit(rules: RateRule[], now?: number): Promise<void>;
+  /** Takes back one hit of each rule (never below 0), in its live window only. */
+  forgive(rules: RateRule[], now?: number): Promise<void>;
 }
 
 /** The in-memory store: one bounded RateLimiter per (limit, window). */
@@ -107,5 +117,10 @@ export class MemoryRateLimitStore implements RateLimitStore {
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  forgive(rules: RateRule[], now = Date.now()): Promise<void> {
+    for (const rule of rules) this.#limiters.get(`${rule.limit}/${rule.windowMs}`)?.forgive([rule.key], now);
+    return Promise.resolve();
   }
 }

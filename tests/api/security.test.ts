@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { count, eq } from "drizzle-orm";
 import { rateLimits, refreshTokens } from "../../db/schema.ts";
-import { AUTH_BODY_LIMIT } from "../../server/auth/auth.routes.ts";
+import { AUTH_BODY_LIMIT, isLocalPeer } from "../../server/auth/auth.routes.ts";
 import { isEmailAddress, loginSchema, registerSchema } from "../../server/auth/auth.schemas.ts";
 import { ROTATED_TOKEN_RETENTION_MS, sweepSessions } from "../../server/auth/session-sweeper.ts";
 import { hashRefreshToken } from "../../server/auth/tokens.ts";
@@ -473,6 +473,59 @@ apiTest("security: ten wrong passwords from one address do not lock the owner ou
   for (let i = 0; i < 19; i++) await loginFrom(call, "198.51.100.7", uniqueEmail(), "Wrong1!pass");
   assertLimited(await loginFrom(call, "198.51.100.7", uniqueEmail(), "Wrong1!pass"));
 }, {});
+
+apiTest(
+  "security: only failed logins count against an account; the address counts every attempt",
+  async (ctx) => {
+    // In memory, and in the database store (DATABASE_URL: every process shares the windows).
+    const stores: [Record<string, string>, string][] = [
+      [LIMITS, "198.51.100.30"],
+      [{ ...LIMITS, DATABASE_URL: "postgres://shared@127.0.0.1:5432/any" }, "198.51.100.31"],
+    ];
+    for (const [env, ip] of stores) {
+      const { email } = await signUp(ctx);
+      const { call } = appVariant(ctx, env);
+      // Fifteen sign-ins a minute from one address: the account's limit (10) counts failures only.
+      for (let i = 0; i < 15; i++) {
+        assert.equal((await loginFrom(call, ip, email, PASSWORD)).status, 200, `sign-in ${i + 1}`);
+      }
+      for (let i = 0; i < 10; i++) {
+        assert.equal(
+          (await loginFrom(call, ip, email, "Wrong1!pass")).status,
+          401,
+        );
+      }
+      // Ten failures: the next attempt is refused before it is tried, right password or not.
+      assertLimited(await loginFrom(call, ip, email, PASSWORD));
+      // The address's own limit (30) counted all 26 attempts: successes do not launder it.
+      for (let i = 0; i < 4; i++) await loginFrom(call, ip, uniqueEmail(), "Wrong1!pass");
+      assertLimited(await loginFrom(call, ip, uniqueEmail(), "Wrong1!pass"));
+    }
+  },
+);
+
+apiTest("security: a peer on this machine is not limited per address without TRUST_PROXY", async (ctx) => {
+  const local = { remoteAddr: { hostname: "127.0.0.1", port: 40000, transport: "tcp" } };
+  const register = (app: ReturnType<typeof appVariant>["app"], headers: Record<string, string> = {}) =>
+    app.request("/api/auth/register", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...headers },
+      body: JSON.stringify({ email: uniqueEmail(), password: PASSWORD, full_name: "Suite User" }),
+    }, local);
+  // Twelve sign-ups a minute from the machine itself (a test harness, the operator): all taken.
+  const own = appVariant(ctx, { AUTH_IP_RATE_LIMIT_PER_MINUTE: "3" });
+  for (let i = 0; i < 12; i++) assert.equal((await register(own.app)).status, 201, `sign-up ${i + 1}`);
+  // Behind a trusted proxy the address is the client's, and its limit holds.
+  const proxied = appVariant(ctx, { AUTH_IP_RATE_LIMIT_PER_MINUTE: "3", TRUST_PROXY: "true" });
+  const statuses = [];
+  for (let i = 0; i < 4; i++) {
+    statuses.push((await register(proxied.app, { "X-Forwarded-For": "203.0.113.9" })).status);
+  }
+  assert.deepEqual(statuses, [201, 201, 201, 429]);
+  assert.equal(isLocalPeer("::1", false), true);
+  assert.equal(isLocalPeer("127.0.0.1", true), false);
+  assert.equal(isLocalPeer("10.0.0.1", false), false);
+});
 
 apiTest("security: a slower per-email ceiling holds across rotating addresses", async (ctx) => {
   const { email } = await signUp(ctx);
