@@ -141,7 +141,7 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                 >
                   Subscription
                 </Button>
-                <UserLabel session={session} className="max-sm:[&>span+span]:hidden" />
+                <UserLabel session={session} className="max-sm:[&>span+span]:sr-only" />
                 <Button
                   variant="ghost"
                   size="sm"
@@ -171,8 +171,8 @@ export function AppHeader({ variant, session, onBackToHome }: AppHeaderProps) {
                   <UserIcon className="size-4 min-[900px]:hidden" />
                   <span className="max-[900px]:sr-only">Dashboard</span>
                 </Button>
-                {/* Under 900 px: the initial only (phones have it on the home header too). */}
-                <UserLabel session={session} className="max-[900px]:[&>span+span]:hidden" />
+                {/* Under 900 px: the initial shown, the name kept for screen readers (phones: on the home header too). */}
+                <UserLabel session={session} className="max-[900px]:[&>span+span]:sr-only" />
               </>
             )}
         </div>

@@ -328,9 +328,12 @@ Deno.test("[browser] dashboard: change the password, then sign in with the new o
     await signInWithTokens(page, me);
     await openDashboard(page, "settings");
     const submit = page.getByRole("button", { name: "Update Password" });
-    const current = page.getByLabel("Current Password", { exact: true });
+    // Each label names its field alone (its Show toggle is "Show password"), so a label finds one element.
+    const current = page.getByLabel("Current Password");
+    assert.equal(await current.count(), 1);
     const next = page.getByLabel("New Password", { exact: true });
-    const confirm = page.getByLabel("Confirm New Password", { exact: true });
+    const confirm = page.getByLabel("Confirm New Password");
+    assert.equal(await confirm.count(), 1);
     assert.equal(await submit.isDisabled(), true);
     await current.fill(PASSWORD);
     await next.fill(NEW);
@@ -338,11 +341,15 @@ Deno.test("[browser] dashboard: change the password, then sign in with the new o
 
     // Show/hide on each field.
     assert.equal(await next.getAttribute("type"), "password");
-    await page.getByRole("button", { name: "Show new password" }).click();
+    // The toggle beside each field controls that field (aria-controls).
+    const toggleOf = async (field: typeof next) =>
+      page.locator(`button[aria-controls="${await field.getAttribute("id")}"]`);
+    await (await toggleOf(next)).click();
     assert.equal(await next.getAttribute("type"), "text");
-    await page.getByRole("button", { name: "Hide new password" }).click();
+    assert.equal(await (await toggleOf(next)).getAttribute("aria-label"), "Hide password");
+    await (await toggleOf(next)).click();
     assert.equal(await next.getAttribute("type"), "password");
-    await page.getByRole("button", { name: "Show current password" }).click();
+    await (await toggleOf(current)).click();
     assert.equal(await current.getAttribute("type"), "text");
 
     await confirm.fill("Different!1");

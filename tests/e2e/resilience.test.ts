@@ -354,7 +354,15 @@ pageTest(
     await bar.getByRole("button", { name: "Generate Avatar (Free - Admin)", exact: true }).waitFor();
     const label = page.getByTestId("user-label");
     assert.ok(await label.isVisible(), "the user label shows on phones");
-    assert.equal((await label.innerText()).trim(), "A");
+    // The initial is shown; the name is there for screen readers and for anyone reading the label's text.
+    assert.equal((await label.locator("span").first().innerText()).trim(), "A");
+    assert.match(await label.textContent() ?? "", /Ada/);
+    // The admin label fits its button (it was cut at both ends on a 375 px phone).
+    const button = bar.getByRole("button", { name: "Generate Avatar (Free - Admin)", exact: true });
+    const fits = await button.evaluate((b) =>
+      [...b.querySelectorAll("*"), b].every((e) => e.scrollWidth <= e.clientWidth + 1)
+    );
+    assert.ok(fits, "the admin label is not clipped");
     await screenshots(page, "studio-admin");
 
     // F8 focuses the toast viewport, with a visible focus ring.

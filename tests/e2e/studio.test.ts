@@ -92,6 +92,8 @@ pageTest(
       "the Generate bar is on screen",
     );
     await page.getByTestId("sticky-generate").getByText("2 credits").waitFor();
+    // Before any generation the stage says where the avatar will appear, as the desktop's result panel does.
+    await page.getByTestId("phone-stage").getByText("Your AI Avatar Awaits").waitFor();
     await expectNoSeriousAxeViolations(page, "studio options (phone)");
     await shot(page, "studio-options-phone");
 

@@ -39,7 +39,10 @@ function PasswordField(
           <button
             type="button"
             onClick={() => setShown((s) => !s)}
-            aria-label={`${shown ? "Hide" : "Show"} ${label.toLowerCase()}`}
+            // Named "Show password" and tied to its field by aria-controls: a name holding the field's own label
+            // ("Show current password") made the label name two elements (the field and its toggle).
+            aria-label={`${shown ? "Hide" : "Show"} password`}
+            aria-controls={control.id}
             aria-pressed={shown}
             className="absolute inset-y-1 right-1 rounded-lg px-3 text-sm font-semibold text-ink-600 hover:bg-ink-100"
           >

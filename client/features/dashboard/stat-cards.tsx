@@ -40,7 +40,7 @@ export function StatCards({ stats, credits }: { stats: UserStats | undefined; cr
       <Card
         label="Available Credits"
         value={balance === ADMIN_CREDITS ? "∞ (Admin)" : String(balance)}
-        detail="2 credits per generation"
+        detail={balance === ADMIN_CREDITS ? "Free generation" : "2 credits per generation"}
       />
       <Card
         label="Favorite Styles"

@@ -14,6 +14,7 @@ import {
   usePlans,
   useSubscriptionSummary,
 } from "./payments-api.ts";
+import { useSession } from "../../api/session.ts";
 import { OfferDialog } from "./offer-dialog.tsx";
 import { closeUpgradeDialog } from "./upgrade-dialog-store.ts";
 import { useCheckout } from "./use-checkout.ts";
@@ -108,7 +109,9 @@ export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePl
 
 /** The app-wide instance: opened through upgrade-dialog-store, current plan from the server. */
 export function ConnectedUpgradePlanDialog({ open }: { open: boolean }) {
-  const summary = useSubscriptionSummary(open);
+  // Signed out (a plan chosen from a payment page's Try Again), there is no current plan to ask for: a 401.
+  const { isAuthenticated } = useSession();
+  const summary = useSubscriptionSummary(open && isAuthenticated);
   return (
     <UpgradePlanDialog
       open={open}

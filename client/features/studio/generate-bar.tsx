@@ -65,16 +65,21 @@ export function GenerateBar(props: GenerateBarProps) {
     <Button
       size="lg"
       className={placement === "bar"
-        ? "h-12 min-w-0 flex-1 px-4 text-[15px] max-[360px]:px-3 max-[360px]:text-sm"
+        // The admin label (243 px at 15 px) was cut at both ends in a 375 px phone's bar: it wraps to two lines.
+        ? `h-12 min-w-0 flex-1 px-4 text-[15px] max-[360px]:px-3 max-[360px]:text-sm ${
+          isAdmin && !generating ? "px-3! text-sm! leading-tight! whitespace-normal!" : ""
+        }`
         : "mt-4 w-full"}
       disabled={props.disabled || generating}
       onClick={props.onGenerate}
       data-testid={placement === "bar" ? "generate-bar-button" : "generate-card-button"}
     >
       {/* Under 360 px: no icon, 14 px text ("Generate Avatar" overflowed the bar's button at 320 px). */}
-      {generating
-        ? <Spinner className="size-5" />
-        : <SparklesIcon className={placement === "bar" ? "size-5 max-[360px]:hidden" : "size-5"} />}
+      {generating ? <Spinner className="size-5" /> : (
+        <SparklesIcon
+          className={placement === "bar" ? `size-5 max-[360px]:hidden ${isAdmin ? "hidden" : ""}` : "size-5"}
+        />
+      )}
       {generateLabel(generating, isAdmin)}
     </Button>
   );

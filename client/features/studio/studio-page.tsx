@@ -332,6 +332,13 @@ function PhoneStage(
             <SparklesIcon className="size-4" /> View result
           </Button>
         )}
+        {/* The desktop's result placeholder, in a line: the phone shows the result panel only once there is one. */}
+        {!hasResult && (!preview || preview.kind === "idle") && (
+          <p className="mt-1 text-[11px] text-ink-600" data-testid="stage-awaits">
+            <span className="font-semibold text-ink-800">Your AI Avatar Awaits</span>. Choose your style and
+            press Generate.
+          </p>
+        )}
         {preview && preview.kind !== "idle" &&
           // The card above already says why this photo cannot be styled.
           !(preview.kind === "no-change" && problem !== null && preview.detail === problem) && (
