@@ -95,6 +95,8 @@ Deno.test("[browser] landing, sign-up validation, register, log out and in", opt
         "Please confirm your password",
       ]
     ) await expectFieldError(page, m);
+    // The first field in error as the form shows them has the focus.
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "auth-full_name");
     await screenshots(page, "sign-up-dialog");
     await dialog.getByLabel("Full Name").fill("Ada Lovelace");
     await dialog.getByLabel("Email").fill("not-an-email");

@@ -82,7 +82,9 @@ export function AuthDialog() {
       : validateRegister(form);
     setErrors(found as FieldErrors<RegisterForm>);
     if (hasErrors(found as Record<string, string>)) {
-      const first = Object.keys(found)[0];
+      // The first field in error as the form shows them (the schema's own order puts email first).
+      const order = ["full_name", "email", "password", "confirmPassword"];
+      const first = order.find((f) => (found as Record<string, string | undefined>)[f]);
       document.getElementById(`auth-${first}`)?.focus();
       return;
     }
