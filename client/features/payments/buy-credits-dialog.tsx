@@ -61,11 +61,12 @@ export function BuyCreditsDialog() {
             const highlight = pack.popular || pack.badge;
             return (
               // On a phone under 360 px the price and Buy Now no longer fit side by side (the 100-credit
-              // line alone takes 150 of 208 px): the card stacks them as the desktop row does.
+              // line alone takes 150 of 208 px): the card stacks them as the desktop row does. Under 400 px
+              // the credits line is a size smaller: at 375 px it pushed the card 9 px past the column.
               <li
                 key={id}
                 data-testid={`package-${id}`}
-                className={`relative flex items-center gap-3 rounded-3xl border p-4 pt-5 max-[360px]:flex-col max-[360px]:items-stretch sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
+                className={`relative flex min-w-0 items-center gap-3 rounded-3xl border p-4 pt-5 max-[360px]:flex-col max-[360px]:items-stretch sm:flex-col sm:items-stretch sm:p-5 sm:pt-6 ${
                   highlight ? "border-brand-300 bg-brand-50/40 ring-1 ring-brand-200" : "border-ink-200"
                 }`}
               >
@@ -75,7 +76,7 @@ export function BuyCreditsDialog() {
                 </div>
                 <div className="min-w-0 flex-1">
                   <p className="text-sm font-semibold text-ink-600">{NAMES[id]}</p>
-                  <p className="mt-1 flex items-center gap-2 whitespace-nowrap text-xl font-extrabold sm:text-2xl tracking-tight text-ink-900">
+                  <p className="mt-1 flex items-center gap-2 whitespace-nowrap text-lg font-extrabold min-[400px]:text-xl sm:text-2xl tracking-tight text-ink-900">
                     <CoinIcon className="size-5 text-brand-600" />
                     {pack.credits} credits
                   </p>
