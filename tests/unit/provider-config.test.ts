@@ -50,3 +50,15 @@ Deno.test("stripe: without STRIPE_WEBHOOK_SECRET every webhook is refused as unv
     (e: Error) => e instanceof WebhookSignatureError && /STRIPE_WEBHOOK_SECRET is not set/.test(e.message),
   );
 });
+
+Deno.test("config: short JWT_SECRET and METRICS_TOKEN are taken outside production, refused in production", () => {
+  const short = { JWT_SECRET: "test-secret", METRICS_TOKEN: "metrics" };
+  assert.equal(loadConfig(short).jwtSecret, "test-secret");
+  assert.throws(
+    () => loadConfig({ ...short, NODE_ENV: "production" }),
+    (e: Error) =>
+      /JWT_SECRET: must be at least 32 characters/.test(e.message) &&
+      /METRICS_TOKEN: must be at least 16 characters/.test(e.message),
+  );
+  loadConfig({ NODE_ENV: "production", JWT_SECRET: "x".repeat(32), METRICS_TOKEN: "m".repeat(16) });
+});
