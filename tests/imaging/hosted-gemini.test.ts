@@ -170,8 +170,6 @@ for (
   const [behaviour, message] of [
     ["prompt_blocked", "declined"],
     ["output_blocked", "declined"],
-    ["text_only", "noImage"],
-    ["no_image_finish", "noImage"],
   ] as const
 ) {
   Deno.test({
@@ -184,6 +182,25 @@ for (
         await rejectsWithFinal(model.generate(request()), message);
         assert.equal(fake.requests.length, 1, "never retried (it would be declined and billed again)");
         assert.equal(model.health().state, "ready", "the provider works; it declined this request");
+      }),
+  });
+}
+
+for (const behaviour of ["text_only", "no_image_finish"] as const) {
+  Deno.test({
+    name: `gemini: ${behaviour} (HTTP 200) is asked once more: it draws, or the user is told`,
+    sanitizeResources: false,
+    sanitizeOps: false,
+    fn: () =>
+      withGemini(async ({ fake, model }) => {
+        fake.enqueue(behaviour);
+        const out = await model.generate(request());
+        assert.equal(fake.requests.length, 2, "the second call drew");
+        assert.equal((await sharp(out.image).metadata()).height, 1920);
+        fake.enqueue(behaviour, behaviour);
+        await rejectsWithFinal(model.generate(request()), "noImage");
+        assert.equal(fake.requests.length, 4, "one more call, not more");
+        assert.equal(model.health().state, "ready", "the provider works; it drew nothing for this request");
       }),
   });
 }
@@ -268,10 +285,10 @@ Deno.test({
       fake.enqueue("garbage", "garbage");
       await rejectsWithFinal(model.generate(request()), "badOutput");
       assert.equal(fake.requests.length, 7);
-      // Image data that is not base64 is an answer without an image: refused at once.
-      fake.enqueue("bad_base64");
+      // Image data that is not base64 is an answer without an image: asked once more, then refused.
+      fake.enqueue("bad_base64", "bad_base64");
       await rejectsWithFinal(model.generate(request()), "noImage");
-      assert.equal(fake.requests.length, 8);
+      assert.equal(fake.requests.length, 9);
       // The part spelled as the REST request examples spell it is read too.
       fake.enqueue("snake_case");
       const snake = await model.generate(request());

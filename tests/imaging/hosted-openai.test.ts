@@ -139,12 +139,12 @@ Deno.test({
 
 Deno.test({
   ...opts,
-  name: "openai: an answer without image data fails at once",
+  name: "openai: an answer without image data is asked once more, then fails",
   fn: () =>
     withOpenAi(async ({ fake, model }) => {
-      fake.enqueue("empty_data");
+      fake.enqueue("empty_data", "empty_data");
       await rejectsWithFinal(model.generate(request()), "noImage");
-      assert.equal(fake.requests.length, 1);
+      assert.equal(fake.requests.length, 2, "asked once more, then refused");
     }),
 });
 

@@ -161,6 +161,7 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
 
     let retries = 0;
     let outputRetried = false;
+    let noImageRetried = false;
     let lastFailure = "";
     while (true) {
       if (req.signal?.aborted) throw new ModelError(BUSY_MESSAGE, { transient: true });
@@ -208,8 +209,15 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
             log.info("hosted image model answered without an image", {
               model: provider.name,
               reason: error.reason,
+              retried: noImageRetried,
             });
-            throw new ModelError(NO_IMAGE_MESSAGE, { transient: false });
+            // A model that chose not to draw (text only, NO_IMAGE, IMAGE_OTHER) often draws when asked again:
+            // one more call, then the user is told (a safety block, by contrast, is never asked again).
+            if (noImageRetried || Date.now() >= deadline) {
+              throw new ModelError(NO_IMAGE_MESSAGE, { transient: false });
+            }
+            noImageRetried = true;
+            continue;
           case "auth":
             health = {
               state: "failed",
