@@ -285,7 +285,12 @@ for (const backend of backends()) {
         });
         assert.equal(gen.status, 422, JSON.stringify([body, gen.body]));
         assert.equal(gen.body.code, "nothing_to_render");
-        assert.match(gen.body.detail, /^Nothing to generate: the local model cannot render what you chose/);
+        assert.match(
+          gen.body.detail,
+          body.intensity
+            ? /^Nothing to generate: Lips at intensity 0 changes nothing, so the result would be your photo unchanged\. Raise the intensity/
+            : /^Nothing to generate: the local model cannot render what you chose/,
+        );
         assert.match(gen.body.detail, /you were not charged/);
         const pre = await preview(ctx, me.access_token, { photoId, ...body });
         assert.equal(pre.status, 422);

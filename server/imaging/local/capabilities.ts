@@ -117,6 +117,8 @@ export interface Requested {
  */
 export function nothingToRender(req: Requested, caps: ModelCapabilities = LOCAL_CAPABILITIES): string | null {
   const asked: string[] = [];
+  // Chosen and renderable, but at intensity 0 (said apart: the model could render them, the user turned them off).
+  const zeroed: string[] = [];
   let renders = false;
   for (const key of OPTION_KEYS) {
     const id = req.options[key];
@@ -126,6 +128,7 @@ export function nothingToRender(req: Requested, caps: ModelCapabilities = LOCAL_
     const zero = (MAKEUP_CATEGORIES as readonly string[]).includes(key) &&
       req.intensity[key as MakeupCategory] === 0;
     if (supported && !zero) renders = true;
+    else if (supported) zeroed.push(key);
     else asked.push(key);
   }
   const instructions = !!req.instructions?.trim();
@@ -133,11 +136,17 @@ export function nothingToRender(req: Requested, caps: ModelCapabilities = LOCAL_
   if (instructions && !unavailable.instructions) renders = true;
   if ((req.references ?? 0) > 0 && !unavailable.references) renders = true;
   if (renders) return null;
-  if (asked.length === 0 && !instructions && !(req.references ?? 0)) return null;
+  if (asked.length === 0 && zeroed.length === 0 && !instructions && !(req.references ?? 0)) return null;
   const what: string[] = asked.map((k) => keyLabel(k as OptionKey));
   if (instructions) what.push("additional instructions");
   if (req.references) what.push("reference photos");
-  return `Nothing to generate: the local model cannot render what you chose (${
-    what.join(", ")
-  }), so the result would be your photo unchanged. Choose an option it can render; you were not charged.`;
+  const off = zeroed.map((k) => keyLabel(k as OptionKey)).join(", ");
+  const reasons = [
+    what.length > 0 && `the local model cannot render what you chose (${what.join(", ")})`,
+    off && `${off} at intensity 0 ${zeroed.length > 1 ? "change" : "changes"} nothing`,
+  ].filter(Boolean).join(", and ");
+  const fix = what.length > 0
+    ? "Choose an option it can render"
+    : "Raise the intensity or choose another option";
+  return `Nothing to generate: ${reasons}, so the result would be your photo unchanged. ${fix}; you were not charged.`;
 }
