@@ -28,6 +28,7 @@ import { photosRoutes } from "./photos/photos.routes.ts";
 import { paymentsRoutes, WEBHOOK_PATH } from "./payments/payments.routes.ts";
 import { sandboxCheckoutRoutes } from "./payments/sandbox-checkout.routes.ts";
 import { PaymentProviderError } from "./payments/providers/payment-provider.ts";
+import { StorageUnavailableError } from "./storage/storage.ts";
 import { log } from "./log.ts";
 import { previewRoutes } from "./preview/preview.routes.ts";
 import type { Previewer } from "./preview/previewer.ts";
@@ -170,6 +171,22 @@ export function createApp(deps: AppDeps) {
         detail: "The payment service could not complete the request. Please try again in a few minutes.",
         code: "payment_provider_error",
       }, 502);
+    }
+    if (err instanceof StorageUnavailableError) {
+      // A store down or refusing us: retry later (the cause is in the log, not for the user).
+      log.warn("image storage unavailable", {
+        request_id: requestIdOf(c),
+        route: routePath(c),
+        error: err.message,
+      });
+      return c.json(
+        {
+          detail: "Image storage is unavailable right now. Please try again in a minute.",
+          code: "storage_unavailable",
+        },
+        503,
+        { "Retry-After": "30" },
+      );
     }
     if (err instanceof HTTPException && err.status < 500) {
       // Hono's own 4xx (malformed JSON, ...): keep the status, answer our shape.

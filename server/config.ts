@@ -81,9 +81,17 @@ const envSchema = z.object({
   JOB_LEASE_SECONDS: z.coerce.number().int().min(2).max(300).default(30),
   /** Where images live: local disk under DATA_DIR/uploads, or an S3-compatible bucket (S3_*). */
   STORAGE: z.enum(["local", "s3"]).default("local"),
-  S3_ENDPOINT: z.string().url().optional(),
-  S3_BUCKET: z.string().min(3).max(63).optional(),
-  S3_REGION: z.string().min(1).default("us-east-1"),
+  // A scheme is needed: "minio:9000" passed as a URL and failed every call ("not a valid URI").
+  S3_ENDPOINT: z.string().regex(/^https?:\/\/[^\s]+$/, "must be an http:// or https:// URL").optional(),
+  // S3's bucket naming rules (lower case, digits, dots and hyphens; 3-63 characters).
+  S3_BUCKET: z.string().regex(
+    /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/,
+    "must be an S3 bucket name (3-63 lower-case letters, digits, dots, hyphens)",
+  ).optional(),
+  /** Unset: AWS_REGION or AWS_DEFAULT_REGION (as on ECS, Lambda, EKS), else us-east-1. */
+  S3_REGION: z.string().min(1).optional(),
+  AWS_REGION: z.string().min(1).optional(),
+  AWS_DEFAULT_REGION: z.string().min(1).optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Path-style bucket URLs (MinIO and most self-hosted stores need them). */
@@ -238,7 +246,7 @@ export function loadConfig(
       ? {
         endpoint: e.S3_ENDPOINT,
         bucket: e.S3_BUCKET!,
-        region: e.S3_REGION,
+        region: e.S3_REGION ?? e.AWS_REGION ?? e.AWS_DEFAULT_REGION ?? "us-east-1",
         accessKeyId: e.S3_ACCESS_KEY_ID,
         secretAccessKey: e.S3_SECRET_ACCESS_KEY,
         forcePathStyle: e.S3_FORCE_PATH_STYLE,

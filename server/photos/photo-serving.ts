@@ -27,8 +27,8 @@ export interface StoredImage {
   ext: string;
   /** The whole blob's size in bytes. */
   size: number;
-  /** The bytes to send: the whole blob, or the requested range. */
-  body: ReadableStream<Uint8Array>;
+  /** The bytes to send: the whole blob, or the requested range; null when no body was asked for. */
+  body: ReadableStream<Uint8Array> | null;
   /** Set when a single satisfiable byte range was asked for (answered 206). */
   range?: { start: number; end: number };
 }
@@ -65,6 +65,11 @@ export async function openStoredImage(
   storage: BlobStorage,
   key: string,
   rangeHeader?: string,
+  /**
+   * false (a HEAD, a 304): the size only, nothing opened. A stream opened and never read holds its S3
+   * connection (or file handle) for good: fifty HEADs of one image used up the S3 client's pool.
+   */
+  withBody = true,
 ): Promise<StoredImage | { key: string; size: number; unsatisfiable: true }> {
   const notFound = new AppError(404, "Image not found");
   if (!isValidKey(key)) throw notFound;
@@ -72,8 +77,10 @@ export async function openStoredImage(
   if (size === null) throw notFound;
   const range = parseRange(rangeHeader, size);
   if (range === "unsatisfiable") return { key, size, unsatisfiable: true };
-  const body = await storage.stream(key, range?.start ?? 0, range?.end ?? Math.max(0, size - 1));
-  if (!body) throw notFound; // deleted between the two calls
+  const body = withBody
+    ? await storage.stream(key, range?.start ?? 0, range?.end ?? Math.max(0, size - 1))
+    : null;
+  if (withBody && !body) throw notFound; // deleted between the two calls
   return {
     key,
     mime: mimeForKey(key),

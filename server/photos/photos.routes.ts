@@ -45,24 +45,24 @@ async function imageResponse(c: Context, storage: BlobStorage, disposition: stri
     "Content-Disposition": disposition,
     "Accept-Ranges": "bytes",
   };
-  const image = await openStoredImage(storage, key, c.req.header("Range"));
+  const fresh = notModified(c.req.header("If-None-Match"), etag);
+  // A HEAD (hono runs this handler and drops the body) or a 304 opens no stream: see openStoredImage.
+  const withBody = !fresh && c.req.method !== "HEAD";
+  const image = await openStoredImage(storage, key, c.req.header("Range"), withBody);
   if ("unsatisfiable" in image) {
     return c.json({ detail: "Requested range not satisfiable", code: "range_not_satisfiable" }, 416, {
       "Content-Range": `bytes */${image.size}`,
     });
   }
-  if (notModified(c.req.header("If-None-Match"), etag)) {
-    await image.body.cancel();
-    return c.body(null, 304, headers);
-  }
+  if (fresh) return c.body(null, 304, headers);
   headers["Content-Type"] = image.mime;
   if (image.range) {
     headers["Content-Range"] = `bytes ${image.range.start}-${image.range.end}/${image.size}`;
     headers["Content-Length"] = String(image.range.end - image.range.start + 1);
-    return c.body(image.body, 206, headers);
+    return image.body ? c.body(image.body, 206, headers) : c.body(null, 206, headers);
   }
   headers["Content-Length"] = String(image.size);
-  return c.body(image.body, 200, headers);
+  return image.body ? c.body(image.body, 200, headers) : c.body(null, 200, headers);
 }
 
 export function photosRoutes(

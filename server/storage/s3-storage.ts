@@ -15,7 +15,13 @@ import {
   PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
-import { type BlobStorage, isValidKey, mimeForKey, type StoredBlob } from "./storage.ts";
+import {
+  type BlobStorage,
+  isValidKey,
+  mimeForKey,
+  StorageUnavailableError,
+  type StoredBlob,
+} from "./storage.ts";
 
 export interface S3StorageOptions {
   endpoint?: string;
@@ -27,11 +33,35 @@ export interface S3StorageOptions {
   forcePathStyle?: boolean;
 }
 
-/** The SDK reports a missing object as NotFound (HEAD) or NoSuchKey (GET), with status 404. */
+/**
+ * A missing object: NoSuchKey (GET) or NotFound (HEAD, which has no body to say more), or another 404 a
+ * compatible server sends for a key. Not NoSuchBucket: a missing bucket is the store failing, not every image
+ * gone (it made images read as deleted and failed queued jobs for good).
+ */
 function isNotFound(e: unknown): boolean {
-  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const err = e as { name?: string; Code?: string; $metadata?: { httpStatusCode?: number } };
+  if (err?.name === "NoSuchBucket" || err?.Code === "NoSuchBucket") return false;
   return err?.name === "NotFound" || err?.name === "NoSuchKey" || err?.$metadata?.httpStatusCode === 404;
 }
+
+/** What the store answered, as StorageUnavailableError (see there); an error of ours passes through. */
+function unavailable(e: unknown, what: string): unknown {
+  if (e instanceof StorageUnavailableError || !(e instanceof Error)) return e;
+  const err = e as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = err.$metadata?.httpStatusCode;
+  return new StorageUnavailableError(
+    `S3 ${what}: ${err.name ?? "Error"}${status ? ` (HTTP ${status})` : ""}: ${e.message}`,
+    e,
+  );
+}
+
+/**
+ * Bounds on every call (the SDK sets none): a server that accepts the connection and never answers hung
+ * requests, jobs and the health probe for good, and the probes it left running filled the client's pool of 50
+ * sockets, so the process stayed stuck after the store came back. The request timeout runs until the answer's
+ * headers arrive (a 10 MB upload included), so a streamed download that keeps receiving is not cut.
+ */
+const CONNECT_TIMEOUT_MS = 5_000, IDLE_TIMEOUT_MS = 30_000, PING_TIMEOUT_MS = 3_000;
 
 export class S3Storage implements BlobStorage {
   readonly bucket: string;
@@ -46,6 +76,12 @@ export class S3Storage implements BlobStorage {
       credentials: opts.accessKeyId && opts.secretAccessKey
         ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
         : undefined,
+      requestHandler: {
+        connectionTimeout: CONNECT_TIMEOUT_MS,
+        requestTimeout: IDLE_TIMEOUT_MS,
+        // Without it the handler only logs a warning when the request timeout passes.
+        throwOnRequestTimeout: true,
+      },
       // Checksums on every request are newer than many S3-compatible servers; send them only when required.
       requestChecksumCalculation: "WHEN_REQUIRED",
       responseChecksumValidation: "WHEN_REQUIRED",
@@ -54,9 +90,13 @@ export class S3Storage implements BlobStorage {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     if (!isValidKey(key)) throw new Error("invalid storage key");
-    await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: mimeForKey(key) }),
-    );
+    try {
+      await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: mimeForKey(key) }),
+      );
+    } catch (e) {
+      throw unavailable(e, "PutObject");
+    }
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -66,7 +106,7 @@ export class S3Storage implements BlobStorage {
       return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unavailable(e, "GetObject");
     }
   }
 
@@ -77,7 +117,7 @@ export class S3Storage implements BlobStorage {
       return out.ContentLength ?? 0;
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unavailable(e, "HeadObject");
     }
   }
 
@@ -91,14 +131,18 @@ export class S3Storage implements BlobStorage {
       return out.Body.transformToWebStream() as ReadableStream<Uint8Array>;
     } catch (e) {
       if (isNotFound(e)) return null;
-      throw e;
+      throw unavailable(e, "GetObject");
     }
   }
 
   async delete(key: string): Promise<void> {
     if (!isValidKey(key)) return;
     // S3 answers 204 for a key that does not exist: not an error, as the interface wants.
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    } catch (e) {
+      throw unavailable(e, "DeleteObject");
+    }
   }
 
   async *list(): AsyncIterable<StoredBlob> {
@@ -117,6 +161,13 @@ export class S3Storage implements BlobStorage {
   }
 
   async ping(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    try {
+      // Its own bound: a probe the health check gave up on must not stay open (see CONNECT_TIMEOUT_MS).
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), {
+        abortSignal: AbortSignal.timeout(PING_TIMEOUT_MS),
+      });
+    } catch (e) {
+      throw unavailable(e, "HeadBucket");
+    }
   }
 }

@@ -37,6 +37,18 @@ export interface BlobStorage {
   list(): AsyncIterable<StoredBlob>;
 }
 
+/**
+ * The store could not be reached or refused the request (a server down, a missing bucket, refused
+ * credentials, a timeout): the request failed for now, nothing about the image itself. Its message is for the
+ * log; users get 503 storage_unavailable.
+ */
+export class StorageUnavailableError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = "StorageUnavailableError";
+  }
+}
+
 /** 128-bit random keys: `<32 hex>.<ext>`. */
 const KEY_PATTERN = /^[0-9a-f]{32}\.(png|jpg|webp)$/;
 

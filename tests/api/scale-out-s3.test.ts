@@ -8,7 +8,7 @@ import { loadConfig } from "../../server/config.ts";
 import { createApp } from "../../server/app.ts";
 import { S3Storage } from "../../server/storage/s3-storage.ts";
 import { createStorage } from "../../server/storage/create-storage.ts";
-import { newKey } from "../../server/storage/storage.ts";
+import { newKey, StorageUnavailableError } from "../../server/storage/storage.ts";
 import { openDatabase } from "../../db/client.ts";
 import { startS3rver } from "../helpers/s3rver.ts";
 import { succeedingModel } from "../helpers/test-models.ts";
@@ -118,8 +118,80 @@ Deno.test({
     const health = await app.request("/api/health");
     const report = await health.json();
     assert.deepEqual(report.components.storage, { status: "ok", kind: "s3" });
+
+    // A HEAD, or a GET answered 304, opens no stream: one left unread held its S3 socket, and fifty HEADs used
+    // up the client's pool. Sixty in a row, then a GET still answers at once.
+    const t0 = Date.now();
+    for (let i = 0; i < 60; i++) {
+      const head = await app.request(url, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("Content-Length"), String(stored.length));
+      const same = await app.request(url, { headers: { "If-None-Match": `"${key}"` } });
+      assert.equal(same.status, 304);
+    }
+    const after = await app.request(url);
+    assert.deepEqual(new Uint8Array(await after.arrayBuffer()), stored);
+    // With the streams left open it took 50 s (sockets freed only by the client's timeouts), here well under 1.
+    assert.ok(Date.now() - t0 < 10_000, `60 HEADs and 304s took ${Date.now() - t0} ms`);
+
+    // The store down: 503 storage_unavailable (not a 500, not "Image not found"), for reads and uploads alike.
+    await s3.close();
+    const down = await app.request(url);
+    assert.equal(down.status, 503);
+    assert.deepEqual(await down.json(), {
+      detail: "Image storage is unavailable right now. Please try again in a minute.",
+      code: "storage_unavailable",
+    });
+    const again = new FormData();
+    again.append("file", new File([portrait], "me.jpg", { type: "image/jpeg" }));
+    const refused = await app.request("/api/upload-photo", {
+      method: "POST",
+      body: again,
+      headers: { "X-Forwarded-For": "10.9.9.10" },
+    });
+    assert.equal(refused.status, 503);
+    assert.equal((await refused.json()).code, "storage_unavailable");
   } finally {
     await database.close();
+    await s3.close();
+  }
+});
+
+Deno.test({
+  name:
+    "s3 storage: a missing bucket is the store failing, not every image gone; a silent server is given up on",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const s3 = await startS3rver();
+  // A server that accepts connections and never answers.
+  const silent = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  (async () => {
+    for await (const conn of silent) held.push(conn);
+  })().catch(() => {});
+  try {
+    const missing = new S3Storage({ ...loadConfig({ ...s3.env }).s3!, bucket: "missing-bucket" });
+    const key = newKey("png");
+    // GET names the bucket (NoSuchBucket): the store is failing; a HEAD cannot tell (no body) and reads absent.
+    await assert.rejects(
+      missing.get(key),
+      (e: Error) => e instanceof StorageUnavailableError && /NoSuchBucket/.test(e.message),
+    );
+    await assert.rejects(missing.stream(key, 0, 10), StorageUnavailableError);
+    await assert.rejects(missing.put(key, bytes(10)), StorageUnavailableError);
+
+    const port = (silent.addr as Deno.NetAddr).port;
+    const hung = new S3Storage({
+      ...loadConfig({ ...s3.env, S3_ENDPOINT: `http://127.0.0.1:${port}` }).s3!,
+    });
+    const t0 = Date.now();
+    await assert.rejects(hung.ping(), StorageUnavailableError);
+    const took = Date.now() - t0;
+    assert.ok(took >= 2_500 && took < 10_000, `the probe gave up after ${took} ms`);
+  } finally {
+    silent.close();
+    for (const conn of held) conn.close();
     await s3.close();
   }
 });

@@ -24,6 +24,7 @@ export async function startS3rver(bucket = "styletwin-test"): Promise<LocalS3> {
   });
   const { port } = await server.run() as { port: number };
   const endpoint = `http://127.0.0.1:${port}`;
+  let closed = false;
   return {
     endpoint,
     bucket,
@@ -36,7 +37,10 @@ export async function startS3rver(bucket = "styletwin-test"): Promise<LocalS3> {
       S3_SECRET_ACCESS_KEY: "S3RVER",
       S3_FORCE_PATH_STYLE: "true",
     },
+    // Idempotent: a test may stop the server early (to see the store down) and again in its cleanup.
     close: async () => {
+      if (closed) return;
+      closed = true;
       await server.close();
       await Deno.remove(directory, { recursive: true }).catch(() => {});
     },

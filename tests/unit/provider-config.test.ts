@@ -1,7 +1,8 @@
 /**
- * The providers' settings as an operator (or a test harness) writes them: keys of any length the provider
- * accepts, model ids with the SDK's resource prefix, base URLs with or without the API's version path, and
- * Stripe's webhook secret required only where renewals depend on it.
+ * The providers' and stores' settings as an operator (or a test harness) writes them: keys and secrets of any
+ * length outside production, model ids with the SDK's resource prefix, base URLs with or without the API's
+ * version path, S3 endpoints, bucket names and regions as S3 names them, and Stripe's webhook secret required
+ * only where renewals depend on it.
  */
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../server/config.ts";
@@ -61,4 +62,20 @@ Deno.test("config: short JWT_SECRET and METRICS_TOKEN are taken outside producti
       /METRICS_TOKEN: must be at least 16 characters/.test(e.message),
   );
   loadConfig({ NODE_ENV: "production", JWT_SECRET: "x".repeat(32), METRICS_TOKEN: "m".repeat(16) });
+});
+
+Deno.test("config: S3 settings as S3 names them; the region from AWS_REGION when S3_REGION is unset", () => {
+  const s3 = { STORAGE: "s3", S3_BUCKET: "styletwin-images" };
+  assert.equal(loadConfig({ ...s3, AWS_REGION: "eu-west-3" }).s3!.region, "eu-west-3");
+  assert.equal(
+    loadConfig({ ...s3, AWS_REGION: "eu-west-3", S3_REGION: "us-west-2" }).s3!.region,
+    "us-west-2",
+  );
+  assert.equal(loadConfig(s3).s3!.region, "us-east-1");
+  assert.throws(() => loadConfig({ ...s3, S3_ENDPOINT: "minio:9000" }), /S3_ENDPOINT: must be an http/);
+  assert.throws(() => loadConfig({ ...s3, S3_BUCKET: "My_Bucket" }), /S3_BUCKET: must be an S3 bucket name/);
+  assert.equal(
+    loadConfig({ ...s3, S3_ENDPOINT: "http://127.0.0.1:9000/" }).s3!.endpoint,
+    "http://127.0.0.1:9000/",
+  );
 });
