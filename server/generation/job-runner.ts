@@ -349,14 +349,11 @@ export class JobRunner {
   }
 
   /**
-   * A side or back view of a 360 set: one retry, then null (the set is marked
-   * partial and keeps its front; the missing angle is never replaced by a copy).
-   * Shutting down propagates, so the job is requeued whole.
-   */
-  /**
-   * A side or back view, tried once more after a transient failure (a timeout, a crash). A refusal (declined
-   * for safety, no image, a refused key, the model's time budget spent) is not: it would be refused, and
-   * billed, again, and the set would run past its time.
+   * A side or back view of a 360 set, or null (the set is marked partial and keeps its front; the missing
+   * angle is never replaced by a copy). Tried once more after a transient failure (a timeout, a crash); a
+   * refusal (declined for safety, no image, a refused key, the model's time budget spent) is not: it would be
+   * refused, and billed, again, and the set would run past its time. Shutting down propagates, so the job is
+   * requeued whole.
    */
   async #otherAngle(job: GenerationRow, req: Parameters<ImageModel["generate"]>[0]) {
     for (let tries = 1; tries <= 2; tries++) {
