@@ -18,7 +18,8 @@ import type { Angle } from "../../server/styling/option-keys.ts";
 import { geminiPortrait } from "../helpers/fake-gemini.ts";
 import { cropFace, FRONTAL_FACES, hostedRequest, rejectsWithFinal, withHostedFake } from "./fixtures.ts";
 
-type Behaviour = "success" | "nsfw" | "rate_limit" | "bad_key";
+/** flaky: the first status poll answers 503 and the first result read 429 (a submitted request's reads). */
+type Behaviour = "success" | "nsfw" | "rate_limit" | "bad_key" | "flaky";
 
 interface Submitted {
   path: string;
@@ -32,6 +33,7 @@ async function startFakeFal() {
   const queue: Behaviour[] = [];
   const polls = new Map<string, number>();
   const results = new Map<string, Behaviour>();
+  const reads = new Set<string>();
   const image = await geminiPortrait(13);
   const stop = new AbortController();
   const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -51,9 +53,11 @@ async function startFakeFal() {
       const m = /^\/fal-ai\/flux-pro\/requests\/([^/]+)(\/status)?$/.exec(url.pathname);
       if (req.method === "GET" && m) {
         const id = m[1];
+        const flaky = results.get(id) === "flaky";
         if (m[2]) {
           const n = (polls.get(id) ?? 0) + 1;
           polls.set(id, n);
+          if (flaky && n === 1) return json(503, { detail: "Service temporarily unavailable" });
           const status = n === 1 ? "IN_QUEUE" : n === 2 ? "IN_PROGRESS" : "COMPLETED";
           return json(200, {
             status,
@@ -62,6 +66,10 @@ async function startFakeFal() {
           });
         }
         const nsfw = results.get(id) === "nsfw";
+        if (flaky && !reads.has(id)) {
+          reads.add(id);
+          return json(429, { detail: "Rate limit exceeded" }, { "retry-after": "0" });
+        }
         return json(200, {
           images: [{ url: `${origin}/files/${id}.png`, width: 768, height: 1344, content_type: "image/png" }],
           timings: { inference: 4.05 },
@@ -163,6 +171,19 @@ Deno.test({
       assert.equal(model.health().state, "failed");
     }, "wrong:key-0123456789");
   },
+});
+
+Deno.test({
+  ...opts,
+  name:
+    "fal: a 503 while polling and a 429 reading the result are waited out, not submitted (and billed) again",
+  fn: () =>
+    withFal(async (fake, model) => {
+      fake.enqueue("flaky");
+      const out = await model.generate(request());
+      assert.equal(fake.submitted.length, 1, "one submission");
+      assert.equal((await sharp(out.image).metadata()).height, 1920);
+    }),
 });
 
 Deno.test({ ...opts, name: "fal: close the face detector", fn: () => faces.close() });

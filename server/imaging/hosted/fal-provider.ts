@@ -76,6 +76,24 @@ export function createFalProvider(opts: FalOptions): ImageProvider {
     }
   }
 
+  /**
+   * A read of a request already submitted (its status, its result): a 5xx, a 429 or a dropped connection is
+   * waited out here, until the call's deadline, rather than thrown: thrown, the hosted model would submit the
+   * whole request again, and fal bills each submission.
+   */
+  async function read(url: string, signal: AbortSignal): Promise<Response> {
+    while (true) {
+      try {
+        return await send(url, signal);
+      } catch (error) {
+        const passing = error instanceof ProviderError &&
+          (error.kind === "unavailable" || error.kind === "rate_limited");
+        if (!passing || signal.aborted) throw error;
+        await abortableSleep(Math.max(pollMs, (error as ProviderError).retryAfterMs ?? 0), signal);
+      }
+    }
+  }
+
   return {
     name: "fal",
     model: FAL_SINGLE_ENDPOINT,
@@ -100,14 +118,14 @@ export function createFalProvider(opts: FalOptions): ImageProvider {
       }
       while (true) {
         if (call.signal.aborted) throw new ProviderError("timeout", "fal did not finish in time");
-        const s = await (await send(submitted.status_url, call.signal)).json() as QueueAnswer;
+        const s = await (await read(submitted.status_url, call.signal)).json() as QueueAnswer;
         if (s.status === "COMPLETED") break;
         if (s.status === "FAILED" || s.status === "CANCELED" || s.status === "CANCELLED") {
           throw new ProviderError("unavailable", `fal request ${s.status}`);
         }
         await abortableSleep(pollMs, call.signal);
       }
-      const result = await (await send(submitted.response_url, call.signal)).json() as {
+      const result = await (await read(submitted.response_url, call.signal)).json() as {
         images?: { url?: string; content_type?: string }[];
         has_nsfw_concepts?: boolean[];
       };
