@@ -40,6 +40,8 @@ export const HANDLED_EVENTS = new Set([
   // Stripe sends both for a paid invoice; the grant is keyed by the invoice, so either or both grant once.
   "invoice.paid",
   "invoice.payment_succeeded",
+  // A renewal that could not be charged: the subscription turns past_due (synced from Stripe).
+  "invoice.payment_failed",
   "customer.subscription.updated",
   "customer.subscription.deleted",
   "charge.refunded",
@@ -104,6 +106,14 @@ export async function handleStripeWebhook(
     case "customer.subscription.deleted":
       await onSubscriptionChanged(deps, event.objectId, event.type, event.subscription);
       break;
+    case "invoice.payment_failed": {
+      const provider = deps.provider ?? await paymentProviderFor(deps.config);
+      const invoice = event.invoice ?? await provider.getInvoice(event.objectId);
+      if (invoice?.subscriptionId) {
+        await onSubscriptionChanged(deps, invoice.subscriptionId, "customer.subscription.updated");
+      }
+      break;
+    }
     case "charge.refunded":
       await onChargeRefunded(deps, event.objectId);
       break;

@@ -463,6 +463,15 @@ for (const backend of backends()) {
             const summary = await getSubscriptionSummary(db, user.user.id);
             assert.equal(summary.current_period_end, new Date(end * 1000).toISOString());
 
+            // A renewal that could not be charged: the subscription is past_due at Stripe, and here.
+            sub.status = "past_due";
+            const unpaid = fake.renew(first.subscription);
+            Object.assign(unpaid, { status: "open", amount_paid: 0 });
+            await deliverEvent(ctx, fake, fake.event("invoice.payment_failed", unpaid));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).status, "past_due");
+            sub.status = "active";
+            await deliverEvent(ctx, fake, fake.event("customer.subscription.updated", sub));
+
             // An update Stripe's API cannot find is not a cancellation.
             fake.subscriptions.delete(first.subscription);
             await deliverEvent(ctx, fake, fake.event("customer.subscription.updated", { id: sub.id }));
