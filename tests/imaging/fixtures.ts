@@ -183,7 +183,7 @@ export const ZERO_INTENSITY: Intensity = {
 export function testHostedModel(
   provider: ImageProvider,
   faces: FaceCounter,
-  opts: { budgetMs?: number; perMinute?: number; authRecheckMs?: number; attemptMinMs?: number } = {},
+  opts: { budgetMs?: number; perMinute?: number; authRecheckMs?: number } = {},
 ): ReturnType<typeof createHostedModel> {
   return createHostedModel({
     provider,
@@ -192,7 +192,6 @@ export function testHostedModel(
     budgetMs: opts.budgetMs ?? 15_000,
     backoffBaseMs: 100,
     authRecheckMs: opts.authRecheckMs,
-    attemptMinMs: opts.attemptMinMs,
   });
 }
 
@@ -216,7 +215,6 @@ export async function withHostedFake<F extends ProviderFake>(
     perMinute?: number;
     apiKey?: string;
     authRecheckMs?: number;
-    attemptMinMs?: number;
   },
   fn: (ctx: { fake: F; model: HostedModel }) => Promise<void>,
 ): Promise<void> {

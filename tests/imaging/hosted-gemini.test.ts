@@ -34,7 +34,6 @@ function withGemini(
     apiKey?: string;
     perMinute?: number;
     authRecheckMs?: number;
-    attemptMinMs?: number;
   } = {},
 ) {
   return withHostedFake(startFakeGemini, createGeminiProvider, faces, opts, fn);
@@ -244,19 +243,6 @@ Deno.test({
       const took = Date.now() - t0;
       assert.ok(took >= 2500 && took < 5000, `took ${took} ms`);
     }, { budgetMs: 3000 }),
-});
-
-Deno.test({
-  name: "gemini: a request that hangs once is given up while a retry still fits, and the retry answers",
-  sanitizeResources: false,
-  sanitizeOps: false,
-  fn: () =>
-    withGemini(async ({ fake, model }) => {
-      fake.enqueue("hang");
-      const out = await model.generate(request());
-      assert.equal(fake.requests.length, 2);
-      assert.equal((await sharp(out.image).metadata()).height, 1920);
-    }, { budgetMs: 6000, attemptMinMs: 1000 }),
 });
 
 Deno.test({

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { ConfigError, loadConfig } from "../../server/config.ts";
-import { geminiBaseUrl } from "../../server/imaging/hosted/gemini-provider.ts";
+import { geminiBaseUrl, geminiMaxInputImages } from "../../server/imaging/hosted/gemini-provider.ts";
 import { WebhookSignatureError } from "../../server/payments/providers/payment-provider.ts";
 
 Deno.test("config: a short provider key is a key; an empty or spaced one stops the boot, naming it", () => {
@@ -78,4 +78,10 @@ Deno.test("config: S3 settings as S3 names them; the region from AWS_REGION when
     loadConfig({ ...s3, S3_ENDPOINT: "http://127.0.0.1:9000/" }).s3!.endpoint,
     "http://127.0.0.1:9000/",
   );
+});
+
+Deno.test("gemini: a model id with the SDK's models/ prefix keeps its input-image limit", () => {
+  assert.equal(geminiMaxInputImages("models/gemini-2.5-flash-image"), 3);
+  assert.equal(geminiMaxInputImages("gemini-2.5-flash-image"), 3);
+  assert.equal(geminiMaxInputImages("gemini-3-pro-image-preview"), 14);
 });

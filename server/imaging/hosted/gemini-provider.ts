@@ -32,7 +32,12 @@ const BLOCKING_FINISH = new Set([
  * limit), 14 for the Gemini 3 image models.
  */
 export function geminiMaxInputImages(model: string): number {
-  return model.startsWith("gemini-2.") ? 3 : 14;
+  return bareModelId(model).startsWith("gemini-2.") ? 3 : 14;
+}
+
+/** A model id without the resource prefix the SDK also takes ("models/gemini-2.5-flash-image"). */
+function bareModelId(model: string): string {
+  return model.replace(/^models\//, "");
 }
 
 export interface GeminiOptions extends ProviderOptions {
@@ -107,7 +112,7 @@ export function geminiBaseUrl(baseUrl: string): string {
 }
 
 export function createGeminiProvider(opts: GeminiOptions): ImageProvider {
-  const model = opts.model ?? DEFAULT_GEMINI_MODEL;
+  const model = bareModelId(opts.model ?? DEFAULT_GEMINI_MODEL);
   const ai = new GoogleGenAI({
     apiKey: opts.apiKey,
     // The documented Gemini API version for image generation (this SDK release defaults to v1).

@@ -6,14 +6,16 @@
  *    portrait, the generated front view for the other angles of a 360° set,
  *    then product references, within the provider's image limit;
  * 2. a slot from the per-process limits (concurrent calls, calls per minute);
- * 3. the provider call. 429 and 5xx (and a request that hangs) are retried
+ * 3. the provider call (the whole remaining budget: a hang ends the job). 429 and 5xx are retried
  *    with exponential backoff that honours Retry-After, as long as the call's
  *    time budget (JOB_TIMEOUT_SECONDS less a margin) allows; then the job
- *    fails with a refund. Safety blocks and answers without an image fail at
- *    once (a retry would be refused again and billed again). An invalid key
- *    fails at once, logs an operator line and turns the model `failed`;
- * 4. output checks: the image decodes, is not tiny and (front view) shows a
- *    face found by the local model's detector; otherwise one more call;
+ *    fails with a refund. Safety blocks fail at once (a retry would be
+ *    refused again and billed again); an answer without an image is asked
+ *    once more. An invalid key fails at once, logs an operator line and turns
+ *    the model `failed` for AUTH_RECHECK_MS;
+ * 4. output checks: the image decodes (else one more call, then failed) and
+ *    (front view) shows a face found by the local model's detector (else one
+ *    more call, then kept with a note);
  * 5. the image is fitted into 1080x1920 without distortion.
  *
  * Every failure is a ModelError whose message the user sees; all are
@@ -48,8 +50,6 @@ export const NO_FACE_NOTE =
 
 /** After a refused key, how long before a generation tries the key again (the provider may recover). */
 export const AUTH_RECHECK_MS = 30_000;
-/** The longest one request may take, so a request that hangs leaves time to try again (within the budget). */
-export const ATTEMPT_MIN_MS = 60_000;
 
 export interface HostedModelOptions {
   provider: ImageProvider;
@@ -62,8 +62,6 @@ export interface HostedModelOptions {
   backoffMaxMs?: number;
   /** Default AUTH_RECHECK_MS. */
   authRecheckMs?: number;
-  /** Default ATTEMPT_MIN_MS. */
-  attemptMinMs?: number;
 }
 
 export interface HostedModel extends ImageModel {
@@ -115,7 +113,6 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
   /** When the provider last refused the key (0: it has not). */
   let keyRefusedAt = 0;
   const authRecheckMs = opts.authRecheckMs ?? AUTH_RECHECK_MS;
-  const attemptMinMs = opts.attemptMinMs ?? ATTEMPT_MIN_MS;
   faces.ready().catch((error) => {
     health = { state: "failed", detail: `the output face check could not load: ${error.message}` };
     log.error("hosted image model: the face detector for output checks failed to load", { error });
@@ -185,12 +182,9 @@ export function createHostedModel(opts: HostedModelOptions): HostedModel {
       }
       let out: ProviderImage;
       const timeout = new AbortController();
-      // One request gets at most the larger of ATTEMPT_MIN_MS and half the budget: one that hangs is given up
-      // while a retry still fits.
-      const attemptMs = Math.max(
-        1,
-        Math.min(deadline - Date.now(), Math.max(attemptMinMs, opts.budgetMs / 2)),
-      );
+      // The whole remaining budget: an edit with high input fidelity, or a queued one, takes 30-80 s, and a
+      // request cut short to leave room for a retry was cut, retried, cut again and billed twice.
+      const attemptMs = Math.max(1, deadline - Date.now());
       const timer = setTimeout(() => timeout.abort(), attemptMs);
       const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
       try {

@@ -40,8 +40,8 @@ export interface ImageProvider {
  * What went wrong, in the terms the retry policy needs:
  * - `rate_limited` (429) and `unavailable` (408, 5xx, connection errors): retried with backoff;
  * - `timeout`: the request took too long; retried while the job's time allows;
- * - `blocked` (a safety system declined the prompt or the output) and `no_image`
- *   (HTTP 200 without an image): failed at once, never retried;
+ * - `blocked` (a safety system declined the prompt or the output): failed at once, never retried;
+ * - `no_image` (HTTP 200 without an image): asked once more, then failed;
  * - `auth` (401/403, an invalid key): failed at once; the model turns `failed`;
  * - `config` (unknown model, exhausted quota, a request the provider calls malformed): failed at once,
  *   the operator must act; the model turns `degraded`.
@@ -97,7 +97,7 @@ export function base64(bytes: Uint8Array): string {
   return btoa(s);
 }
 
-/** A 200 answer's base64 image; data that is not base64 is an answer without an image (never retried). */
+/** A 200 answer's base64 image; data that is not base64 is an answer without an image (see `no_image`). */
 export function fromBase64(data: string): Uint8Array {
   let bin: string;
   try {
