@@ -19,6 +19,7 @@ import { createPreviewer } from "./server/preview/previewer.ts";
 import { startPhotoSweeper } from "./server/photos/photo-sweeps.ts";
 import { startSessionSweeper } from "./server/auth/session-sweeper.ts";
 import { tuneMalloc } from "./server/runtime-memory.ts";
+import { riskySettings } from "./server/startup-warnings.ts";
 
 // Before the database and the model workers allocate anything large.
 tuneMalloc();
@@ -58,6 +59,7 @@ const database = await openDatabase({
   dataDir: join(config.dataDir, "db"),
 });
 const jwtSecret = await loadJwtSecret(config);
+for (const line of await riskySettings(database.db, config)) log.warn(line);
 const storage = await createStorage(config);
 // The monitor gives the model the health() that /api/health and the runner read.
 const created = await creating;

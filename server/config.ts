@@ -191,11 +191,13 @@ export function loadConfig(
     ? "GEMINI_API_KEY: GEMINI_API_KEY, OPENAI_API_KEY or FAL_KEY is required when IMAGE_MODEL=hybrid"
     : undefined;
   if (missingKey) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
-  // In production renewals and refunds arrive only by webhook: stop at boot. Elsewhere (trying Stripe's test
-  // mode, checkouts fulfilled by the status call) the webhook refuses every event until it is set.
-  if (production && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+  // Renewals and refunds arrive only by webhook: in production, or with a live key (real money) anywhere, stop
+  // at boot. Elsewhere (trying Stripe's test mode, checkouts fulfilled by the status call) the webhook refuses
+  // every event until it is set.
+  const liveKey = e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ?? false;
+  if ((production || liveKey) && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError(
-      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production (renewals and refunds arrive by its webhooks)",
+      "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production or with a live key (renewals and refunds arrive by its webhooks)",
     );
   }
   if (production && !e.JWT_SECRET) {

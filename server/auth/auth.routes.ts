@@ -55,9 +55,12 @@ export function authRateRules(
 
 /**
  * A peer on this machine (a loopback address) when no proxy is trusted: the operator, a health check, a test
- * harness. The per-address rule is not applied to it: every caller of a local proxy left without TRUST_PROXY
- * would share that one address, so one guesser would lock every user out; the per-email rules still hold.
+ * harness, or every caller of a local proxy left without TRUST_PROXY, who would all share that one address
+ * (one guesser locking every user out). Its per-address limit is LOCAL_PEER_FACTOR times the usual: still a
+ * ceiling (sign-ups farming welcome credits), no longer one budget for the whole site. The per-email rules hold.
  */
+export const LOCAL_PEER_FACTOR = 20;
+
 export function isLocalPeer(ip: string, trustProxy: boolean): boolean {
   return !trustProxy &&
     /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|::ffff:127\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.test(ip);
@@ -76,7 +79,7 @@ export function authRoutes(deps: AuthDeps) {
     const ip = clientIp(c, deps.config.trustProxy);
     const rules = authRateRules(action, ip, typeof email === "string" ? email : undefined, deps.config);
     return isLocalPeer(ip, deps.config.trustProxy)
-      ? rules.filter((r) => !r.key.startsWith(`${action}:ip:`))
+      ? rules.map((r) => r.key.startsWith(`${action}:ip:`) ? { ...r, limit: r.limit * LOCAL_PEER_FACTOR } : r)
       : rules;
   };
   const limit = (action: string) => async (c: Context, next: Next) => {

@@ -209,7 +209,7 @@ export async function createSubscriptionCheckout(
         402,
         `Your card could not be charged the prorated difference, so your plan stays ${
           PLANS[current.plan].name
-        }. Update your card and try again.`,
+        } for now. The change to ${plan.name} waits for that invoice: update your card and it completes when the invoice is paid.`,
         { code: "plan_change_unpaid" },
       );
     }

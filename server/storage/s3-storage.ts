@@ -31,6 +31,9 @@ export interface S3StorageOptions {
   secretAccessKey?: string;
   /** Path-style URLs (http://host/bucket/key), which MinIO and s3rver need. */
   forcePathStyle?: boolean;
+  /** Tests shorten these (defaults CONNECT_TIMEOUT_MS, ANSWER_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -58,10 +61,12 @@ function unavailable(e: unknown, what: string): unknown {
 /**
  * Bounds on every call (the SDK sets none): a server that accepts the connection and never answers hung
  * requests, jobs and the health probe for good, and the probes it left running filled the client's pool of 50
- * sockets, so the process stayed stuck after the store came back. The request timeout runs until the answer's
+ * sockets, so the process stayed stuck after the store came back. The answer timeout runs until the answer's
  * headers arrive (a 10 MB upload included), so a streamed download that keeps receiving is not cut.
  */
-const CONNECT_TIMEOUT_MS = 5_000, IDLE_TIMEOUT_MS = 30_000, PING_TIMEOUT_MS = 3_000;
+const CONNECT_TIMEOUT_MS = 5_000, ANSWER_TIMEOUT_MS = 20_000, PING_TIMEOUT_MS = 3_000;
+/** Tries per call (the SDK's default is 3): with ANSWER_TIMEOUT_MS each, a dead store is given up in ~40 s. */
+const MAX_ATTEMPTS = 2;
 
 export class S3Storage implements BlobStorage {
   readonly bucket: string;
@@ -76,9 +81,10 @@ export class S3Storage implements BlobStorage {
       credentials: opts.accessKeyId && opts.secretAccessKey
         ? { accessKeyId: opts.accessKeyId, secretAccessKey: opts.secretAccessKey }
         : undefined,
+      maxAttempts: MAX_ATTEMPTS,
       requestHandler: {
-        connectionTimeout: CONNECT_TIMEOUT_MS,
-        requestTimeout: IDLE_TIMEOUT_MS,
+        connectionTimeout: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        requestTimeout: opts.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
         // Without it the handler only logs a warning when the request timeout passes.
         throwOnRequestTimeout: true,
       },
@@ -116,9 +122,12 @@ export class S3Storage implements BlobStorage {
       const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return out.ContentLength ?? 0;
     } catch (e) {
-      if (isNotFound(e)) return null;
-      throw unavailable(e, "HeadObject");
+      if (!isNotFound(e)) throw unavailable(e, "HeadObject");
     }
+    // A HEAD's 404 has no body to say whether the key or the bucket is missing: ask the bucket (only for a
+    // missing image, which is rare), so a missing bucket is the store failing, not every image deleted.
+    await this.ping();
+    return null;
   }
 
   async stream(key: string, start: number, end: number): Promise<ReadableStream<Uint8Array> | null> {

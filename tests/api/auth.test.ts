@@ -12,6 +12,7 @@ import { refreshTokens, users } from "../../db/schema.ts";
 import { hashRefreshToken, signAccessToken } from "../../server/auth/tokens.ts";
 import { createApp } from "../../server/app.ts";
 import { setAdminRole } from "../../scripts/promote-admin.ts";
+import { riskySettings } from "../../server/startup-warnings.ts";
 import { appVariant } from "../helpers/app-variant.ts";
 import { ledgerMismatches } from "../helpers/ledger.ts";
 import { callApp } from "../helpers/test-app.ts";
@@ -622,3 +623,21 @@ Deno.test({
     await admin.end();
   }
 });
+
+apiTest(
+  "startup: a listed admin email with no account yet, and a short JWT_SECRET, are said at boot",
+  async (ctx) => {
+    const { email } = await signUp(ctx);
+    const unclaimed = uniqueEmail();
+    const { config } = appVariant(ctx, { ADMIN_EMAILS: `${email},${unclaimed}`, JWT_SECRET: "short-secret" });
+    const said = await riskySettings(ctx.database.db, config);
+    assert.equal(said.length, 2, said.join("\n"));
+    assert.match(
+      said[0],
+      new RegExp(`ADMIN_EMAILS lists ${unclaimed.toLowerCase()}, which has no account yet`),
+    );
+    assert.match(said[1], /JWT_SECRET is shorter than 32 characters/);
+    const { config: quiet } = appVariant(ctx, { ADMIN_EMAILS: email, JWT_SECRET: "x".repeat(32) });
+    assert.deepEqual(await riskySettings(ctx.database.db, quiet), []);
+  },
+);

@@ -173,7 +173,9 @@ Deno.test({
   try {
     const missing = new S3Storage({ ...loadConfig({ ...s3.env }).s3!, bucket: "missing-bucket" });
     const key = newKey("png");
-    // GET names the bucket (NoSuchBucket): the store is failing; a HEAD cannot tell (no body) and reads absent.
+    // GET names the bucket (NoSuchBucket): the store is failing. A HEAD cannot tell (no body): the bucket is
+    // asked, so it fails the same way instead of reading as a deleted image.
+    await assert.rejects(missing.size(key), StorageUnavailableError);
     await assert.rejects(
       missing.get(key),
       (e: Error) => e instanceof StorageUnavailableError && /NoSuchBucket/.test(e.message),
@@ -189,6 +191,15 @@ Deno.test({
     await assert.rejects(hung.ping(), StorageUnavailableError);
     const took = Date.now() - t0;
     assert.ok(took >= 2_500 && took < 10_000, `the probe gave up after ${took} ms`);
+    // Every other call: bounded per try, two tries (the defaults are 20 s; shortened here).
+    const quick = new S3Storage({
+      ...loadConfig({ ...s3.env, S3_ENDPOINT: `http://127.0.0.1:${port}` }).s3!,
+      answerTimeoutMs: 500,
+    });
+    const t1 = Date.now();
+    await assert.rejects(quick.get(key), StorageUnavailableError);
+    const read = Date.now() - t1;
+    assert.ok(read >= 1_000 && read < 5_000, `the read gave up after ${read} ms (two tries of 500 ms)`);
   } finally {
     silent.close();
     for (const conn of held) conn.close();

@@ -31,8 +31,10 @@ Deno.test("config: STRIPE_WEBHOOK_SECRET is required with a Stripe key in produc
   assert.equal(loadConfig(stripe).paymentProvider, "stripe");
   assert.throws(
     () => loadConfig({ ...stripe, NODE_ENV: "production", JWT_SECRET: "x".repeat(40) }),
-    /STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production/,
+    /STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production or with a live key/,
   );
+  // A live key takes real money: its renewals and refunds need the webhook wherever it runs.
+  assert.throws(() => loadConfig({ STRIPE_SECRET_KEY: "sk_live_123" }), /STRIPE_WEBHOOK_SECRET/);
 });
 
 Deno.test("gemini: the base URL is the API's origin; a version path given with it is taken off", () => {

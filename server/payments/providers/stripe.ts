@@ -9,6 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import Stripe from "stripe";
+import { log } from "../../log.ts";
 import type {
   CheckoutRequest,
   PaymentProvider,
@@ -315,7 +316,14 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
         });
         if (updated.pending_update) return { applied: false };
         if (updated.cancel_at_period_end) {
-          await stripe.subscriptions.update(id, { cancel_at_period_end: false });
+          // The change is paid and applied: a failure here must not answer as if it were not (the webhook's
+          // subscription still shows the cancellation; the plan itself is right).
+          await stripe.subscriptions.update(id, { cancel_at_period_end: false }).catch((error) =>
+            log.warn("plan changed, but its cancellation at period end could not be lifted", {
+              subscription: id,
+              error: error instanceof Error ? error.message : String(error),
+            })
+          );
         }
         return { applied: true };
       }),
