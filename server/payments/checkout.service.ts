@@ -127,11 +127,14 @@ async function createCheckout(
   const route = isPack ? "credit-purchase" : "subscription";
   const expiresAt = new Date(Date.now() + config.checkoutSessionMs);
   const description = isPack ? `${credits} credits` : `${PLANS[item.plan].name} plan`;
+  const known = await findSubscriptionByUser(db, ctx.user.id);
+  const customerId = known?.provider === provider.name ? known.providerCustomerId ?? undefined : undefined;
   // No transaction is open across the provider call (PGlite has one connection).
   const checkout = await provider.createCheckout({
     kind: item.kind,
     userId: ctx.user.id,
     email: ctx.user.email,
+    customerId,
     description,
     packageId: isPack ? item.packageId : undefined,
     plan: isPack ? undefined : item.plan,

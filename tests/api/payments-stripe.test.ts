@@ -281,6 +281,28 @@ for (const backend of backends()) {
         );
 
         await t.step(
+          "a subscriber buying a pack checks out as their Stripe customer; one deleted since, by email",
+          async () => {
+            const customer = fake.subscriptions.get(subscriptionId)!.customer;
+            const id = await buyLarge(subscriber.access_token);
+            const sent = fake.requestsTo("POST", "/v1/checkout/sessions").at(-1)!.params;
+            assert.equal(sent.customer, customer);
+            assert.equal(sent.customer_email, undefined, "Stripe takes customer or customer_email, not both");
+            assert.equal(fake.sessions.get(id)!.customer, customer);
+
+            fake.customers.delete(customer);
+            const again = await buyLarge(subscriber.access_token);
+            const [refused, byEmail] = fake.requestsTo("POST", "/v1/checkout/sessions").slice(-2).map((r) =>
+              r.params
+            );
+            assert.equal(refused.customer, customer);
+            assert.equal(byEmail.customer, undefined);
+            assert.equal(byEmail.customer_email, subscriber.user.email);
+            assert.equal(fake.sessions.get(again)!.customer_email, subscriber.user.email);
+          },
+        );
+
+        await t.step(
           "a first invoice paid for a session that names no invoice grants the month once; a failed async payment grants nothing",
           async () => {
             const user = await ctx.register();

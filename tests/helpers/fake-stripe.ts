@@ -69,6 +69,8 @@ export class FakeStripe {
   declineNextCharge = false;
   readonly invoices = new Map<string, Obj>();
   readonly charges = new Map<string, Obj>();
+  /** Customers made by paid sessions (id -> email); a session may name one with `customer`. */
+  readonly customers = new Map<string, string | null>();
   #server: Deno.HttpServer | null = null;
   #abort = new AbortController();
   url = "";
@@ -106,8 +108,9 @@ export class FakeStripe {
     s.status = "complete";
     s.payment_status = "paid";
     s.url = null;
-    s.customer = `cus_${rand()}`;
-    s.customer_details = { email: s.customer_email, name: "Test Customer" };
+    s.customer ??= `cus_${rand()}`;
+    if (!this.customers.has(s.customer)) this.customers.set(s.customer, s.customer_email);
+    s.customer_details = { email: s.customer_email ?? this.customers.get(s.customer), name: "Test Customer" };
     if (s.mode === "payment") {
       s.payment_intent = `pi_${rand()}`;
       const charge = {
@@ -415,6 +418,18 @@ export class FakeStripe {
         },
       );
     }
+    if (p.customer && p.customer_email) {
+      return this.#error(400, "You may only specify one of these parameters: customer, customer_email.", {
+        param: "customer",
+      });
+    }
+    // A customer named but not known (or deleted): Stripe's 400 for a missing object given as a parameter.
+    if (p.customer && !this.customers.has(p.customer)) {
+      return this.#error(400, `No such customer: '${p.customer}'`, {
+        code: "resource_missing",
+        param: "customer",
+      });
+    }
     const items: Obj[] = p.line_items ?? [];
     if (items.length === 0) {
       return this.#error(400, "Missing required param: line_items.", { param: "line_items" });
@@ -454,7 +469,7 @@ export class FakeStripe {
       success_url: p.success_url,
       cancel_url: p.cancel_url,
       client_reference_id: p.client_reference_id ?? null,
-      customer: null,
+      customer: p.customer ?? null,
       customer_email: p.customer_email ?? null,
       customer_details: null,
       amount_subtotal: subtotal,

@@ -8,6 +8,11 @@ export interface CheckoutRequest {
   kind: "credits" | "subscription";
   userId: string;
   email: string;
+  /**
+   * The provider's customer this user already is (from an earlier subscription), so a returning buyer is one
+   * customer with their saved details, not a new one per checkout. Unset: the provider makes one from `email`.
+   */
+  customerId?: string;
   /** What the customer buys, e.g. "100 credits" or "PRO plan". */
   description: string;
   packageId?: string;

@@ -191,6 +191,28 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     }
   }
 
+  /**
+   * A Checkout Session as the user's existing customer when we know one (Stripe takes `customer` or
+   * `customer_email`, never both), else by email. A customer deleted in Stripe's dashboard since is asked for
+   * again by email rather than failing the purchase.
+   */
+  async function createSession(
+    req: CheckoutRequest,
+    params: Stripe.Checkout.SessionCreateParams,
+  ): Promise<Stripe.Checkout.Session> {
+    if (req.customerId) {
+      try {
+        return await stripe.checkout.sessions.create({ ...params, customer: req.customerId });
+      } catch (error) {
+        const gone = error instanceof Stripe.errors.StripeError && error.code === "resource_missing" &&
+          error.param === "customer";
+        if (!gone) throw error;
+        log.warn("the user's Stripe customer is gone; checking out by email", { customer: req.customerId });
+      }
+    }
+    return await stripe.checkout.sessions.create({ ...params, customer_email: req.email });
+  }
+
   async function createCheckout(req: CheckoutRequest): Promise<{ id: string; url: string }> {
     const metadata: Record<string, string> = {
       user_id: req.userId,
@@ -204,7 +226,6 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       success_url: req.successUrl,
       cancel_url: req.cancelUrl,
       client_reference_id: req.userId,
-      customer_email: req.email,
       metadata,
       // Stripe accepts 30 minutes to 24 hours; a shorter sandbox-style expiry is lifted to its minimum.
       expires_at: Math.min(
@@ -214,7 +235,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
     };
     if (req.kind === "credits") {
       // The discounted amount is the line's price: the charge is exactly the quoted total.
-      const session = await stripe.checkout.sessions.create({
+      const session = await createSession(req, {
         ...common,
         mode: "payment",
         line_items: [{
@@ -241,7 +262,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       });
       discounts = [{ coupon: coupon.id }];
     }
-    const session = await stripe.checkout.sessions.create({
+    const session = await createSession(req, {
       ...common,
       mode: "subscription",
       // The plan's monthly price inline (only the Checkout Session is created); the plan is named in
