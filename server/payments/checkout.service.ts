@@ -288,6 +288,7 @@ export async function syncStripeSession(
       invoiceId: remote.invoiceId,
       periodStart: sub?.currentPeriodStart,
       periodEnd: sub?.currentPeriodEnd,
+      subscriptionStatus: sub?.status,
     });
   } else if (remote.status === "expired" && row.status !== "expired") {
     await updateCheckoutSession(deps.db, row.id, { status: "expired" });

@@ -29,6 +29,12 @@ export interface FulfilmentFacts {
   invoiceId?: string | null;
   periodStart?: Date | null;
   periodEnd?: Date | null;
+  /**
+   * The subscription's status at the provider. A subscription already ended there (its
+   * `customer.subscription.deleted` came before this session's event) is recorded as ended, not active;
+   * the paid first period's credits are still granted.
+   */
+  subscriptionStatus?: string | null;
   now?: Date;
 }
 
@@ -55,6 +61,7 @@ export async function fulfilCheckoutSession(
         providerCustomerId: facts.customerId ?? null,
         periodStart,
         periodEnd: facts.periodEnd ?? addMonth(periodStart),
+        status: firstPeriodStatus(facts.subscriptionStatus),
         grantRef: facts.invoiceId ?? session.id,
       });
     } else {
@@ -90,4 +97,12 @@ export async function fulfilCheckoutSession(
     });
     return "fulfilled";
   });
+}
+
+/**
+ * A paid session's subscription is active, unless the provider says it has moved on since (ended, past due,
+ * paused). `incomplete` is the provider catching up with the payment just made, so it reads as active.
+ */
+function firstPeriodStatus(status: string | null | undefined): string {
+  return !status || status === "incomplete" ? "active" : status;
 }

@@ -362,6 +362,33 @@ for (const backend of backends()) {
         );
 
         await t.step(
+          "a subscription deleted before its session's event arrives is recorded as ended, its paid month granted",
+          async () => {
+            const user = await ctx.register();
+            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "creator", origin_url: ORIGIN },
+            });
+            const session = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+            const sub = fake.subscriptions.get(session.subscription)!;
+            sub.status = "canceled";
+            // Stripe does not promise order: the deletion first, the session's completion after.
+            await deliverEvent(ctx, fake, fake.event("customer.subscription.deleted", sub));
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", session));
+            const summary = await getSubscriptionSummary(db, user.user.id);
+            assert.equal(summary.plan, "none");
+            assert.equal(summary.status, "inactive");
+            assert.equal(summary.credits_remaining, 2210, "the paid first month is granted");
+            // So the plan can be bought again (it answered "already subscribed" for a subscription long gone).
+            const again = await ctx.call("POST", "/api/payments/checkout/subscription", {
+              token: user.access_token,
+              body: { subscription_plan: "creator", origin_url: ORIGIN },
+            });
+            assert.equal(again.status, 200, JSON.stringify(again.body));
+          },
+        );
+
+        await t.step(
           "upgrade: the live subscription changes price with proration; its invoice grants the plan",
           async () => {
             const user = await ctx.register();
