@@ -259,6 +259,29 @@ Deno.test("[browser] payments: Choose Your Plan subscribes to PRO in the sandbox
         .getByRole("button", { name: "Current Plan" });
       await current.waitFor();
       assert.equal(await current.isDisabled(), true);
+
+      // A renewal Stripe could not charge (past_due, which only Stripe reaches: the answer is stood in for)
+      // keeps the plan while Stripe retries: still the current one, not offered again.
+      const real = await (await page.request.get("/api/users/subscription", {
+        headers: {
+          authorization: `Bearer ${await page.evaluate(() => localStorage.getItem("access_token"))}`,
+        },
+      })).json();
+      await page.route(
+        "**/api/users/subscription",
+        (route) => route.fulfill({ json: { ...real, status: "past_due" } }),
+      );
+      await page.goto("/dashboard?tab=subscription");
+      await page.getByTestId("subscription-status").filter({ hasText: "past_due" }).waitFor();
+      const listed = page.getByRole("region", { name: "Available Plans" })
+        .getByRole("button", { name: "Current Plan" });
+      await listed.waitFor();
+      assert.equal(await listed.isDisabled(), true);
+      await page.getByRole("button", { name: "Change Plan" }).click();
+      const pastDue = page.getByRole("dialog", { name: "Choose Your Plan" }).getByTestId("plan-pro")
+        .getByRole("button", { name: "Current Plan" });
+      await pastDue.waitFor();
+      assert.equal(await pastDue.isDisabled(), true);
     });
   } finally {
     await teardown();

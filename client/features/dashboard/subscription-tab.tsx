@@ -35,6 +35,8 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
   const [open, setOpen] = useState(false);
   const current = plans?.find((p) => p.id === sub.plan);
   const active = sub.status === "active" || sub.status === "trialing";
+  // A renewal that could not be charged (past_due) keeps the plan while Stripe retries: still the current one.
+  const live = active || sub.status === "past_due";
   const renews = renewsOn(sub.current_period_end);
 
   return (
@@ -49,7 +51,11 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
             <p className="mt-1 text-sm text-ink-600">
               <span
                 className={`mr-2 inline-flex items-center rounded-full px-2.5 py-0.5 text-xs font-semibold ${
-                  active ? "bg-emerald-100 text-emerald-800" : "bg-ink-100 text-ink-700"
+                  active
+                    ? "bg-emerald-100 text-emerald-800"
+                    : live
+                    ? "bg-amber-100 text-amber-900"
+                    : "bg-ink-100 text-ink-700"
                 }`}
                 data-testid="subscription-status"
               >
@@ -80,7 +86,7 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
         )}
         <div className="grid gap-4 md:grid-cols-3">
           {plans?.map((plan) => {
-            const isCurrent = plan.id === sub.plan && active;
+            const isCurrent = plan.id === sub.plan && live;
             return (
               <article
                 key={plan.id}
@@ -113,7 +119,7 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
           })}
         </div>
       </section>
-      {renderUpgradeDialog({ open, onOpenChange: setOpen, currentPlan: active ? sub.plan : "none" })}
+      {renderUpgradeDialog({ open, onOpenChange: setOpen, currentPlan: live ? sub.plan : "none" })}
     </div>
   );
 }
