@@ -6,6 +6,7 @@
  */
 import type { Db } from "../../db/client.ts";
 import type { Config } from "../config.ts";
+import { grantCredits } from "../credits/credits.service.ts";
 import { AppError } from "../http/errors.ts";
 import type { UserRow } from "../users/users.repository.ts";
 import { isAdmin } from "../users/users.service.ts";
@@ -31,7 +32,7 @@ import {
 } from "./payments.repository.ts";
 import { type PurchaseItem, quote } from "./promotions.service.ts";
 import type { PaymentProvider, ProviderSession } from "./providers/payment-provider.ts";
-import { isLive } from "./subscription.service.ts";
+import { isLive, upgradeCredits } from "./subscription.service.ts";
 
 export interface PaymentsDeps {
   db: Db;
@@ -199,8 +200,24 @@ export async function createSubscriptionCheckout(
   if (isLive(current) && current.provider === "stripe" && current.providerSubscriptionId) {
     // A Stripe upgrade changes the live subscription (prorated); its invoice.paid grants the credits.
     const plan = PLANS[input.subscription_plan];
+    if (input.promotion_code?.trim()) {
+      // A code takes money off a new subscription's first month. A plan change is charged by a prorated invoice
+      // Stripe builds at once, which no code of ours reaches (a pending update takes no discounts): refused,
+      // rather than charged in full after the dialog showed the code applied.
+      const checked = await quote(deps.db, {
+        code: input.promotion_code,
+        item: { kind: "subscription", plan: plan.id },
+        userId: ctx.user.id,
+      });
+      if (!checked.ok) throw new AppError(422, checked.message, { code: "invalid_promotion_code" });
+      throw new AppError(
+        422,
+        "Promotion codes apply to a new subscription's first month, not to a change of plan. Choose the plan without the code.",
+        { code: "promotion_not_for_plan_change" },
+      );
+    }
     const provider = await providerOf(deps);
-    const { applied } = await provider.changePlan(
+    const { applied, invoiceId } = await provider.changePlan(
       current.providerSubscriptionId,
       plan.lookupKey,
       plan.name,
@@ -216,10 +233,24 @@ export async function createSubscriptionCheckout(
         { code: "plan_change_unpaid" },
       );
     }
-    await updateSubscription(deps.db, current.id, { plan: plan.id, cancelAtPeriodEnd: false });
+    // The upgrade's invoice is paid by now: its credits are granted with the plan, keyed by the invoice, so its
+    // invoice.paid (before or after this) grants once. Only here is the plan changed from known for certain.
+    // A failed read of it must not answer as if the change had not been made: its invoice.paid grants then.
+    const invoice = invoiceId ? await provider.getInvoice(invoiceId).catch(() => null) : null;
+    await deps.db.transaction(async (tx) => {
+      await updateSubscription(tx, current.id, { plan: plan.id, cancelAtPeriodEnd: false });
+      if (invoice?.status !== "paid") return;
+      const credits = upgradeCredits(current.plan, plan.id, invoice.total);
+      if (credits > 0) {
+        await grantCredits(tx, { userId: ctx.user.id, credits, reason: "subscription", ref: invoice.id });
+      }
+    });
     return {
-      checkout_url: `${origin}/dashboard`,
-      message: `Your plan is now ${plan.name}; the prorated difference is charged to your card`,
+      checkout_url: `${origin}/dashboard?tab=subscription`,
+      message: plan.priceCents > PLANS[current.plan].priceCents
+        ? `Your plan is now ${plan.name}; the prorated difference is charged to your card`
+        : `Your plan is now ${plan.name}; your next renewal is charged ${formatCents(plan.priceCents)}`,
+      plan_changed: true as const,
     };
   }
   // No subscription, or a sandbox one: a checkout for the new plan replaces it when paid.

@@ -81,6 +81,8 @@ export interface PromotionValidation {
 export interface CheckoutResponse {
   checkout_url: string;
   message: string;
+  /** A live Stripe subscription changed plan in place: `checkout_url` is the dashboard, nothing to pay there. */
+  plan_changed?: true;
 }
 
 export interface PaymentStatusResponse {

@@ -93,6 +93,23 @@ export async function cancelAtPeriodEnd(
   return getSubscriptionSummary(deps.db, userId);
 }
 
+/**
+ * The credits a plan change's prorated invoice buys: the difference between the plans' monthly credits, in the
+ * share of the period the invoice charged for (its total over the difference in monthly price), so an upgrade
+ * on the period's last day buys a day's worth, not a month's. With the old plan unknown (changed outside the
+ * app and synced before its invoice), the new plan's credits at its own price per credit.
+ */
+export function upgradeCredits(from: PlanId | null, to: PlanId, totalCents: number): number {
+  const next = PLANS[to];
+  const old = from ? PLANS[from] : null;
+  if (totalCents <= 0) return 0;
+  if (old && next.priceCents > old.priceCents && next.creditsPerMonth > old.creditsPerMonth) {
+    const share = Math.min(1, totalCents / (next.priceCents - old.priceCents));
+    return Math.round(share * (next.creditsPerMonth - old.creditsPerMonth));
+  }
+  return Math.round(Math.min(1, totalCents / next.priceCents) * next.creditsPerMonth);
+}
+
 export function addMonth(date: Date): Date {
   const next = new Date(date);
   next.setUTCMonth(next.getUTCMonth() + 1);
@@ -116,6 +133,8 @@ export async function activatePeriod(
     periodEnd: Date;
     status?: string;
     grantRef: string;
+    /** The credits this period's grant gives; default the plan's monthly credits. */
+    credits?: number;
   },
 ): Promise<{ granted: boolean }> {
   await upsertSubscription(tx, {
@@ -129,9 +148,11 @@ export async function activatePeriod(
     currentPeriodEnd: input.periodEnd,
     cancelAtPeriodEnd: false,
   });
+  const credits = input.credits ?? PLANS[input.plan].creditsPerMonth;
+  if (credits <= 0) return { granted: false };
   const grant = await grantCredits(tx, {
     userId: input.userId,
-    credits: PLANS[input.plan].creditsPerMonth,
+    credits,
     reason: "subscription",
     ref: input.grantRef,
   });

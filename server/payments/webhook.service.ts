@@ -30,7 +30,7 @@ import {
   type ProviderSubscription,
   WebhookSignatureError,
 } from "./providers/payment-provider.ts";
-import { activatePeriod, addMonth } from "./subscription.service.ts";
+import { activatePeriod, addMonth, upgradeCredits } from "./subscription.service.ts";
 
 export const HANDLED_EVENTS = new Set([
   "checkout.session.completed",
@@ -131,9 +131,11 @@ function planFrom(sub: ProviderSubscription | null, metadata: Record<string, str
 
 /**
  * A paid renewal invoice of a subscription (billing reason `subscription_cycle`) grants that period's
- * credits, keyed by the invoice; so does a plan change's invoice (`subscription_update`) that charged
- * something (an upgrade; a downgrade's invoice, paid by the proration credit, grants nothing, or moving
- * between plans would mint a month of credits each time). Not the subscription's first invoice
+ * credits, keyed by the invoice. A plan change's invoice (`subscription_update`) grants what its prorated
+ * total bought (upgradeCredits: the plans' difference, in the share of the period charged), only when its
+ * total is positive (a downgrade's grants nothing, or moving between plans would mint credits each time).
+ * The change made in the app grants the same under the same key when Stripe answers it; whichever comes
+ * first grants. Not the subscription's first invoice
  * (`subscription_create`): its period is the Checkout Session's, granted when the session is fulfilled
  * (keyed by the session's invoice, or by the session when Stripe names none, so a grant here under the
  * invoice's id could make two). The signed body is used when it says the invoice is paid.
@@ -142,9 +144,8 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
   const provider = deps.provider ?? await paymentProviderFor(deps.config);
   const invoice = signed?.status === "paid" ? signed : await provider.getInvoice(invoiceId);
   if (!invoice || invoice.status !== "paid" || !invoice.subscriptionId) return;
-  const grants = invoice.billingReason === "subscription_cycle" ||
-    (invoice.billingReason === "subscription_update" && invoice.amountPaid > 0);
-  if (!grants) return;
+  const change = invoice.billingReason === "subscription_update";
+  if (!(invoice.billingReason === "subscription_cycle" || (change && invoice.total > 0))) return;
   const sub = await provider.getSubscription(invoice.subscriptionId);
   const known = await findSubscriptionByProviderId(deps.db, invoice.subscriptionId);
   const userId = known?.userId ?? invoice.metadata.user_id ?? sub?.metadata.user_id;
@@ -154,6 +155,8 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
     return;
   }
   const periodStart = sub?.currentPeriodStart ?? invoice.periodStart ?? new Date();
+  // The plan changed from: ours still names it when this event beat the app's own record of the change.
+  const from = known && known.plan !== plan ? known.plan : null;
   await deps.db.transaction((tx) =>
     activatePeriod(tx, {
       userId,
@@ -165,6 +168,7 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
       periodEnd: sub?.currentPeriodEnd ?? invoice.periodEnd ?? addMonth(periodStart),
       status: sub?.status ?? "active",
       grantRef: invoice.id,
+      ...(change ? { credits: upgradeCredits(from, plan, invoice.total) } : {}),
     })
   );
 }

@@ -389,7 +389,7 @@ for (const backend of backends()) {
         );
 
         await t.step(
-          "upgrade: the live subscription changes price with proration; its invoice grants the plan",
+          "plan changes: an upgrade charges and grants the prorated difference; a downgrade credits nothing back",
           async () => {
             const user = await ctx.register();
             const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
@@ -399,42 +399,108 @@ for (const backend of backends()) {
             const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
             await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
             assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 310);
-
-            const up = await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: user.access_token,
-              body: { subscription_plan: "creator", origin_url: ORIGIN },
-            });
-            assert.equal(up.status, 200, JSON.stringify(up.body));
-            assert.equal(up.body.checkout_url, `${ORIGIN}/dashboard`);
-            const change = fake.requestsTo("POST", `/v1/subscriptions/${first.subscription}`).at(-1)!.params;
-            assert.equal(change.proration_behavior, "always_invoice");
-            assert.equal(fake.prices.get(change.items[0].price)!.lookup_key, "styletwin_creator_monthly");
-            assert.equal((await getSubscriptionSummary(db, user.user.id)).plan, "creator");
-            const invoice = fake.invoices.get(fake.subscriptions.get(first.subscription)!.latest_invoice)!;
-            assert.equal(invoice.amount_paid, 2000);
-            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
-            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
-            const summary = await getSubscriptionSummary(db, user.user.id);
-            assert.deepEqual([summary.plan, summary.credits_remaining], ["creator", 2510]);
-            const same = await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: user.access_token,
-              body: { subscription_plan: "creator", origin_url: ORIGIN },
-            });
-            assert.equal(same.status, 409);
+            const change = (plan: string, extra: Record<string, unknown> = {}) =>
+              ctx.call("POST", "/api/payments/checkout/subscription", {
+                token: user.access_token,
+                body: { subscription_plan: plan, origin_url: ORIGIN, ...extra },
+              });
+            const updates = () => fake.requestsTo("POST", `/v1/subscriptions/${first.subscription}`);
 
             // A change whose prorated charge is declined stays pending at Stripe: the plan is not changed here.
             fake.declineNextCharge = true;
-            const declined = await ctx.call("POST", "/api/payments/checkout/subscription", {
+            const declined = await change("pro");
+            assert.equal(declined.status, 402, JSON.stringify(declined.body));
+            assert.equal(declined.body.code, "plan_change_unpaid");
+            assert.match(declined.body.detail, /your plan stays Starter/);
+            assert.equal(updates().at(-1)!.params.payment_behavior, "pending_if_incomplete");
+            const kept = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([kept.plan, kept.credits_remaining], ["starter", 310]);
+
+            // A promotion code takes money off a new subscription, not a plan change: refused before Stripe.
+            const sent = updates().length;
+            const withCode = await change("creator", { promotion_code: "save20" });
+            assert.equal(withCode.status, 422, JSON.stringify(withCode.body));
+            assert.equal(withCode.body.code, "promotion_not_for_plan_change");
+            const bogus = await change("creator", { promotion_code: "NO-SUCH-CODE" });
+            assert.equal(bogus.status, 422);
+            assert.equal(bogus.body.code, "invalid_promotion_code");
+            assert.equal(updates().length, sent, "no change reached Stripe");
+
+            // Upgraded as the period begins: charged the whole difference ($20), granted the whole difference
+            // in credits (2200 - 300), by the answer itself; its invoice.paid, twice, grants nothing more.
+            const up = await change("creator");
+            assert.equal(up.status, 200, JSON.stringify(up.body));
+            assert.equal(up.body.checkout_url, `${ORIGIN}/dashboard?tab=subscription`);
+            assert.equal(up.body.plan_changed, true);
+            const upgrade = updates().at(-1)!.params;
+            assert.equal(upgrade.proration_behavior, "always_invoice");
+            assert.equal(fake.prices.get(upgrade.items[0].price)!.lookup_key, "styletwin_creator_monthly");
+            const invoice = fake.invoices.get(fake.subscriptions.get(first.subscription)!.latest_invoice)!;
+            assert.equal(invoice.amount_paid, 2000);
+            const upgraded = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([upgraded.plan, upgraded.credits_remaining], ["creator", 2210]);
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 2210);
+            assert.equal((await change("creator")).status, 409);
+
+            // A downgrade: no proration, so no credit for the dearer plan's unused time (with its credits kept,
+            // that credit would pay for the next upgrade: a loop of changes minting credits for nothing).
+            const invoices = fake.invoices.size;
+            const down = await change("starter");
+            assert.equal(down.status, 200, JSON.stringify(down.body));
+            assert.equal(down.body.message, "Your plan is now Starter; your next renewal is charged $9.00");
+            assert.equal(updates().at(-1)!.params.proration_behavior, "none");
+            assert.equal(fake.invoices.size, invoices, "no invoice, no credit note");
+            const downgraded = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([downgraded.plan, downgraded.credits_remaining], ["starter", 2210]);
+
+            // Upgraded with a tenth of the period left: charged a tenth of the difference ($1.10 for PRO), granted
+            // a tenth of the difference in credits (90, not PRO's whole month of 1200).
+            fake.prorationFraction = 0.1;
+            try {
+              assert.equal((await change("pro")).status, 200);
+            } finally {
+              fake.prorationFraction = 1;
+            }
+            const late = fake.invoices.get(fake.subscriptions.get(first.subscription)!.latest_invoice)!;
+            assert.equal(late.amount_paid, 110);
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", late));
+            const after = await getSubscriptionSummary(db, user.user.id);
+            assert.deepEqual([after.plan, after.credits_remaining], ["pro", 2300]);
+          },
+        );
+
+        await t.step(
+          "a plan change's invoice that arrives before the app records the change grants the same prorated credits",
+          async () => {
+            const user = await ctx.register();
+            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
               token: user.access_token,
               body: { subscription_plan: "starter", origin_url: ORIGIN },
             });
-            assert.equal(declined.status, 402, JSON.stringify(declined.body));
-            assert.equal(declined.body.code, "plan_change_unpaid");
-            assert.match(declined.body.detail, /your plan stays CREATOR/);
-            const after = await getSubscriptionSummary(db, user.user.id);
-            assert.deepEqual([after.plan, after.credits_remaining], ["creator", 2510]);
-            const sent = fake.requestsTo("POST", `/v1/subscriptions/${first.subscription}`).at(-1)!.params;
-            assert.equal(sent.payment_behavior, "pending_if_incomplete");
+            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+            // The change made at Stripe (its dashboard, or the app's answer lost): the invoice event comes first.
+            const sub = fake.subscriptions.get(first.subscription)!;
+            const price = [...fake.prices.values()].find((p) => p.lookup_key === "styletwin_pro_monthly") ?? {
+              id: "price_pro_test",
+              object: "price",
+              active: true,
+              currency: "usd",
+              unit_amount: 2000,
+              recurring: { interval: "month" },
+              lookup_key: "styletwin_pro_monthly",
+              product: "prod_pro_test",
+            };
+            fake.prices.set(price.id, price);
+            sub.items.data[0].price = price;
+            const invoice = fake.renew(first.subscription);
+            Object.assign(invoice, { billing_reason: "subscription_update", amount_paid: 550, total: 550 });
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
+            const summary = await getSubscriptionSummary(db, user.user.id);
+            // Half the difference paid ($5.50 of $11): half the difference in credits ((1200 - 300) / 2).
+            assert.deepEqual([summary.plan, summary.credits_remaining], ["pro", 310 + 450]);
           },
         );
 
@@ -492,12 +558,18 @@ for (const backend of backends()) {
             await deliverEvent(ctx, fake, fake.event("invoice.paid", renewal));
             assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 610);
 
-            // A plan change's invoice that charged nothing (a downgrade paid by the proration credit), and an
-            // invoice of another billing reason, grant nothing.
+            // A plan change's invoice that charged nothing (a downgrade's, its total a credit), and an invoice of
+            // another billing reason, grant nothing.
             const sub = fake.subscriptions.get(first.subscription)!;
-            for (const [reason, paidCents] of [["subscription_update", 0], ["manual", 900]] as const) {
+            for (
+              const [reason, paidCents, total] of [["subscription_update", 0, -450], [
+                "manual",
+                900,
+                900,
+              ]] as const
+            ) {
               const other = fake.renew(first.subscription);
-              Object.assign(other, { billing_reason: reason, amount_paid: paidCents });
+              Object.assign(other, { billing_reason: reason, amount_paid: paidCents, total });
               await deliverEvent(ctx, fake, fake.event("invoice.paid", other));
             }
             assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 610);

@@ -67,6 +67,8 @@ export class FakeStripe {
   readonly subscriptions = new Map<string, Obj>();
   /** The next charge (a plan change's prorated invoice) is declined. */
   declineNextCharge = false;
+  /** The share of the period a plan change's proration covers (1: changed as the period began). */
+  prorationFraction = 1;
   readonly invoices = new Map<string, Obj>();
   readonly charges = new Map<string, Obj>();
   /** Customers made by paid sessions (id -> email); a session may name one with `customer`. */
@@ -201,8 +203,9 @@ export class FakeStripe {
       status: "paid",
       customer: sub.customer,
       currency: "usd",
-      amount_due: amount,
-      amount_paid: amount,
+      amount_due: Math.max(0, amount),
+      amount_paid: Math.max(0, amount),
+      total: amount,
       period_start: item.current_period_start,
       period_end: item.current_period_start,
       parent: {
@@ -381,10 +384,13 @@ export class FakeStripe {
             return this.#ok(sub);
           }
           sub.items.data[0].price = price;
-          // Prorations invoiced at once: the difference, as one paid invoice.
+          // An update that goes through replaces a change still waiting for its payment.
+          sub.pending_update = null;
+          // Prorations invoiced at once: the difference for the rest of the period, as one invoice (a negative
+          // total is a credit to the customer's balance, nothing charged). proration_behavior=none: no invoice.
           if (p.proration_behavior === "always_invoice") {
-            sub.latest_invoice =
-              this.#invoice(sub, "subscription_update", Math.max(0, price.unit_amount - before)).id;
+            const total = Math.round((price.unit_amount - before) * this.prorationFraction);
+            sub.latest_invoice = this.#invoice(sub, "subscription_update", total).id;
           }
         }
         return this.#ok(sub);

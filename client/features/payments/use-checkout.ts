@@ -38,7 +38,12 @@ export function useCheckout<Id extends string>(kind: OfferKind) {
         ...(promo?.success && promoCode ? { promotion_code: promoCode } : {}),
       });
       if (!res.checkout_url) throw new Error("no checkout url");
-      toast({ title: "Redirecting to Payment", description: res.message, variant: "success" });
+      // A live subscription's plan changed in place (charged to the card on file): no payment page follows.
+      toast({
+        title: res.plan_changed ? "Plan Changed" : "Redirecting to Payment",
+        description: res.message,
+        variant: "success",
+      });
       globalThis.location.assign(res.checkout_url);
     } catch (err) {
       setPending(null);

@@ -70,6 +70,11 @@ export interface ProviderInvoice {
   billingReason: string | null;
   /** Minor units actually charged (0 for an invoice a proration credit paid). */
   amountPaid: number;
+  /**
+   * The invoice's total in minor units, however it was paid (card or the customer's balance): for a plan
+   * change, the prorated difference (negative for a downgrade that credits the unused time).
+   */
+  total: number;
   subscriptionId: string | null;
   metadata: Record<string, string>;
   periodStart: Date | null;
@@ -109,15 +114,17 @@ export interface PaymentProvider {
   /** Ends a subscription now (account deletion) or at the end of the paid period. */
   cancelSubscription(id: string, opts: { atPeriodEnd: boolean }): Promise<void>;
   /**
-   * Moves a live subscription to another plan with proration; `applied` false when the prorated charge did not
-   * go through, so the subscription stays on its plan until it does.
+   * Moves a live subscription to another plan. A dearer plan is charged the prorated difference at once
+   * (`invoiceId`: that invoice); `applied` false when that charge did not go through, so the subscription
+   * stays on its plan until it does. A cheaper plan applies at once with nothing credited back (its
+   * credits were granted with the dearer plan), so no invoice.
    */
   changePlan(
     id: string,
     lookupKey: string,
     planName: string,
     priceCents: number,
-  ): Promise<{ applied: boolean }>;
+  ): Promise<{ applied: boolean; invoiceId?: string | null }>;
   /** Verifies a webhook's signature on the raw body; throws WebhookSignatureError. */
   verifyWebhook(rawBody: Uint8Array, signature: string | undefined): Promise<ProviderEvent>;
 }

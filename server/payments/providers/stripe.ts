@@ -106,6 +106,7 @@ function invoiceFrom(inv: Stripe.Invoice): ProviderInvoice {
     status: inv.status ?? null,
     billingReason: inv.billing_reason ?? null,
     amountPaid: inv.amount_paid ?? 0,
+    total: inv.total ?? inv.amount_paid ?? 0,
     subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined) ??
       idOf(legacy.subscription),
     metadata: (details?.metadata ?? legacy.subscription_details?.metadata ?? {}) as Record<string, string>,
@@ -327,15 +328,20 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
       surfaced(async () => {
         const sub = await stripe.subscriptions.retrieve(id);
         const price = await priceFor(lookupKey, planName, priceCents);
+        // A dearer plan: the prorated difference invoiced and charged at once. A cheaper one: no proration (a
+        // credit for the dearer plan's unused time, kept with the credits it granted, would fund the next
+        // upgrade: upgrading and downgrading in turn would mint credits for nothing).
+        const upgrade = priceCents > (sub.items.data[0].price?.unit_amount ?? 0);
         // pending_if_incomplete: the new price applies only once its prorated invoice is paid (a declined card
         // leaves the subscription on its plan, the change pending, instead of a plan nobody paid for). Such an
         // update takes only the pending-update parameters: a cancellation at period end is lifted after it.
         const updated = await stripe.subscriptions.update(id, {
           items: [{ id: sub.items.data[0].id, price }],
-          proration_behavior: "always_invoice",
+          proration_behavior: upgrade ? "always_invoice" : "none",
           payment_behavior: "pending_if_incomplete",
         });
         if (updated.pending_update) return { applied: false };
+        const invoiceId = upgrade ? idOf(updated.latest_invoice) : null;
         if (updated.cancel_at_period_end) {
           // The change is paid and applied: a failure here must not answer as if it were not (the webhook's
           // subscription still shows the cancellation; the plan itself is right).
@@ -346,7 +352,7 @@ export function createStripeProvider(opts: StripeOptions): PaymentProvider {
             })
           );
         }
-        return { applied: true };
+        return { applied: true, invoiceId };
       }),
 
     async verifyWebhook(rawBody, signature) {
