@@ -77,9 +77,6 @@ export const PLANS: Record<PlanId, Plan> = {
 
 export const CURRENCY = "usd";
 
-/** The smallest card charge the providers accept (Stripe: 50 cents in USD). */
-export const MINIMUM_CHARGE_CENTS = 50;
-
 export function formatCents(cents: number): string {
   return `$${(cents / 100).toFixed(2)}`;
 }

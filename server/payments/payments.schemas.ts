@@ -9,6 +9,12 @@ export const PLAN_IDS = ["starter", "pro", "creator"] as const;
 export type PackageId = (typeof PACKAGE_IDS)[number];
 export type PlanId = (typeof PLAN_IDS)[number];
 
+/**
+ * The smallest card charge the providers accept (Stripe: 50 cents in USD). A promotion code never takes a
+ * purchase below it; the client shows no discount on an offer it would.
+ */
+export const MINIMUM_CHARGE_CENTS = 50;
+
 /** Codes are short; anything longer is refused before it reaches the database. */
 const code = z.string().max(64, "Promotion code is too long").transform((s) => s.trim());
 const originUrl = z.string().min(1, "origin_url is required").max(2048, "origin_url is too long");

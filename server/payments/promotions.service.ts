@@ -11,8 +11,15 @@
  */
 import type { DbOrTx } from "../../db/client.ts";
 import { AppError } from "../http/errors.ts";
-import { formatCents, MINIMUM_CHARGE_CENTS, PACKAGES, PLANS } from "./catalog.ts";
-import type { PackageId, PlanId, PromotionValidation } from "./payments.schemas.ts";
+import { formatCents, PACKAGES, PLANS } from "./catalog.ts";
+import {
+  MINIMUM_CHARGE_CENTS,
+  PACKAGE_IDS,
+  type PackageId,
+  PLAN_IDS,
+  type PlanId,
+  type PromotionValidation,
+} from "./payments.schemas.ts";
 import {
   findPromotionByCode,
   hasRedeemed,
@@ -118,6 +125,24 @@ export async function validatePromotion(
     };
   }
   const result = await quote(db, input);
+  if (!result.ok && result.message === PROMO_MESSAGES.belowMinimum) {
+    // The dialogs validate against their cheapest offer (the 5-credit pack, Starter): a code too big for it is
+    // still applied where it fits; the client shows no discount on the offers it would take below the minimum.
+    const fits = await usableElsewhere(db, input);
+    if (fits) {
+      const percent = fits.discountType === "percentage";
+      return {
+        success: true,
+        message: `Promotion code applied: ${appliedOff(fits)} (not on the ${
+          itemName(input.item)
+        }: its total would be below the ${formatCents(MINIMUM_CHARGE_CENTS)} minimum charge)`,
+        discount_amount: 0,
+        final_amount: toDollars(subtotal),
+        discount_type: fits.discountType,
+        discount_value: percent ? fits.discountValue : toDollars(fits.discountValue),
+      };
+    }
+  }
   if (!result.ok) {
     return {
       success: false,
@@ -133,15 +158,40 @@ export async function validatePromotion(
   const percent = promo.discountType === "percentage";
   return {
     success: true,
-    message: percent
-      ? `Promotion code applied: ${promo.discountValue}% off`
-      : `Promotion code applied: ${formatCents(promo.discountValue)} off`,
+    message: `Promotion code applied: ${appliedOff(promo)}`,
     discount_amount: toDollars(q.discountCents),
     final_amount: toDollars(q.totalCents),
     discount_type: promo.discountType,
     // Percent as a number (20), a fixed amount in dollars (5).
     discount_value: percent ? promo.discountValue : toDollars(promo.discountValue),
   };
+}
+
+function appliedOff(promo: Pick<PromotionCodeRow, "discountType" | "discountValue">): string {
+  return promo.discountType === "percentage"
+    ? `${promo.discountValue}% off`
+    : `${formatCents(promo.discountValue)} off`;
+}
+
+function itemName(item: PurchaseItem): string {
+  return item.kind === "credits"
+    ? `${PACKAGES[item.packageId].credits}-credit pack`
+    : `${PLANS[item.plan].name} plan`;
+}
+
+/** The code, when it applies to another offer of the same kind (a dearer pack or plan). */
+async function usableElsewhere(
+  db: DbOrTx,
+  input: { code: string; item: PurchaseItem; userId: string | null },
+): Promise<PromotionCodeRow | null> {
+  const others: PurchaseItem[] = input.item.kind === "credits"
+    ? PACKAGE_IDS.map((packageId) => ({ kind: "credits", packageId }))
+    : PLAN_IDS.map((plan) => ({ kind: "subscription", plan }));
+  for (const item of others) {
+    const q = await quote(db, { ...input, item });
+    if (q.ok) return q.quote.promotion;
+  }
+  return null;
 }
 
 export interface NewPromotionInput {

@@ -134,6 +134,7 @@ for (const backend of backends()) {
           expiresAt: new Date(Date.now() - 60_000),
         });
         await createPromotion(db, { code: "BIG90", percent: 90 });
+        await createPromotion(db, { code: "ALLOFF", amountCents: 5000, appliesTo: "credits" });
 
         await t.step(
           "validate: percent and fixed codes, amounts in dollars, case and whitespace",
@@ -180,7 +181,8 @@ for (const backend of backends()) {
             [{ code: "NOPE", payment_type: "credits", package_id: "small" }, PROMO_MESSAGES.invalid],
             [{ code: "oldcode", payment_type: "credits", package_id: "small" }, PROMO_MESSAGES.expired],
             [{ code: "FIVEOFF", payment_type: "credits", package_id: "large" }, PROMO_MESSAGES.notForCredits],
-            [{ code: "BIG90", payment_type: "credits", package_id: "small" }, PROMO_MESSAGES.belowMinimum],
+            // $50 off fits no pack: each would fall below the minimum charge.
+            [{ code: "ALLOFF", payment_type: "credits", package_id: "small" }, PROMO_MESSAGES.belowMinimum],
           ];
           for (const [body, message] of cases) {
             const r = await validate(ctx, body);
@@ -194,6 +196,23 @@ for (const backend of backends()) {
             (await validate(ctx, { code: "BIG90", payment_type: "credits", package_id: "large" })).body
               .final_amount,
             1.6,
+          );
+          // Buy Credits validates against the 5-credit pack, which 90% would take to $0.10: the code is applied
+          // (it fits the others), with nothing off that pack, and said so.
+          const small = await validate(ctx, { code: "BIG90", payment_type: "credits", package_id: "small" });
+          assert.deepEqual(
+            [
+              small.body.success,
+              small.body.discount_amount,
+              small.body.final_amount,
+              small.body.discount_type,
+            ],
+            [true, 0, 1, "percentage"],
+          );
+          assert.equal(small.body.discount_value, 90);
+          assert.equal(
+            small.body.message,
+            "Promotion code applied: 90% off (not on the 5-credit pack: its total would be below the $0.50 minimum charge)",
           );
           for (
             const bad of [
@@ -234,6 +253,10 @@ for (const backend of backends()) {
           const r = await buy(ctx, user.access_token, { package_id: "small", promotion_code: "oldcode" });
           assert.equal(r.status, 422);
           assert.equal(r.body.detail, PROMO_MESSAGES.expired);
+          // A code the 5-credit pack cannot take (below the minimum) is refused there, at checkout too.
+          const tooBig = await buy(ctx, user.access_token, { package_id: "small", promotion_code: "BIG90" });
+          assert.equal(tooBig.status, 422);
+          assert.equal(tooBig.body.detail, PROMO_MESSAGES.belowMinimum);
           assert.equal(await db.$count(checkoutSessions, eq(checkoutSessions.userId, user.user.id)), 0);
           // Outside production, a client on another local port may check out (returned to where it runs).
           for (const origin of ["http://localhost:5173", "http://127.0.0.1:3000"]) {

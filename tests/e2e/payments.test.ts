@@ -40,6 +40,7 @@ function setup(): Promise<Shared> {
   shared ??= (async () => {
     const dataDir = await Deno.makeTempDir({ prefix: "styletwin-e2e-pay-" });
     await promo(dataDir, "create", "SAVE20", "--percent", "20");
+    await promo(dataDir, "create", "BIG60", "--percent", "60");
     const [server, browser, portrait] = await Promise.all([
       // Two credits (Buy Credits shows below 10); sessions expire after 20 s so the expired state is reachable.
       startLiveServer({ dataDir, env: { WELCOME_CREDITS: "2", CHECKOUT_SESSION_MINUTES: "0.34" } }),
@@ -143,6 +144,12 @@ Deno.test(
       // Editing the code clears the result.
       await dialog.getByTestId("promo-input").fill("save2");
       assert.equal(await large.getByTestId("old-price").count(), 0);
+      // 60% off would take the 5-credit pack below the smallest card charge ($0.40): applied to the others only.
+      await dialog.getByTestId("promo-input").fill("big60");
+      await dialog.getByTestId("promo-apply").click();
+      await dialog.getByTestId("package-medium").getByTestId("price").filter({ hasText: "$2.00" }).waitFor();
+      assert.equal(await small.getByTestId("price").textContent(), "$1.00");
+      assert.equal(await small.getByTestId("old-price").count(), 0);
       await dialog.getByTestId("promo-input").fill("SAVE20");
       await dialog.getByTestId("promo-apply").click();
       await large.getByTestId("price").filter({ hasText: "$12.80" }).waitFor();

@@ -102,7 +102,7 @@ export function BuyCreditsDialog() {
                   className="shrink-0 max-[360px]:w-full sm:mt-4 sm:w-full"
                   variant={highlight ? "primary" : "secondary"}
                   disabled={pending !== null}
-                  onClick={() => checkout(id, { payment_type: "credits", package_id: id })}
+                  onClick={() => checkout(id, { payment_type: "credits", package_id: id }, pack.price_cents)}
                 >
                   {pending === id ? "Processing..." : "Buy Now"}
                 </Button>

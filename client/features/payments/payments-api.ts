@@ -17,6 +17,7 @@ import type {
   PromotionValidation,
   SubscriptionSummary,
 } from "../../../server/payments/payments.schemas.ts";
+import { MINIMUM_CHARGE_CENTS } from "../../../server/payments/payments.schemas.ts";
 
 export type {
   PackageId,
@@ -91,13 +92,16 @@ export function dollars(cents: number): string {
   return `$${(cents / 100).toFixed(2)}`;
 }
 
-/** The price after an applied promotion, for display; the server recomputes it at checkout. */
+/**
+ * The price after an applied promotion, for display; the server recomputes it at checkout. An offer the code
+ * would take below the smallest card charge keeps its price (the server refuses the code there).
+ */
 export function discountedCents(cents: number, promo: PromotionValidation | null): number {
   if (!promo?.success || !promo.discount_type) return cents;
   const off = promo.discount_type === "percentage"
     ? Math.round((cents * promo.discount_value) / 100)
     : Math.round(promo.discount_value * 100);
-  return Math.max(0, cents - off);
+  return cents - off < MINIMUM_CHARGE_CENTS ? cents : cents - off;
 }
 
 /** "20% off" or "$5.00 off". */

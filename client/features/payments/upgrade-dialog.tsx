@@ -94,7 +94,11 @@ export function UpgradePlanDialog({ open, onOpenChange, currentPlan }: UpgradePl
                   variant={plan.popular ? "primary" : "secondary"}
                   disabled={current || pending !== null}
                   onClick={() =>
-                    checkout(plan.id, { payment_type: "subscription", subscription_plan: plan.id })}
+                    checkout(
+                      plan.id,
+                      { payment_type: "subscription", subscription_plan: plan.id },
+                      plan.price_cents,
+                    )}
                 >
                   {current ? "Current Plan" : pending === plan.id ? "Processing..." : `Choose ${plan.name}`}
                 </Button>

@@ -6,6 +6,7 @@ import { useState } from "react";
 import { toast } from "../../ui/toast.tsx";
 import { OFFER_DIALOGS, type OfferKind } from "./offer-texts.ts";
 import {
+  discountedCents,
   hasAccessToken,
   type PackageId,
   type PlanId,
@@ -26,7 +27,8 @@ export function useCheckout<Id extends string>(kind: OfferKind) {
   const [promoCode, setPromoCode] = useState("");
   const [pending, setPending] = useState<Id | null>(null);
 
-  async function checkout(id: Id, offer: Offer) {
+  /** `priceCents`: the offer's price; the code goes with it only where it takes something off (see discountedCents). */
+  async function checkout(id: Id, offer: Offer, priceCents: number) {
     if (!hasAccessToken()) {
       toast({ title: "Authentication Required", description: texts.signInFirst, variant: "destructive" });
       return;
@@ -35,7 +37,9 @@ export function useCheckout<Id extends string>(kind: OfferKind) {
     try {
       const res = await startCheckout({
         ...offer,
-        ...(promo?.success && promoCode ? { promotion_code: promoCode } : {}),
+        ...(promo?.success && promoCode && discountedCents(priceCents, promo) !== priceCents
+          ? { promotion_code: promoCode }
+          : {}),
       });
       if (!res.checkout_url) throw new Error("no checkout url");
       // A live subscription's plan changed in place (charged to the card on file): no payment page follows.
