@@ -1,5 +1,5 @@
 /** The app's single API client and query client. */
-import { QueryClient } from "@tanstack/react-query";
+import { type Query, QueryClient } from "@tanstack/react-query";
 import { toast } from "../ui/toast.tsx";
 import { createApiClient } from "./http.ts";
 import { createTokenStore } from "./tokens.ts";
@@ -16,6 +16,34 @@ export const queryClient = new QueryClient({
   },
 });
 
+/**
+ * A query of the signed-in account's own data: every query but the user itself and those marked
+ * `meta: { shared: true }` (what every visitor sees alike: the catalogue, the offers). Marking the shared ones
+ * rather than the private ones means a new query forgotten unmarked is refetched, never shown to another user.
+ */
+const accountQuery = (q: Query) => q.queryKey[0] !== ME_KEY[0] && q.meta?.shared !== true;
+
+const accountChangeListeners = new Set<() => void>();
+
+/** Runs `fn` whenever the signed-in account changes: what a feature keeps of the last account is dropped. */
+export function onAccountChange(fn: () => void): void {
+  accountChangeListeners.add(fn);
+}
+
+/**
+ * Signed in, signed out or the session ended: the last account's data goes (profile, stats, history,
+ * subscription, its result), so the next account in this tab never sees it, nor saves it as its own.
+ */
+export function forgetAccountData(): void {
+  queryClient.removeQueries({ predicate: accountQuery });
+  for (const fn of accountChangeListeners) fn();
+}
+
+/** The account did something (a generation ended): its figures are read again when next shown. */
+export function accountDataChanged(): Promise<void> {
+  return queryClient.invalidateQueries({ predicate: accountQuery });
+}
+
 export const SESSION_EXPIRED = {
   title: "Session Expired",
   description: "You were signed out because your session could not be renewed. Please sign in again.",
@@ -26,6 +54,7 @@ export const api = createApiClient({
   tokens,
   onSessionEnded: () => {
     const wasSignedIn = queryClient.getQueryData<PublicUser | null>(ME_KEY) != null;
+    forgetAccountData();
     queryClient.setQueryData(ME_KEY, null);
     // Mid-session (the header showed a user): say why the account disappeared.
     if (wasSignedIn) toast({ ...SESSION_EXPIRED, variant: "destructive" });
@@ -41,6 +70,8 @@ tokens.subscribe((source) => {
   const before = lastAccess;
   lastAccess = now;
   if (source !== "external" || now === before) return;
-  if (!now) queryClient.setQueryData(ME_KEY, null);
-  else queryClient.invalidateQueries({ queryKey: ME_KEY });
+  if (!now) {
+    forgetAccountData();
+    queryClient.setQueryData(ME_KEY, null);
+  } else queryClient.invalidateQueries({ queryKey: ME_KEY });
 });

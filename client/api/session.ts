@@ -4,7 +4,7 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
-import { api, ME_KEY, queryClient, tokens } from "./client.ts";
+import { accountDataChanged, api, forgetAccountData, ME_KEY, queryClient, tokens } from "./client.ts";
 import { createFetchMe, meRetryDelay, shouldRetryMe } from "./me.ts";
 import type { AuthResponse, PublicUser } from "./types.ts";
 
@@ -52,6 +52,7 @@ export function useSession(): Session {
 
 /** Login and register: store tokens and the user. */
 export function startSession(res: AuthResponse) {
+  forgetAccountData();
   queryClient.setQueryData(ME_KEY, res.user);
   tokens.set(res.access_token, res.refresh_token);
 }
@@ -68,12 +69,14 @@ export async function endSessionOnServer(): Promise<void> {
     console.warn("Logout request failed", err);
   } finally {
     tokens.clear();
+    forgetAccountData();
     queryClient.setQueryData(ME_KEY, null);
   }
 }
 
-/** Re-read the balance (after a generation). */
+/** Re-read the balance (after a generation), and mark the account's other figures (stats, history) stale. */
 export async function refreshCredits(): Promise<void> {
+  void accountDataChanged();
   try {
     const { credits } = await api.json<{ credits: number }>(
       "/api/user/credits",

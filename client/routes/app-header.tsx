@@ -24,7 +24,7 @@ function CreditsPill({ session }: { session: Session }) {
   const admin = session.user?.credits === ADMIN_CREDITS;
   return (
     <span
-      className="inline-flex h-9 items-center gap-1.5 rounded-full bg-brand-50 px-3 text-sm max-[360px]:px-2 font-semibold text-brand-800 ring-1 ring-brand-100"
+      className="inline-flex h-9 items-center gap-1.5 whitespace-nowrap rounded-full bg-brand-50 px-3 text-sm max-[360px]:px-2 font-semibold text-brand-800 ring-1 ring-brand-100"
       aria-label={`Credits: ${formatCredits(session.user)}`}
       data-testid="credits-pill"
     >

@@ -239,6 +239,83 @@ pageTest(
 );
 
 Deno.test(
+  "[browser] dashboard: the next account in the tab sees none of the last one's profile, history or figures",
+  opts,
+  async () => {
+    const { server, browser, portrait } = await setup();
+    const ann = await registerViaApi(server.url, "Ann Former");
+    const saved = await fetch(`${server.url}/api/users/profile`, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${ann.access_token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        first_name: "Ann",
+        last_name: "Former",
+        location: "Lisbon",
+        bio: "Ann's own words",
+      }),
+    });
+    assert.equal(saved.status, 200, await saved.text());
+    const photoId = await uploadViaApi(server.url, ann.access_token, portrait);
+    const id = await generate(server.url, ann.access_token, photoId, { studioType: "makeup", options: LOOK });
+    assert.equal(await waitFinished(server.url, ann.access_token, id), "completed");
+    const bea = await registerViaApi(server.url, "Bea Next");
+    await withPage(browser, server.url, async (g) => {
+      const { page } = g;
+      await signInWithTokens(page, ann);
+      await openDashboard(page, "profile");
+      const form = page.getByRole("form", { name: "Profile" });
+      await form.getByLabel("Location").and(page.locator(":enabled")).waitFor();
+      assert.equal(await form.getByLabel("Location").inputValue(), "Lisbon");
+      await tabButton(page, "History").click();
+      await page.getByTestId("history-item").first().waitFor();
+
+      // Ann signs out; Bea signs in through the dialog in the same tab (no reload).
+      await page.getByRole("button", { name: "Logout" }).click();
+      await page.getByRole("button", { name: "Login", exact: true }).click();
+      const dialog = page.getByRole("dialog");
+      await dialog.getByLabel("Email").fill(bea.email);
+      await dialog.getByLabel("Password").fill(PASSWORD);
+      await dialog.getByRole("button", { name: "Sign In" }).click();
+      await toast(page, "Login Successful").waitFor();
+      await page.getByRole("button", { name: "Subscription" }).click();
+      await page.getByRole("heading", { name: "Welcome back, Bea Next!" }).waitFor();
+      await tabButton(page, "Profile").click();
+      await form.getByLabel("Location").and(page.locator(":enabled")).waitFor();
+      // Ann's details were shown to Bea, and Save wrote them into Bea's profile.
+      assert.equal(await form.getByLabel("Location").inputValue(), "");
+      assert.equal(await form.getByLabel("Bio").inputValue(), "");
+      assert.equal(await form.getByLabel("First Name").inputValue(), "Bea");
+      await page.getByTestId("stat-card").filter({ hasText: "Total Generations" }).filter({
+        hasText: /^Total Generations0/,
+      })
+        .waitFor();
+      await tabButton(page, "History").click();
+      await page.getByRole("heading", { name: "No Generations Yet" }).waitFor();
+      assert.equal(await page.getByTestId("history-item").count(), 0);
+
+      // A profile that failed to load is not a blank form Save would write over the stored one.
+      await page.route(
+        "**/api/users/profile",
+        (route) =>
+          route.request().method() === "GET"
+            ? route.fulfill({ status: 500, json: { detail: "Internal error", code: "internal" } })
+            : route.fallback(),
+      );
+      g.allow(/status of 500/);
+      await page.reload();
+      await page.getByRole("heading", { name: "Welcome back, Bea Next!" }).waitFor();
+      await tabButton(page, "Profile").click();
+      await page.getByRole("alert").filter({ hasText: "Your profile could not be loaded." }).waitFor();
+      assert.equal(await form.getByRole("button", { name: "Save Changes" }).isDisabled(), true);
+      await page.unroute("**/api/users/profile");
+      await page.getByRole("button", { name: "Retry" }).click();
+      await form.getByLabel("First Name").and(page.locator(":enabled")).waitFor();
+      assert.equal(await form.getByLabel("First Name").inputValue(), "Bea");
+    });
+  },
+);
+
+Deno.test(
   "[browser] dashboard: empty history, then editing the profile and the picture on a phone",
   opts,
   async () => {

@@ -3,7 +3,7 @@
  * the list scrolls. Queued and processing items refresh by themselves.
  */
 import { useEffect, useRef, useState } from "react";
-import { downloadImage } from "../../lib/download.ts";
+import { downloadImage, downloadToast } from "../../lib/download.ts";
 import { Button } from "../../ui/button.tsx";
 import { DownloadIcon, RotateIcon, SparklesIcon } from "../../ui/icons.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
@@ -84,8 +84,10 @@ function Item({ item, onOpen }: { item: HistoryItem; onOpen(item: HistoryItem): 
           description: "Failed to download the image. Please try again.",
           variant: "destructive",
         });
-      } else if (outcome !== "cancelled") {
-        toast({ title: "Download Started", description: `Saving ${name}` });
+      } else {
+        // On a phone the image is shared or opened, not saved: the toast says which.
+        const said = downloadToast(outcome, name);
+        if (said) toast(said);
       }
     } finally {
       setBusy(false);
@@ -258,6 +260,8 @@ function HistoryList(
   }
   return (
     <div>
+      {/* The items' titles are h3: the list needs its h2 for the outline (h1 straight to h3 skips a level). */}
+      <h2 className="sr-only">Your generations</h2>
       <ul className="grid gap-3 lg:grid-cols-2" aria-label="Generation history">
         {items.map((item) => <Item key={item.id} item={item} onOpen={onOpen} />)}
       </ul>

@@ -70,7 +70,12 @@ function Avatar({ user, imageUrl }: { user: PublicUser; imageUrl: string | null 
       });
     }, (err) => {
       console.warn("Profile image upload failed", err);
-      return { title: "Upload Failed", description: serverDetail(err) ?? "Failed to upload profile image." };
+      // The product's words first, then why (a file that is not an image, one too large).
+      const why = serverDetail(err);
+      return {
+        title: "Upload Failed",
+        description: `Failed to upload profile image.${why ? ` ${why}` : ""}`,
+      };
     });
     if (input.current) input.current.value = "";
   }
@@ -123,6 +128,9 @@ export function ProfileTab({ user }: { user: PublicUser }) {
   // being typed. Until the first load ends the fields are disabled (below): typing into them
   // before then was silently overwritten by the values that arrived.
   const loaded = profile.data ? toForm(profile.data, user.full_name) : null;
+  // Not loaded (still loading, or the load failed): the fields stay disabled. Saving a form that never held
+  // the profile would write its empty fields over the stored one.
+  const unloaded = !profile.data;
   const loadedKey = loaded && JSON.stringify(loaded);
   const [shownKey, setShownKey] = useState(loadedKey);
   if (loaded && loadedKey !== shownKey) {
@@ -151,16 +159,29 @@ export function ProfileTab({ user }: { user: PublicUser }) {
     <DashboardCard as="div">
       <div className="flex flex-col items-center gap-5 sm:flex-row sm:items-center">
         <Avatar user={user} imageUrl={profile.data?.profile_image_url ?? user.profile_image_url} />
-        <div className="text-center sm:text-left">
-          <h2 className="text-xl font-bold text-ink-900">{user.full_name || user.email}</h2>
-          <p className="text-sm text-ink-500">{user.email}</p>
+        <div className="min-w-0 max-w-full text-center sm:text-left">
+          <h2 className="break-words text-xl font-bold text-ink-900">{user.full_name || user.email}</h2>
+          <p className="break-all text-sm text-ink-500">{user.email}</p>
           <p className="mt-1 text-xs text-ink-500">Tap the camera to change your picture.</p>
         </div>
       </div>
+      {profile.isError && !profile.data && (
+        <div role="alert" className="mt-6 flex flex-wrap items-center gap-3 rounded-2xl bg-red-50 px-4 py-3">
+          <p className="text-sm text-red-800">Your profile could not be loaded.</p>
+          <Button
+            variant="outline"
+            onClick={() =>
+              profile.refetch()}
+            disabled={profile.isFetching}
+          >
+            Retry
+          </Button>
+        </div>
+      )}
       <form onSubmit={onSubmit} className="mt-8" aria-label="Profile" aria-busy={profile.isPending}>
         <fieldset
-          disabled={profile.isPending}
-          className={`grid min-w-0 gap-4 sm:grid-cols-2 ${profile.isPending ? "opacity-60" : ""}`}
+          disabled={unloaded}
+          className={`grid min-w-0 gap-4 sm:grid-cols-2 ${unloaded ? "opacity-60" : ""}`}
         >
           {textField("first_name")}
           {textField("last_name")}

@@ -39,6 +39,8 @@ export function StatCards({ stats, credits }: { stats: UserStats | undefined; cr
       />
       <Card
         label="Available Credits"
+        // "∞ (Admin)" at the figures' size is cut to "∞ (Adm…" in a phone's half-width card.
+        wordy={balance === ADMIN_CREDITS}
         value={balance === ADMIN_CREDITS ? "∞ (Admin)" : String(balance)}
         detail={balance === ADMIN_CREDITS ? "Free generation" : "2 credits per generation"}
       />

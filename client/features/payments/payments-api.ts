@@ -40,12 +40,24 @@ export function fetchPlans(): Promise<PlansResponse> {
 }
 
 export function usePackages(enabled = true) {
-  return useQuery({ queryKey: PACKAGES_KEY, queryFn: fetchPackages, enabled, staleTime: 5 * 60_000 });
+  return useQuery({
+    queryKey: PACKAGES_KEY,
+    queryFn: fetchPackages,
+    enabled,
+    staleTime: 5 * 60_000,
+    meta: { shared: true },
+  });
 }
 
 /** The plans list (the dashboard's Available Plans grid renders from it too). */
 export function usePlans(enabled = true) {
-  return useQuery({ queryKey: PLANS_KEY, queryFn: fetchPlans, enabled, staleTime: 5 * 60_000 });
+  return useQuery({
+    queryKey: PLANS_KEY,
+    queryFn: fetchPlans,
+    enabled,
+    staleTime: 5 * 60_000,
+    meta: { shared: true },
+  });
 }
 
 export type PromotionTarget =

@@ -46,6 +46,7 @@ export function withPresentation(served: Served): StylingCatalog {
 export function useStylingOptions() {
   return useQuery({
     queryKey: ["styling-options"],
+    meta: { shared: true },
     queryFn: async (): Promise<StylingCatalog> =>
       withPresentation(await ok(publicStylingApi["styling-options"].$get())),
     staleTime: 10 * 60_000,

@@ -6,7 +6,7 @@
  * resumes polling; only a finished job or a 404 forgets it.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
-import { api, queryClient } from "../../api/client.ts";
+import { api, onAccountChange, queryClient } from "../../api/client.ts";
 import { ApiError, ERROR_CODES } from "../../api/http.ts";
 import { generationApi, ok } from "../../api/typed.ts";
 import { toToastText } from "../../lib/toast-text.ts";
@@ -58,6 +58,13 @@ function preloadImage(url: string, ms = 5000): Promise<void> {
     new Promise<void>((resolve) => timer = setTimeout(resolve, ms)),
   ]).finally(() => clearTimeout(timer));
 }
+
+// A result (and the generation awaited) belongs to the account that made it: another account in this tab
+// starts without it.
+onAccountChange(() => {
+  saveResult(null);
+  savePending(null);
+});
 
 function loadResult(): GenerationResult | null {
   return readSession(RESULT_KEY, (v) => v as GenerationResult | null);
