@@ -3,7 +3,7 @@
  * client imports these.
  */
 import * as z from "zod";
-import { ANGLES, MAKEUP_CATEGORIES, STUDIO_TYPES } from "../styling/option-keys.ts";
+import { ANGLES, MAKEUP_CATEGORIES, MAX_INSTRUCTION_CHARS, STUDIO_TYPES } from "../styling/option-keys.ts";
 
 export const generateSchema = z.object({
   photoId: z.string({ error: "No Photo Uploaded: Please upload a reference photo first." })
@@ -16,7 +16,8 @@ export const generateSchema = z.object({
     z.number().int().min(0, "intensity must be 0-100").max(100, "intensity must be 0-100"),
   ).optional(),
   view360: z.boolean().optional().default(false),
-  additionalInstructions: z.string().max(1000, "Additional instructions must be at most 1000 characters")
+  additionalInstructions: z.string()
+    .max(MAX_INSTRUCTION_CHARS, `Additional instructions must be at most ${MAX_INSTRUCTION_CHARS} characters`)
     .nullable().optional(),
 });
 export type GenerateInput = z.infer<typeof generateSchema>;

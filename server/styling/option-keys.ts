@@ -113,3 +113,10 @@ export const OPTION_TITLES: Record<OptionKey, string> = {
   cameraLens: "Camera Lens",
   lighting: "Lighting",
 };
+
+/**
+ * The longest additional instructions a generation takes, in characters: the API's limit, the studio's text
+ * box and what reaches a hosted model's prompt (one figure: the box allowed 500 and the prompt kept 500 of
+ * the API's 1000, cutting the rest without a word).
+ */
+export const MAX_INSTRUCTION_CHARS = 1000;

@@ -11,12 +11,11 @@ import {
   IDENTITY_CLAUSE,
   IDENTITY_REMINDER,
   intensityWords,
-  MAX_INSTRUCTION_CHARS,
   type PromptInput,
   SAFETY_CLAUSE,
 } from "../../server/imaging/hosted/prompt-builder.ts";
 import { defaultOptions, optionList } from "../../server/styling/catalog.ts";
-import { OPTION_KEYS, STUDIO_TYPES } from "../../server/styling/option-keys.ts";
+import { MAX_INSTRUCTION_CHARS, OPTION_KEYS, STUDIO_TYPES } from "../../server/styling/option-keys.ts";
 
 const intensity = { lookStyle: 60, eyeshadow: 60, lips: 60, baseMakeup: 60, cheeks: 60, extras: 60 };
 const input = (over: Partial<PromptInput> = {}): PromptInput => ({
@@ -121,5 +120,8 @@ Deno.test("prompt: instructions are quoted data after the rules and cannot remov
   assert.equal(p.split("\n\n").at(-1), IDENTITY_REMINDER, "the reminder still ends the prompt");
   const long = cleanInstructions("x".repeat(5000))!;
   assert.equal(long.length, MAX_INSTRUCTION_CHARS + 1);
+  // What the API accepts reaches the prompt whole (it kept 500 of the 1000 allowed, cutting the rest unsaid).
+  const most = "word ".repeat(MAX_INSTRUCTION_CHARS / 5).trim();
+  assert.equal(cleanInstructions(most), most);
   assert.equal(cleanInstructions("   \n\t "), null);
 });

@@ -7,7 +7,7 @@
 import { Tabs } from "radix-ui";
 import { memo, useEffect, useId, useMemo, useState } from "react";
 import type { StudioType } from "../../api/types.ts";
-import { STUDIO_TYPES } from "../../../server/styling/option-keys.ts";
+import { MAX_INSTRUCTION_CHARS, STUDIO_TYPES } from "../../../server/styling/option-keys.ts";
 import { InfoPopover } from "../../ui/info-popover.tsx";
 import { LoadFailed } from "../../ui/load-failed.tsx";
 import type { StylingCatalog } from "./catalog.ts";
@@ -267,7 +267,7 @@ function InstructionsCard(
       <textarea
         id={id}
         rows={3}
-        maxLength={500}
+        maxLength={MAX_INSTRUCTION_CHARS}
         disabled={reason !== null}
         aria-describedby={hintId}
         value={reason ? "" : sel.instructions}

@@ -14,15 +14,13 @@ import {
   type Intensity,
   MAKEUP_CATEGORIES,
   type MakeupCategory,
+  MAX_INSTRUCTION_CHARS,
   OPTION_KEYS,
   type OptionKey,
   type SelectedOptions,
   type StudioType,
 } from "../../styling/option-keys.ts";
 import { keyLabel } from "../local/capabilities.ts";
-
-/** Characters of the user's instructions that reach the prompt (the API accepts up to 1000). */
-export const MAX_INSTRUCTION_CHARS = 500;
 
 export const IDENTITY_CLAUSE =
   "Keep the same person: the same face, same facial features and proportions, same skin tone, same eye colour, same age and same body shape. The result must be recognisably the person in the first image; do not beautify, slim, age, or change their ethnicity or gender presentation.";
