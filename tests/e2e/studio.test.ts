@@ -170,6 +170,30 @@ pageTest(
     const kept = page.locator('[data-group="lips"]').getByRole("radio", { name: lipName, exact: true });
     assert.equal(await kept.getAttribute("aria-checked"), "true", "the lipstick is still chosen");
     await page.getByRole("button", { name: "View result" }).waitFor();
+
+    // Another shade: the stage previews it; View result still shows the paid result with its Download (it
+    // showed the preview, with no control on the screen at all).
+    const other = page.locator('[data-group="lips"]').getByRole("radio").filter({ hasNot: kept }).nth(2);
+    const previewed = page.waitForResponse((r) => r.url().endsWith("/api/preview") && r.status() === 200);
+    await other.click();
+    await previewed;
+    await page.getByRole("button", { name: "View result" }).click();
+    await waitForImageLoaded(page, 'img[alt="Your styled avatar"]');
+    await page.getByRole("button", { name: "Download image" }).waitFor();
+    await page.getByRole("button", { name: "Edit look" }).click();
+
+    // A generation that fails keeps the way back to the options (the screen had no control but the header's).
+    await page.route(/\/api\/generation\/[^/]+\/events$/, (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { "content-type": "text/event-stream" },
+        body: `event: status\ndata: ${JSON.stringify({ status: "failed", resultUrl: null })}\n\n`,
+      }));
+    await page.getByTestId("generate-bar-button").click();
+    await toast(page, "Generation Failed").waitFor();
+    await page.getByRole("button", { name: "Edit look" }).click();
+    await page.getByTestId("phone-stage").waitFor();
+    await page.getByTestId("generate-bar-button").waitFor();
   },
   { viewport: PHONE },
 );
@@ -256,6 +280,10 @@ pageTest(
       { loaded: true, requests: 1 },
       "the result image is loaded once, before it shows",
     );
+    // Focus is back on Generate (disabling it while generating dropped it to the page).
+    await page.waitForFunction(() =>
+      document.activeElement?.getAttribute("data-testid") === "generate-card-button"
+    );
     await settled(page); // the toast's entrance
     const toastBox = await box(done);
     for (
@@ -271,6 +299,17 @@ pageTest(
     await page.getByRole("tab", { name: "Before / After" }).click();
     await page.getByTestId("compare").waitFor();
     await shot(page, "studio-compare-desktop");
+
+    // Another shade: the panel previews it; the paid result (and its Download) is one click away, not only
+    // by choosing the exact same options again.
+    const previewed = page.waitForResponse((r) => r.url().endsWith("/api/preview") && r.status() === 200);
+    await page.keyboard.press("Escape");
+    await lips.getByRole("radio").nth(3).click();
+    await previewed;
+    await page.getByRole("button", { name: "View last result" }).click();
+    await page.getByRole("button", { name: "Download image" }).waitFor();
+    await page.getByRole("button", { name: "Back to preview" }).click();
+    await page.getByRole("button", { name: "View last result" }).waitFor();
   },
   { viewport: DESKTOP },
 );

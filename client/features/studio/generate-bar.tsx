@@ -4,7 +4,7 @@
  * in the desktop column and a bar stuck to the bottom of a phone's screen.
  */
 import { Checkbox } from "radix-ui";
-import { useId } from "react";
+import { useEffect, useId, useRef } from "react";
 import { GENERATION_COST } from "../../api/types.ts";
 import { Button } from "../../ui/button.tsx";
 import { CheckIcon, SparklesIcon } from "../../ui/icons.tsx";
@@ -33,6 +33,16 @@ export function GenerateBar(props: GenerateBarProps) {
   const id = useId();
   const reasonId = useId();
   const off = view360Reason !== null;
+  // Generate is disabled while generating, which drops the keyboard's focus to the page: when the generation
+  // ends, focus comes back to the button it was pressed on (unless the user has moved on to something else).
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const pressed = useRef(false);
+  useEffect(() => {
+    if (generating || !pressed.current) return;
+    pressed.current = false;
+    const active = document.activeElement;
+    if (!active || active === document.body) buttonRef.current?.focus();
+  }, [generating]);
   const checkbox = (
     <div className="flex items-center gap-2.5">
       <Checkbox.Root
@@ -71,7 +81,11 @@ export function GenerateBar(props: GenerateBarProps) {
         }`
         : "mt-4 w-full"}
       disabled={props.disabled || generating}
-      onClick={props.onGenerate}
+      ref={buttonRef}
+      onClick={() => {
+        pressed.current = true;
+        props.onGenerate();
+      }}
       data-testid={placement === "bar" ? "generate-bar-button" : "generate-card-button"}
     >
       {/* Under 360 px: no icon, 14 px text ("Generate Avatar" overflowed the bar's button at 320 px). */}

@@ -1,6 +1,6 @@
 /** The result panel: spinner while generating, the image with download and compare, or the placeholder. */
 import { Tabs } from "radix-ui";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import {
   downloadImage,
   downloadName,
@@ -126,6 +126,11 @@ export function ResultPanel(
   }: ResultPanelProps,
 ) {
   const image = result?.images[0];
+  // Desktop: the panel shows the live preview of choices made since the result; "View last result" brings the
+  // result (and its Download) back until the next result arrives or "Back to preview".
+  const [pinned, setPinned] = useState<string | null>(null);
+  const previewing = !!preview && preview.kind !== "idle" && !(image && pinned === image);
+  const imageShown = !generating && !previewing && !!image;
 
   // Mobile saves through the share sheet, which must open inside the tap: fetch the image now.
   useEffect(() => {
@@ -180,8 +185,23 @@ export function ResultPanel(
       {!generating && problem && <ProblemNotice problem={problem} onCheckAgain={onCheckAgain} />}
       {generating
         ? <GenerationProgress photoUrl={referenceUrl} local={local} angles={angles} className={FRAME} />
-        : preview && preview.kind !== "idle"
-        ? <PreviewView state={preview} photoUrl={referenceUrl} local={local} className={FRAME} />
+        : previewing
+        ? (
+          <>
+            <PreviewView state={preview!} photoUrl={referenceUrl} local={local} className={FRAME} />
+            {image && (
+              <div className={`mt-3 ${UNDER_FRAME}`}>
+                <Button
+                  variant="outline"
+                  className="w-full"
+                  onClick={() => setPinned(image)}
+                >
+                  View last result
+                </Button>
+              </div>
+            )}
+          </>
+        )
         : image
         ? (
           <Tabs.Root defaultValue="result">
@@ -218,6 +238,17 @@ export function ResultPanel(
                 {result.notes.map((n) => <li key={n}>{n}</li>)}
               </ul>
             )}
+            {preview && preview.kind !== "idle" && (
+              <div className={`mt-3 ${UNDER_FRAME}`}>
+                <Button
+                  variant="outline"
+                  className="w-full"
+                  onClick={() => setPinned(null)}
+                >
+                  <SparklesIcon className="size-4" /> Back to preview
+                </Button>
+              </div>
+            )}
             {(onEditLook || (view360Enabled && result && result.images.length > 1)) && (
               <div className={`mt-3 flex gap-2 ${UNDER_FRAME}`}>
                 {onEditLook && (
@@ -251,7 +282,11 @@ export function ResultPanel(
             </div>
           </div>
         )}
-      {generating && onEditLook && (
+      {
+        /* Every state but the result (which has its own) keeps the way back to the options on a phone: a failed
+          generation or the placeholder left the screen with no control at all. */
+      }
+      {onEditLook && !imageShown && (
         <div className={`mt-3 ${UNDER_FRAME}`}>
           <Button variant="outline" className="w-full" onClick={onEditLook}>
             <ArrowLeftIcon className="size-4" /> Edit look

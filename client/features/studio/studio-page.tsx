@@ -169,6 +169,7 @@ export default function StudioPage(props: StudioPageProps) {
 
   const update = useCallback((f: (s: StudioSelections) => StudioSelections) => setSel(f), []);
 
+  // On a phone the result view shows the result: the stage above the options shows the preview.
   const resultPanel = (onEditLook?: () => void) => (
     <ResultPanel
       generating={gen.generating}
@@ -177,7 +178,7 @@ export default function StudioPage(props: StudioPageProps) {
       onCheckAgain={checkAgain}
       referenceUrl={photo?.url ?? null}
       view360Enabled={sel.view360}
-      preview={showPreview ? preview : null}
+      preview={showPreview && !onEditLook ? preview : null}
       local={info?.local ?? true}
       angles={sel.view360 && !view360Reason ? 4 : 1}
       onEditLook={onEditLook}
