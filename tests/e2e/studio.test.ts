@@ -191,6 +191,7 @@ pageTest(
       }));
     await page.getByTestId("generate-bar-button").click();
     await toast(page, "Generation Failed").waitFor();
+    await shot(page, "studio-failed-phone");
     await page.getByRole("button", { name: "Edit look" }).click();
     await page.getByTestId("phone-stage").waitFor();
     await page.getByTestId("generate-bar-button").waitFor();
@@ -306,6 +307,7 @@ pageTest(
     await page.keyboard.press("Escape");
     await lips.getByRole("radio").nth(3).click();
     await previewed;
+    await shot(page, "studio-preview-after-result-desktop");
     await page.getByRole("button", { name: "View last result" }).click();
     await page.getByRole("button", { name: "Download image" }).waitFor();
     await page.getByRole("button", { name: "Back to preview" }).click();
