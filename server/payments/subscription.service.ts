@@ -50,6 +50,7 @@ export async function getSubscriptionSummary(db: DbOrTx, userId: string): Promis
     status: sub.status,
     current_period_end: sub.currentPeriodEnd.toISOString(),
     credits_remaining: credits,
+    cancel_at_period_end: sub.cancelAtPeriodEnd,
   };
 }
 

@@ -486,6 +486,7 @@ for (const backend of backends()) {
           assert.equal(sub.body.plan, "starter");
           assert.equal(sub.body.status, "active");
           assert.equal(sub.body.credits_remaining, 310);
+          assert.equal(sub.body.cancel_at_period_end, false);
           const end1 = new Date(sub.body.current_period_end);
           assert.ok(end1.getTime() > Date.now() + 27 * 86400_000);
 
@@ -518,6 +519,9 @@ for (const backend of backends()) {
           });
           assert.equal(cancelled.status, 200);
           assert.equal(cancelled.body.plan, "pro");
+          // The plan stays until its period ends, and says it will not renew.
+          const ending = await ctx.call("GET", "/api/users/subscription", { token: user.access_token });
+          assert.deepEqual([ending.body.plan, ending.body.cancel_at_period_end], ["pro", true]);
           const ended = await renewSandboxSubscription(db, user.user.id);
           assert.equal(ended.outcome, "ended");
           assert.deepEqual(

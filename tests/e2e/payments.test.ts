@@ -267,6 +267,27 @@ Deno.test("[browser] payments: Choose Your Plan subscribes to PRO in the sandbox
       await current.waitFor();
       assert.equal(await current.isDisabled(), true);
 
+      // Cancel anytime: after a confirmation that can be backed out of, the plan ends with its period.
+      await page.keyboard.press("Escape");
+      await page.goto("/dashboard?tab=subscription");
+      const renewal = page.getByTestId("subscription-renewal");
+      await renewal.filter({ hasText: /^Renews on / }).waitFor();
+      await page.getByRole("button", { name: "Cancel Subscription" }).click();
+      const confirm = page.getByRole("alertdialog", { name: "Cancel your subscription?" });
+      await confirm.getByText("You keep the credits you have.").waitFor();
+      await confirm.getByRole("button", { name: "Keep My Plan" }).click();
+      await confirm.waitFor({ state: "detached" });
+      await renewal.filter({ hasText: /^Renews on / }).waitFor();
+      await page.getByRole("button", { name: "Cancel Subscription" }).click();
+      await screenshots(page, "payments-cancel-subscription");
+      await confirm.getByRole("button", { name: "Yes, Cancel Subscription" }).click();
+      await toast(page, "Subscription Cancelled").waitFor();
+      await renewal.filter({ hasText: /^Ends on .+; it will not renew$/ }).waitFor();
+      assert.equal(await page.getByRole("button", { name: "Cancel Subscription" }).count(), 0);
+      await page.reload();
+      await renewal.filter({ hasText: /^Ends on / }).waitFor();
+      await creditsPill(page).filter({ hasText: "1202" }).waitFor();
+
       // A renewal Stripe could not charge (past_due, which only Stripe reaches: the answer is stood in for)
       // keeps the plan while Stripe retries: still the current one, not offered again.
       const real = await (await page.request.get("/api/users/subscription", {

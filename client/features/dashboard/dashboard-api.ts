@@ -152,3 +152,14 @@ export async function exportData(save: (blob: Blob, name: string) => void): Prom
 export async function deleteAccount(): Promise<void> {
   await ok(usersApi.users.account.$delete());
 }
+
+/**
+ * Cancels the plan at the end of its paid period (it does not renew; the credits stay). The subscription is
+ * read again everywhere it is shown.
+ */
+export async function cancelSubscription(): Promise<SubscriptionSummary> {
+  const summary = await ok(paymentsApi.payments.subscription.cancel.$post());
+  queryClient.setQueryData(SUBSCRIPTION_KEY, summary);
+  await queryClient.invalidateQueries({ queryKey: ["subscription"] });
+  return summary;
+}

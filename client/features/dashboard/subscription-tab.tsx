@@ -3,14 +3,17 @@
  * dialog. Plans and the dialog belong to the payments feature; the route
  * passes them in (features never import each other).
  */
+import { AlertDialog } from "radix-ui";
 import { type ReactNode, useState } from "react";
 import type { PublicUser } from "../../api/types.ts";
+import { useBusyAction } from "../../lib/use-busy-action.ts";
 import { formatCredits } from "../../lib/account-labels.ts";
 import { Button } from "../../ui/button.tsx";
 import { PlanFeatures } from "../../ui/plan-features.tsx";
 import { Spinner } from "../../ui/spinner.tsx";
 import type { PlanView } from "../../../server/payments/payments.schemas.ts";
-import { NO_SUBSCRIPTION, useSubscription } from "./dashboard-api.ts";
+import { toast } from "../../ui/toast.tsx";
+import { cancelSubscription, NO_SUBSCRIPTION, serverDetail, useSubscription } from "./dashboard-api.ts";
 import { DashboardCard } from "./dashboard-section.tsx";
 
 export interface SubscriptionTabProps {
@@ -63,7 +66,13 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
               </span>
               {current ? `${current.price_display}/month` : "No monthly plan"}
             </p>
-            {renews && <p className="mt-2 text-sm text-ink-600">Renews on {renews}</p>}
+            {renews && (
+              <p className="mt-2 text-sm text-ink-600" data-testid="subscription-renewal">
+                {live && sub.cancel_at_period_end
+                  ? `Ends on ${renews}; it will not renew`
+                  : `Renews on ${renews}`}
+              </p>
+            )}
           </div>
           <div className="rounded-2xl bg-brand-50 px-5 py-4 text-right ring-1 ring-brand-100">
             <p className="text-xs font-semibold uppercase tracking-wide text-brand-800">Credits remaining</p>
@@ -72,9 +81,14 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
             </p>
           </div>
         </div>
-        <Button className="mt-6" onClick={() => setOpen(true)}>
-          {sub.plan === "none" ? "Choose a Plan" : "Change Plan"}
-        </Button>
+        <div className="mt-6 flex flex-wrap gap-3">
+          <Button onClick={() => setOpen(true)}>
+            {sub.plan === "none" ? "Choose a Plan" : "Change Plan"}
+          </Button>
+          {live && !sub.cancel_at_period_end && (
+            <CancelSubscription planName={current?.name ?? sub.plan} endsOn={renews} />
+          )}
+        </div>
       </DashboardCard>
 
       <section aria-labelledby="plans-heading">
@@ -121,5 +135,59 @@ export function SubscriptionTab({ user, plans, plansLoading, renderUpgradeDialog
       </section>
       {renderUpgradeDialog({ open, onOpenChange: setOpen, currentPlan: live ? sub.plan : "none" })}
     </div>
+  );
+}
+
+/**
+ * "Cancel anytime": the plan ends when its paid period does (no refund, no renewal; the credits stay), after
+ * a confirmation that can be backed out of.
+ */
+function CancelSubscription({ planName, endsOn }: { planName: string; endsOn: string | null }) {
+  const [open, setOpen] = useState(false);
+  const { busy, run } = useBusyAction();
+  const onConfirm = () =>
+    run(async () => {
+      await cancelSubscription();
+      setOpen(false);
+      toast({
+        title: "Subscription Cancelled",
+        description: endsOn
+          ? `Your ${planName} plan stays until ${endsOn} and will not renew.`
+          : `Your ${planName} plan will not renew.`,
+        variant: "success",
+      });
+    }, (err) => ({
+      title: "Cancellation Failed",
+      description: serverDetail(err) ?? "Failed to cancel your subscription. Please try again.",
+    }));
+  return (
+    <AlertDialog.Root open={open} onOpenChange={(o) => !busy && setOpen(o)}>
+      <AlertDialog.Trigger asChild>
+        <Button variant="outline">Cancel Subscription</Button>
+      </AlertDialog.Trigger>
+      <AlertDialog.Portal>
+        <AlertDialog.Overlay className="overlay-anim fixed inset-0 z-50 bg-ink-900/50 backdrop-blur-sm" />
+        <AlertDialog.Content className="dialog-anim fixed left-1/2 top-1/2 z-50 w-[calc(100vw-2rem)] max-w-md -translate-x-1/2 -translate-y-1/2 rounded-3xl bg-white p-6 shadow-2xl sm:p-8">
+          <AlertDialog.Title className="text-xl font-bold text-ink-900">
+            Cancel your subscription?
+          </AlertDialog.Title>
+          <AlertDialog.Description className="mt-2 text-sm text-ink-600">
+            {endsOn
+              ? `Your ${planName} plan stays until ${endsOn}, then ends instead of renewing. `
+              : `Your ${planName} plan ends instead of renewing. `}
+            You keep the credits you have.
+          </AlertDialog.Description>
+          <div className="mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end">
+            <AlertDialog.Cancel asChild>
+              <Button variant="outline" disabled={busy}>Keep My Plan</Button>
+            </AlertDialog.Cancel>
+            <Button variant="danger" onClick={onConfirm} disabled={busy}>
+              {busy && <Spinner className="size-4" />}
+              Yes, Cancel Subscription
+            </Button>
+          </div>
+        </AlertDialog.Content>
+      </AlertDialog.Portal>
+    </AlertDialog.Root>
   );
 }
