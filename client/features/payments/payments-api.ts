@@ -39,25 +39,16 @@ export function fetchPlans(): Promise<PlansResponse> {
   return ok(publicPaymentsApi.payments.plans.$get());
 }
 
+/** The offers are the same for every visitor (kept across accounts) and change rarely. */
+const OFFERS = { staleTime: 5 * 60_000, meta: { shared: true } } as const;
+
 export function usePackages(enabled = true) {
-  return useQuery({
-    queryKey: PACKAGES_KEY,
-    queryFn: fetchPackages,
-    enabled,
-    staleTime: 5 * 60_000,
-    meta: { shared: true },
-  });
+  return useQuery({ queryKey: PACKAGES_KEY, queryFn: fetchPackages, enabled, ...OFFERS });
 }
 
 /** The plans list (the dashboard's Available Plans grid renders from it too). */
 export function usePlans(enabled = true) {
-  return useQuery({
-    queryKey: PLANS_KEY,
-    queryFn: fetchPlans,
-    enabled,
-    staleTime: 5 * 60_000,
-    meta: { shared: true },
-  });
+  return useQuery({ queryKey: PLANS_KEY, queryFn: fetchPlans, enabled, ...OFFERS });
 }
 
 export type PromotionTarget =
