@@ -32,12 +32,13 @@ COPY --chown=deno:deno deno.lock main.ts ./
 COPY --chown=deno:deno db ./db
 COPY --chown=deno:deno migrations ./migrations
 COPY --chown=deno:deno server ./server
-COPY --chown=deno:deno scripts/promote-admin.ts scripts/build-db-template.ts ./scripts/
+# The operator commands (`deno task admin`, `deno task promo`) and what they share (admin-cli.ts).
+COPY --chown=deno:deno scripts/admin-cli.ts scripts/promote-admin.ts scripts/promo.ts scripts/build-db-template.ts ./scripts/
 COPY --from=build --chown=deno:deno /src/static/build ./static/build
 # Runtime dependencies only, at the versions deno.lock pins (the lock only loses the removed packages);
 # then the migrated empty embedded database a fresh /data starts from (a fresh start unpacks it instead
 # of running initdb and every migration).
-RUN deno install && deno cache main.ts scripts/promote-admin.ts server/imaging/local/worker.ts \
+RUN deno install && deno cache main.ts scripts/promote-admin.ts scripts/promo.ts server/imaging/local/worker.ts \
  && deno run -A scripts/build-db-template.ts
 
 VOLUME ["/data"]

@@ -24,7 +24,7 @@ export function embeddedDatabaseInUse(config: Pick<Config, "databaseUrl" | "data
 export async function withServerDatabase(
   work: (db: Db, config: Config) => Promise<number>,
 ): Promise<number> {
-  const config = loadConfig();
+  const config = loadConfig(Deno.env.toObject(), { operator: true });
   const refusal = embeddedDatabaseInUse(config);
   if (refusal) {
     console.error(refusal);

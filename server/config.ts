@@ -27,7 +27,9 @@ const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8000),
   HOST: z.string().default("0.0.0.0"),
   DATA_DIR: z.string().min(1).default("./data"),
-  DATABASE_URL: z.string().url().optional(),
+  DATABASE_URL: z.string().url().refine((u) => /^postgres(ql)?:\/\//.test(u), {
+    message: "must be a postgres:// or postgresql:// URL",
+  }).optional(),
   PUBLIC_URL: z.string().url().optional(),
   // Lengths are asked in production only (below): a test harness's short secret is its own business.
   JWT_SECRET: z.string().min(1, "JWT_SECRET is empty").optional(),
@@ -168,6 +170,11 @@ export class ConfigError extends Error {}
 
 export function loadConfig(
   env: Record<string, string | undefined> = Deno.env.toObject(),
+  /**
+   * `operator`: for an operator command (`deno task admin`, `promo`), which opens the database and nothing
+   * else: what only serving needs (JWT_SECRET, a model's key, the webhook secret) is not asked.
+   */
+  opts: { operator?: boolean } = {},
 ): Config {
   // Empty strings mean "unset" (docker-compose and .env files produce them).
   const cleaned = Object.fromEntries(
@@ -190,17 +197,17 @@ export function loadConfig(
     : e.IMAGE_MODEL === "hybrid" && !e.GEMINI_API_KEY && !e.OPENAI_API_KEY && !e.FAL_KEY
     ? "GEMINI_API_KEY: GEMINI_API_KEY, OPENAI_API_KEY or FAL_KEY is required when IMAGE_MODEL=hybrid"
     : undefined;
-  if (missingKey) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
+  if (missingKey && !opts.operator) throw new ConfigError(`Invalid configuration:\n  ${missingKey}`);
   // Renewals and refunds arrive only by webhook: in production, or with a live key (real money) anywhere, stop
   // at boot. Elsewhere (trying Stripe's test mode, checkouts fulfilled by the status call) the webhook refuses
   // every event until it is set.
   const liveKey = e.STRIPE_SECRET_KEY?.startsWith("sk_live_") ?? false;
-  if ((production || liveKey) && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
+  if (!opts.operator && (production || liveKey) && e.STRIPE_SECRET_KEY && !e.STRIPE_WEBHOOK_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  STRIPE_WEBHOOK_SECRET: required with STRIPE_SECRET_KEY in production or with a live key (renewals and refunds arrive by its webhooks)",
     );
   }
-  if (production && !e.JWT_SECRET) {
+  if (!opts.operator && production && !e.JWT_SECRET) {
     throw new ConfigError(
       "Invalid configuration:\n  JWT_SECRET: required in production",
     );
@@ -211,7 +218,9 @@ export function loadConfig(
     production && e.METRICS_TOKEN && e.METRICS_TOKEN.length < 16 &&
     "METRICS_TOKEN: must be at least 16 characters",
   ].filter(Boolean);
-  if (short.length > 0) throw new ConfigError(`Invalid configuration:\n  ${short.join("\n  ")}`);
+  if (short.length > 0 && !opts.operator) {
+    throw new ConfigError(`Invalid configuration:\n  ${short.join("\n  ")}`);
+  }
   return {
     port: e.PORT,
     host: e.HOST,

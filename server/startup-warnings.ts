@@ -23,5 +23,13 @@ export async function riskySettings(db: DbOrTx, config: Config): Promise<string[
         "(production refuses it).",
     );
   }
+  if (config.jobWorkers === 0 && !config.databaseUrl) {
+    // The embedded database is this process's alone (DATA_DIR is locked): no other process can take a job.
+    said.push(
+      "JOB_WORKERS=0 with the embedded database: no process can run generations (the database is this " +
+        "process's alone), so each one is charged and stays queued. Set DATABASE_URL and run workers " +
+        "elsewhere, or give this process JOB_WORKERS.",
+    );
+  }
   return said;
 }

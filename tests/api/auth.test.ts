@@ -625,11 +625,15 @@ Deno.test({
 });
 
 apiTest(
-  "startup: a listed admin email with no account yet, and a short JWT_SECRET, are said at boot",
+  "startup: a listed admin email with no account yet, a short JWT_SECRET and no worker for the embedded database are said at boot",
   async (ctx) => {
     const { email } = await signUp(ctx);
     const unclaimed = uniqueEmail();
-    const { config } = appVariant(ctx, { ADMIN_EMAILS: `${email},${unclaimed}`, JWT_SECRET: "short-secret" });
+    const { config } = appVariant(ctx, {
+      ADMIN_EMAILS: `${email},${unclaimed}`,
+      JWT_SECRET: "short-secret",
+      JOB_WORKERS: "1",
+    });
     const said = await riskySettings(ctx.database.db, config);
     assert.equal(said.length, 2, said.join("\n"));
     assert.match(
@@ -637,7 +641,18 @@ apiTest(
       new RegExp(`ADMIN_EMAILS lists ${unclaimed.toLowerCase()}, which has no account yet`),
     );
     assert.match(said[1], /JWT_SECRET is shorter than 32 characters/);
-    const { config: quiet } = appVariant(ctx, { ADMIN_EMAILS: email, JWT_SECRET: "x".repeat(32) });
+    const { config: quiet } = appVariant(ctx, {
+      ADMIN_EMAILS: email,
+      JWT_SECRET: "x".repeat(32),
+      JOB_WORKERS: "1",
+    });
     assert.deepEqual(await riskySettings(ctx.database.db, quiet), []);
+    // API only (JOB_WORKERS=0) is for a shared Postgres: on the embedded database nothing would run the jobs.
+    const idle = { ...quiet, jobWorkers: 0 };
+    assert.match(
+      (await riskySettings(ctx.database.db, { ...idle, databaseUrl: undefined })).join(),
+      /JOB_WORKERS=0/,
+    );
+    assert.deepEqual(await riskySettings(ctx.database.db, { ...idle, databaseUrl: "postgres://db/x" }), []);
   },
 );

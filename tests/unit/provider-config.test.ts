@@ -87,3 +87,20 @@ Deno.test("gemini: a model id with the SDK's models/ prefix keeps its input-imag
   assert.equal(geminiMaxInputImages("gemini-2.5-flash-image"), 3);
   assert.equal(geminiMaxInputImages("gemini-3-pro-image-preview"), 14);
 });
+
+Deno.test("config: an operator command (admin, promo) in production needs only the database's settings", () => {
+  // The image sets DENO_ENV=production; `docker run ... deno task admin <email>` passes no JWT_SECRET.
+  const production = { DENO_ENV: "production", STRIPE_SECRET_KEY: "sk_live_x", IMAGE_MODEL: "gemini" };
+  assert.throws(() => loadConfig(production), /Invalid configuration/);
+  assert.equal(loadConfig(production, { operator: true }).production, true);
+});
+
+Deno.test("config: DATABASE_URL is a Postgres URL", () => {
+  assert.throws(
+    () => loadConfig({ DATABASE_URL: "mysql://root@db/styletwin" }),
+    /DATABASE_URL: must be a postgres:\/\/ or postgresql:\/\/ URL/,
+  );
+  for (const url of ["postgres://u@db/x", "postgresql://u@db:5432/x?sslmode=require"]) {
+    assert.equal(loadConfig({ DATABASE_URL: url }).databaseUrl, url);
+  }
+});
