@@ -36,31 +36,53 @@ try {
 }
 setLogLevel(config.logLevel);
 
+/**
+ * A boot step that fails stops the server with one line naming the setting to look at (a refused or unknown
+ * database host, a DATA_DIR it may not write, a port in use), not an uncaught stack trace.
+ */
+async function bootStep<T>(what: string, setting: string, step: () => T | Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    console.error(
+      e instanceof DataDirInUseError ? why : `Could not start: ${what} failed (check ${setting}): ${why}`,
+    );
+    Deno.exit(1);
+  }
+}
+const dataDirSetting = `DATA_DIR=${config.dataDir}`;
+
 // Embedded PGlite belongs to this process alone: lock DATA_DIR before opening it. The OS
 // holds the lock until this process ends in any way; a second server (or `deno task admin`)
 // on the same DATA_DIR refuses to start meanwhile.
 let dataDirLock: DataDirLock | undefined;
 if (!config.databaseUrl) {
-  try {
-    dataDirLock = lockDataDir(config.dataDir);
-  } catch (e) {
-    if (e instanceof DataDirInUseError) {
-      console.error(e.message);
-      Deno.exit(1);
-    }
-    throw e;
-  }
+  dataDirLock = await bootStep(
+    "locking the data directory",
+    dataDirSetting,
+    () => lockDataDir(config.dataDir),
+  );
 }
 // JOB_WORKERS=0 runs the API only: no model workers, no runner (another process runs jobs).
 // The workers load their models (seconds) while the database opens: start them first.
 const creating = config.jobWorkers > 0 ? createImageModel(config) : undefined;
-const database = await openDatabase({
-  url: config.databaseUrl,
-  dataDir: join(config.dataDir, "db"),
-});
-const jwtSecret = await loadJwtSecret(config);
+const database = await bootStep(
+  "opening the database",
+  config.databaseUrl ? "DATABASE_URL" : dataDirSetting,
+  () => openDatabase({ url: config.databaseUrl, dataDir: join(config.dataDir, "db") }),
+);
+const jwtSecret = await bootStep(
+  "reading the JWT secret",
+  `JWT_SECRET or ${dataDirSetting}`,
+  () => loadJwtSecret(config),
+);
 for (const line of await riskySettings(database.db, config)) log.warn(line);
-const storage = await createStorage(config);
+const storage = await bootStep(
+  "opening the image storage",
+  config.storage === "s3" ? "the S3_* settings" : dataDirSetting,
+  () => createStorage(config),
+);
 // The monitor gives the model the health() that /api/health and the runner read.
 const created = await creating;
 const model = created ? monitorModel(created) : undefined;
@@ -97,26 +119,38 @@ const app = createApp({
 });
 
 const controller = new AbortController();
-const server = Deno.serve({
-  port: config.port,
-  hostname: config.host,
-  signal: controller.signal,
-  onListen: ({ port, hostname }) => {
-    log.info("listening", {
-      port,
-      url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`,
-      database: database.kind,
-      // From process start: the figure bench/startup.bench.ts holds to its target.
-      startup_ms: Math.round(performance.now()),
-    });
-  },
-}, app.fetch);
+const server = await bootStep("listening", `PORT=${config.port} and HOST=${config.host}`, () =>
+  Deno.serve({
+    port: config.port,
+    hostname: config.host,
+    signal: controller.signal,
+    onListen: ({ port, hostname }) => {
+      log.info("listening", {
+        port,
+        url: `http://${hostname === "0.0.0.0" ? "localhost" : hostname}:${port}`,
+        database: database.kind,
+        // From process start: the figure bench/startup.bench.ts holds to its target.
+        startup_ms: Math.round(performance.now()),
+      });
+    },
+  }, app.fetch));
+
+/** A shutdown that has not ended by then (a database that stopped answering holds it) exits anyway. */
+const SHUTDOWN_DEADLINE_MS = 20_000;
 
 let stopping = false;
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    // A second signal: the operator means it now.
+    log.warn("second signal during shutdown: exiting now", { signal });
+    Deno.exit(1);
+  }
   stopping = true;
   log.info("shutting down", { signal });
+  setTimeout(() => {
+    log.error("shutdown did not finish in time: exiting", { deadline_ms: SHUTDOWN_DEADLINE_MS });
+    Deno.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
   controller.abort();
   await sweeper.stop();
   await orphanSweeper.stop();

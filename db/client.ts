@@ -154,7 +154,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   const logger = writeEpochLogger();
   if (opts.url) {
     // Quiet NOTICEs ("relation already exists, skipping") from the migrator.
-    const client = postgres(opts.url, { max: 10, onnotice: () => {} });
+    // connect_timeout: a database that does not answer fails a request in 10 s (503), not 30.
+    const client = postgres(opts.url, { max: 10, connect_timeout: 10, onnotice: () => {} });
     const db = watchWrites(drizzlePostgres(client, { schema, logger }) as unknown as Db, logger);
     await withMigrationLock(client, () => migratePostgres(db as never, { migrationsFolder: MIGRATIONS }));
     return { db, kind: "postgres", close: () => client.end({ timeout: 5 }) };

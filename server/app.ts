@@ -3,6 +3,7 @@
  * its SPA fallback. Everything the app needs arrives in `deps`, so tests
  * build the same app on PGlite or Postgres.
  */
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
@@ -183,6 +184,22 @@ export function createApp(deps: AppDeps) {
         {
           detail: "Image storage is unavailable right now. Please try again in a minute.",
           code: "storage_unavailable",
+        },
+        503,
+        { "Retry-After": "30" },
+      );
+    }
+    if (isDatabaseUnavailable(err)) {
+      // Postgres down, restarting or out of connections: the same request works once it is back.
+      log.warn("database unavailable", {
+        request_id: requestIdOf(c),
+        route: routePath(c),
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return c.json(
+        {
+          detail: "The service is briefly unavailable. Please try again in a minute.",
+          code: "database_unavailable",
         },
         503,
         { "Retry-After": "30" },

@@ -153,6 +153,39 @@ Deno.test("startup: a bad environment fails fast with a readable message", async
   });
 });
 
+Deno.test("startup: a database it cannot reach, a port in use: one line naming the setting, exit 1", async () => {
+  await withDataDir("styletwin-bootfail-", async (dataDir) => {
+    // Port 1 on loopback: nothing listens there, the connection is refused at once.
+    const db = await runToEnd(["run", "-A", "main.ts"], {
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/styletwin",
+      DATA_DIR: dataDir,
+      JOB_WORKERS: "0",
+    });
+    assert.equal(db.code, 1);
+    assert.match(db.stderr, /Could not start: opening the database failed \(check DATABASE_URL\)/);
+    assert.doesNotMatch(db.stderr, /Uncaught|    at /, "no stack trace");
+
+    const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    try {
+      const port = (taken.addr as Deno.NetAddr).port;
+      const busy = await runToEnd(["run", "-A", "main.ts"], {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        DATA_DIR: dataDir,
+        JOB_WORKERS: "0",
+      });
+      assert.equal(busy.code, 1);
+      assert.match(
+        busy.stderr,
+        new RegExp(`Could not start: listening failed \\(check PORT=${port} and HOST=127.0.0.1\\)`),
+      );
+      assert.doesNotMatch(busy.stderr, /Uncaught/);
+    } finally {
+      taken.close();
+    }
+  });
+});
+
 Deno.test("startup: a second server on one DATA_DIR refuses to start; after kill -9 of the first a new one starts", async () => {
   await withDataDir("styletwin-lock-", async (dataDir) => {
     const first = await startLiveServer({ dataDir, env: { JOB_WORKERS: "0" }, buildClient: false });
