@@ -9,7 +9,7 @@ import type { Db } from "../../db/client.ts";
 import { log } from "../log.ts";
 import { photoKeysIn } from "../photos/photo-sweeps.ts";
 import { startPeriodicTask } from "../storage/periodic-task.ts";
-import type { BlobStorage } from "../storage/storage.ts";
+import { type BlobStorage, keyForLog } from "../storage/storage.ts";
 import { profileImageKeysIn } from "../users/users.service.ts";
 import { findReferencedResultKeys } from "./generation.repository.ts";
 
@@ -53,7 +53,7 @@ export async function sweepOrphanBlobs(
         await deps.storage.delete(key);
         removed++;
       } catch (error) {
-        log.warn("orphan blob not removed", { key, error });
+        log.warn("orphan blob not removed", { key: keyForLog(key), error });
       }
     }
     batch = [];

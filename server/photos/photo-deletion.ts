@@ -5,6 +5,7 @@
  * made from it keep their results (their photo_id becomes null); a job still
  * waiting to run with it fails with a refund, because the photo is gone.
  */
+import { keyForLog } from "../storage/storage.ts";
 import { AppError } from "../http/errors.ts";
 import { isUuid } from "../ids.ts";
 import { log } from "../log.ts";
@@ -21,6 +22,6 @@ export async function deletePhoto(deps: PhotoDeps, userId: string, photoId: stri
     await deps.storage.delete(row.storageKey);
   } catch (error) {
     // The row is gone, so nothing serves the key any more; the orphan sweep retries the blob.
-    log.warn("deleted photo's blob not removed", { key: row.storageKey, error });
+    log.warn("deleted photo's blob not removed", { key: keyForLog(row.storageKey), error });
   }
 }

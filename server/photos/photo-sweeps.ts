@@ -3,6 +3,7 @@
  * removed, row and blob. (Blobs no row points at are removed by the orphan
  * sweep in server/generation/orphan-blob-sweep.ts, which asks photoKeysIn.)
  */
+import { keyForLog } from "../storage/storage.ts";
 import type { DbOrTx } from "../../db/client.ts";
 import { log } from "../log.ts";
 import { startPeriodicTask } from "../storage/periodic-task.ts";
@@ -26,7 +27,7 @@ export async function sweepExpiredPhotos(deps: PhotoDeps, now = new Date()): Pro
       try {
         await deps.storage.delete(storageKey);
       } catch (error) {
-        log.warn("expired photo blob not removed", { key: storageKey, error });
+        log.warn("expired photo blob not removed", { key: keyForLog(storageKey), error });
       }
     }
     removed += rows.length;

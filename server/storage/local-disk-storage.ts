@@ -4,12 +4,22 @@
  * never leaves a half-written blob under a key.
  */
 import { join } from "node:path";
-import { type BlobStorage, isValidKey, type StoredBlob } from "./storage.ts";
+import { type BlobStorage, isValidKey, StorageUnavailableError, type StoredBlob } from "./storage.ts";
 import { writeFileWhole } from "../write-file-whole.ts";
 
 /** A put() temp file this old is debris of a crash between write and rename, never a live write. */
 const STALE_TEMP_MS = 60 * 60 * 1000;
 const SHARD = /^[0-9a-f]{2}$/;
+
+/**
+ * A disk that fails (full, read-only, refused, broken) is the store failing: 503 storage_unavailable, not a
+ * 500. The message names the operation and the error's kind, never the path: a path holds the image's key,
+ * which is the capability in its URL.
+ */
+function diskFailed(op: string, e: unknown): StorageUnavailableError {
+  const kind = (e as { code?: string })?.code ?? (e instanceof Error ? e.name : "error");
+  return new StorageUnavailableError(`local disk: ${op} failed (${kind})`);
+}
 
 export class LocalDiskStorage implements BlobStorage {
   readonly root: string;
@@ -27,8 +37,12 @@ export class LocalDiskStorage implements BlobStorage {
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const path = this.#path(key);
-    await Deno.mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
-    await writeFileWhole(path, bytes);
+    try {
+      await Deno.mkdir(join(this.root, key.slice(0, 2)), { recursive: true });
+      await writeFileWhole(path, bytes);
+    } catch (e) {
+      throw diskFailed("write", e);
+    }
   }
 
   async get(key: string): Promise<Uint8Array | null> {
@@ -37,7 +51,7 @@ export class LocalDiskStorage implements BlobStorage {
       return await Deno.readFile(this.#path(key));
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
-      throw e;
+      throw diskFailed("read", e);
     }
   }
 
@@ -47,7 +61,7 @@ export class LocalDiskStorage implements BlobStorage {
       return (await Deno.stat(this.#path(key))).size;
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
-      throw e;
+      throw diskFailed("stat", e);
     }
   }
 
@@ -58,7 +72,7 @@ export class LocalDiskStorage implements BlobStorage {
       file = await Deno.open(this.#path(key), { read: true });
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) return null;
-      throw e;
+      throw diskFailed("open", e);
     }
     await file.seek(start, Deno.SeekMode.Start);
     let left = end - start + 1;
@@ -83,7 +97,13 @@ export class LocalDiskStorage implements BlobStorage {
   /** The root must exist and take a write (a full or read-only disk fails here). */
   async ping(): Promise<void> {
     const probe = join(this.root, `.health-${crypto.randomUUID()}.tmp`);
-    await Deno.writeTextFile(probe, "ok");
+    try {
+      await Deno.writeTextFile(probe, "ok");
+    } catch (e) {
+      // A write that failed part-way (a full disk) still made the file: it must not stay behind.
+      await Deno.remove(probe).catch(() => {});
+      throw diskFailed("probe write", e);
+    }
     await Deno.remove(probe);
   }
 
@@ -92,7 +112,7 @@ export class LocalDiskStorage implements BlobStorage {
     try {
       await Deno.remove(this.#path(key));
     } catch (e) {
-      if (!(e instanceof Deno.errors.NotFound)) throw e;
+      if (!(e instanceof Deno.errors.NotFound)) throw diskFailed("delete", e);
     }
   }
 

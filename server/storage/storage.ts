@@ -49,6 +49,14 @@ export class StorageUnavailableError extends Error {
   }
 }
 
+/**
+ * A key as logs may show it: its first 8 hex digits, enough to find the file, not enough to fetch it (a key
+ * is the capability in an image's URL).
+ */
+export function keyForLog(key: string): string {
+  return `${key.slice(0, 8)}…`;
+}
+
 /** 128-bit random keys: `<32 hex>.<ext>`. */
 const KEY_PATTERN = /^[0-9a-f]{32}\.(png|jpg|webp)$/;
 

@@ -1099,3 +1099,47 @@ apiTest("photos: DELETE /api/photos/<id> removes the owner's photo and file; oth
     404,
   );
 });
+
+apiTest(
+  "photos: local disk: a disk that refuses writes answers 503 storage_unavailable, records nothing, names no path",
+  async (ctx) => {
+    const user = await ctx.register();
+    const form = () => {
+      const body = new FormData();
+      body.append(
+        "file",
+        new File([fixtures.png as Uint8Array<ArrayBuffer>], "me.png", { type: "image/png" }),
+      );
+      return body;
+    };
+    const upload = () =>
+      ctx.app.request("/api/upload-photo", {
+        method: "POST",
+        body: form(),
+        headers: { Authorization: `Bearer ${user.access_token}`, "X-Forwarded-For": "203.0.113.77" },
+      });
+    // The uploads folder replaced by a file: every write under it fails, as on a broken or read-only disk.
+    const root = ctx.storage.root;
+    await Deno.remove(root, { recursive: true });
+    await Deno.writeTextFile(root, "not a directory");
+    try {
+      const refused = await upload();
+      const body = await refused.json();
+      assert.equal(refused.status, 503, JSON.stringify(body));
+      assert.equal(body.code, "storage_unavailable");
+      assert.equal(refused.headers.get("retry-after"), "30");
+      assert.equal(await ctx.database.db.$count(photos, eq(photos.ownerId, user.user.id)), 0);
+      // The store's message is for the log: the operation and the error's kind, never the path (it holds a key).
+      const key = newKey("png");
+      const error = await ctx.storage.put(key, fixtures.png).catch((e) => e as Error);
+      assert.match(String(error), /local disk: write failed/);
+      assert.doesNotMatch(String(error), new RegExp(key.slice(0, 32)));
+      assert.doesNotMatch(String(error), /uploads/);
+    } finally {
+      await Deno.remove(root);
+      await Deno.mkdir(root, { recursive: true });
+    }
+    const again = await upload();
+    assert.equal(again.status, 201);
+  },
+);
