@@ -205,6 +205,8 @@ export function staticClient(rootDir: string) {
     if (file.br || file.gzip) headers["Vary"] = "Accept-Encoding";
     if (etagMatches(c.req.header("If-None-Match"), rep.etag)) return c.body(null, 304, headers);
     if (encoding) headers["Content-Encoding"] = encoding;
+    // Said outright: Hono answers a HEAD with the GET's headers and no body, which left the length at 0.
+    headers["Content-Length"] = String(rep.body.byteLength);
     return c.body(rep.body, 200, headers);
   };
 }

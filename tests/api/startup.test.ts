@@ -92,6 +92,13 @@ Deno.test("startup: main.ts serves health and the client", async () => {
       assert.equal(hashed.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
       assert.match(hashed.headers.get("Content-Type") ?? "", /javascript/);
       await hashed.body?.cancel();
+      // A HEAD says the GET's length (it said 0), for the same encoding.
+      const length = Number(hashed.headers.get("Content-Length"));
+      assert.ok(length > 1000, `the script's length (${length})`);
+      const head = await fetchBounded(`${server.url}${asset}`, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.get("Content-Encoding"), hashed.headers.get("Content-Encoding"));
+      assert.equal(Number(head.headers.get("Content-Length")), length);
 
       const malformed = await fetchBounded(`${server.url}/%E0%A4%A`);
       assert.equal(malformed.status, 400);
