@@ -25,16 +25,34 @@ const accountQuery = (q: Query) => q.queryKey[0] !== ME_KEY[0] && q.meta?.shared
 
 const accountChangeListeners = new Set<() => void>();
 
-/** Runs `fn` whenever the signed-in account changes: what a feature keeps of the last account is dropped. */
+/**
+ * Runs `fn` when another account signs in to this tab than the last one: what a feature keeps of the last
+ * account (a result, a generation being waited for) is dropped. The same account signing in again (after its
+ * session ended mid-generation) keeps it.
+ */
 export function onAccountChange(fn: () => void): void {
   accountChangeListeners.add(fn);
 }
 
+/** The id of the account this tab last had signed in (session storage: a tab's, as the result it keeps). */
+const ACCOUNT_KEY = "styletwin.account";
+
 /**
- * Signed in, signed out or the session ended: the last account's data goes (profile, stats, history,
- * subscription, its result), so the next account in this tab never sees it, nor saves it as its own.
+ * The signed-in account is now `user` (null: signed out, or the session ended). Signing out drops every
+ * account query (profile, stats, history, subscription); another account than the last one signing in drops
+ * them too, and what features keep, so it never sees the last one's data nor saves it as its own.
  */
-export function forgetAccountData(): void {
+export function noteAccount(user: Pick<PublicUser, "id"> | null): void {
+  if (!user) {
+    queryClient.removeQueries({ predicate: accountQuery });
+    return;
+  }
+  let last: string | null = null;
+  try {
+    last = globalThis.sessionStorage?.getItem(ACCOUNT_KEY) ?? null;
+    globalThis.sessionStorage?.setItem(ACCOUNT_KEY, user.id);
+  } catch { /* storage refused (private mode): treat as another account */ }
+  if (last === user.id) return;
   queryClient.removeQueries({ predicate: accountQuery });
   for (const fn of accountChangeListeners) fn();
 }
@@ -54,7 +72,7 @@ export const api = createApiClient({
   tokens,
   onSessionEnded: () => {
     const wasSignedIn = queryClient.getQueryData<PublicUser | null>(ME_KEY) != null;
-    forgetAccountData();
+    noteAccount(null);
     queryClient.setQueryData(ME_KEY, null);
     // Mid-session (the header showed a user): say why the account disappeared.
     if (wasSignedIn) toast({ ...SESSION_EXPIRED, variant: "destructive" });
@@ -71,7 +89,16 @@ tokens.subscribe((source) => {
   lastAccess = now;
   if (source !== "external" || now === before) return;
   if (!now) {
-    forgetAccountData();
+    noteAccount(null);
     queryClient.setQueryData(ME_KEY, null);
   } else queryClient.invalidateQueries({ queryKey: ME_KEY });
+});
+
+// The user as a reload (or another tab's sign-in) fetched it: the same check as a sign-in's (session.ts).
+queryClient.getQueryCache().subscribe((event) => {
+  if (event.query.queryKey[0] !== ME_KEY[0] || event.type !== "updated" || event.action.type !== "success") {
+    return;
+  }
+  const user = event.query.state.data as PublicUser | null | undefined;
+  if (user) noteAccount(user);
 });

@@ -4,7 +4,7 @@
  */
 import { useQuery } from "@tanstack/react-query";
 import { useSyncExternalStore } from "react";
-import { accountDataChanged, api, forgetAccountData, ME_KEY, queryClient, tokens } from "./client.ts";
+import { accountDataChanged, api, ME_KEY, noteAccount, queryClient, tokens } from "./client.ts";
 import { createFetchMe, meRetryDelay, shouldRetryMe } from "./me.ts";
 import type { AuthResponse, PublicUser } from "./types.ts";
 
@@ -52,7 +52,7 @@ export function useSession(): Session {
 
 /** Login and register: store tokens and the user. */
 export function startSession(res: AuthResponse) {
-  forgetAccountData();
+  noteAccount(res.user);
   queryClient.setQueryData(ME_KEY, res.user);
   tokens.set(res.access_token, res.refresh_token);
 }
@@ -69,7 +69,7 @@ export async function endSessionOnServer(): Promise<void> {
     console.warn("Logout request failed", err);
   } finally {
     tokens.clear();
-    forgetAccountData();
+    noteAccount(null);
     queryClient.setQueryData(ME_KEY, null);
   }
 }
