@@ -104,6 +104,6 @@ export interface SubscriptionSummary {
   status: string;
   current_period_end: string | null;
   credits_remaining: number;
-  /** With a live plan only: true when it ends at current_period_end instead of renewing (cancelled). */
-  cancel_at_period_end?: boolean;
+  /** Present (true) only for a live plan that ends at current_period_end instead of renewing (cancelled). */
+  cancel_at_period_end?: true;
 }

@@ -50,7 +50,8 @@ export async function getSubscriptionSummary(db: DbOrTx, userId: string): Promis
     status: sub.status,
     current_period_end: sub.currentPeriodEnd.toISOString(),
     credits_remaining: credits,
-    cancel_at_period_end: sub.cancelAtPeriodEnd,
+    // Only when cancelled: the summary of a plan that renews keeps the four fields clients know.
+    ...(sub.cancelAtPeriodEnd ? { cancel_at_period_end: true } : {}),
   };
 }
 
