@@ -239,7 +239,10 @@ export async function createSubscriptionCheckout(
     const invoice = invoiceId ? await provider.getInvoice(invoiceId).catch(() => null) : null;
     await deps.db.transaction(async (tx) => {
       await updateSubscription(tx, current.id, { plan: plan.id, cancelAtPeriodEnd: false });
-      if (invoice?.status !== "paid") return;
+      // Only this change's own invoice (Stripe's latest may be an older one when nothing was prorated).
+      const own = invoice?.status === "paid" && invoice.billingReason === "subscription_update" &&
+        invoice.subscriptionId === current.providerSubscriptionId;
+      if (!own) return;
       const credits = upgradeCredits(current.plan, plan.id, invoice.total);
       if (credits > 0) {
         await grantCredits(tx, { userId: ctx.user.id, credits, reason: "subscription", ref: invoice.id });

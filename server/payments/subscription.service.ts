@@ -14,7 +14,7 @@ import type { UserRow } from "../users/users.repository.ts";
 import { shownCredits } from "../users/users.service.ts";
 import { PLANS } from "./catalog.ts";
 import { paymentProviderFor } from "./payment-provider-for.ts";
-import type { PlanId, SubscriptionSummary } from "./payments.schemas.ts";
+import { PLAN_IDS, type PlanId, type SubscriptionSummary } from "./payments.schemas.ts";
 import {
   findSubscriptionByUser,
   lockSubscriptionByUser,
@@ -96,10 +96,26 @@ export async function cancelAtPeriodEnd(
 }
 
 /**
+ * The plan a proration invoice moved from, read off its lines: the new plan's line is its monthly price for
+ * the share of the period left, so that share is `charged / price`, and the old plan's monthly price is
+ * `credited / share`. Null when the invoice has no such lines or the price is none of ours.
+ */
+export function planChangedFrom(
+  prorations: { charged: number; credited: number } | null,
+  to: PlanId,
+): PlanId | null {
+  if (!prorations) return null;
+  const price = (prorations.credited * PLANS[to].priceCents) / prorations.charged;
+  // Stripe rounds each line to the cent: a cent or two either way on a few days' worth.
+  const found = PLAN_IDS.find((id) => id !== to && Math.abs(PLANS[id].priceCents - price) <= 2 + price * 0.01);
+  return found ?? null;
+}
+
+/**
  * The credits a plan change's prorated invoice buys: the difference between the plans' monthly credits, in the
  * share of the period the invoice charged for (its total over the difference in monthly price), so an upgrade
- * on the period's last day buys a day's worth, not a month's. With the old plan unknown (changed outside the
- * app and synced before its invoice), the new plan's credits at its own price per credit.
+ * on the period's last day buys a day's worth, not a month's. With the old plan unknown (neither the invoice's
+ * lines nor our record say it), the new plan's credits at its own price per credit.
  */
 export function upgradeCredits(from: PlanId | null, to: PlanId, totalCents: number): number {
   const next = PLANS[to];
@@ -137,6 +153,8 @@ export async function activatePeriod(
     grantRef: string;
     /** The credits this period's grant gives; default the plan's monthly credits. */
     credits?: number;
+    /** The provider's word on a cancellation at period end (a late renewal must not undo one). */
+    cancelAtPeriodEnd?: boolean;
   },
 ): Promise<{ granted: boolean }> {
   await upsertSubscription(tx, {
@@ -148,7 +166,7 @@ export async function activatePeriod(
     providerCustomerId: input.providerCustomerId,
     currentPeriodStart: input.periodStart,
     currentPeriodEnd: input.periodEnd,
-    cancelAtPeriodEnd: false,
+    cancelAtPeriodEnd: input.cancelAtPeriodEnd ?? false,
   });
   const credits = input.credits ?? PLANS[input.plan].creditsPerMonth;
   if (credits <= 0) return { granted: false };

@@ -30,7 +30,7 @@ import {
   type ProviderSubscription,
   WebhookSignatureError,
 } from "./providers/payment-provider.ts";
-import { activatePeriod, addMonth, upgradeCredits } from "./subscription.service.ts";
+import { activatePeriod, addMonth, planChangedFrom, upgradeCredits } from "./subscription.service.ts";
 
 export const HANDLED_EVENTS = new Set([
   "checkout.session.completed",
@@ -155,8 +155,9 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
     return;
   }
   const periodStart = sub?.currentPeriodStart ?? invoice.periodStart ?? new Date();
-  // The plan changed from: ours still names it when this event beat the app's own record of the change.
-  const from = known && known.plan !== plan ? known.plan : null;
+  // The plan changed from: the invoice's own lines say it; else ours, when this event beat every record of the
+  // change (a customer.subscription.updated handled first has already written the new plan).
+  const from = planChangedFrom(invoice.prorations, plan) ?? (known && known.plan !== plan ? known.plan : null);
   await deps.db.transaction((tx) =>
     activatePeriod(tx, {
       userId,
@@ -169,6 +170,7 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
       status: sub?.status ?? "active",
       grantRef: invoice.id,
       ...(change ? { credits: upgradeCredits(from, plan, invoice.total) } : {}),
+      cancelAtPeriodEnd: sub?.cancelAtPeriodEnd ?? known?.cancelAtPeriodEnd ?? false,
     })
   );
 }

@@ -351,6 +351,12 @@ for (const backend of backends()) {
               eq(subscriptions.userId, subscriber.user.id),
             );
             assert.equal(row.cancelAtPeriodEnd, true);
+            // A renewal's invoice.paid handled after the cancellation (late, or retried) does not undo it.
+            await deliverEvent(ctx, fake, fake.event("invoice.paid", fake.renew(subscriptionId)));
+            const [still] = await db.select().from(subscriptions).where(
+              eq(subscriptions.userId, subscriber.user.id),
+            );
+            assert.equal(still.cancelAtPeriodEnd, true);
             fake.subscriptions.get(subscriptionId)!.status = "canceled";
             await deliverEvent(
               ctx,
@@ -472,35 +478,54 @@ for (const backend of backends()) {
         );
 
         await t.step(
-          "a plan change's invoice that arrives before the app records the change grants the same prorated credits",
+          "a plan change's invoice handled before the app's own answer grants the same prorated credits, in either event order",
           async () => {
-            const user = await ctx.register();
-            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: user.access_token,
-              body: { subscription_plan: "starter", origin_url: ORIGIN },
-            });
-            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
-            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
-            // The change made at Stripe (its dashboard, or the app's answer lost): the invoice event comes first.
-            const sub = fake.subscriptions.get(first.subscription)!;
-            const price = [...fake.prices.values()].find((p) => p.lookup_key === "styletwin_pro_monthly") ?? {
-              id: "price_pro_test",
-              object: "price",
-              active: true,
-              currency: "usd",
-              unit_amount: 2000,
-              recurring: { interval: "month" },
-              lookup_key: "styletwin_pro_monthly",
-              product: "prod_pro_test",
-            };
-            fake.prices.set(price.id, price);
-            sub.items.data[0].price = price;
-            const invoice = fake.renew(first.subscription);
-            Object.assign(invoice, { billing_reason: "subscription_update", amount_paid: 550, total: 550 });
-            await deliverEvent(ctx, fake, fake.event("invoice.paid", invoice));
-            const summary = await getSubscriptionSummary(db, user.user.id);
-            // Half the difference paid ($5.50 of $11): half the difference in credits ((1200 - 300) / 2).
-            assert.deepEqual([summary.plan, summary.credits_remaining], ["pro", 310 + 450]);
+            // The change made at Stripe (its dashboard, or the app's answer lost or slow): the events decide.
+            for (
+              const order of [["invoice.paid", "customer.subscription.updated"], [
+                "customer.subscription.updated",
+                "invoice.paid",
+              ]]
+            ) {
+              const user = await ctx.register();
+              const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+                token: user.access_token,
+                body: { subscription_plan: "starter", origin_url: ORIGIN },
+              });
+              const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+              await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+              const sub = fake.subscriptions.get(first.subscription)!;
+              const price = [...fake.prices.values()].find((p) => p.lookup_key === "styletwin_pro_monthly") ??
+                {
+                  id: "price_pro_test",
+                  object: "price",
+                  active: true,
+                  currency: "usd",
+                  unit_amount: 2000,
+                  recurring: { interval: "month" },
+                  lookup_key: "styletwin_pro_monthly",
+                  product: "prod_pro_test",
+                };
+              fake.prices.set(price.id, price);
+              sub.items.data[0].price = price;
+              // Half the period left: Starter's unused half credited ($4.50), PRO's half charged ($10.00).
+              const invoice = fake.renew(first.subscription);
+              invoice.lines.data = [
+                { ...invoice.lines.data[0], id: "il_unused", amount: -450 },
+                { ...invoice.lines.data[0], id: "il_rest", amount: 1000 },
+              ];
+              Object.assign(invoice, { billing_reason: "subscription_update", amount_paid: 550, total: 550 });
+              for (const type of order) {
+                await deliverEvent(ctx, fake, fake.event(type, type === "invoice.paid" ? invoice : sub));
+              }
+              const summary = await getSubscriptionSummary(db, user.user.id);
+              // Half the difference paid ($5.50 of $11): half the difference in credits ((1200 - 300) / 2).
+              assert.deepEqual(
+                [summary.plan, summary.credits_remaining],
+                ["pro", 310 + 450],
+                order.join(" then "),
+              );
+            }
           },
         );
 

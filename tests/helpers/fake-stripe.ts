@@ -194,7 +194,7 @@ export class FakeStripe {
     return [...this.charges.values()].find((c) => c.payment_intent === paymentIntent)!;
   }
 
-  #invoice(sub: Obj, reason: string, amount: number): Obj {
+  #invoice(sub: Obj, reason: string, amount: number, lineAmounts = [amount]): Obj {
     const item = sub.items.data[0];
     const inv = {
       id: `in_${rand()}`,
@@ -217,10 +217,10 @@ export class FakeStripe {
         object: "list",
         has_more: false,
         url: "/v1/invoices/lines",
-        data: [{
+        data: lineAmounts.map((lineAmount) => ({
           id: `il_${rand()}`,
           object: "line_item",
-          amount,
+          amount: lineAmount,
           currency: "usd",
           period: { start: item.current_period_start, end: item.current_period_end },
           pricing: {
@@ -229,7 +229,7 @@ export class FakeStripe {
           },
           quantity: 1,
           subscription: sub.id,
-        }],
+        })),
       },
     };
     this.invoices.set(inv.id, inv);
@@ -389,8 +389,12 @@ export class FakeStripe {
           // Prorations invoiced at once: the difference for the rest of the period, as one invoice (a negative
           // total is a credit to the customer's balance, nothing charged). proration_behavior=none: no invoice.
           if (p.proration_behavior === "always_invoice") {
-            const total = Math.round((price.unit_amount - before) * this.prorationFraction);
-            sub.latest_invoice = this.#invoice(sub, "subscription_update", total).id;
+            // Two lines, as Stripe itemises a proration: the old price's unused time (negative) and the new
+            // price's rest of the period.
+            const credited = Math.round(before * this.prorationFraction);
+            const charged = Math.round(price.unit_amount * this.prorationFraction);
+            sub.latest_invoice =
+              this.#invoice(sub, "subscription_update", charged - credited, [-credited, charged]).id;
           }
         }
         return this.#ok(sub);

@@ -75,6 +75,12 @@ export interface ProviderInvoice {
    * change, the prorated difference (negative for a downgrade that credits the unused time).
    */
   total: number;
+  /**
+   * A plan change's proration invoice, from its lines: what the new plan's rest of the period costs
+   * (`charged`) and what the old plan's unused rest is worth (`credited`, positive). Null on an invoice
+   * without both (a renewal, a first invoice).
+   */
+  prorations: { charged: number; credited: number } | null;
   subscriptionId: string | null;
   metadata: Record<string, string>;
   periodStart: Date | null;

@@ -100,13 +100,19 @@ function invoiceFrom(inv: Stripe.Invoice): ProviderInvoice {
     subscription_details?: { metadata?: Record<string, string> | null } | null;
   };
   const details = inv.parent?.subscription_details ?? null;
-  const line = inv.lines?.data?.[0];
+  const lines = inv.lines?.data ?? [];
+  const line = lines[0];
+  // A plan change's invoice holds the old plan's unused time as a negative line and the new plan's rest of
+  // the period as a positive one.
+  const charged = lines.reduce((sum, l) => sum + Math.max(0, l.amount ?? 0), 0);
+  const credited = lines.reduce((sum, l) => sum + Math.max(0, -(l.amount ?? 0)), 0);
   return {
     id: inv.id!,
     status: inv.status ?? null,
     billingReason: inv.billing_reason ?? null,
     amountPaid: inv.amount_paid ?? 0,
     total: inv.total ?? inv.amount_paid ?? 0,
+    prorations: charged > 0 && credited > 0 ? { charged, credited } : null,
     subscriptionId: idOf(details?.subscription as string | { id: string } | null | undefined) ??
       idOf(legacy.subscription),
     metadata: (details?.metadata ?? legacy.subscription_details?.metadata ?? {}) as Record<string, string>,
