@@ -25,7 +25,12 @@ const CONNECTION_CODES = new Set([
 export function isDatabaseUnavailable(error: unknown): boolean {
   for (let e = error, depth = 0; e && typeof e === "object" && depth < 5; depth++) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === "string" && (CONNECTION_CODES.has(code) || /^(08|57P)/.test(code))) return true;
+    // 08P01 (protocol violation) is a driver's or client's fault, not an outage.
+    if (
+      typeof code === "string" && code !== "08P01" && (CONNECTION_CODES.has(code) || /^(08|57P)/.test(code))
+    ) {
+      return true;
+    }
     e = (e as { cause?: unknown }).cause;
   }
   return false;

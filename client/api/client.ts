@@ -30,12 +30,15 @@ const accountChangeListeners = new Set<() => void>();
  * account (a result, a generation being waited for) is dropped. The same account signing in again (after its
  * session ended mid-generation) keeps it.
  */
-export function onAccountChange(fn: () => void): void {
+export function onAccountChange(fn: () => void): () => void {
   accountChangeListeners.add(fn);
+  return () => accountChangeListeners.delete(fn);
 }
 
 /** The id of the account this tab last had signed in (session storage: a tab's, as the result it keeps). */
 const ACCOUNT_KEY = "styletwin.account";
+/** The same in memory, for a browser that refuses session storage. */
+let lastAccountId: string | null = null;
 
 /**
  * The signed-in account is now `user` (null: signed out, or the session ended). Signing out drops every
@@ -47,11 +50,12 @@ export function noteAccount(user: Pick<PublicUser, "id"> | null): void {
     queryClient.removeQueries({ predicate: accountQuery });
     return;
   }
-  let last: string | null = null;
+  let last = lastAccountId;
   try {
-    last = globalThis.sessionStorage?.getItem(ACCOUNT_KEY) ?? null;
+    last = globalThis.sessionStorage?.getItem(ACCOUNT_KEY) ?? lastAccountId;
     globalThis.sessionStorage?.setItem(ACCOUNT_KEY, user.id);
-  } catch { /* storage refused (private mode): treat as another account */ }
+  } catch { /* storage refused (private mode): this page's memory only */ }
+  lastAccountId = user.id;
   if (last === user.id) return;
   queryClient.removeQueries({ predicate: accountQuery });
   for (const fn of accountChangeListeners) fn();
@@ -91,7 +95,11 @@ tokens.subscribe((source) => {
   if (!now) {
     noteAccount(null);
     queryClient.setQueryData(ME_KEY, null);
-  } else queryClient.invalidateQueries({ queryKey: ME_KEY });
+  } else {
+    // Maybe another account: its data must not show (nor be saved) while the new user is fetched.
+    queryClient.removeQueries({ predicate: accountQuery });
+    queryClient.invalidateQueries({ queryKey: ME_KEY });
+  }
 });
 
 // The user as a reload (or another tab's sign-in) fetched it: the same check as a sign-in's (session.ts).

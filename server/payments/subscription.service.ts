@@ -107,7 +107,9 @@ export function planChangedFrom(
   if (!prorations) return null;
   const price = (prorations.credited * PLANS[to].priceCents) / prorations.charged;
   // Stripe rounds each line to the cent: a cent or two either way on a few days' worth.
-  const found = PLAN_IDS.find((id) => id !== to && Math.abs(PLANS[id].priceCents - price) <= 2 + price * 0.01);
+  const found = PLAN_IDS.find((id) =>
+    id !== to && Math.abs(PLANS[id].priceCents - price) <= 2 + price * 0.01
+  );
   return found ?? null;
 }
 

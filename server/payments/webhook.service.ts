@@ -157,7 +157,8 @@ async function onInvoicePaid(deps: PaymentsDeps, invoiceId: string, signed?: Pro
   const periodStart = sub?.currentPeriodStart ?? invoice.periodStart ?? new Date();
   // The plan changed from: the invoice's own lines say it; else ours, when this event beat every record of the
   // change (a customer.subscription.updated handled first has already written the new plan).
-  const from = planChangedFrom(invoice.prorations, plan) ?? (known && known.plan !== plan ? known.plan : null);
+  const from = planChangedFrom(invoice.prorations, plan) ??
+    (known && known.plan !== plan ? known.plan : null);
   await deps.db.transaction((tx) =>
     activatePeriod(tx, {
       userId,

@@ -18,7 +18,7 @@ const SHARD = /^[0-9a-f]{2}$/;
  */
 function diskFailed(op: string, e: unknown): StorageUnavailableError {
   const kind = (e as { code?: string })?.code ?? (e instanceof Error ? e.name : "error");
-  return new StorageUnavailableError(`local disk: ${op} failed (${kind})`);
+  return new StorageUnavailableError(`local disk: ${op} failed (${kind})`, e);
 }
 
 export class LocalDiskStorage implements BlobStorage {
@@ -74,7 +74,12 @@ export class LocalDiskStorage implements BlobStorage {
       if (e instanceof Deno.errors.NotFound) return null;
       throw diskFailed("open", e);
     }
-    await file.seek(start, Deno.SeekMode.Start);
+    try {
+      await file.seek(start, Deno.SeekMode.Start);
+    } catch (e) {
+      file.close();
+      throw diskFailed("seek", e);
+    }
     let left = end - start + 1;
     return new ReadableStream<Uint8Array>({
       async pull(controller) {

@@ -123,7 +123,7 @@ Deno.test("database outage: what counts as the database being unreachable, and w
       isDatabaseUnavailable(new Error("Failed query", { cause: Object.assign(new Error(), { code }) })),
     );
   }
-  for (const code of ["23505", "42P01", "22P02", undefined]) {
+  for (const code of ["23505", "42P01", "22P02", "08P01", undefined]) {
     assert.ok(!isDatabaseUnavailable(Object.assign(new Error("x"), { code })), String(code));
   }
 });

@@ -110,6 +110,17 @@ export function useGeneration(opts: UseGenerationOptions) {
     saveResult(r);
   }, []);
 
+  // Another account signed in to this tab (the studio stays mounted under the sign-in dialog): the last
+  // account's result, problem and awaited generation are not its own.
+  useEffect(() =>
+    onAccountChange(() => {
+      abortRef.current?.abort();
+      setGenerating(false);
+      setResultState(null);
+      setProblem(null);
+      setProgress360(null);
+    }), []);
+
   // A new photo makes the old result (and its problem) meaningless for compare.
   useEffect(() => {
     setResultState((r) => r && r.photoId !== photoId ? null : r);
