@@ -56,6 +56,18 @@ for (const backend of backends()) {
       await createPromotion(db, { code: "SAVE20", percent: 20 });
       await createPromotion(db, { code: "FIVEOFF", amountCents: 500 });
 
+      /** A new account on Starter through Stripe, its session paid and delivered: the user and the session. */
+      async function starterSubscriber() {
+        const user = await ctx.register();
+        const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
+          token: user.access_token,
+          body: { subscription_plan: "starter", origin_url: ORIGIN },
+        });
+        const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
+        await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+        return { user, first };
+      }
+
       async function buyLarge(token: string, code?: string) {
         const r = await ctx.call("POST", "/api/payments/checkout/credits", {
           token,
@@ -397,13 +409,7 @@ for (const backend of backends()) {
         await t.step(
           "plan changes: an upgrade charges and grants the prorated difference; a downgrade credits nothing back",
           async () => {
-            const user = await ctx.register();
-            const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: user.access_token,
-              body: { subscription_plan: "starter", origin_url: ORIGIN },
-            });
-            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
-            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+            const { user, first } = await starterSubscriber();
             assert.equal((await getSubscriptionSummary(db, user.user.id)).credits_remaining, 310);
             const change = (plan: string, extra: Record<string, unknown> = {}) =>
               ctx.call("POST", "/api/payments/checkout/subscription", {
@@ -487,13 +493,7 @@ for (const backend of backends()) {
                 "invoice.paid",
               ]]
             ) {
-              const user = await ctx.register();
-              const r = await ctx.call("POST", "/api/payments/checkout/subscription", {
-                token: user.access_token,
-                body: { subscription_plan: "starter", origin_url: ORIGIN },
-              });
-              const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(r.body.checkout_url)![1]);
-              await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+              const { user, first } = await starterSubscriber();
               const sub = fake.subscriptions.get(first.subscription)!;
               const price = [...fake.prices.values()].find((p) => p.lookup_key === "styletwin_pro_monthly") ??
                 {
@@ -571,13 +571,7 @@ for (const backend of backends()) {
             assert.equal(await balance(ctx, buyer.user.id), 110);
 
             // A plan, then a renewal whose invoice Stripe's API does not find: the signed invoice grants it.
-            const user = await ctx.register();
-            const c = await ctx.call("POST", "/api/payments/checkout/subscription", {
-              token: user.access_token,
-              body: { subscription_plan: "starter", origin_url: ORIGIN },
-            });
-            const first = fake.completeSession(/\/c\/pay\/(cs_test_\w+)$/.exec(c.body.checkout_url)![1]);
-            await deliverEvent(ctx, fake, fake.event("checkout.session.completed", first));
+            const { user, first } = await starterSubscriber();
             const renewal = fake.renew(first.subscription);
             fake.invoices.delete(renewal.id);
             await deliverEvent(ctx, fake, fake.event("invoice.paid", renewal));
