@@ -56,7 +56,13 @@ export interface Quote {
   promotion: PromotionCodeRow | null;
 }
 
-export type QuoteResult = { ok: true; quote: Quote } | { ok: false; message: string };
+/**
+ * A refusal names the code's row when the minimum charge was its only fault (the code itself is good for this
+ * kind of purchase and this user), so validation can say where else it fits without asking again.
+ */
+export type QuoteResult =
+  | { ok: true; quote: Quote }
+  | { ok: false; message: string; belowMinimum?: PromotionCodeRow };
 
 export function discountFor(
   promo: Pick<PromotionCodeRow, "discountType" | "discountValue">,
@@ -99,7 +105,9 @@ export async function quote(
   }
   const discount = discountFor(promo, subtotal);
   const total = subtotal - discount;
-  if (total < MINIMUM_CHARGE_CENTS) return { ok: false, message: PROMO_MESSAGES.belowMinimum };
+  if (total < MINIMUM_CHARGE_CENTS) {
+    return { ok: false, message: PROMO_MESSAGES.belowMinimum, belowMinimum: promo };
+  }
   return {
     ok: true,
     quote: { subtotalCents: subtotal, discountCents: discount, totalCents: total, promotion: promo },
@@ -125,11 +133,11 @@ export async function validatePromotion(
     };
   }
   const result = await quote(db, input);
-  if (!result.ok && result.message === PROMO_MESSAGES.belowMinimum) {
+  if (!result.ok && result.belowMinimum) {
     // The dialogs validate against their cheapest offer (the 5-credit pack, Starter): a code too big for it is
     // still applied where it fits; the client shows no discount on the offers it would take below the minimum.
-    const fits = await usableElsewhere(db, input);
-    if (fits) {
+    const fits = result.belowMinimum;
+    if (fitsAnother(fits, input.item)) {
       const percent = fits.discountType === "percentage";
       return {
         success: true,
@@ -179,19 +187,12 @@ function itemName(item: PurchaseItem): string {
     : `${PLANS[item.plan].name} plan`;
 }
 
-/** The code, when it applies to another offer of the same kind (a dearer pack or plan). */
-async function usableElsewhere(
-  db: DbOrTx,
-  input: { code: string; item: PurchaseItem; userId: string | null },
-): Promise<PromotionCodeRow | null> {
-  const others: PurchaseItem[] = input.item.kind === "credits"
-    ? PACKAGE_IDS.map((packageId) => ({ kind: "credits", packageId }))
-    : PLAN_IDS.map((plan) => ({ kind: "subscription", plan }));
-  for (const item of others) {
-    const q = await quote(db, { ...input, item });
-    if (q.ok) return q.quote.promotion;
-  }
-  return null;
+/** Whether the code leaves another offer of the same kind (a dearer pack or plan) at the minimum or above. */
+function fitsAnother(promo: PromotionCodeRow, item: PurchaseItem): boolean {
+  const prices = item.kind === "credits"
+    ? PACKAGE_IDS.map((id) => PACKAGES[id].priceCents)
+    : PLAN_IDS.map((id) => PLANS[id].priceCents);
+  return prices.some((cents) => cents - discountFor(promo, cents) >= MINIMUM_CHARGE_CENTS);
 }
 
 export interface NewPromotionInput {
