@@ -173,37 +173,27 @@ export function createApp(deps: AppDeps) {
         code: "payment_provider_error",
       }, 502);
     }
-    if (err instanceof StorageUnavailableError) {
-      // A store down or refusing us: retry later (the cause is in the log, not for the user).
-      log.warn("image storage unavailable", {
-        request_id: requestIdOf(c),
-        route: routePath(c),
-        error: err.message,
-      });
-      return c.json(
-        {
-          detail: "Image storage is unavailable right now. Please try again in a minute.",
-          code: "storage_unavailable",
-        },
-        503,
-        { "Retry-After": "30" },
-      );
-    }
-    if (isDatabaseUnavailable(err)) {
-      // Postgres down, restarting or out of connections: the same request works once it is back.
-      log.warn("database unavailable", {
+    // A store or the database down or refusing us: retry later (the cause is in the log, not for the user).
+    const outage = err instanceof StorageUnavailableError
+      ? {
+        log: "image storage unavailable",
+        detail: "Image storage is unavailable right now. Please try again in a minute.",
+        code: "storage_unavailable",
+      }
+      : isDatabaseUnavailable(err)
+      ? {
+        log: "database unavailable",
+        detail: "The service is briefly unavailable. Please try again in a minute.",
+        code: "database_unavailable",
+      }
+      : null;
+    if (outage) {
+      log.warn(outage.log, {
         request_id: requestIdOf(c),
         route: routePath(c),
         error: err instanceof Error ? err.message : String(err),
       });
-      return c.json(
-        {
-          detail: "The service is briefly unavailable. Please try again in a minute.",
-          code: "database_unavailable",
-        },
-        503,
-        { "Retry-After": "30" },
-      );
+      return c.json({ detail: outage.detail, code: outage.code }, 503, { "Retry-After": "30" });
     }
     if (err instanceof HTTPException && err.status < 500) {
       // Hono's own 4xx (malformed JSON, ...): keep the status, answer our shape.
