@@ -14,6 +14,7 @@ import {
   opts,
   PASSWORD,
   registerViaApi,
+  signInThroughDialog,
   signInWithTokens,
   toast,
   toastText,
@@ -271,11 +272,7 @@ Deno.test(
 
       // Ann signs out; Bea signs in through the dialog in the same tab (no reload).
       await page.getByRole("button", { name: "Logout" }).click();
-      await page.getByRole("button", { name: "Login", exact: true }).click();
-      const dialog = page.getByRole("dialog");
-      await dialog.getByLabel("Email").fill(bea.email);
-      await dialog.getByLabel("Password").fill(PASSWORD);
-      await dialog.getByRole("button", { name: "Sign In" }).click();
+      await signInThroughDialog(page, bea.email);
       await toast(page, "Login Successful").waitFor();
       await page.getByRole("button", { name: "Subscription" }).click();
       await page.getByRole("heading", { name: "Welcome back, Bea Next!" }).waitFor();

@@ -150,6 +150,15 @@ export async function signInWithTokens(page: Page, tokens: Tokens) {
   await page.reload();
 }
 
+/** Signs in as a user would: the header's Login, the dialog's email and password, Sign In. */
+export async function signInThroughDialog(page: Page, email: string, password = PASSWORD) {
+  await page.getByRole("button", { name: "Login", exact: true }).click();
+  const dialog = page.getByRole("dialog");
+  await dialog.getByLabel("Email").fill(email);
+  await dialog.getByLabel("Password").fill(password);
+  await dialog.getByRole("button", { name: "Sign In" }).click();
+}
+
 /** Uploads a photo as the account (from "another device"): the photo id. */
 export async function uploadViaApi(base: string, token: string, path: string): Promise<string> {
   const form = new FormData();

@@ -26,6 +26,7 @@ import {
   PASSWORD,
   registerViaApi,
   seedVerifiedAccount,
+  signInThroughDialog,
   signInWithTokens,
   toast,
   toastText,
@@ -489,11 +490,7 @@ Deno.test("[browser] another tab's sign-out and sign-in reach this tab", opts, a
     await page.getByRole("button", { name: "Sign Up" }).waitFor();
 
     // Signing in in the other tab signs this one in too.
-    await other.getByRole("button", { name: "Login", exact: true }).click();
-    const dialog = other.getByRole("dialog");
-    await dialog.getByLabel("Email").fill(account.email);
-    await dialog.getByLabel("Password").fill(PASSWORD);
-    await dialog.getByRole("button", { name: "Sign In" }).click();
+    await signInThroughDialog(other, account.email);
     await other.getByTestId("user-label").filter({ hasText: "Lynn" }).waitFor();
     await page.getByTestId("user-label").filter({ hasText: "Lynn" }).waitFor();
     await other.close();
