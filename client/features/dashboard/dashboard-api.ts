@@ -5,7 +5,7 @@
  * route modules.
  */
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { ME_KEY, queryClient } from "../../api/client.ts";
+import { accountDataChanged, ME_KEY, queryClient } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
 import { generationApi, ok, paymentsApi, usersApi } from "../../api/typed.ts";
 import type { HistoryItem } from "../../../server/generation/generation.schemas.ts";
@@ -160,6 +160,6 @@ export async function deleteAccount(): Promise<void> {
 export async function cancelSubscription(): Promise<SubscriptionSummary> {
   const summary = await ok(paymentsApi.payments.subscription.cancel.$post());
   queryClient.setQueryData(SUBSCRIPTION_KEY, summary);
-  await queryClient.invalidateQueries({ queryKey: ["subscription"] });
+  await accountDataChanged();
   return summary;
 }

@@ -7,17 +7,17 @@ import { useQuery } from "@tanstack/react-query";
 import { tokens } from "../../api/client.ts";
 import { ApiError } from "../../api/http.ts";
 import { ok, paymentsApi, publicPaymentsApi } from "../../api/typed.ts";
-import type {
-  CheckoutResponse,
-  PackageId,
-  PackagesResponse,
-  PaymentStatusResponse,
-  PlanId,
-  PlansResponse,
-  PromotionValidation,
-  SubscriptionSummary,
+import {
+  type CheckoutResponse,
+  MINIMUM_CHARGE_CENTS,
+  type PackageId,
+  type PackagesResponse,
+  type PaymentStatusResponse,
+  type PlanId,
+  type PlansResponse,
+  type PromotionValidation,
+  type SubscriptionSummary,
 } from "../../../server/payments/payments.schemas.ts";
-import { MINIMUM_CHARGE_CENTS } from "../../../server/payments/payments.schemas.ts";
 
 export type {
   PackageId,
